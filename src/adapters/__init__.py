@@ -1,0 +1,1 @@
+"""Adapters: engines, caches and the config loader, each translating at its edge."""

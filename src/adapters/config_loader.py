@@ -1,0 +1,128 @@
+"""Load ``config.yaml``: YAML, then ``${VAR}`` substitution on scalar values, then typed
+conversion and the cross-key checks, each failure naming its key path."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import yaml
+
+from searchport.domain.config import Config, ConfigError, FieldConfig, IndexConfig
+from searchport.domain.fields import alias_conflicts
+
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+_HANDLE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+RESERVED_HANDLES = frozenset({"health", "indexes", "openapi", "cache", "metrics", "ui", "1"})
+SERVER_ENGINES = frozenset({"elasticsearch", "opensearch", "meilisearch", "typesense"})
+NESTED_ENGINES = frozenset({"elasticsearch", "opensearch"})
+
+
+def substitute(value: Any, environ: Mapping[str, str], path: str = "") -> Any:
+    """Replace ``${VAR}`` and ``${VAR:-default}`` inside string scalars, recursively."""
+    if isinstance(value, dict):
+        return {k: substitute(v, environ, f"{path}.{k}" if path else str(k)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [substitute(v, environ, f"{path}[{i}]") for i, v in enumerate(value)]
+    if not isinstance(value, str) or "${" not in value:
+        return value
+
+    def replace(match: re.Match[str]) -> str:
+        name, default = match.group(1), match.group(2)
+        found = environ.get(name)
+        if found:  # shell semantics: an empty variable falls back to the default
+            return found
+        if default is not None:
+            return default
+        if found is not None:
+            return found
+        raise ConfigError(f"Environment variable {name} is not set (used at {path or 'top level'})")
+
+    return _VAR.sub(replace, value)
+
+
+def _convert(data: Any, kind: type[Any], where: str) -> Any:
+    try:
+        return msgspec.convert(data, kind, strict=False)
+    except msgspec.ValidationError as exc:
+        message = str(exc)
+        detail, _, at = message.partition(" - at `$")
+        suffix = at.rstrip("`")
+        raise ConfigError(f"{where}{suffix}: {detail}" if where or suffix else detail) from None
+
+
+def _index(handle: str, raw: Any) -> IndexConfig:
+    where = f"indexes.{handle}"
+    if isinstance(raw, dict) and isinstance(raw.get("fields"), dict):
+        for name, field in raw["fields"].items():
+            _convert(field, FieldConfig, f"{where}.fields.{name}")
+    index: IndexConfig = _convert(raw, IndexConfig, where)
+    return index
+
+
+def check_index(handle: str, index: IndexConfig) -> None:
+    where = f"indexes.{handle}"
+    if not _HANDLE.match(handle) or handle in RESERVED_HANDLES:
+        raise ConfigError(
+            f"{where}: a handle must be letters, digits, '_', '.' or '-' (not one of "
+            f"{', '.join(sorted(RESERVED_HANDLES))})"
+        )
+    if index.engine in SERVER_ENGINES:
+        if not index.host:
+            raise ConfigError(f"{where}.host: required for engine {index.engine}")
+        if not index.index_name:
+            raise ConfigError(f"{where}.indexName: required for engine {index.engine}")
+        if isinstance(index.index_name, list) and len(index.index_name) > 1 and (
+            index.engine not in NESTED_ENGINES
+        ):
+            raise ConfigError(f"{where}.indexName: engine {index.engine} takes one index name")
+    if index.engine == "tantivy" and not index.path:
+        raise ConfigError(f"{where}.path: required for engine tantivy (the index folder)")
+    for name, field in index.fields.items():
+        if field.nested_path and index.engine not in NESTED_ENGINES:
+            raise ConfigError(
+                f"{where}.fields.{name}.nestedPath: not supported by engine {index.engine}"
+            )
+    problems = alias_conflicts(index.fields)
+    if problems:
+        raise ConfigError(f"{where}: {problems[0]}")
+
+
+def parse_config(text: str, environ: Mapping[str, str]) -> Config:
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        raise ConfigError(f"The config is not valid YAML{where}") from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigError("The config must be a YAML mapping of keys to values")
+    data = substitute(data, environ)
+    indexes = data.get("indexes") or {}
+    if not isinstance(indexes, dict):
+        raise ConfigError("indexes: expected a mapping of handle to index settings")
+    parsed = {str(h): _index(str(h), raw) for h, raw in indexes.items()}
+    config: Config = _convert({**data, "indexes": {}}, Config, "")
+    for handle, index in parsed.items():
+        check_index(handle, index)
+    api_key = config.api_key if config.api_key not in (None, "", []) else environ.get("API_KEY")
+    return msgspec.structs.replace(config, indexes=parsed, api_key=api_key or None)
+
+
+def load_config(path: Path, environ: Mapping[str, str] | None = None) -> Config:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(
+            f"No config file at {path}: copy config.example.yaml to config.yaml "
+            "or pass --config"
+        ) from None
+    except OSError as exc:
+        raise ConfigError(f"Cannot read the config file {path}: {exc.strerror}") from None
+    return parse_config(text, os.environ if environ is None else environ)

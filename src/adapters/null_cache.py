@@ -1,0 +1,19 @@
+"""The cache used when none is configured: every lookup is a miss."""
+
+from __future__ import annotations
+
+
+class NullCache:
+    status = "disabled"
+
+    async def get(self, key: str) -> bytes | None:
+        return None
+
+    async def set(self, key: str, value: bytes, ttl: float) -> None:
+        return None
+
+    async def clear(self) -> int:
+        return 0
+
+    async def close(self) -> None:
+        return None

@@ -1,0 +1,47 @@
+"""The configured handles, each with its settings, field map and engine."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING
+
+from searchport.domain.config import IndexConfig
+from searchport.domain.errors import IndexNotFound
+from searchport.domain.fields import FieldMap
+
+if TYPE_CHECKING:  # a type-only dependency: the domain never imports ports at run time
+    from searchport.ports.engine import SearchEnginePort
+
+
+class IndexEntry:
+    """One handle: its config, its field map and the engine adapter serving it."""
+
+    __slots__ = ("config", "engine", "fields", "handle")
+
+    def __init__(self, handle: str, config: IndexConfig, engine: SearchEnginePort) -> None:
+        self.handle = handle
+        self.config = config
+        self.engine = engine
+        self.fields = FieldMap(config.fields)
+
+
+class Catalog(Mapping[str, IndexEntry]):
+    """Handles in config order; ``get_entry`` raises ``IndexNotFound`` for unknown ones."""
+
+    def __init__(self, entries: Mapping[str, IndexEntry]) -> None:
+        self._entries = dict(entries)
+
+    def get_entry(self, handle: str) -> IndexEntry:
+        entry = self._entries.get(handle)
+        if entry is None:
+            raise IndexNotFound(handle)
+        return entry
+
+    def __getitem__(self, handle: str) -> IndexEntry:
+        return self._entries[handle]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)

@@ -1,0 +1,92 @@
+"""The typed configuration: the single declaration of every config key.
+
+The YAML loader (an adapter) substitutes environment variables and converts the parsed
+document into ``Config`` with ``msgspec.convert``, so unknown keys, wrong types and bad
+engine names are reported with their key path.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import msgspec
+
+EngineName = Literal["elasticsearch", "opensearch", "meilisearch", "typesense", "tantivy"]
+FieldType = Literal["text", "keyword", "integer", "float", "boolean", "date", "geo_point"]
+
+ENGINE_NAMES: tuple[str, ...] = EngineName.__args__  # type: ignore[attr-defined]
+
+
+class _Section(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True,
+               rename="camel"):
+    pass
+
+
+class FieldConfig(_Section):
+    """One entry of ``indexes.<handle>.fields``; the key is the public (alias) name."""
+
+    field: str | None = None  # the real engine field when the key is an alias
+    weight: Annotated[float, msgspec.Meta(gt=0)] | None = None
+    searchable: bool = False
+    nested_path: str | None = None
+    type: FieldType | None = None
+
+
+class DefaultsConfig(_Section):
+    per_page: Annotated[int, msgspec.Meta(ge=1, le=100)] = 20
+    facets: list[str] = msgspec.field(default_factory=list)
+    highlight: bool | list[str] = False
+    suggest_field: str | None = None
+
+
+class IndexConfig(_Section):
+    engine: EngineName
+    # server engines
+    host: str | None = None
+    api_key: str | None = None
+    username: str | None = None
+    password: str | None = None
+    index_name: str | list[str] | None = None
+    timeout: Annotated[float, msgspec.Meta(gt=0, le=300)] = 5.0
+    # embedded engine (tantivy)
+    path: str | None = None
+    source: str | None = None
+    id_field: str = "id"
+    # every engine
+    fields: dict[str, FieldConfig] = msgspec.field(default_factory=dict)
+    defaults: DefaultsConfig = msgspec.field(default_factory=DefaultsConfig)
+    raw_query: bool = True
+    exact_totals: bool = True
+    max_result_window: Annotated[int, msgspec.Meta(ge=1)] = 10_000
+
+
+class CacheConfig(_Section):
+    backend: Literal["none", "memory", "redis"] = "none"
+    url: str | None = None
+    search_ttl: Annotated[float, msgspec.Meta(gt=0)] = 60.0
+    mapping_ttl: Annotated[float, msgspec.Meta(gt=0)] = 3600.0
+
+
+class LimitsConfig(_Section):
+    max_body_bytes: Annotated[int, msgspec.Meta(ge=1024, le=16 * 1024 * 1024)] = 65_536
+
+
+class Config(_Section):
+    port: Annotated[int, msgspec.Meta(ge=0, le=65535)] = 3000
+    host: str = "127.0.0.1"
+    api_key: str | list[str] | None = None
+    cors_origins: str | list[str] | None = None
+    indexes: dict[str, IndexConfig] = msgspec.field(default_factory=dict)
+    cache: CacheConfig = msgspec.field(default_factory=CacheConfig)
+    limits: LimitsConfig = msgspec.field(default_factory=LimitsConfig)
+
+    @property
+    def api_keys(self) -> tuple[str, ...]:
+        if self.api_key is None:
+            return ()
+        keys = [self.api_key] if isinstance(self.api_key, str) else self.api_key
+        return tuple(k for k in keys if k)
+
+
+class ConfigError(Exception):
+    """The configuration cannot be used; the message names the key path."""

@@ -1,0 +1,77 @@
+"""Per-handle field knowledge: aliases both ways, configured weights and searchable fields."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from searchport.domain.config import FieldConfig
+from searchport.domain.query import FieldWeight
+
+METADATA_KEYS = ("objectID", "_index", "_score", "_highlights")
+
+
+class FieldMap:
+    """Translates public (alias) field names to real engine names and back."""
+
+    def __init__(self, fields: Mapping[str, FieldConfig]) -> None:
+        self._to_real = {name: fc.field for name, fc in fields.items() if fc.field}
+        self._to_public = {real: name for name, real in self._to_real.items()}
+        self.types = {fc.field or name: fc.type for name, fc in fields.items() if fc.type}
+        self.nested_paths = {
+            fc.field or name: fc.nested_path for name, fc in fields.items() if fc.nested_path
+        }
+        weighted = [
+            FieldWeight(field=fc.field or name, weight=fc.weight)
+            for name, fc in fields.items()
+            if fc.weight is not None
+        ]
+        searchable = [
+            FieldWeight(field=fc.field or name, weight=1.0)
+            for name, fc in fields.items()
+            if fc.searchable and fc.weight is None
+        ]
+        self.configured_weights: tuple[FieldWeight, ...] = (*weighted, *searchable)
+
+    @property
+    def has_aliases(self) -> bool:
+        return bool(self._to_real)
+
+    def real(self, name: str) -> str:
+        return self._to_real.get(name, name)
+
+    def public(self, name: str) -> str:
+        return self._to_public.get(name, name)
+
+    def real_all(self, names: Iterable[str]) -> tuple[str, ...]:
+        return tuple(self.real(n) for n in names)
+
+    def public_keys(self, mapping: Mapping[str, Any]) -> dict[str, Any]:
+        if not self._to_public:
+            return dict(mapping)
+        return {self.public(k): v for k, v in mapping.items()}
+
+    def document(self, source: Mapping[str, Any]) -> dict[str, Any]:
+        """Stored fields under their public names, minus any that clash with hit metadata."""
+        to_public = self._to_public
+        return {
+            to_public.get(k, k): v
+            for k, v in source.items()
+            if to_public.get(k, k) not in METADATA_KEYS
+        }
+
+
+def alias_conflicts(fields: Mapping[str, FieldConfig]) -> list[str]:
+    """Config errors in ``fields``: two aliases for one real field, or an alias shadowing
+    another entry's real name."""
+    problems: list[str] = []
+    seen: dict[str, str] = {}
+    for name, fc in fields.items():
+        real = fc.field or name
+        if real in seen:
+            problems.append(f"fields.{name} and fields.{seen[real]} both name the field {real!r}")
+        seen[real] = name
+    for name, fc in fields.items():
+        if fc.field and fc.field != name and name in fields and name in seen and seen[name] != name:
+            problems.append(f"fields.{name} is an alias but also the real name of fields.{seen[name]}")
+    return problems

@@ -1,0 +1,121 @@
+"""What the domain asks of an engine: validated, alias-free requests in real field names.
+
+Every struct here is built by the domain's parsers (``searchport.domain.params``) after
+validation, clamping and alias resolution, so an engine adapter only translates.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+Scalar = str | int | float | bool
+
+
+class TermFilter(msgspec.Struct, frozen=True, kw_only=True, tag="term"):
+    """Field equals one of ``values`` (one value: equals; several: any of them)."""
+
+    field: str
+    values: tuple[Scalar, ...]
+
+
+class RangeFilter(msgspec.Struct, frozen=True, kw_only=True, tag="range"):
+    """Inclusive range; a bound is a number or an ISO-8601 date string, ``None`` when open."""
+
+    field: str
+    min: float | str | None = None
+    max: float | str | None = None
+
+
+class NotFilter(msgspec.Struct, frozen=True, kw_only=True, tag="not"):
+    """Field equals none of ``values``."""
+
+    field: str
+    values: tuple[Scalar, ...]
+
+
+class ExistsFilter(msgspec.Struct, frozen=True, kw_only=True, tag="exists"):
+    """Field is present (``exists=True``) or missing (``exists=False``)."""
+
+    field: str
+    exists: bool
+
+
+Filter = TermFilter | RangeFilter | NotFilter | ExistsFilter
+
+
+class SortClause(msgspec.Struct, frozen=True, kw_only=True):
+    field: str  # a real field name, or "_score"
+    order: Literal["asc", "desc"]
+
+
+class FieldWeight(msgspec.Struct, frozen=True, kw_only=True):
+    field: str
+    weight: float
+
+
+class HistogramSpec(msgspec.Struct, frozen=True, kw_only=True):
+    field: str
+    interval: float
+
+
+class GeoPoint(msgspec.Struct, frozen=True, kw_only=True):
+    lat: float
+    lon: float
+
+
+class GeoBounds(msgspec.Struct, frozen=True, kw_only=True):
+    top_left: GeoPoint
+    bottom_right: GeoPoint
+
+
+class GeoGridSpec(msgspec.Struct, frozen=True, kw_only=True):
+    field: str
+    precision: int
+    bounds: GeoBounds | None = None
+
+
+class SearchQuery(msgspec.Struct, frozen=True, kw_only=True):
+    """One full-text search, ready for an engine.
+
+    Semantics every engine must honour:
+    - ``text`` empty or blank matches every document; otherwise any-word (OR) BM25-style
+      relevance over ``search_fields`` (empty tuple: all searchable fields), the last word
+      also matching as a prefix when ``prefix_last_word``.
+    - ``filters`` AND together. Hits, ``total``, histograms and geo clusters follow all of
+      them (and the geo bounds). Facet counts are disjunctive: a facet field's own filters do
+      not narrow its own counts, every other filter does.
+    - ``sort`` keys in priority order; empty means by relevance.
+    - ``highlight``: highlight ``highlight_fields`` (empty tuple: every text field) with
+      ``<mark>`` around matched terms in HTML-escaped text.
+    - ``fields``: the stored fields to return (``None``: all).
+    - ``suggest_field``: when set, return phrase suggestions built from that field.
+    """
+
+    text: str = ""
+    offset: int = 0
+    limit: int = 20
+    filters: tuple[Filter, ...] = ()
+    facets: tuple[str, ...] = ()
+    max_facet_values: int = 100
+    sort: tuple[SortClause, ...] = ()
+    highlight: bool = False
+    highlight_fields: tuple[str, ...] = ()
+    fields: tuple[str, ...] | None = None
+    search_fields: tuple[FieldWeight, ...] = ()
+    prefix_last_word: bool = True
+    suggest_field: str | None = None
+    histograms: tuple[HistogramSpec, ...] = ()
+    geo_grid: GeoGridSpec | None = None
+    exact_total: bool = True
+
+
+class FacetValuesQuery(msgspec.Struct, frozen=True, kw_only=True):
+    """Values of one facet field whose text contains ``text`` (case-insensitive), with the
+    counts of documents matching ``filters``; ordered by count then value, at most ``limit``."""
+
+    field: str
+    text: str = ""
+    limit: int = 20
+    filters: tuple[Filter, ...] = ()

@@ -1,0 +1,84 @@
+"""Response bodies, encoded straight to JSON by the HTTP layer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from searchport.domain.results import Bucket, FacetValue
+
+SearchHit = dict[str, Any]  # objectID, _index, _score, _highlights, then the document fields
+
+
+class _Body(msgspec.Struct, kw_only=True, rename="camel", omit_defaults=True):
+    pass
+
+
+class GeoCluster(_Body):
+    lat: float
+    lng: float
+    count: int
+    key: str
+    hit: SearchHit | None
+
+
+class SearchResponse(_Body):
+    hits: list[SearchHit]
+    total_hits: int
+    page: int
+    per_page: int
+    total_pages: int
+    facets: dict[str, list[FacetValue]]
+    suggestions: list[str]
+    histograms: dict[str, list[Bucket]] | msgspec.UnsetType = msgspec.UNSET
+    geo_clusters: list[GeoCluster] | msgspec.UnsetType = msgspec.UNSET
+
+
+class FacetSearchResponse(_Body):
+    field: str
+    values: list[FacetValue]
+
+
+class AutocompleteResponse(_Body):
+    hits: list[SearchHit]
+    total_hits: int
+    facets: dict[str, list[FacetValue]] | msgspec.UnsetType = msgspec.UNSET
+
+
+class HealthResponse(_Body):
+    status: str
+    cache: str
+    version: str
+
+
+class CapabilitiesBody(_Body):
+    suggest: bool
+    boosts: bool
+    histogram: bool
+    geo_grid: bool
+    nested: bool
+    multi_index: bool
+    raw_query: bool
+
+
+class IndexInfo(_Body):
+    handle: str
+    engine: str
+    capabilities: CapabilitiesBody
+
+
+class IndexListResponse(_Body):
+    indexes: list[IndexInfo]
+
+
+class CacheClearResponse(_Body):
+    cleared: bool
+    removed: int | msgspec.UnsetType = msgspec.UNSET
+    message: str | msgspec.UnsetType = msgspec.UNSET
+
+
+class ErrorBody(_Body):
+    error: str
+    details: list[str] | msgspec.UnsetType = msgspec.UNSET
+    request_id: str | msgspec.UnsetType = msgspec.UNSET

@@ -1,0 +1,56 @@
+"""What engines answer, in domain terms (real field names, before aliasing)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+
+class Hit(msgspec.Struct, kw_only=True):
+    """One document as an engine returned it."""
+
+    id: str
+    index: str
+    score: float | None = None
+    source: dict[str, Any] = msgspec.field(default_factory=dict)
+    highlights: dict[str, list[str]] = msgspec.field(default_factory=dict)
+
+
+class FacetValue(msgspec.Struct, frozen=True, kw_only=True):
+    value: str
+    count: int
+
+
+class Bucket(msgspec.Struct, frozen=True, kw_only=True):
+    key: float
+    count: int
+
+
+class EngineGeoCluster(msgspec.Struct, kw_only=True):
+    lat: float  # centroid of the documents in the tile
+    lng: float
+    count: int
+    key: str  # "z/x/y"
+    hit: Hit | None = None
+
+
+class EngineResult(msgspec.Struct, kw_only=True):
+    hits: list[Hit]
+    total: int
+    facets: dict[str, list[FacetValue]] = msgspec.field(default_factory=dict)
+    histograms: dict[str, list[Bucket]] = msgspec.field(default_factory=dict)
+    geo_clusters: list[EngineGeoCluster] | None = None
+    suggestions: list[str] = msgspec.field(default_factory=list)
+
+
+class Capabilities(msgspec.Struct, frozen=True, kw_only=True):
+    """What an engine adapter can do beyond plain search; the rest is refused with a 400."""
+
+    suggest: bool = False
+    boosts: bool = True
+    histogram: bool = False
+    geo_grid: bool = False
+    nested: bool = False
+    multi_index: bool = False
+    raw_query: bool = True

@@ -1,0 +1,129 @@
+"""From the parameters of ``GET /:handle/search`` to a validated ``SearchQuery``."""
+
+from __future__ import annotations
+
+import msgspec
+
+from searchport.domain.catalog import IndexEntry
+from searchport.domain.errors import InvalidRequest, UnsupportedFeature
+from searchport.domain.params import (
+    clamp,
+    decode_json,
+    parse_boosts,
+    parse_filters,
+    parse_flag,
+    parse_geo_grid,
+    parse_histogram,
+    parse_list,
+    parse_sort,
+)
+from searchport.domain.query import SearchQuery
+
+MAX_PER_PAGE = 100
+FACET_BUCKETS = 100
+
+
+class SearchRequest(msgspec.Struct, frozen=True, kw_only=True):
+    """``GET /:handle/search`` as it arrived: JSON parameters still text."""
+
+    handle: str
+    q: str = ""
+    page: int | None = None
+    per_page: int | None = None
+    sort: str | None = None
+    facets: str | None = None
+    filters: str | None = None
+    highlight: str | None = None
+    fields: str | None = None
+    suggest: str | None = None
+    boosts: str | None = None
+    histogram: str | None = None
+    geo_grid: str | None = None
+
+
+def check_page_window(page: int, per_page: int, window: int) -> None:
+    if page * per_page > window:
+        raise InvalidRequest(
+            f"page * perPage must not exceed {window} (the engine's result window); "
+            f"page {page} with perPage {per_page} reaches {page * per_page}"
+        )
+
+
+def _highlight(entry: IndexEntry, text: str | None) -> tuple[bool, tuple[str, ...]]:
+    if text is None:
+        default = entry.config.defaults.highlight
+        if isinstance(default, list):
+            return bool(default), entry.fields.real_all(default)
+        return default, ()
+    flag = text.strip().lower()
+    if flag in ("true", "1", "*"):
+        return True, ()
+    if flag in ("false", "0", ""):
+        return False, ()
+    return True, entry.fields.real_all(parse_list("highlight", text) or ())
+
+
+def build_search_query(entry: IndexEntry, req: SearchRequest) -> tuple[SearchQuery, int, int]:
+    """The engine query, the page and the perPage of one search request."""
+    config, fields, caps = entry.config, entry.fields, entry.engine.capabilities
+    engine = entry.engine.name
+    page = clamp(req.page, 1, 1, 1 << 62)
+    per_page = clamp(req.per_page, config.defaults.per_page, 1, MAX_PER_PAGE)
+    check_page_window(page, per_page, config.max_result_window)
+
+    sort = parse_sort(decode_json("sort", req.sort), fields) if req.sort is not None else ()
+    filters = (
+        parse_filters(decode_json("filters", req.filters), fields) if req.filters is not None else ()
+    )
+    facet_names = parse_list("facets", req.facets)
+    facets = fields.real_all(facet_names) if facet_names else fields.real_all(
+        config.defaults.facets
+    )
+    highlight, highlight_fields = _highlight(entry, req.highlight)
+    chosen = parse_list("fields", req.fields)
+
+    search_fields = fields.configured_weights
+    if req.boosts is not None:
+        if not caps.boosts:
+            raise UnsupportedFeature("boosts", engine)
+        search_fields = parse_boosts(decode_json("boosts", req.boosts), fields)
+
+    histograms = ()
+    if req.histogram is not None:
+        if not caps.histogram:
+            raise UnsupportedFeature("histogram", engine)
+        histograms = parse_histogram(decode_json("histogram", req.histogram), fields)
+
+    geo_grid = None
+    if req.geo_grid is not None:
+        if not caps.geo_grid:
+            raise UnsupportedFeature("geoGrid", engine)
+        geo_grid = parse_geo_grid(decode_json("geoGrid", req.geo_grid), fields)
+
+    suggest_field = None
+    if parse_flag("suggest", req.suggest):
+        if not caps.suggest:
+            raise UnsupportedFeature("suggest", engine)
+        if not config.defaults.suggest_field:
+            raise InvalidRequest("suggest needs defaults.suggestField configured for this index")
+        if req.q.strip():
+            suggest_field = fields.real(config.defaults.suggest_field)
+
+    query = SearchQuery(
+        text=req.q,
+        offset=(page - 1) * per_page,
+        limit=per_page,
+        filters=filters,
+        facets=facets,
+        max_facet_values=FACET_BUCKETS,
+        sort=sort,
+        highlight=highlight,
+        highlight_fields=highlight_fields,
+        fields=fields.real_all(chosen) if chosen else None,
+        search_fields=search_fields,
+        suggest_field=suggest_field,
+        histograms=histograms,
+        geo_grid=geo_grid,
+        exact_total=config.exact_totals,
+    )
+    return query, page, per_page

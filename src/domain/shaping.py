@@ -1,0 +1,77 @@
+"""From engine results to response bodies: metadata, aliases, facet order, histogram gaps."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from searchport.domain.errors import InvalidRequest
+from searchport.domain.fields import FieldMap
+from searchport.domain.query import HistogramSpec
+from searchport.domain.responses import GeoCluster, SearchHit
+from searchport.domain.results import Bucket, EngineGeoCluster, FacetValue, Hit
+
+MAX_HISTOGRAM_BUCKETS = 2_000
+
+
+def shape_hit(fields: FieldMap, hit: Hit) -> SearchHit:
+    """Metadata first and always winning over stored fields of the same name."""
+    shaped: dict[str, Any] = {
+        "objectID": hit.id,
+        "_index": hit.index,
+        "_score": hit.score,
+        "_highlights": fields.public_keys(hit.highlights),
+    }
+    shaped.update(fields.document(hit.source))
+    return shaped
+
+
+def shape_document(fields: FieldMap, hit: Hit) -> dict[str, Any]:
+    shaped: dict[str, Any] = {"objectID": hit.id, "_index": hit.index}
+    shaped.update(fields.document(hit.source))
+    return shaped
+
+
+def order_facet_values(values: list[FacetValue], limit: int) -> list[FacetValue]:
+    return sorted(values, key=lambda v: (-v.count, v.value))[:limit]
+
+
+def shape_facets(
+    fields: FieldMap, facets: dict[str, list[FacetValue]], limit: int
+) -> dict[str, list[FacetValue]]:
+    return {fields.public(k): order_facet_values(v, limit) for k, v in facets.items()}
+
+
+def fill_histogram(spec: HistogramSpec, buckets: list[Bucket]) -> list[Bucket]:
+    """Ascending buckets with the empty ones between the first and last non-empty bucket."""
+    present = sorted((b for b in buckets if b.count > 0), key=lambda b: b.key)
+    if not present:
+        return []
+    first = present[0].key
+    slots = round((present[-1].key - first) / spec.interval) + 1
+    if slots > MAX_HISTOGRAM_BUCKETS:
+        raise InvalidRequest(
+            f"The histogram interval for '{spec.field}' is too small: it would give {slots} "
+            f"buckets (at most {MAX_HISTOGRAM_BUCKETS})"
+        )
+    counts = {round((b.key - first) / spec.interval): b.count for b in present}
+    return [
+        Bucket(key=_clean(first + i * spec.interval), count=counts.get(i, 0)) for i in range(slots)
+    ]
+
+
+def _clean(key: float) -> float:
+    rounded = round(key, 9)
+    return int(rounded) if rounded.is_integer() else rounded
+
+
+def shape_clusters(fields: FieldMap, clusters: list[EngineGeoCluster]) -> list[GeoCluster]:
+    return [
+        GeoCluster(
+            lat=c.lat,
+            lng=c.lng,
+            count=c.count,
+            key=c.key,
+            hit=shape_hit(fields, c.hit) if c.hit is not None else None,
+        )
+        for c in clusters
+    ]

@@ -1,0 +1,62 @@
+"""Autocomplete: prefix hits on the last word plus matching facet values."""
+
+from __future__ import annotations
+
+import asyncio
+
+import msgspec
+
+from searchport.domain.catalog import Catalog
+from searchport.domain.params import clamp, parse_list
+from searchport.domain.query import FacetValuesQuery, SearchQuery
+from searchport.domain.responses import AutocompleteResponse
+from searchport.domain.results import FacetValue
+from searchport.domain.shaping import order_facet_values, shape_hit
+
+MAX_HITS = 20
+MAX_FACET_VALUES = 20
+
+
+class AutocompleteRequest(msgspec.Struct, frozen=True, kw_only=True):
+    handle: str
+    q: str = ""
+    per_page: int | None = None
+    facets: str | None = None
+    max_facets_per_field: int | None = None
+
+
+class Autocomplete:
+    """Suggest documents and facet values while the user types."""
+
+    def __init__(self, *, catalog: Catalog) -> None:
+        self._catalog = catalog
+
+    async def __call__(self, request: AutocompleteRequest) -> AutocompleteResponse:
+        entry = self._catalog.get_entry(request.handle)
+        fields, engine = entry.fields, entry.engine
+        per_page = clamp(request.per_page, 5, 1, MAX_HITS)
+        per_field = clamp(request.max_facets_per_field, 4, 1, MAX_FACET_VALUES)
+        names = parse_list("facets", request.facets) or ()
+        query = SearchQuery(
+            text=request.q,
+            limit=per_page,
+            search_fields=fields.configured_weights,
+            prefix_last_word=True,
+            exact_total=entry.config.exact_totals,
+        )
+        text = request.q.strip()
+        lookups = [
+            engine.facet_values(FacetValuesQuery(field=fields.real(n), text=text, limit=per_field))
+            for n in names
+        ]
+        result, *facet_lists = await asyncio.gather(engine.search(query), *lookups)
+        facets: dict[str, list[FacetValue]] = {
+            name: order_facet_values(values, per_field)
+            for name, values in zip(names, facet_lists, strict=True)
+            if values
+        }
+        return AutocompleteResponse(
+            hits=[shape_hit(fields, hit) for hit in result.hits],
+            total_hits=result.total,
+            facets=facets if facets else msgspec.UNSET,
+        )

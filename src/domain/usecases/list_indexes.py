@@ -1,0 +1,35 @@
+"""ListIndexes: the configured handles, their engines and what each can do."""
+
+from __future__ import annotations
+
+from searchport.domain.catalog import Catalog
+from searchport.domain.responses import CapabilitiesBody, IndexInfo, IndexListResponse
+
+
+class ListIndexes:
+    """Every handle in config order; no hosts, index names or credentials."""
+
+    def __init__(self, *, catalog: Catalog) -> None:
+        self._catalog = catalog
+
+    async def __call__(self, request: None = None) -> IndexListResponse:
+        infos = []
+        for handle, entry in self._catalog.items():
+            caps = entry.engine.capabilities
+            raw = caps.raw_query and entry.config.raw_query
+            infos.append(
+                IndexInfo(
+                    handle=handle,
+                    engine=entry.engine.name,
+                    capabilities=CapabilitiesBody(
+                        suggest=caps.suggest and bool(entry.config.defaults.suggest_field),
+                        boosts=caps.boosts,
+                        histogram=caps.histogram,
+                        geo_grid=caps.geo_grid,
+                        nested=caps.nested,
+                        multi_index=caps.multi_index,
+                        raw_query=raw,
+                    ),
+                )
+            )
+        return IndexListResponse(indexes=infos)

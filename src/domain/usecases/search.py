@@ -1,0 +1,47 @@
+"""Search: full-text search on one handle."""
+
+from __future__ import annotations
+
+import math
+
+import msgspec
+
+from searchport.domain.catalog import Catalog
+from searchport.domain.responses import SearchResponse
+from searchport.domain.search_request import SearchRequest, build_search_query
+from searchport.domain.shaping import fill_histogram, shape_clusters, shape_facets, shape_hit
+
+
+class Search:
+    """Run one search and shape the answer the same way for every engine."""
+
+    def __init__(self, *, catalog: Catalog) -> None:
+        self._catalog = catalog
+
+    async def __call__(self, request: SearchRequest) -> SearchResponse:
+        entry = self._catalog.get_entry(request.handle)
+        query, page, per_page = build_search_query(entry, request)
+        result = await entry.engine.search(query)
+        fields = entry.fields
+        histograms: dict[str, list] | msgspec.UnsetType = msgspec.UNSET  # type: ignore[type-arg]
+        if query.histograms:
+            found = result.histograms
+            histograms = {
+                fields.public(spec.field): fill_histogram(spec, found.get(spec.field, []))
+                for spec in query.histograms
+            }
+        return SearchResponse(
+            hits=[shape_hit(fields, hit) for hit in result.hits],
+            total_hits=result.total,
+            page=page,
+            per_page=per_page,
+            total_pages=math.ceil(result.total / per_page),
+            facets=shape_facets(fields, result.facets, query.max_facet_values),
+            suggestions=result.suggestions,
+            histograms=histograms,
+            geo_clusters=(
+                shape_clusters(fields, result.geo_clusters or [])
+                if query.geo_grid is not None
+                else msgspec.UNSET
+            ),
+        )

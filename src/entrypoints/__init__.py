@@ -1,0 +1,1 @@
+"""Entry points: the Litestar app and controllers, the CLI, and the DI container."""

@@ -1,0 +1,135 @@
+"""The Litestar application, assembled from a container."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from litestar import Litestar, Response, Router
+from litestar.config.compression import CompressionConfig
+from litestar.config.cors import CORSConfig
+from litestar.openapi import OpenAPIConfig
+from litestar.openapi.plugins import JsonRenderPlugin, SwaggerRenderPlugin
+from litestar.openapi.spec import Components, SecurityScheme, Server
+from litestar.static_files import create_static_files_router
+from swagger_ui_bundle import swagger_ui_path
+
+from searchport import __version__
+from searchport.entrypoints.auth import bearer_auth
+from searchport.entrypoints.container import Container
+from searchport.entrypoints.controllers.index_routes import IndexController
+from searchport.entrypoints.controllers.service_routes import ServiceController
+from searchport.entrypoints.di import bridge
+from searchport.entrypoints.http_errors import EXCEPTION_HANDLERS
+from searchport.entrypoints.request_context import RequestContext
+
+logger = logging.getLogger("searchport")
+
+ASSETS = "/openapi/assets"
+CACHEABLE = ("search", "facet_values", "autocomplete", "mapping")
+
+
+def _openapi(auth: bool) -> OpenAPIConfig:
+    swagger = SwaggerRenderPlugin(
+        js_url=f"{ASSETS}/swagger-ui-bundle.js",
+        css_url=f"{ASSETS}/swagger-ui.css",
+        standalone_preset_js_url=f"{ASSETS}/swagger-ui-standalone-preset.js",
+        path="/",
+        favicon=f'<link rel="icon" type="image/png" href="{ASSETS}/favicon-32x32.png">',
+    )
+    return OpenAPIConfig(
+        title="searchport",
+        version=__version__,
+        description="One stable JSON search API in front of Elasticsearch, OpenSearch, "
+        "Meilisearch, Typesense or an embedded tantivy index. Errors are "
+        '{"error": "..."} with 400, 401, 403, 404, 405, 413, 502 or 504.'
+        + (" Send `Authorization: Bearer <key>`." if auth else ""),
+        path="/openapi",
+        render_plugins=[swagger, JsonRenderPlugin(path=["/json", "/openapi.json"])],
+        servers=[Server(url="/")],
+        components=Components(
+            security_schemes={"bearer": SecurityScheme(type="http", scheme="bearer")}
+        ),
+        security=[{"bearer": []}] if auth else None,
+        use_handler_docstrings=False,
+    )
+
+
+def _cors(origins: str | list[str] | None) -> CORSConfig | None:
+    if not origins:
+        return None
+    allowed = [origins] if isinstance(origins, str) else origins
+    return CORSConfig(
+        allow_origins=allowed,
+        allow_methods=["GET", "POST", "OPTIONS"],
+        allow_headers=["Authorization", "Content-Type", "X-Request-ID"],
+        expose_headers=["X-Request-ID", "Server-Timing"],
+        allow_credentials=False,
+        max_age=600,
+    )
+
+
+def _cache_headers(auth: bool) -> Any:
+    value = "private, max-age=10" if auth else "public, max-age=10, stale-while-revalidate=50"
+    vary = "Authorization, Accept-Encoding" if auth else "Accept-Encoding"
+
+    async def after_request(response: Response[Any]) -> Response[Any]:
+        if response.status_code == 200:
+            response.headers["cache-control"] = value
+            response.headers["vary"] = vary
+        return response
+
+    return after_request
+
+
+def create_app(container: Container, *, listen_url: str | None = None) -> RequestContext:
+    """Build the ASGI application; ``listen_url`` is logged once the app is ready."""
+    config = container.config()
+    auth = bool(config.api_keys)
+
+    @asynccontextmanager
+    async def lifespan(app: Litestar) -> AsyncIterator[None]:
+        catalog = container.catalog()
+        for entry in catalog.values():
+            await entry.engine.start()
+        if listen_url:
+            logger.info("searchport %s listening on %s", __version__, listen_url)
+        try:
+            yield
+        finally:
+            for entry in catalog.values():
+                await entry.engine.close()
+            await container.cache().close()
+
+    app = Litestar(
+        route_handlers=[
+            ServiceController,
+            Router("/", route_handlers=[IndexController], after_request=_cache_headers(auth)),
+            create_static_files_router(ASSETS, directories=[swagger_ui_path], name="assets"),
+        ],
+        dependencies={
+            "search_uc": bridge(container.search),
+            "facet_search": bridge(container.facet_search),
+            "autocomplete_uc": bridge(container.autocomplete),
+            "get_document": bridge(container.get_document),
+            "get_mapping": bridge(container.get_mapping),
+            "raw_query_uc": bridge(container.raw_query),
+            "health_uc": bridge(container.health),
+            "list_indexes": bridge(container.list_indexes),
+            "clear_cache_uc": bridge(container.clear_cache),
+        },
+        middleware=[bearer_auth(config.api_keys)],
+        exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
+        openapi_config=_openapi(auth),
+        cors_config=_cors(config.cors_origins),
+        compression_config=CompressionConfig(
+            backend="brotli", brotli_gzip_fallback=True, gzip_compress_level=5, minimum_size=1024
+        ),
+        request_max_body_size=config.limits.max_body_bytes,
+        lifespan=[lifespan],
+        logging_config=None,
+        debug=False,
+    )
+    return RequestContext(app)

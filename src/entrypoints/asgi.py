@@ -1,0 +1,25 @@
+"""The ASGI factory for servers: ``searchport.entrypoints.asgi:create``.
+
+Only this module reads the environment: ``SEARCHPORT_CONFIG`` (default ./config.yaml) and
+``SEARCHPORT_LISTEN_URL`` (set by ``searchport serve`` for the ready log line).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+from searchport.adapters.config_loader import load_config
+from searchport.entrypoints.app import create_app
+from searchport.entrypoints.container import create_container
+from searchport.entrypoints.request_context import RequestContext
+
+
+def create() -> RequestContext:
+    if not logging.getLogger().handlers:
+        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    path = Path(os.environ.get("SEARCHPORT_CONFIG") or "config.yaml").resolve()
+    config = load_config(path)
+    container = create_container(config, path.parent)
+    return create_app(container, listen_url=os.environ.get("SEARCHPORT_LISTEN_URL"))

@@ -1,0 +1,67 @@
+"""Bearer-token authentication, checked before any parameter is parsed."""
+
+from __future__ import annotations
+
+import hmac
+
+from litestar.types import ASGIApp, Receive, Scope, Send
+
+UNAUTHORIZED_BODY = b'{"error":"Unauthorized"}'
+OPEN_PATHS = ("/health", "/openapi")
+
+
+def _token(scope: Scope) -> bytes:
+    for name, value in scope.get("headers", ()):
+        if name == b"authorization":
+            scheme, _, token = value.partition(b" ")
+            if scheme.lower() == b"bearer":
+                return token.strip()
+            return b""
+    return b""
+
+
+def token_matches(token: bytes, keys: tuple[bytes, ...]) -> bool:
+    """Constant time: every key is compared, whatever matched before."""
+    matched = False
+    for key in keys:
+        matched |= hmac.compare_digest(token, key)
+    return matched and bool(token)
+
+
+def is_open_path(path: str) -> bool:
+    return any(path == p or path.startswith(p + "/") for p in OPEN_PATHS)
+
+
+def bearer_auth(keys: tuple[str, ...]):  # type: ignore[no-untyped-def]
+    """A Litestar middleware factory; a no-op when no key is configured."""
+    encoded = tuple(k.encode("utf-8") for k in keys)
+
+    def middleware(app: ASGIApp) -> ASGIApp:
+        if not encoded:
+            return app
+
+        async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
+            if (
+                scope["type"] != "http"
+                or scope.get("method") == "OPTIONS"
+                or is_open_path(scope["path"])
+                or token_matches(_token(scope), encoded)
+            ):
+                await app(scope, receive, send)
+                return
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 401,
+                    "headers": [
+                        (b"content-type", b"application/json"),
+                        (b"www-authenticate", b'Bearer realm="searchport"'),
+                        (b"cache-control", b"no-store"),
+                    ],
+                }
+            )
+            await send({"type": "http.response.body", "body": UNAUTHORIZED_BODY})
+
+        return guarded
+
+    return middleware

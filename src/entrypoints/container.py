@@ -1,0 +1,85 @@
+"""The composition root: every adapter and use case is assembled here, and only here."""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Any
+
+from dependency_injector import containers, providers
+
+from searchport import __version__
+from searchport.adapters.null_cache import NullCache
+from searchport.domain.catalog import Catalog, IndexEntry
+from searchport.domain.config import Config, ConfigError, IndexConfig
+from searchport.domain.usecases.autocomplete import Autocomplete
+from searchport.domain.usecases.clear_cache import ClearCache
+from searchport.domain.usecases.facet_search import FacetSearch
+from searchport.domain.usecases.get_document import GetDocument
+from searchport.domain.usecases.get_mapping import GetMapping
+from searchport.domain.usecases.health import Health
+from searchport.domain.usecases.list_indexes import ListIndexes
+from searchport.domain.usecases.raw_query import RawQuery
+from searchport.domain.usecases.search import Search
+from searchport.entrypoints.timing import TimedEngine
+from searchport.ports.cache import CachePort
+from searchport.ports.engine import SearchEnginePort
+
+# engine name -> "module:Class"; adding an engine is one adapter module and one line here.
+ENGINE_ADAPTERS: dict[str, str] = {
+    "tantivy": "searchport.adapters.tantivy:TantivyEngine",
+}
+
+
+def engine_class(name: str) -> Any:
+    target = ENGINE_ADAPTERS.get(name)
+    if target is None:
+        raise ConfigError(f"The {name} engine is not available in this version of searchport")
+    module, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+def make_engine(handle: str, index: IndexConfig, base_dir: Path) -> SearchEnginePort:
+    adapter: SearchEnginePort = engine_class(index.engine)(handle, index, base_dir)
+    return adapter
+
+
+def build_catalog(config: Config, base_dir: Path) -> Catalog:
+    return Catalog({
+        handle: IndexEntry(handle, index, TimedEngine(make_engine(handle, index, base_dir)))
+        for handle, index in config.indexes.items()
+    })
+
+
+def build_cache(config: Config) -> CachePort:
+    if config.cache.backend != "none":
+        raise ConfigError(
+            f"cache.backend: {config.cache.backend!r} is not available in this version yet"
+        )
+    return NullCache()
+
+
+class Container(containers.DeclarativeContainer):
+    config = providers.Dependency(instance_of=Config)
+    base_dir = providers.Dependency(instance_of=Path)
+
+    catalog = providers.Singleton(build_catalog, config=config, base_dir=base_dir)
+    cache = providers.Singleton(build_cache, config=config)
+    max_body_bytes = providers.Callable(lambda c: c.limits.max_body_bytes, config)
+
+    search = providers.Singleton(Search, catalog=catalog)
+    facet_search = providers.Singleton(FacetSearch, catalog=catalog)
+    autocomplete = providers.Singleton(Autocomplete, catalog=catalog)
+    get_document = providers.Singleton(GetDocument, catalog=catalog)
+    get_mapping = providers.Singleton(GetMapping, catalog=catalog)
+    raw_query = providers.Singleton(RawQuery, catalog=catalog, max_body_bytes=max_body_bytes)
+    health = providers.Singleton(Health, cache=cache, version=__version__)
+    list_indexes = providers.Singleton(ListIndexes, catalog=catalog)
+    clear_cache = providers.Singleton(ClearCache, cache=cache)
+
+
+def create_container(config: Config, base_dir: Path) -> Container:
+    container = Container(config=config, base_dir=base_dir)
+    container.catalog()  # fail fast on engine configuration errors
+    container.cache()
+    return container

@@ -1,0 +1,1 @@
+"""Thin HTTP controllers: parse, call a use case, return its struct."""

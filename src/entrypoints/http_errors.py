@@ -1,0 +1,100 @@
+"""One table from domain errors to HTTP statuses, and the ``{"error": ...}`` bodies."""
+
+from __future__ import annotations
+
+import logging
+
+import msgspec
+from litestar import Request, Response
+from litestar.exceptions import HTTPException, ValidationException
+
+from searchport.domain import errors
+from searchport.domain.responses import ErrorBody
+from searchport.entrypoints.request_context import REQUEST_ID_KEY
+
+logger = logging.getLogger("searchport")
+
+STATUS_BY_ERROR: tuple[tuple[type[errors.SearchportError], int], ...] = (
+    (errors.InvalidRequest, 400),
+    (errors.Unauthorized, 401),
+    (errors.Forbidden, 403),
+    (errors.NotFound, 404),
+    (errors.PayloadTooLarge, 413),
+    (errors.EngineUnavailable, 502),
+    (errors.EngineTimeout, 504),
+)
+
+_HTTP_MESSAGES = {
+    404: "No such route",
+    405: "Method not allowed on this route",
+    413: "The request body is too large",
+}
+
+
+def _json(status: int, body: ErrorBody, headers: dict[str, str] | None = None) -> Response[bytes]:
+    return Response(
+        content=msgspec.json.encode(body),
+        status_code=status,
+        media_type="application/json",
+        headers={"cache-control": "no-store", **(headers or {})},
+    )
+
+
+def status_of(exc: errors.SearchportError) -> int:
+    for kind, status in STATUS_BY_ERROR:
+        if isinstance(exc, kind):
+            return status
+    return 500
+
+
+def domain_error(request: Request, exc: errors.SearchportError) -> Response[bytes]:  # type: ignore[type-arg]
+    details = exc.details or msgspec.UNSET
+    return _json(status_of(exc), ErrorBody(error=exc.message, details=details))
+
+
+def validation_error(request: Request, exc: ValidationException) -> Response[bytes]:  # type: ignore[type-arg]
+    details = []
+    for item in exc.extra if isinstance(exc.extra, list) else []:
+        if isinstance(item, dict):
+            key, message = item.get("key"), str(item.get("message", "invalid value"))
+            message = message[:1].lower() + message[1:]
+            details.append(f"Invalid value for parameter '{key}': {message}" if key else message)
+    if not details:
+        detail = str(exc.detail or "The request is not valid")
+        details.append(detail.split(" for path ")[0])
+    return _json(400, ErrorBody(error=details[0], details=details if len(details) > 1 else msgspec.UNSET))
+
+
+def http_error(request: Request, exc: HTTPException) -> Response[bytes]:  # type: ignore[type-arg]
+    status = exc.status_code
+    if status >= 500:
+        return internal_error(request, exc)
+    message = _HTTP_MESSAGES.get(status) or (exc.detail if exc.detail else "Bad request")
+    return _json(status, ErrorBody(error=str(message)), dict(exc.headers or {}))
+
+
+def internal_error(request: Request, exc: Exception) -> Response[bytes]:  # type: ignore[type-arg]
+    request_id = request.scope.get(REQUEST_ID_KEY, "")  # type: ignore[call-overload]
+    logger.error(
+        "unhandled %s on %s %s (request %s)",
+        type(exc).__name__,
+        request.method,
+        request.url.path,
+        request_id,
+        exc_info=exc,
+    )
+    return _json(
+        500,
+        ErrorBody(
+            error="Internal server error; quote the request id when reporting it",
+            request_id=request_id or msgspec.UNSET,
+        ),
+    )
+
+
+EXCEPTION_HANDLERS = {
+    errors.SearchportError: domain_error,
+    ValidationException: validation_error,
+    HTTPException: http_error,
+    Exception: internal_error,
+}

@@ -1,0 +1,57 @@
+"""The outermost ASGI layer: a request id and ``Server-Timing`` on every response."""
+
+from __future__ import annotations
+
+import re
+import secrets
+import time
+from typing import Any
+
+from litestar.types import ASGIApp, Message, Receive, Scope, Send
+
+from searchport.entrypoints.timing import engine_seconds
+
+REQUEST_ID_KEY = "searchport.request_id"
+_VALID_ID = re.compile(rb"^[A-Za-z0-9._-]{1,64}$")
+
+
+def _incoming_id(scope: Scope) -> str | None:
+    for name, value in scope.get("headers", ()):
+        if name == b"x-request-id" and _VALID_ID.match(value):
+            return value.decode("ascii")
+    return None
+
+
+class RequestContext:
+    """Wraps the app: tags each HTTP request with an id and times it."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    def __getattr__(self, name: str) -> Any:  # expose the wrapped Litestar app's attributes
+        return getattr(self.app, name)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        request_id = _incoming_id(scope) or secrets.token_hex(8)
+        scope[REQUEST_ID_KEY] = request_id  # type: ignore[literal-required]
+        started = time.perf_counter()
+        spent = [0.0]
+        token = engine_seconds.set(spent)
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                total = (time.perf_counter() - started) * 1000
+                timing = f"engine;dur={spent[0] * 1000:.2f}, total;dur={total:.2f}"
+                headers = list(message.get("headers", ()))
+                headers.append((b"x-request-id", request_id.encode("ascii")))
+                headers.append((b"server-timing", timing.encode("ascii")))
+                message["headers"] = headers
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_with_headers)
+        finally:
+            engine_seconds.reset(token)

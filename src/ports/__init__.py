@@ -1,0 +1,1 @@
+"""Interfaces the domain needs; adapters satisfy them structurally."""

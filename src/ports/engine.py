@@ -1,0 +1,43 @@
+"""The search-engine port: everything the use cases ask of one configured index."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from searchport.domain.query import FacetValuesQuery, SearchQuery
+from searchport.domain.results import Capabilities, EngineResult, FacetValue, Hit
+
+
+class SearchEnginePort(Protocol):
+    """One index handle's engine. Raises only ``searchport.domain.errors`` exceptions."""
+
+    @property
+    def name(self) -> str:
+        """The engine type, as written in the config (``tantivy``, ``elasticsearch``...)."""
+        ...
+
+    @property
+    def capabilities(self) -> Capabilities: ...
+
+    async def search(self, query: SearchQuery) -> EngineResult: ...
+
+    async def facet_values(self, query: FacetValuesQuery) -> list[FacetValue]: ...
+
+    async def get_document(self, doc_id: str) -> Hit | None: ...
+
+    async def get_mapping(self) -> dict[str, Any]: ...
+
+    async def raw_query(self, body: dict[str, Any]) -> bytes:
+        """Run an engine-native query body against the configured index; the engine's
+        response as JSON bytes, unmodified."""
+        ...
+
+    async def start(self) -> None:
+        """Open connections or the local index (building it when missing or stale)."""
+        ...
+
+    async def ping(self) -> None:
+        """Return when the engine answers; raise ``EngineUnavailable``/``EngineTimeout``."""
+        ...
+
+    async def close(self) -> None: ...
