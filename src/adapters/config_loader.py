@@ -25,7 +25,9 @@ NESTED_ENGINES = frozenset({"elasticsearch", "opensearch"})
 def substitute(value: Any, environ: Mapping[str, str], path: str = "") -> Any:
     """Replace ``${VAR}`` and ``${VAR:-default}`` inside string scalars, recursively."""
     if isinstance(value, dict):
-        return {k: substitute(v, environ, f"{path}.{k}" if path else str(k)) for k, v in value.items()}
+        return {
+            k: substitute(v, environ, f"{path}.{k}" if path else str(k)) for k, v in value.items()
+        }
     if isinstance(value, list):
         return [substitute(v, environ, f"{path}[{i}]") for i, v in enumerate(value)]
     if not isinstance(value, str) or "${" not in value:
@@ -51,8 +53,8 @@ def _convert(data: Any, kind: type[Any], where: str) -> Any:
     except msgspec.ValidationError as exc:
         message = str(exc)
         detail, _, at = message.partition(" - at `$")
-        suffix = at.rstrip("`")
-        raise ConfigError(f"{where}{suffix}: {detail}" if where or suffix else detail) from None
+        path = f"{where}{at.rstrip('`')}".lstrip(".")  # top-level paths have no leading dot
+        raise ConfigError(f"{path}: {detail}" if path else detail) from None
 
 
 def _index(handle: str, raw: Any) -> IndexConfig:

@@ -22,7 +22,7 @@ class _Section(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     pass
 
 
-class FieldConfig(_Section):
+class FieldConfig(_Section, frozen=True):
     """One entry of ``indexes.<handle>.fields``; the key is the public (alias) name."""
 
     field: str | None = None  # the real engine field when the key is an alias
@@ -32,14 +32,14 @@ class FieldConfig(_Section):
     type: FieldType | None = None
 
 
-class DefaultsConfig(_Section):
+class DefaultsConfig(_Section, frozen=True):
     per_page: Annotated[int, msgspec.Meta(ge=1, le=100)] = 20
     facets: list[str] = msgspec.field(default_factory=list)
     highlight: bool | list[str] = False
     suggest_field: str | None = None
 
 
-class IndexConfig(_Section):
+class IndexConfig(_Section, frozen=True):
     engine: EngineName
     # server engines
     host: str | None = None
@@ -60,18 +60,18 @@ class IndexConfig(_Section):
     max_result_window: Annotated[int, msgspec.Meta(ge=1)] = 10_000
 
 
-class CacheConfig(_Section):
+class CacheConfig(_Section, frozen=True):
     backend: Literal["none", "memory", "redis"] = "none"
     url: str | None = None
     search_ttl: Annotated[float, msgspec.Meta(gt=0)] = 60.0
     mapping_ttl: Annotated[float, msgspec.Meta(gt=0)] = 3600.0
 
 
-class LimitsConfig(_Section):
+class LimitsConfig(_Section, frozen=True):
     max_body_bytes: Annotated[int, msgspec.Meta(ge=1024, le=16 * 1024 * 1024)] = 65_536
 
 
-class Config(_Section):
+class Config(_Section, frozen=True):
     port: Annotated[int, msgspec.Meta(ge=0, le=65535)] = 3000
     host: str = "127.0.0.1"
     api_key: str | list[str] | None = None

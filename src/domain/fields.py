@@ -62,8 +62,7 @@ class FieldMap:
 
 
 def alias_conflicts(fields: Mapping[str, FieldConfig]) -> list[str]:
-    """Config errors in ``fields``: two aliases for one real field, or an alias shadowing
-    another entry's real name."""
+    """Config errors in ``fields``: two entries naming one real field."""
     problems: list[str] = []
     seen: dict[str, str] = {}
     for name, fc in fields.items():
@@ -71,7 +70,4 @@ def alias_conflicts(fields: Mapping[str, FieldConfig]) -> list[str]:
         if real in seen:
             problems.append(f"fields.{name} and fields.{seen[real]} both name the field {real!r}")
         seen[real] = name
-    for name, fc in fields.items():
-        if fc.field and fc.field != name and name in fields and name in seen and seen[name] != name:
-            problems.append(f"fields.{name} is an alias but also the real name of fields.{seen[name]}")
     return problems

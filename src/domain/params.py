@@ -40,7 +40,7 @@ _FALSE = frozenset({"false", "0", "no", "off", ""})
 def decode_json(name: str, text: str) -> Any:
     try:
         return msgspec.json.decode(text)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):  # RecursionError: nesting too deep
         raise InvalidRequest(f"Invalid JSON in '{name}' parameter") from None
 
 
@@ -80,7 +80,12 @@ def _require_object(name: str, value: Any) -> dict[str, Any]:
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an integer beyond the float range
+        return False
 
 
 def parse_sort(value: Any, fields: FieldMap) -> tuple[SortClause, ...]:
@@ -121,7 +126,9 @@ def parse_histogram(value: Any, fields: FieldMap) -> tuple[HistogramSpec, ...]:
 
 def _lat_lon(name: str, value: Any) -> GeoPoint:
     if not isinstance(value, dict) or set(value) != {"lat", "lon"}:
-        raise InvalidRequest(f"Invalid 'geoGrid' format: {name} must be {{\"lat\": .., \"lon\": ..}}")
+        raise InvalidRequest(
+            f"Invalid 'geoGrid' format: {name} must be {{\"lat\": .., \"lon\": ..}}"
+        )
     lat, lon = value["lat"], value["lon"]
     if not (_is_number(lat) and -90 <= lat <= 90 and _is_number(lon) and -180 <= lon <= 180):
         raise InvalidRequest(
@@ -142,7 +149,8 @@ def parse_geo_grid(value: Any, fields: FieldMap) -> GeoGridSpec:
         0 <= precision <= MAX_GEO_PRECISION
     ):
         raise InvalidRequest(
-            f"Invalid 'geoGrid' format: 'precision' must be an integer from 0 to {MAX_GEO_PRECISION}"
+            "Invalid 'geoGrid' format: 'precision' must be an integer from 0 to "
+            f"{MAX_GEO_PRECISION}"
         )
     bounds = None
     if "bounds" in obj:

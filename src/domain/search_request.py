@@ -17,7 +17,7 @@ from searchport.domain.params import (
     parse_list,
     parse_sort,
 )
-from searchport.domain.query import SearchQuery
+from searchport.domain.query import HistogramSpec, SearchQuery
 
 MAX_PER_PAGE = 100
 FACET_BUCKETS = 100
@@ -73,7 +73,9 @@ def build_search_query(entry: IndexEntry, req: SearchRequest) -> tuple[SearchQue
 
     sort = parse_sort(decode_json("sort", req.sort), fields) if req.sort is not None else ()
     filters = (
-        parse_filters(decode_json("filters", req.filters), fields) if req.filters is not None else ()
+        parse_filters(decode_json("filters", req.filters), fields)
+        if req.filters is not None
+        else ()
     )
     facet_names = parse_list("facets", req.facets)
     facets = fields.real_all(facet_names) if facet_names else fields.real_all(
@@ -88,7 +90,7 @@ def build_search_query(entry: IndexEntry, req: SearchRequest) -> tuple[SearchQue
             raise UnsupportedFeature("boosts", engine)
         search_fields = parse_boosts(decode_json("boosts", req.boosts), fields)
 
-    histograms = ()
+    histograms: tuple[HistogramSpec, ...] = ()
     if req.histogram is not None:
         if not caps.histogram:
             raise UnsupportedFeature("histogram", engine)

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import hmac
 
-from litestar.types import ASGIApp, Receive, Scope, Send
+from litestar.enums import ScopeType
+from litestar.types import (
+    ASGIApp,
+    HTTPResponseBodyEvent,
+    HTTPResponseStartEvent,
+    Receive,
+    Scope,
+    Send,
+)
 
 UNAUTHORIZED_BODY = b'{"error":"Unauthorized"}'
 OPEN_PATHS = ("/health", "/openapi")
@@ -42,25 +50,29 @@ def bearer_auth(keys: tuple[str, ...]):  # type: ignore[no-untyped-def]
 
         async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
             if (
-                scope["type"] != "http"
+                scope["type"] != ScopeType.HTTP
                 or scope.get("method") == "OPTIONS"
                 or is_open_path(scope["path"])
                 or token_matches(_token(scope), encoded)
             ):
                 await app(scope, receive, send)
                 return
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": 401,
-                    "headers": [
-                        (b"content-type", b"application/json"),
-                        (b"www-authenticate", b'Bearer realm="searchport"'),
-                        (b"cache-control", b"no-store"),
-                    ],
-                }
-            )
-            await send({"type": "http.response.body", "body": UNAUTHORIZED_BODY})
+            start: HTTPResponseStartEvent = {
+                "type": "http.response.start",
+                "status": 401,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"www-authenticate", b'Bearer realm="searchport"'),
+                    (b"cache-control", b"no-store"),
+                ],
+            }
+            await send(start)
+            body: HTTPResponseBodyEvent = {
+                "type": "http.response.body",
+                "body": UNAUTHORIZED_BODY,
+                "more_body": False,
+            }
+            await send(body)
 
         return guarded
 

@@ -62,7 +62,8 @@ def validation_error(request: Request, exc: ValidationException) -> Response[byt
     if not details:
         detail = str(exc.detail or "The request is not valid")
         details.append(detail.split(" for path ")[0])
-    return _json(400, ErrorBody(error=details[0], details=details if len(details) > 1 else msgspec.UNSET))
+    extra = details if len(details) > 1 else msgspec.UNSET
+    return _json(400, ErrorBody(error=details[0], details=extra))
 
 
 def http_error(request: Request, exc: HTTPException) -> Response[bytes]:  # type: ignore[type-arg]
@@ -74,7 +75,7 @@ def http_error(request: Request, exc: HTTPException) -> Response[bytes]:  # type
 
 
 def internal_error(request: Request, exc: Exception) -> Response[bytes]:  # type: ignore[type-arg]
-    request_id = request.scope.get(REQUEST_ID_KEY, "")  # type: ignore[call-overload]
+    request_id = str(request.scope.get(REQUEST_ID_KEY, ""))
     logger.error(
         "unhandled %s on %s %s (request %s)",
         type(exc).__name__,

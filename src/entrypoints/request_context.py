@@ -7,6 +7,7 @@ import secrets
 import time
 from typing import Any
 
+from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from searchport.entrypoints.timing import engine_seconds
@@ -32,7 +33,7 @@ class RequestContext:
         return getattr(self.app, name)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] != ScopeType.HTTP:
             await self.app(scope, receive, send)
             return
         request_id = _incoming_id(scope) or secrets.token_hex(8)

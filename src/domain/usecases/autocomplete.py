@@ -49,7 +49,7 @@ class Autocomplete:
             engine.facet_values(FacetValuesQuery(field=fields.real(n), text=text, limit=per_field))
             for n in names
         ]
-        result, *facet_lists = await asyncio.gather(engine.search(query), *lookups)
+        result, facet_lists = await asyncio.gather(engine.search(query), asyncio.gather(*lookups))
         facets: dict[str, list[FacetValue]] = {
             name: order_facet_values(values, per_field)
             for name, values in zip(names, facet_lists, strict=True)

@@ -28,14 +28,19 @@ class IndexController(Controller):
     path = "/{handle:str}"
     tags = ["search"]
 
-    @get("/search", summary="Full-text search", description="Hits, facets, filters, sorting, "
-         "highlights, histograms, geo clusters and phrase suggestions on one handle.")
-    async def search(  # noqa: PLR0913 - one argument per documented parameter
+    @get(
+        "/search",
+        responses=p.ERRORS,
+        summary="Full-text search",
+        description="Hits, facets, filters, sorting, highlights, histograms, geo clusters and "
+        "phrase suggestions on one handle.",
+    )
+    async def search(
         self,
         search_uc: Search,
         handle: str = HANDLE,
         q: str = p.Q,
-        page: int | None = p.PAGE,
+        page: int = p.PAGE,
         per_page: int | None = p.PER_PAGE,
         sort: str | None = p.SORT,
         facets: str | None = p.FACETS,
@@ -53,7 +58,7 @@ class IndexController(Controller):
             histogram=histogram, geo_grid=geo_grid,
         ))
 
-    @get("/facets/{field:str}", summary="Search facet values",
+    @get("/facets/{field:str}", responses=p.ERRORS, summary="Search facet values",
          description="Values of one facet field containing q, with their counts.")
     async def facet_values(
         self,
@@ -61,30 +66,30 @@ class IndexController(Controller):
         handle: str = HANDLE,
         field: str = Parameter(description="The facet field (alias allowed)."),
         q: str = p.FACET_Q,
-        max_values: int | None = p.MAX_VALUES,
+        max_values: int = p.MAX_VALUES,
         filters: str | None = p.FACET_FILTERS,
     ) -> FacetSearchResponse:
         return await facet_search(FacetSearchRequest(
             handle=handle, field=field, q=q, max_values=max_values, filters=filters
         ))
 
-    @get("/autocomplete", summary="Autocomplete",
+    @get("/autocomplete", responses=p.ERRORS, summary="Autocomplete",
          description="Prefix hits on the last word of q, plus facet values containing q.")
     async def autocomplete(
         self,
         autocomplete_uc: Autocomplete,
         handle: str = HANDLE,
         q: str = p.Q,
-        per_page: int | None = p.AC_PER_PAGE,
+        per_page: int = p.AC_PER_PAGE,
         facets: str | None = p.AC_FACETS,
-        max_facets_per_field: int | None = p.AC_MAX_FACETS,
+        max_facets_per_field: int = p.AC_MAX_FACETS,
     ) -> AutocompleteResponse:
         return await autocomplete_uc(AutocompleteRequest(
             handle=handle, q=q, per_page=per_page, facets=facets,
             max_facets_per_field=max_facets_per_field,
         ))
 
-    @get("/documents/{doc_id:str}", summary="One document by id")
+    @get("/documents/{doc_id:str}", responses=p.ERRORS, summary="One document by id")
     async def document(
         self,
         get_document: GetDocument,
@@ -93,11 +98,11 @@ class IndexController(Controller):
     ) -> dict[str, Any]:
         return await get_document(GetDocumentRequest(handle=handle, id=doc_id))
 
-    @get("/mapping", summary="The engine's field mapping or schema")
+    @get("/mapping", responses=p.ERRORS, summary="The engine's field mapping or schema")
     async def mapping(self, get_mapping: GetMapping, handle: str = HANDLE) -> dict[str, Any]:
         return await get_mapping(GetMappingRequest(handle=handle))
 
-    @post("/query", status_code=200, summary="Raw engine query",
+    @post("/query", status_code=200, responses=p.RAW_ERRORS, summary="Raw engine query",
           description="An engine-native query body run on this handle's index only; the "
           "engine's response comes back unmodified. For tantivy: "
           '{"query": "<tantivy query language>", "limit": 10, "offset": 0}.')

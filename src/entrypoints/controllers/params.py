@@ -2,8 +2,31 @@
 
 from __future__ import annotations
 
+from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import Example
 from litestar.params import Parameter
+
+from searchport.domain.responses import ErrorBody
+
+
+def _error(description: str) -> ResponseSpec:
+    return ResponseSpec(data_container=ErrorBody, description=description)
+
+
+ERRORS = {
+    400: _error("Bad input: invalid JSON or value, an unsupported feature, or a query the "
+                "engine rejected. The message says what to fix."),
+    401: _error('Missing or invalid bearer token (when a key is configured): {"error": '
+                '"Unauthorized"}.'),
+    404: _error("Unknown index handle (or document)."),
+    502: _error("The engine is unreachable or failing."),
+    504: _error("The engine did not answer in time."),
+}
+RAW_ERRORS = {
+    **ERRORS,
+    403: _error("The raw query endpoint is turned off for this index."),
+    413: _error("The body is larger than limits.maxBodyBytes."),
+}
 
 
 def _ex(value: str, summary: str) -> list[Example]:
@@ -17,6 +40,7 @@ Q = Parameter(
     max_length=2048,
 )
 PAGE = Parameter(
+    default=1,
     description="1-based page number. Values below 1 are clamped to 1; page * perPage may not "
     "exceed the index's result window (10,000 by default).",
     examples=_ex("1", "first page"),
@@ -83,6 +107,7 @@ FACET_Q = Parameter(
 )
 MAX_VALUES = Parameter(
     query="maxValues",
+    default=20,
     description="Maximum values returned, 1 to 100 (clamped). Default 20.",
     examples=_ex("20", "twenty values"),
 )
@@ -94,6 +119,7 @@ FACET_FILTERS = Parameter(
 )
 AC_PER_PAGE = Parameter(
     query="perPage",
+    default=5,
     description="Hits to return, 1 to 20 (clamped). Default 5.",
     examples=_ex("5", "five hits"),
 )
@@ -103,6 +129,7 @@ AC_FACETS = Parameter(
 )
 AC_MAX_FACETS = Parameter(
     query="maxFacetsPerField",
+    default=4,
     description="Facet values per field, 1 to 20 (clamped). Default 4.",
     examples=_ex("4", "four values"),
 )

@@ -1,0 +1,67 @@
+"""The command line: check, index build, serve on the shipped example config."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from tests.e2e.conftest import SEARCHPORT, sample_config, start_server
+
+
+def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(  # noqa: S603 - our own console script
+        [str(SEARCHPORT), *args], cwd=cwd, capture_output=True, text=True, timeout=300,
+        check=False,
+    )
+
+
+def test_check_reports_each_handle(tmp_path: Path) -> None:
+    (tmp_path / "config.yaml").write_text(sample_config(), encoding="utf-8")
+    result = run("check", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "ok      cities (tantivy)" in result.stdout
+
+
+def test_check_names_the_bad_key(tmp_path: Path) -> None:
+    (tmp_path / "config.yaml").write_text(
+        "indexes:\n  cities:\n    engine: tantivy\n    path: x\n    typo: 1\n", encoding="utf-8"
+    )
+    result = run("check", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "indexes.cities" in result.stderr and "typo" in result.stderr
+    (tmp_path / "config.yaml").write_text("indexes:\n  a:\n    engine: solr\n", encoding="utf-8")
+    result = run("check", "--config", str(tmp_path / "config.yaml"), cwd=tmp_path)
+    assert result.returncode == 2 and "indexes.a.engine" in result.stderr
+
+
+def test_missing_variable_stops_startup_with_its_name(tmp_path: Path) -> None:
+    (tmp_path / "config.yaml").write_text(
+        "# apiKey: ${COMMENTED_OUT}\napiKey: ${SEARCHPORT_TEST_UNSET_VAR}\n", encoding="utf-8"
+    )
+    result = run("serve", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "SEARCHPORT_TEST_UNSET_VAR" in result.stderr and "apiKey" in result.stderr
+    assert "COMMENTED_OUT" not in result.stderr
+
+
+def test_index_build_shows_progress_and_is_idempotent(tmp_path: Path) -> None:
+    (tmp_path / "config.yaml").write_text(sample_config(), encoding="utf-8")
+    first = run("index", "build", "cities", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert "indexed" in first.stdout and "docs" in first.stderr
+    second = run("index", "build", "cities", cwd=tmp_path)
+    assert second.returncode == 0 and "up to date" in second.stdout
+
+
+def test_example_config_serves_the_demo(copy_example: Path, tmp_path_factory: Any) -> None:
+    text = (copy_example / "config.example.yaml").read_text(encoding="utf-8")
+    server = start_server(text, copy_example)
+    try:
+        body = server.client.get("/cities/search", params={"q": "paris"}).json()
+        assert body["hits"][0]["name"] == "Paris"
+        assert body["hits"][0]["country"] == "France"
+        assert set(body["facets"]) == {"region", "country", "capital"}
+        assert body["totalHits"] >= 1
+    finally:
+        server.stop()
