@@ -62,8 +62,17 @@ def _build(config: Config, path: Path, handle: str, force: bool) -> int:
     report = build_index(handle, config.indexes[handle], path.parent, progress=bar, force=force)
     bar.finish()
     if report.rebuilt:
-        skipped = f", {report.skipped} bad values skipped" if report.skipped else ""
-        print(f"{handle}: indexed {report.docs} documents in {report.seconds:.1f} s{skipped}")
+        notes = [
+            f"{count} {what}"
+            for count, what in (
+                (report.skipped_rows, "unreadable rows skipped"),
+                (report.skipped_values, "ill-typed values left out"),
+                (report.duplicate_ids, "duplicate ids replaced"),
+            )
+            if count
+        ]
+        extra = f" ({', '.join(notes)})" if notes else ""
+        print(f"{handle}: indexed {report.docs} documents in {report.seconds:.1f} s{extra}")
     else:
         print(f"{handle}: index is up to date ({report.docs} documents)")
     return 0

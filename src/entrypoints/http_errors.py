@@ -40,6 +40,12 @@ def _json(status: int, body: ErrorBody, headers: dict[str, str] | None = None) -
     )
 
 
+def _camel(name: str) -> str:
+    """Parameters are declared in snake_case and sent in camelCase (per_page -> perPage)."""
+    head, *rest = name.split("_")
+    return head + "".join(part.capitalize() for part in rest)
+
+
 def status_of(exc: errors.SearchportError) -> int:
     for kind, status in STATUS_BY_ERROR:
         if isinstance(exc, kind):
@@ -57,7 +63,8 @@ def validation_error(request: Request, exc: ValidationException) -> Response[byt
     for item in exc.extra if isinstance(exc.extra, list) else []:
         if isinstance(item, dict):
             key, message = item.get("key"), str(item.get("message", "invalid value"))
-            message = message[:1].lower() + message[1:]
+            message = (message[:1].lower() + message[1:]).replace(" | null", "")
+            key = _camel(key) if isinstance(key, str) else key
             details.append(f"Invalid value for parameter '{key}': {message}" if key else message)
     if not details:
         detail = str(exc.detail or "The request is not valid")
