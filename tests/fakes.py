@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import msgspec
+from dependency_injector import providers
 
+from searchport.domain.catalog import Catalog, IndexEntry
+from searchport.domain.config import Config
 from searchport.domain.errors import InvalidQuery
 from searchport.domain.query import FacetValuesQuery, SearchQuery
 from searchport.domain.results import Capabilities, EngineResult, FacetValue, Hit
+from searchport.entrypoints.container import Container
+from searchport.entrypoints.timing import TimedEngine
 
 
 class FakeEngine:
@@ -93,3 +100,63 @@ class FakeCache:
 
     async def close(self) -> None:
         return None
+
+
+class FieldFacetEngine(FakeEngine):
+    """A FakeEngine whose facet values depend on the (real) field asked for."""
+
+    def __init__(self, *, values_by_field: dict[str, list[FacetValue]], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.values_by_field = values_by_field
+
+    async def facet_values(self, query: FacetValuesQuery) -> list[FacetValue]:
+        self.queries.append(query)
+        return list(self.values_by_field.get(query.field, []))
+
+
+class FailingEngine(FakeEngine):
+    """A FakeEngine whose data calls raise ``error`` (a domain error or a bug)."""
+
+    def __init__(self, error: Exception, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.error = error
+
+    async def search(self, query: SearchQuery) -> EngineResult:
+        self.queries.append(query)
+        raise self.error
+
+    async def facet_values(self, query: FacetValuesQuery) -> list[FacetValue]:
+        self.queries.append(query)
+        raise self.error
+
+    async def get_document(self, doc_id: str) -> Hit | None:
+        self.queries.append(doc_id)
+        raise self.error
+
+
+class UnreachableCache(FakeCache):
+    """A cache whose backend is down: ``clear`` cannot tell how many entries went."""
+
+    def __init__(self) -> None:
+        super().__init__(status="error")
+
+    async def clear(self) -> int:
+        return -1
+
+
+def fake_catalog(config: Config, engines: Mapping[str, FakeEngine]) -> Catalog:
+    """The catalog ``build_catalog`` would build, with fakes instead of real adapters."""
+    return Catalog({
+        handle: IndexEntry(handle, index, TimedEngine(engines[handle]))
+        for handle, index in config.indexes.items()
+    })
+
+
+def fake_container(
+    config: Config, engines: Mapping[str, FakeEngine], cache: FakeCache | None = None
+) -> Container:
+    """The real container with its two seams (catalog, cache) overridden by fakes."""
+    container = Container(config=config, base_dir=Path("."))
+    container.catalog.override(providers.Object(fake_catalog(config, engines)))
+    container.cache.override(providers.Object(cache or FakeCache(status="disabled")))
+    return container

@@ -206,9 +206,15 @@ def _filter(param: str, key: str, field: str, value: Any) -> Filter:
         low, high = _bound(param, key, value.get("min")), _bound(param, key, value.get("max"))
         if low is None and high is None:
             raise InvalidRequest(f"Invalid '{param}' format: the range of '{key}' has no bound")
-        comparable = low is not None and high is not None and _is_number(low) == _is_number(high)
-        if comparable and low > high:  # type: ignore[operator]
-            raise InvalidRequest(f"Invalid '{param}' format: the range of '{key}' has min > max")
+        if low is not None and high is not None:
+            if _is_number(low) != _is_number(high):
+                raise InvalidRequest(
+                    f"Invalid '{param}' format: the range of '{key}' mixes a number and a date"
+                )
+            if low > high:  # type: ignore[operator]
+                raise InvalidRequest(
+                    f"Invalid '{param}' format: the range of '{key}' has min > max"
+                )
         return RangeFilter(field=field, min=low, max=high)
     if keys == {"not"}:
         return NotFilter(field=field, values=_scalars(param, key, value["not"]))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from searchport.domain.errors import InvalidRequest
@@ -47,12 +48,13 @@ def fill_histogram(spec: HistogramSpec, buckets: list[Bucket]) -> list[Bucket]:
     if not present:
         return []
     first = present[0].key
-    slots = round((present[-1].key - first) / spec.interval) + 1
-    if slots > MAX_HISTOGRAM_BUCKETS:
+    span = (present[-1].key - first) / spec.interval  # infinite for a tiny interval
+    if not math.isfinite(span) or round(span) + 1 > MAX_HISTOGRAM_BUCKETS:
         raise InvalidRequest(
-            f"The histogram interval for '{spec.field}' is too small: it would give {slots} "
-            f"buckets (at most {MAX_HISTOGRAM_BUCKETS})"
+            f"The histogram interval for '{spec.field}' is too small: it would give more "
+            f"than {MAX_HISTOGRAM_BUCKETS} buckets"
         )
+    slots = round(span) + 1
     counts = {round((b.key - first) / spec.interval): b.count for b in present}
     return [
         Bucket(key=_clean(first + i * spec.interval), count=counts.get(i, 0)) for i in range(slots)
@@ -60,7 +62,7 @@ def fill_histogram(spec: HistogramSpec, buckets: list[Bucket]) -> list[Bucket]:
 
 
 def _clean(key: float) -> float:
-    rounded = round(key, 9)
+    rounded = round(float(key), 9)  # float(): an int has no is_integer() before 3.12
     return int(rounded) if rounded.is_integer() else rounded
 
 

@@ -83,7 +83,7 @@ def start_server(
     environment = {k: v for k, v in os.environ.items() if k not in ("API_KEY",)}
     environment.update(env or {})
     with log.open("w") as out:
-        process = subprocess.Popen(  # noqa: S603 - our own console script
+        process = subprocess.Popen(
             [str(SEARCHPORT), "serve", "--config", str(config), "--port", str(port), *args],
             stdout=out,
             stderr=subprocess.STDOUT,

@@ -10,7 +10,7 @@ from tests.e2e.conftest import SEARCHPORT, sample_config, start_server
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(  # noqa: S603 - our own console script
+    return subprocess.run(
         [str(SEARCHPORT), *args], cwd=cwd, capture_output=True, text=True, timeout=300,
         check=False,
     )

@@ -67,7 +67,10 @@ def test_facets_are_disjunctive(server: Server, rows: Rows) -> None:
             {"population": {"min": 500_000, "max": 2_000_000}},
             lambda r: 500_000 <= r["population"] <= 2_000_000,
         ),
-        ({"region": {"not": ["Asia", "Europe"]}}, lambda r: r["continent"] not in ("Asia", "Europe")),
+        (
+            {"region": {"not": ["Asia", "Europe"]}},
+            lambda r: r["continent"] not in ("Asia", "Europe"),
+        ),
         ({"capital": True}, lambda r: r["capital"] is True),
         ({"location": {"exists": False}}, lambda r: "location" not in r),
         (

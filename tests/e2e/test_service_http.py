@@ -156,8 +156,9 @@ def test_auth(secured: Server) -> None:
         assert response.status_code == 401
         assert response.json() == {"error": "Unauthorized"}
     assert client.post("/cache/clear").status_code == 401
-    assert client.get("/cities/search", headers={"authorization": "Bearer wrong"}).status_code == 401
-    assert client.get("/cities/search", headers={"authorization": "Basic key-one"}).status_code == 401
+    for header in ("Bearer wrong", "Basic key-one", "Bearer", "key-one"):
+        response = client.get("/cities/search", headers={"authorization": header})
+        assert response.status_code == 401, header
     # auth before validation
     bad = client.get("/cities/search", params={"page": "abc", "sort": "{"})
     assert bad.status_code == 401

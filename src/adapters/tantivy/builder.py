@@ -1,0 +1,184 @@
+"""Building a handle's index from its source file, when missing or stale."""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import msgspec
+import tantivy
+
+from searchport.adapters.tantivy import values
+from searchport.adapters.tantivy.documents import DocumentFactory, UnusableRow, field_value
+from searchport.adapters.tantivy.folder import IndexFolder, IndexMeta, SourceStamp
+from searchport.adapters.tantivy.schema import ID_FIELD, IndexLayout, register_analyzers
+from searchport.adapters.tantivy.source import SourceRow, count_rows, file_digest, read_rows
+from searchport.domain.config import IndexConfig
+from searchport.domain.errors import EngineUnavailable
+
+Progress = Callable[[int, int | None], None]
+
+_PROGRESS_EVERY = 1000
+# One writer thread keeps a typical source in one segment: exact facet counts, fast merges.
+_WRITER_HEAP = 128_000_000
+_WRITER_THREADS = 1
+
+
+class IndexBuildReport(msgspec.Struct, frozen=True, kw_only=True):
+    handle: str
+    path: str
+    docs: int
+    seconds: float
+    rebuilt: bool  # False: the index was already up to date
+    skipped_rows: int = 0  # unreadable lines, non-objects, rows without an id
+    skipped_values: int = 0  # values of the wrong type for their field, left out
+    duplicate_ids: int = 0  # later rows replaced earlier ones with the same id
+
+
+def resolve_path(base_dir: Path, value: str) -> Path:
+    path = Path(value).expanduser()
+    return path if path.is_absolute() else base_dir / path
+
+
+def index_folder(handle: str, config: IndexConfig, base_dir: Path) -> IndexFolder:
+    if not config.path:
+        raise EngineUnavailable(f"indexes.{handle}.path is required by the tantivy engine")
+    return IndexFolder(resolve_path(base_dir, config.path))
+
+
+def build_index(
+    handle: str,
+    config: IndexConfig,
+    base_dir: Path,
+    progress: Progress | None = None,
+    force: bool = False,
+) -> IndexBuildReport:
+    """Build the index unless it is up to date with its source and fields config."""
+    layout = IndexLayout(config)
+    folder = index_folder(handle, config, base_dir)
+    source = resolve_path(base_dir, config.source) if config.source else None
+    with folder.build_lock():
+        meta = folder.read_meta()
+        if not force and meta is not None and _is_fresh(folder, meta, layout, source):
+            return IndexBuildReport(handle=handle, path=str(folder.path), docs=meta.docs,
+                                    seconds=0.0, rebuilt=False)
+        if source is None:
+            raise EngineUnavailable(
+                f"the index of {handle} is missing or outdated and indexes.{handle}.source "
+                f"is not set"
+            )
+        if not source.is_file():
+            raise EngineUnavailable(f"the source file of {handle} was not found: {source}")
+        try:
+            return _build(handle, folder, layout, source, progress)
+        except (OSError, ValueError) as exc:
+            raise EngineUnavailable(f"building the index of {handle} failed: {exc}") from exc
+
+
+def _is_fresh(folder: IndexFolder, meta: IndexMeta, layout: IndexLayout,
+              source: Path | None) -> bool:
+    generation = folder.generation_path(meta)
+    if meta.fingerprint != layout.fingerprint() or not generation.is_dir():
+        return False
+    try:
+        if not tantivy.Index.is_compatible(str(generation)):
+            return False
+    except ValueError:
+        return False
+    if source is None or not source.is_file() or meta.source is None:
+        return True  # nothing to compare with: keep serving what was built
+    stat = source.stat()
+    if (stat.st_size, stat.st_mtime_ns) == (meta.source.size, meta.source.mtime_ns):
+        return True
+    digest = file_digest(source)
+    if digest != meta.source.sha256:
+        return False
+    # Touched but unchanged: remember the new mtime so the next start skips hashing.
+    stamp = SourceStamp(size=stat.st_size, mtime_ns=stat.st_mtime_ns, sha256=digest)
+    folder.commit(msgspec.structs.replace(meta, source=stamp))
+    return True
+
+
+def _build(handle: str, folder: IndexFolder, layout: IndexLayout, source: Path,
+           progress: Progress | None) -> IndexBuildReport:
+    started = time.perf_counter()
+    stat = source.stat()
+    stamp = SourceStamp(size=stat.st_size, mtime_ns=stat.st_mtime_ns,
+                        sha256=file_digest(source))
+    total = count_rows(source)
+    generation = folder.new_generation()
+    writer: tantivy.IndexWriter | None = None
+    try:
+        index = tantivy.Index(layout.build_schema(), path=str(generation), reuse=False)
+        register_analyzers(index)
+        writer = index.writer(heap_size=_WRITER_HEAP, num_threads=_WRITER_THREADS)
+        factory = DocumentFactory(layout, keyword_ranks(layout, read_rows(source)))
+        seen: set[str] = set()
+        rows = skipped_rows = skipped_values = duplicates = 0
+        if progress:
+            progress(0, total)
+        for seq, row in enumerate(read_rows(source)):
+            rows = seq + 1
+            if progress and rows % _PROGRESS_EVERY == 0:
+                progress(rows, total)
+            try:
+                made = factory.make(row, seq)
+            except UnusableRow:
+                skipped_rows += 1
+                continue
+            if made.doc_id in seen:
+                writer.delete_documents_by_term(ID_FIELD, made.doc_id)
+                duplicates += 1
+            seen.add(made.doc_id)
+            writer.add_document(made.document)
+            skipped_values += made.bad_values
+        writer.commit()
+        writer.wait_merging_threads()
+        if progress:
+            progress(rows, total if total is not None else rows)
+    except BaseException:
+        _discard(writer)
+        shutil.rmtree(generation, ignore_errors=True)
+        raise
+    meta = IndexMeta(fingerprint=layout.fingerprint(), generation=generation.name,
+                     docs=len(seen), skipped_rows=skipped_rows, skipped_values=skipped_values,
+                     duplicate_ids=duplicates, built_at=time.time(), source=stamp)
+    folder.commit(meta)
+    folder.remove_generations_except(generation.name)
+    return IndexBuildReport(
+        handle=handle, path=str(folder.path), docs=len(seen),
+        seconds=round(time.perf_counter() - started, 3), rebuilt=True,
+        skipped_rows=skipped_rows, skipped_values=skipped_values, duplicate_ids=duplicates,
+    )
+
+
+def keyword_ranks(layout: IndexLayout, rows: Iterable[SourceRow]) -> dict[str, dict[str, int]]:
+    """Every keyword field's distinct values, ranked in sorted order (a first pass over the
+    source): sorting by a rank number is ~100x faster in tantivy than by the string."""
+    names = layout.of_type("keyword")
+    seen: dict[str, set[str]] = {name: set() for name in names}
+    for source in rows:
+        if source.row is None:
+            continue
+        for name in names:
+            value = field_value(source.row, name)
+            for item in value if isinstance(value, list) else [value]:
+                if item is not None:
+                    with contextlib.suppress(values.BadValue):
+                        seen[name].add(values.as_keyword(item))
+    return {name: {v: rank for rank, v in enumerate(sorted(found))}
+            for name, found in seen.items()}
+
+
+def _discard(writer: tantivy.IndexWriter | None) -> None:
+    """Stop a failed build's writer threads before its folder is removed under them."""
+    if writer is None:
+        return
+    try:
+        writer.rollback()
+        writer.wait_merging_threads()
+    except Exception:  # already committed or consumed: nothing left running
+        pass

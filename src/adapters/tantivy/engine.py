@@ -1,0 +1,109 @@
+"""``TantivyEngine``: the embedded engine behind ``engine: tantivy``.
+
+All tantivy work is blocking, so each call runs in a worker thread; tantivy releases the
+GIL while it searches, so concurrent requests overlap.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from searchport.adapters.tantivy.builder import build_index, index_folder
+from searchport.adapters.tantivy.native import mapping, raw_query
+from searchport.adapters.tantivy.reader import OpenIndex
+from searchport.adapters.tantivy.schema import IndexLayout
+from searchport.adapters.tantivy.search import facet_search, run_search
+from searchport.domain.config import IndexConfig
+from searchport.domain.errors import EngineUnavailable, SearchportError
+from searchport.domain.query import FacetValuesQuery, SearchQuery
+from searchport.domain.results import Capabilities, EngineResult, FacetValue, Hit
+
+T = TypeVar("T")
+
+_CAPABILITIES = Capabilities(suggest=False, boosts=True, histogram=True, geo_grid=True,
+                             nested=False, multi_index=False, raw_query=True)
+
+
+class TantivyEngine:
+    def __init__(self, handle: str, config: IndexConfig, base_dir: Path) -> None:
+        self._handle = handle
+        self._config = config
+        self._base_dir = base_dir
+        self._index: OpenIndex | None = None
+
+    @property
+    def name(self) -> str:
+        return "tantivy"
+
+    @property
+    def capabilities(self) -> Capabilities:
+        return _CAPABILITIES
+
+    async def start(self) -> None:
+        """Build the index when missing or stale, then open it."""
+        self._index = await asyncio.to_thread(self._open)
+
+    def _open(self) -> OpenIndex:
+        try:
+            build_index(self._handle, self._config, self._base_dir)
+            folder = index_folder(self._handle, self._config, self._base_dir)
+            meta = folder.read_meta()
+            if meta is None:
+                raise EngineUnavailable(f"the index of {self._handle} was not built")
+            return OpenIndex(self._handle, folder.generation_path(meta),
+                             IndexLayout(self._config))
+        except SearchportError:
+            raise
+        except BaseException as exc:
+            _reraise_fatal(exc)
+            raise EngineUnavailable(
+                f"the tantivy index of {self._handle} cannot be opened: {exc}"
+            ) from exc
+
+    async def close(self) -> None:
+        self._index = None  # tantivy frees its files when the searcher is dropped
+
+    async def ping(self) -> None:
+        await self._run(OpenIndex.probe)
+
+    async def search(self, query: SearchQuery) -> EngineResult:
+        return await self._run(lambda ix: run_search(ix, query))
+
+    async def facet_values(self, query: FacetValuesQuery) -> list[FacetValue]:
+        return await self._run(lambda ix: facet_search(ix, query))
+
+    async def get_document(self, doc_id: str) -> Hit | None:
+        def lookup(ix: OpenIndex) -> Hit | None:
+            address = ix.address_by_id(doc_id)
+            return None if address is None else ix.hit(ix.row(address))
+
+        return await self._run(lookup)
+
+    async def get_mapping(self) -> dict[str, Any]:
+        return await self._run(mapping)
+
+    async def raw_query(self, body: dict[str, Any]) -> bytes:
+        return await self._run(lambda ix: raw_query(ix, body))
+
+    async def _run(self, work: Callable[[OpenIndex], T]) -> T:
+        index = self._index
+        if index is None:
+            raise EngineUnavailable(f"the tantivy index of {self._handle} is not open")
+        try:
+            return await asyncio.to_thread(work, index)
+        except SearchportError:
+            raise
+        except BaseException as exc:
+            _reraise_fatal(exc)
+            raise EngineUnavailable(f"tantivy failed on {self._handle}: {exc}") from exc
+
+
+def _reraise_fatal(exc: BaseException) -> None:
+    """Let cancellation and interpreter exits through; a tantivy panic arrives as a
+    BaseException (pyo3's PanicException) and is a failure like any other."""
+    if isinstance(exc, Exception) or type(exc).__name__ == "PanicException":
+        return
+    raise exc

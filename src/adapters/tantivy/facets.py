@@ -1,0 +1,89 @@
+"""Facet counts and histograms, as tantivy aggregations.
+
+Terms buckets come back from tantivy in no reliable order among equal counts, so the
+request asks for more buckets than needed and the order (count desc, then value in the
+field's natural order) is made here; when a tie reaches past what was fetched, every
+value is fetched once more.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from searchport.adapters.tantivy import values
+from searchport.adapters.tantivy.filters import field_spec
+from searchport.adapters.tantivy.schema import FACETABLE, NUMERIC, FieldSpec, IndexLayout
+from searchport.domain.errors import InvalidRequest
+from searchport.domain.results import Bucket, FacetValue
+
+ALL_VALUES = 65_000  # tantivy refuses aggregations of more buckets than this
+FEW_VALUES = 2_000  # fetching every value of such a field costs no more than the top ones
+_SLACK = 20
+
+
+def facet_spec(layout: IndexLayout, name: str) -> FieldSpec:
+    spec = field_spec(layout, name, "facet on")
+    if spec.type not in FACETABLE:
+        raise InvalidRequest(
+            f'Cannot facet on "{name}": it is a {spec.type} field; facet on a keyword, '
+            f"number, boolean or date field"
+        )
+    return spec
+
+
+def histogram_spec(layout: IndexLayout, name: str) -> FieldSpec:
+    spec = field_spec(layout, name, "build a histogram of")
+    if spec.type not in NUMERIC:
+        raise InvalidRequest(
+            f'Cannot build a histogram of "{name}": it is a {spec.type} field; use an integer '
+            f"or float field"
+        )
+    return spec
+
+
+def terms_request(spec: FieldSpec, wanted: int, everything: bool = False) -> dict[str, Any]:
+    size = ALL_VALUES if everything else min(ALL_VALUES, wanted * 2 + _SLACK)
+    # segment_size: exact counts even when a source ends up in several segments.
+    return {"terms": {"field": spec.name, "size": size,
+                      "segment_size": max(size, min(ALL_VALUES, size * 10))}}
+
+
+def histogram_request(spec: FieldSpec, interval: float) -> dict[str, Any]:
+    return {"histogram": {"field": spec.name, "interval": interval}}
+
+
+def needs_all_values(result: dict[str, Any], wanted: int) -> bool:
+    """True when the fetched buckets may not settle the order of the first ``wanted``."""
+    buckets = result["buckets"]
+    if not result.get("sum_other_doc_count") or len(buckets) <= wanted:
+        return False
+    counts = sorted((b["doc_count"] for b in buckets), reverse=True)
+    return counts[wanted - 1] == counts[-1] if wanted > 0 else False
+
+
+def facet_values(spec: FieldSpec, result: dict[str, Any]) -> list[FacetValue]:
+    """Every returned bucket, formatted and ordered; the caller cuts the list."""
+    entries = [(_natural_key(spec, b), FacetValue(value=_format(spec, b), count=b["doc_count"]))
+               for b in result["buckets"] if b["doc_count"] > 0]
+    entries.sort(key=lambda entry: (-entry[1].count, entry[0]))
+    return [value for _, value in entries]
+
+
+def buckets(result: dict[str, Any]) -> list[Bucket]:
+    return [Bucket(key=float(b["key"]), count=int(b["doc_count"])) for b in result["buckets"]]
+
+
+def _format(spec: FieldSpec, bucket: dict[str, Any]) -> str:
+    key = bucket["key"]
+    if spec.type == "boolean":
+        return "true" if key in (1, True, "true") else "false"
+    if isinstance(key, str):
+        return key  # keywords, and dates (tantivy writes them as RFC 3339)
+    return values.format_number(int(key) if spec.type == "integer" else float(key))
+
+
+def _natural_key(spec: FieldSpec, bucket: dict[str, Any]) -> Any:
+    key = bucket["key"]
+    if spec.type in NUMERIC or spec.type == "boolean":
+        return float(key) if not isinstance(key, str) else float(key == "true")
+    return str(key)

@@ -1,0 +1,160 @@
+"""Filters as tantivy queries, built object by object: no value is ever parsed as syntax."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import tantivy
+
+from searchport.adapters.tantivy import values
+from searchport.adapters.tantivy.schema import (
+    PRESENT_FIELD,
+    FieldSpec,
+    IndexLayout,
+    text_analyzer,
+)
+from searchport.domain.errors import InvalidRequest
+from searchport.domain.query import (
+    ExistsFilter,
+    Filter,
+    RangeFilter,
+    Scalar,
+    TermFilter,
+)
+
+_I64_MIN, _I64_MAX = -(2**63), 2**63 - 1
+_TERM_COERCERS: dict[str, Callable[[Any], Any]] = {
+    "keyword": values.as_keyword,
+    "integer": values.as_integer,
+    "float": values.as_float,
+    "boolean": values.as_boolean,
+}
+_RANGE_TYPES = {"integer": tantivy.FieldType.Integer, "float": tantivy.FieldType.Float}
+
+
+def field_spec(layout: IndexLayout, name: str, action: str) -> FieldSpec:
+    """The spec of a typed field, or a 400 naming it (``action``: "filter on", "sort by"...)."""
+    spec = layout.spec(name)
+    if spec is None:
+        raise InvalidRequest(f'Cannot {action} "{name}": it is not a typed field of this index')
+    return spec
+
+
+def must(queries: Sequence[tantivy.Query]) -> tantivy.Query:
+    if not queries:
+        return tantivy.Query.all_query()
+    if len(queries) == 1:
+        return queries[0]
+    return tantivy.Query.boolean_query([(tantivy.Occur.Must, q) for q in queries])
+
+
+def any_of(queries: Sequence[tantivy.Query]) -> tantivy.Query:
+    if not queries:
+        return tantivy.Query.empty_query()
+    if len(queries) == 1:
+        return queries[0]
+    return tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in queries])
+
+
+def exclude(query: tantivy.Query) -> tantivy.Query:
+    # A boolean query with only MustNot matches nothing: exclusion needs a positive side.
+    return tantivy.Query.boolean_query(
+        [(tantivy.Occur.Must, tantivy.Query.all_query()), (tantivy.Occur.MustNot, query)]
+    )
+
+
+def unscored(query: tantivy.Query) -> tantivy.Query:
+    """A filter narrows the matches without moving their relevance."""
+    return tantivy.Query.const_score_query(query, 0.0)
+
+
+class FilterTranslator:
+    def __init__(self, layout: IndexLayout, schema: tantivy.Schema) -> None:
+        self._layout = layout
+        self._schema = schema
+        self._analyzer = text_analyzer()
+
+    def translate(self, flt: Filter) -> tantivy.Query:
+        if isinstance(flt, ExistsFilter):
+            field_spec(self._layout, flt.field, "filter on")
+            present = tantivy.Query.term_query(self._schema, PRESENT_FIELD, flt.field)
+            return present if flt.exists else exclude(present)
+        spec = field_spec(self._layout, flt.field, "filter on")
+        if isinstance(flt, RangeFilter):
+            return self._range(spec, flt.min, flt.max)
+        matches = self.equals_any(spec, flt.values)
+        return matches if isinstance(flt, TermFilter) else exclude(matches)
+
+    def equals_any(self, spec: FieldSpec, wanted: Sequence[Scalar]) -> tantivy.Query:
+        if spec.type == "text":
+            return any_of([self._text_phrase(spec.name, value) for value in wanted])
+        if spec.type == "date":
+            return any_of([self._date_range(spec, value, value) for value in wanted])
+        coerce = _TERM_COERCERS.get(spec.type)
+        if coerce is None:
+            raise InvalidRequest(
+                f'Cannot filter on "{spec.name}" by value: a {spec.type} field is filtered '
+                f"with geoGrid bounds"
+            )
+        terms = list(dict.fromkeys(_checked(spec, coerce, value) for value in wanted))
+        if len(terms) == 1:
+            return tantivy.Query.term_query(self._schema, spec.name, terms[0])
+        return tantivy.Query.term_set_query(self._schema, spec.name, terms)
+
+    def _text_phrase(self, name: str, value: Scalar) -> tantivy.Query:
+        tokens = self._analyzer.analyze(_checked_text(name, value))
+        if not tokens:
+            return tantivy.Query.empty_query()
+        if len(tokens) == 1:
+            return tantivy.Query.term_query(self._schema, name, tokens[0])
+        return tantivy.Query.phrase_query(self._schema, name, list(tokens))
+
+    def _range(self, spec: FieldSpec, low: float | str | None,
+               high: float | str | None) -> tantivy.Query:
+        if low is None and high is None:
+            return tantivy.Query.term_query(self._schema, PRESENT_FIELD, spec.name)
+        if spec.type == "date":
+            return self._date_range(spec, low, high)
+        field_type = _RANGE_TYPES.get(spec.type)
+        if field_type is None:
+            raise InvalidRequest(
+                f'Cannot filter "{spec.name}" by range: it is a {spec.type} field, ranges '
+                f"need a number or date field"
+            )
+        lower = None if low is None else _checked(spec, values.as_float, low)
+        upper = None if high is None else _checked(spec, values.as_float, high)
+        bounds: tuple[Any, Any] = (lower, upper)
+        if spec.type == "integer":  # inclusive integer bounds inside the float ones
+            bounds = (None if lower is None else max(_I64_MIN, math.ceil(lower)),
+                      None if upper is None else min(_I64_MAX, math.floor(upper)))
+        if None not in bounds and bounds[0] > bounds[1]:
+            return tantivy.Query.empty_query()
+        return tantivy.Query.range_query(self._schema, spec.name, field_type,
+                                         bounds[0], bounds[1])
+
+    def _date_range(self, spec: FieldSpec, low: Any, high: Any) -> tantivy.Query:
+        # A written date covers a span: "max: 2020-12-31" includes that whole day.
+        start = None if low is None else _checked(spec, values.date_span, low)[0]
+        end = None if high is None else _checked(spec, values.date_span, high)[1]
+        if start is not None and end is not None and start >= end:
+            return tantivy.Query.empty_query()
+        return tantivy.Query.range_query(self._schema, spec.name, tantivy.FieldType.Date,
+                                         start, end, include_upper=False)
+
+
+def _checked(spec: FieldSpec, coerce: Callable[[Any], Any], value: Any) -> Any:
+    try:
+        return coerce(value)
+    except values.BadValue as exc:
+        raise InvalidRequest(
+            f'Filter "{spec.name}" {exc}, got {values.describe(value)}'
+        ) from None
+
+
+def _checked_text(name: str, value: Any) -> str:
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise InvalidRequest(f'Filter "{name}" expects text, got {values.describe(value)}')
+    return value if isinstance(value, str) else values.format_number(value)
+

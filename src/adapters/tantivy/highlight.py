@@ -1,0 +1,117 @@
+"""Highlights: HTML-escaped document text with ``<mark>`` around the matched words.
+
+The text is re-analysed with the index's analyzer (which reports character offsets), so
+exactly the words the query matched are marked, prefix matches included; everything else
+is escaped, which makes a fragment safe to render as HTML.
+"""
+
+from __future__ import annotations
+
+import html
+import itertools
+import re
+from typing import Any
+
+from searchport.adapters.tantivy.documents import field_value
+from searchport.adapters.tantivy.filters import field_spec
+from searchport.adapters.tantivy.schema import (
+    FieldSpec,
+    IndexLayout,
+    fold_analyzer,
+    text_analyzer,
+)
+from searchport.adapters.tantivy.text_query import TextMatch
+from searchport.domain.errors import InvalidRequest
+
+FRAGMENT_CHARS = 200  # longer values are cut to a window around the first match
+MAX_FRAGMENTS = 5  # per field, for arrays
+_CONTEXT = 60  # characters kept before the first match of a long value
+Span = tuple[int, int]
+_HTML_SPECIAL = re.compile("[&<>\"']")
+
+
+def _as_is(text: str) -> str:
+    return text
+
+
+def highlight_specs(layout: IndexLayout, requested: tuple[str, ...], match: TextMatch
+                    ) -> list[FieldSpec]:
+    if not requested:
+        return [field_spec(layout, name, "highlight") for name in match.text_fields]
+    specs = [field_spec(layout, name, "highlight") for name in requested]
+    for spec in specs:
+        if spec.type not in ("text", "keyword"):
+            raise InvalidRequest(
+                f'Cannot highlight "{spec.name}": it is a {spec.type} field; highlight text '
+                f"or keyword fields"
+            )
+    return specs
+
+
+class Highlighter:
+    def __init__(self, match: TextMatch, specs: list[FieldSpec]) -> None:
+        self._match = match
+        self._specs = specs
+        self._text = text_analyzer()
+        self._fold = fold_analyzer()
+
+    def highlight(self, row: dict[str, Any]) -> dict[str, list[str]]:
+        found: dict[str, list[str]] = {}
+        for spec in self._specs:
+            value = field_value(row, spec.name)
+            items = [v for v in (value if isinstance(value, list) else [value])
+                     if isinstance(v, str)]
+            fragments = []
+            for item, spans in zip(items, self._spans(spec, items), strict=True):
+                if spans:
+                    fragments.append(fragment(item, spans))
+                    if len(fragments) == MAX_FRAGMENTS:
+                        break
+            if fragments:
+                found[spec.name] = fragments
+        return found
+
+    def _spans(self, spec: FieldSpec, items: list[str]) -> list[list[Span]]:
+        """The matched spans of each item (character offsets within the item)."""
+        if spec.type == "keyword":
+            folded = self._match.folded
+            return [[(0, len(item))] if (f := self._fold.analyze(item)) and f[0] in folded
+                    else [] for item in items]
+        # One analyzer call for a whole array: the newline joining the items is never part
+        # of a word, so each token falls inside one item.
+        starts = list(itertools.accumulate((len(item) + 1 for item in items), initial=0))
+        spans: list[list[Span]] = [[] for _ in items]
+        terms, prefix = self._match.terms, self._match.prefix
+        item = 0
+        for token in self._text.pre_tokenize("\n".join(items)).tokens:
+            word = token.text
+            if word in terms or (prefix is not None and word.startswith(prefix)):
+                begin, end = token.char_offset_from, token.char_offset_to
+                while begin >= starts[item + 1]:
+                    item += 1
+                spans[item].append((begin - starts[item], end - starts[item]))
+        return spans
+
+
+def fragment(text: str, spans: list[Span]) -> str:
+    start, end = 0, len(text)
+    if end > FRAGMENT_CHARS:
+        start = max(0, spans[0][0] - _CONTEXT)
+        if start > 0:  # begin at a word, not inside one
+            space = text.find(" ", start, spans[0][0])
+            start = space + 1 if space >= 0 else start
+        end = min(len(text), start + FRAGMENT_CHARS)
+        if end < len(text):
+            space = text.rfind(" ", max(start, spans[0][1]), end)
+            end = space if space >= 0 else end
+    escape = html.escape if _HTML_SPECIAL.search(text, start, end) else _as_is
+    parts = []
+    cursor = start
+    for span_start, span_end in spans:
+        if span_start < cursor or span_end > end:
+            continue
+        parts.append(escape(text[cursor:span_start]))
+        parts.append(f"<mark>{escape(text[span_start:span_end])}</mark>")
+        cursor = span_end
+    parts.append(escape(text[cursor:end]))
+    return "".join(parts)

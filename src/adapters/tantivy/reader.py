@@ -1,0 +1,114 @@
+"""An opened index generation: the searcher and the few primitives every request uses."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import tantivy
+
+from searchport.adapters.tantivy.documents import document_id
+from searchport.adapters.tantivy.filters import FilterTranslator, any_of
+from searchport.adapters.tantivy.schema import (
+    ID_FIELD,
+    SEQ_FIELD,
+    SOURCE_FIELD,
+    IndexLayout,
+    register_analyzers,
+)
+from searchport.adapters.tantivy.text_query import TextQueryBuilder
+from searchport.domain.errors import InvalidRequest
+from searchport.domain.results import Hit
+
+_decode_row = msgspec.json.Decoder(dict[str, Any]).decode
+Scored = tuple[Any, tantivy.DocAddress]  # (score or sort value, address)
+
+
+class OpenIndex:
+    def __init__(self, handle: str, path: Path, layout: IndexLayout) -> None:
+        self.handle = handle
+        self.layout = layout
+        self.index = tantivy.Index.open(str(path))
+        register_analyzers(self.index)
+        self.schema = self.index.schema
+        self.searcher = self.index.searcher()
+        self.filters = FilterTranslator(layout, self.schema)
+        self._distinct: dict[str, float] = {}
+        self.text = TextQueryBuilder(layout, self.schema)
+
+    @property
+    def num_docs(self) -> int:
+        return self.searcher.num_docs
+
+    def probe(self) -> None:
+        """Fail unless the index can be searched."""
+        self.count(tantivy.Query.all_query())
+
+    def count(self, query: tantivy.Query) -> int:
+        # limit=0 panics inside tantivy: count with the smallest real page instead.
+        return _total(self.searcher.search(query, limit=1, count=True))
+
+    def top(self, query: tantivy.Query, limit: int, offset: int = 0,
+            order_by: str | None = None, descending: bool = True) -> tuple[int, list[Scored]]:
+        """(total matches, one page of matches); ``limit`` 0 counts only."""
+        if limit <= 0:
+            return self.count(query), []
+        order = tantivy.Order.Desc if descending else tantivy.Order.Asc
+        result = self.searcher.search(query, limit=limit, offset=offset, count=True,
+                                      order_by_field=order_by, order=order)
+        return _total(result), list(result.hits)
+
+    def distinct_values(self, field: str) -> float:
+        """Roughly how many distinct values a fast field holds (HyperLogLog), cached."""
+        found = self._distinct.get(field)
+        if found is None:
+            found = self._distinct[field] = self.searcher.cardinality(
+                tantivy.Query.all_query(), field)
+        return found
+
+    def aggregate(self, query: tantivy.Query, aggregations: dict[str, Any]) -> dict[str, Any]:
+        try:
+            return self.searcher.aggregate(query, aggregations)
+        except ValueError as exc:
+            if "bucket" in str(exc).lower():  # a histogram interval far too small
+                raise InvalidRequest(
+                    f"The request asks for too many buckets: {exc}"
+                ) from None
+            raise
+
+    def row(self, address: tantivy.DocAddress) -> dict[str, Any]:
+        source = self.searcher.doc(address).get_first(SOURCE_FIELD)
+        return _decode_row(source) if isinstance(source, bytes) else {}
+
+    def raw_row(self, address: tantivy.DocAddress) -> bytes:
+        source = self.searcher.doc(address).get_first(SOURCE_FIELD)
+        return source if isinstance(source, bytes) else b"{}"
+
+    def addresses_by_seq(self, seqs: Sequence[int]) -> dict[int, tantivy.DocAddress]:
+        if not seqs:
+            return {}
+        # A disjunction of term queries: about 3x faster here than term_set_query.
+        query = any_of([tantivy.Query.term_query(self.schema, SEQ_FIELD, s) for s in seqs])
+        _, hits = self.top(query, limit=len(seqs))
+        addresses = [address for _, address in hits]
+        found = self.searcher.fast_field_values(SEQ_FIELD, addresses)
+        return {int(seq): address for seq, address in zip(found, addresses, strict=True)
+                if seq is not None}
+
+    def address_by_id(self, doc_id: str) -> tantivy.DocAddress | None:
+        query = tantivy.Query.term_query(self.schema, ID_FIELD, doc_id)
+        _, hits = self.top(query, limit=1)
+        return hits[0][1] if hits else None
+
+    def hit(self, row: dict[str, Any], score: float | None = None,
+            fields: tuple[str, ...] | None = None) -> Hit:
+        source = row if fields is None else {k: row[k] for k in fields if k in row}
+        return Hit(id=document_id(row, self.layout.id_field), index=self.handle,
+                   score=score, source=source)
+
+
+def _total(result: tantivy.SearchResult) -> int:
+    count: int | None = getattr(result, "count", None)  # missing from tantivy's stub
+    return count or 0

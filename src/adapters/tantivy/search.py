@@ -1,0 +1,136 @@
+"""One ``SearchQuery`` against an open index: hits, total, facets, histograms, tiles.
+
+Aggregations that see the same documents share one tantivy call: facets without a filter
+of their own, histograms and the geo grid all follow the full query. A facet field that
+is also filtered gets a call of its own without its own filters (disjunctive counts).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import tantivy
+
+from searchport.adapters.tantivy import facets as facet_aggs
+from searchport.adapters.tantivy import geogrid
+from searchport.adapters.tantivy.filters import must, unscored
+from searchport.adapters.tantivy.highlight import Highlighter, highlight_specs
+from searchport.adapters.tantivy.reader import OpenIndex
+from searchport.adapters.tantivy.schema import FieldSpec
+from searchport.adapters.tantivy.sorting import sorted_page
+from searchport.domain.query import FacetValuesQuery, SearchQuery
+from searchport.domain.results import EngineGeoCluster, EngineResult, FacetValue, Hit
+
+
+def run_search(ix: OpenIndex, query: SearchQuery) -> EngineResult:
+    match = ix.text.build(query.text, query.search_fields, query.prefix_last_word)
+    filters = [ix.filters.translate(flt) for flt in query.filters]
+    if query.geo_grid is not None:
+        geogrid.check_grid(ix.layout, query.geo_grid)
+        if query.geo_grid.bounds is not None:
+            filters.append(geogrid.bounds_query(ix.schema, query.geo_grid.field,
+                                                query.geo_grid.bounds))
+    facet_specs = [facet_aggs.facet_spec(ix.layout, name) for name in query.facets]
+    histogram_specs = [(facet_aggs.histogram_spec(ix.layout, h.field), h.interval)
+                       for h in query.histograms]
+    highlighter = (Highlighter(match, highlight_specs(ix.layout, query.highlight_fields, match))
+                   if query.highlight and match is not None else None)
+
+    def combined(skip: set[int]) -> tantivy.Query:
+        kept = [unscored(q) for i, q in enumerate(filters) if i not in skip]
+        return must([match.query, *kept] if match is not None else kept)
+
+    full = combined(set())
+    total, page = sorted_page(ix, full, query.sort, query.offset, query.limit)
+    hits = []
+    for score, address in page:
+        row = ix.row(address)
+        hit = ix.hit(row, score, query.fields)
+        if highlighter is not None:
+            hit.highlights = highlighter.highlight(row)
+        hits.append(hit)
+
+    # Aggregations over the full query: facets with no filter of their own, histograms,
+    # the grid. Filters at index >= len(query.filters) are the geo bounds: never skipped.
+    shared: dict[str, Any] = {}
+    own_filters: dict[str, set[int]] = {}
+    for i, spec in enumerate(facet_specs):
+        mine = {j for j, flt in enumerate(query.filters) if flt.field == spec.name}
+        if mine:
+            own_filters[spec.name] = mine
+        else:
+            shared[f"facet{i}"] = _terms_request(ix, spec, query.max_facet_values)
+    for i, (spec, interval) in enumerate(histogram_specs):
+        shared[f"histogram{i}"] = facet_aggs.histogram_request(spec, interval)
+    if query.geo_grid is not None:
+        shared["grid"] = geogrid.grid_request(query.geo_grid)
+    results = ix.aggregate(full, shared) if shared and total > 0 else {}
+
+    facet_counts: dict[str, list[FacetValue]] = {}
+    for i, spec in enumerate(facet_specs):
+        skip = own_filters.get(spec.name)
+        scope = full if skip is None else combined(skip)
+        counted = results.get(f"facet{i}") if skip is None else None
+        facet_counts[spec.name] = count_values(ix, scope, spec, query.max_facet_values,
+                                               counted, total > 0 or skip is not None)
+    histograms = {
+        spec.name: facet_aggs.buckets(results[f"histogram{i}"]) if results else []
+        for i, (spec, _) in enumerate(histogram_specs)
+    }
+    clusters = (_clusters(ix, query, results.get("grid"))
+                if query.geo_grid is not None else None)
+    return EngineResult(hits=hits, total=total, facets=facet_counts, histograms=histograms,
+                        geo_clusters=clusters)
+
+
+def count_values(ix: OpenIndex, scope: tantivy.Query, spec: FieldSpec, limit: int,
+                 counted: dict[str, Any] | None = None, any_match: bool = True
+                 ) -> list[FacetValue]:
+    """The top ``limit`` values of a facet within ``scope``, exactly ordered."""
+    if not any_match or limit <= 0:
+        return []
+    if counted is None:
+        counted = ix.aggregate(scope, {"f": _terms_request(ix, spec, limit)})["f"]
+    if facet_aggs.needs_all_values(counted, limit):
+        request = facet_aggs.terms_request(spec, limit, everything=True)
+        counted = ix.aggregate(scope, {"f": request})["f"]
+    return facet_aggs.facet_values(spec, counted)[:limit]
+
+
+def _terms_request(ix: OpenIndex, spec: FieldSpec, limit: int) -> dict[str, Any]:
+    # All values of a small field at once: one call settles every tie at the cut.
+    everything = ix.distinct_values(spec.name) <= facet_aggs.FEW_VALUES
+    return facet_aggs.terms_request(spec, limit, everything)
+
+
+def facet_search(ix: OpenIndex, query: FacetValuesQuery) -> list[FacetValue]:
+    """Values of a facet containing ``query.text`` (case-insensitive), counted under the
+    query's filters."""
+    spec = facet_aggs.facet_spec(ix.layout, query.field)
+    scope = must([unscored(ix.filters.translate(flt)) for flt in query.filters])
+    if query.limit <= 0:
+        return []
+    request = facet_aggs.terms_request(spec, query.limit, everything=bool(query.text))
+    counted = ix.aggregate(scope, {"f": request})["f"]
+    if not query.text:
+        return count_values(ix, scope, spec, query.limit, counted)
+    needle = query.text.casefold()
+    found = [v for v in facet_aggs.facet_values(spec, counted) if needle in v.value.casefold()]
+    return found[: query.limit]
+
+
+def _clusters(ix: OpenIndex, query: SearchQuery, result: dict[str, Any] | None
+              ) -> list[EngineGeoCluster]:
+    if result is None or query.geo_grid is None:
+        return []
+    found = geogrid.clusters(query.geo_grid, result)
+    addresses = ix.addresses_by_seq([seq for _, seq in found if seq >= 0])
+    for cluster, seq in found:
+        address = addresses.get(seq)
+        if address is not None:
+            cluster.hit = _sample_hit(ix, address, query)
+    return [cluster for cluster, _ in found]
+
+
+def _sample_hit(ix: OpenIndex, address: Any, query: SearchQuery) -> Hit:
+    return ix.hit(ix.row(address), None, query.fields)

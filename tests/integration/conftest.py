@@ -1,0 +1,149 @@
+"""Shared fixtures of the integration tier: a real tantivy index of ``books.jsonl``, and a
+plain-Python reading of the same rows that tests compute their expectations from."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import re
+import unicodedata
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import msgspec
+import pytest
+
+from searchport.adapters.tantivy import TantivyEngine
+from searchport.domain.config import IndexConfig
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+BOOKS = FIXTURES / "books.jsonl"
+
+BOOK_FIELDS: dict[str, Any] = {
+    "title": {"type": "text", "weight": 2},
+    "author": {"type": "text"},
+    "genre": {"type": "keyword"},
+    "tags": {"type": "keyword"},
+    "language": {"type": "keyword"},
+    "year": {"type": "integer"},
+    "pages": {"type": "integer"},
+    "price": {"type": "float"},
+    "available": {"type": "boolean"},
+    "published": {"type": "date"},
+    "location": {"type": "geo_point"},
+    "writer": {"field": "author"},  # an alias without a type: nothing more to index
+}
+TEXT_FIELDS = ("title", "author")
+KEYWORD_FIELDS = ("genre", "tags", "language")
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def books_config(path: Path, source: Path = BOOKS, **fields: Any) -> IndexConfig:
+    return msgspec.convert(
+        {"engine": "tantivy", "path": str(path), "source": str(source),
+         "fields": fields or BOOK_FIELDS},
+        IndexConfig,
+    )
+
+
+@pytest.fixture(scope="session")
+def books_engine(tmp_path_factory: pytest.TempPathFactory) -> TantivyEngine:
+    """One index for every read-only test (building per test would only cost time)."""
+    base = tmp_path_factory.mktemp("books")
+    engine = TantivyEngine("books", books_config(base / "index"), base)
+    asyncio.run(engine.start())
+    return engine
+
+
+def load_rows(path: Path = BOOKS) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
+
+
+@pytest.fixture(scope="session")
+def rows() -> list[dict[str, Any]]:
+    return load_rows()
+
+
+# --- the reference semantics, in plain Python -------------------------------------------
+
+def fold(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text.lower())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased, accent-free runs of letters and digits (what the index analyses)."""
+    return re.findall(r"[^\W_]+", fold(text))
+
+
+def listed(value: Any) -> list[Any]:
+    if value is None:
+        return []
+    return value if isinstance(value, list) else [value]
+
+
+def doc_id(row: dict[str, Any]) -> str:
+    return str(row["id"])
+
+
+def ids(rows: Iterable[dict[str, Any]]) -> set[str]:
+    return {doc_id(row) for row in rows}
+
+
+def text_matches(row: dict[str, Any], text: str, fields: Iterable[str] = TEXT_FIELDS,
+                 keywords: Iterable[str] = KEYWORD_FIELDS, prefix: bool = True) -> bool:
+    """Any word of ``text`` in a searched text field (the last one also as a prefix), or
+    the whole text or one of its words equal to a keyword, ignoring case and accents."""
+    query = words(text)
+    if not query:
+        return False
+    last = query[-1] if prefix and text[-1].isalnum() else None
+    for field in fields:
+        for value in listed(row.get(field)):
+            for word in words(value):
+                if word in query or (last is not None and word.startswith(last)):
+                    return True
+    wanted = {fold(text.strip()), *(fold(w) for w in text.split())}
+    return any(fold(v) in wanted for f in keywords for v in listed(row.get(f)))
+
+
+def parse_date(text: str) -> datetime:
+    value = datetime.fromisoformat(text)
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def tile(lat: float, lon: float, zoom: int) -> tuple[int, int]:
+    """The standard slippy-map tile of a point (OpenStreetMap wiki formula)."""
+    n = 2**zoom
+    x = int((lon + 180.0) / 360.0 * n)
+    y = int((1.0 - math.asinh(math.tan(math.radians(lat))) / math.pi) / 2.0 * n)
+    return min(x, n - 1), min(y, n - 1)
+
+
+def point(row: dict[str, Any]) -> tuple[float, float] | None:
+    value = row.get("location")
+    if isinstance(value, dict):
+        return float(value["lat"]), float(value["lon"])
+    if isinstance(value, str):
+        lat, lon = value.split(",")
+        return float(lat), float(lon)
+    return None
+
+
+@pytest.fixture(scope="session")
+def ref() -> SimpleNamespace:
+    """The helpers above, for tests (a namespace, so no test imports conftest)."""
+    return SimpleNamespace(
+        fold=fold, words=words, listed=listed, doc_id=doc_id, ids=ids,
+        text_matches=text_matches, parse_date=parse_date, tile=tile, point=point,
+        config=books_config, load_rows=load_rows, text_fields=TEXT_FIELDS,
+        keyword_fields=KEYWORD_FIELDS, books=BOOKS,
+    )

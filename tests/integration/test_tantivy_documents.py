@@ -1,0 +1,137 @@
+"""Documents, field selection, mapping, raw queries and the port contract, on real tantivy."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from searchport.adapters.tantivy import TantivyEngine
+from searchport.domain.errors import EngineUnavailable, InvalidQuery, InvalidRequest
+from searchport.domain.query import FacetValuesQuery, SearchQuery
+from searchport.domain.results import Capabilities
+from searchport.ports.engine import SearchEnginePort
+
+pytestmark = pytest.mark.anyio
+Row = dict[str, Any]
+
+
+def test_the_engine_satisfies_the_port(tmp_path: Path, ref: SimpleNamespace) -> None:
+    engine: SearchEnginePort = TantivyEngine("books", ref.config(tmp_path / "i"), tmp_path)
+    assert engine.name == "tantivy"
+    assert engine.capabilities == Capabilities(
+        suggest=False, boosts=True, histogram=True, geo_grid=True, nested=False,
+        multi_index=False, raw_query=True)
+    assert not (tmp_path / "i").exists()  # constructing does no I/O
+
+
+async def test_hits_return_the_original_rows(books_engine: TantivyEngine,
+                                             rows: list[Row], ref: SimpleNamespace) -> None:
+    result = await books_engine.search(SearchQuery(limit=100))
+    assert {hit.id: hit.source for hit in result.hits} == {ref.doc_id(r): r for r in rows}
+    assert all(hit.index == "books" for hit in result.hits)
+    integer_id = next(h for h in result.hits if h.id == "46")
+    assert integer_id.source["id"] == 46  # types kept, unconfigured fields too
+    assert "place" in integer_id.source or "location" not in integer_id.source
+
+
+async def test_fields_select_stored_fields(books_engine: TantivyEngine,
+                                           rows: list[Row], ref: SimpleNamespace) -> None:
+    fields = ("title", "notes", "year", "nope")
+    result = await books_engine.search(SearchQuery(limit=100, fields=fields))
+    by_id = {ref.doc_id(r): r for r in rows}
+    for hit in result.hits:
+        assert hit.source == {k: v for k, v in by_id[hit.id].items() if k in fields}
+    nothing = await books_engine.search(SearchQuery(limit=3, fields=()))
+    assert all(hit.source == {} and hit.id for hit in nothing.hits)
+
+
+async def test_get_document(books_engine: TantivyEngine, rows: list[Row],
+                            ref: SimpleNamespace) -> None:
+    for row in rows[:10]:
+        hit = await books_engine.get_document(ref.doc_id(row))
+        assert hit is not None
+        assert (hit.id, hit.index, hit.score, hit.source, hit.highlights) == (
+            ref.doc_id(row), "books", None, row, {})
+    assert await books_engine.get_document("no-such-id") is None
+    assert await books_engine.get_document('b01" OR id:*') is None
+
+
+async def test_mapping(books_engine: TantivyEngine, rows: list[Row]) -> None:
+    mapping = await books_engine.get_mapping()
+    assert mapping["engine"] == "tantivy"
+    assert mapping["index"] == "books"
+    assert mapping["numDocs"] == len(rows)
+    assert mapping["idField"] == "id"
+    assert {name: f["type"] for name, f in mapping["fields"].items()} == {
+        "title": "text", "author": "text", "genre": "keyword", "tags": "keyword",
+        "language": "keyword", "year": "integer", "pages": "integer", "price": "float",
+        "available": "boolean", "published": "date", "location": "geo_point"}
+    assert mapping["fields"]["genre"]["fast"] is True
+    json.dumps(mapping)  # plain JSON
+
+
+async def test_raw_query(books_engine: TantivyEngine, rows: list[Row],
+                         ref: SimpleNamespace) -> None:
+    body = {"query": "title:castle AND year:[1900 TO *]", "limit": 100}
+    answer = json.loads(await books_engine.raw_query(body))
+    want = {ref.doc_id(r) for r in rows
+            if "castle" in ref.words(r["title"]) and r.get("year", 0) >= 1900}
+    assert want
+    assert answer["count"] == len(want)
+    assert {hit["id"] for hit in answer["hits"]} == want
+    by_id = {ref.doc_id(r): r for r in rows}
+    assert all(hit["doc"] == by_id[hit["id"]] and hit["score"] > 0 for hit in answer["hits"])
+
+
+async def test_raw_query_defaults_and_clamps(books_engine: TantivyEngine,
+                                             rows: list[Row]) -> None:
+    answer = json.loads(await books_engine.raw_query({"query": "night"}))
+    assert len(answer["hits"]) == min(10, answer["count"])
+    answer = json.loads(await books_engine.raw_query({"query": "*", "limit": 0}))
+    assert (answer["count"], len(answer["hits"])) == (len(rows), 1)
+    answer = json.loads(await books_engine.raw_query({"query": "*", "limit": 1000,
+                                                      "offset": 40}))
+    assert len(answer["hits"]) == len(rows) - 40
+
+
+@pytest.mark.parametrize("query", ["title:(", "nofield:x", "year:abc", "AND AND"])
+async def test_raw_query_rejections_carry_tantivys_reason(books_engine: TantivyEngine,
+                                                          query: str) -> None:
+    with pytest.raises(InvalidQuery) as caught:
+        await books_engine.raw_query({"query": query})
+    assert caught.value.message.startswith("tantivy could not parse the query: ")
+
+
+@pytest.mark.parametrize("body", [{}, {"query": 5}, {"query": "x", "limit": "5"},
+                                  {"query": "x", "offset": 1.5}, {"query": "x", "size": 5}])
+async def test_raw_query_bad_bodies(books_engine: TantivyEngine, body: dict[str, Any]) -> None:
+    with pytest.raises(InvalidRequest):
+        await books_engine.raw_query(body)
+
+
+async def test_ping(books_engine: TantivyEngine) -> None:
+    await books_engine.ping()
+
+
+async def test_an_engine_that_is_not_started_is_unavailable(tmp_path: Path,
+                                                            ref: SimpleNamespace) -> None:
+    engine = TantivyEngine("books", ref.config(tmp_path / "i"), tmp_path)
+    with pytest.raises(EngineUnavailable):
+        await engine.ping()
+    with pytest.raises(EngineUnavailable):
+        await engine.search(SearchQuery())
+    with pytest.raises(EngineUnavailable):
+        await engine.facet_values(FacetValuesQuery(field="genre"))
+
+
+async def test_close_then_unavailable(tmp_path: Path, ref: SimpleNamespace) -> None:
+    engine = TantivyEngine("books", ref.config(tmp_path / "i"), tmp_path)
+    await engine.start()
+    await engine.ping()
+    await engine.close()
+    with pytest.raises(EngineUnavailable):
+        await engine.ping()
