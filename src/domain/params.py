@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from datetime import date, datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
@@ -183,12 +183,18 @@ def _scalars(param: str, key: str, value: Any) -> tuple[Scalar, ...]:
     return tuple(items)
 
 
+def _instant(text: str) -> datetime:
+    """An ISO-8601 date or date-time as an aware instant (no zone: UTC)."""
+    moment = datetime.fromisoformat(text)
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
 def _bound(param: str, key: str, value: Any) -> float | str | None:
     if value is None or _is_number(value):
         return value  # type: ignore[no-any-return]
     if isinstance(value, str):
         try:
-            (datetime if "T" in value or " " in value else date).fromisoformat(value)
+            _instant(value)
         except ValueError:
             pass
         else:
@@ -211,7 +217,11 @@ def _filter(param: str, key: str, field: str, value: Any) -> Filter:
                 raise InvalidRequest(
                     f"Invalid '{param}' format: the range of '{key}' mixes a number and a date"
                 )
-            if low > high:  # type: ignore[operator]
+            if (
+                _instant(low) > _instant(high)
+                if isinstance(low, str) and isinstance(high, str)
+                else low > high  # type: ignore[operator]
+            ):
                 raise InvalidRequest(
                     f"Invalid '{param}' format: the range of '{key}' has min > max"
                 )

@@ -73,12 +73,10 @@ def _cors(origins: str | list[str] | None) -> CORSConfig | None:
 
 def _cache_headers(auth: bool) -> Any:
     value = "private, max-age=10" if auth else "public, max-age=10, stale-while-revalidate=50"
-    vary = "Authorization, Accept-Encoding" if auth else "Accept-Encoding"
 
     async def after_request(response: Response[Any]) -> Response[Any]:
         if response.status_code == 200:
             response.headers["cache-control"] = value
-            response.headers["vary"] = vary
         return response
 
     return after_request
@@ -132,4 +130,5 @@ def create_app(container: Container, *, listen_url: str | None = None) -> Reques
         logging_config=None,
         debug=False,
     )
-    return RequestContext(app)
+    vary = (b"Authorization", b"Accept-Encoding") if auth else (b"Accept-Encoding",)
+    return RequestContext(app, vary=vary)

@@ -13,21 +13,42 @@ from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from searchport.entrypoints.timing import engine_seconds
 
 REQUEST_ID_KEY = "searchport.request_id"
-_VALID_ID = re.compile(rb"^[A-Za-z0-9._-]{1,64}$")
+_VALID_ID = re.compile(rb"[A-Za-z0-9._-]{1,64}")
 
 
 def _incoming_id(scope: Scope) -> str | None:
     for name, value in scope.get("headers", ()):
-        if name == b"x-request-id" and _VALID_ID.match(value):
+        if name == b"x-request-id" and _VALID_ID.fullmatch(value):
             return value.decode("ascii")
     return None
 
 
-class RequestContext:
-    """Wraps the app: tags each HTTP request with an id and times it."""
+def merge_vary(headers: list[tuple[bytes, bytes]], extra: tuple[bytes, ...]) -> None:
+    """One ``Vary`` header holding every token already set plus ``extra``, deduplicated.
 
-    def __init__(self, app: ASGIApp) -> None:
+    Done here, outermost, because inner layers (CORS) replace each other's ``Vary``."""
+    tokens: dict[bytes, bytes] = {}
+    kept = []
+    for name, value in headers:
+        if name.lower() == b"vary":
+            for token in value.split(b","):
+                if token.strip():
+                    tokens.setdefault(token.strip().lower(), token.strip())
+        else:
+            kept.append((name, value))
+    for token in extra:
+        tokens.setdefault(token.lower(), token)
+    headers[:] = kept
+    if tokens:
+        headers.append((b"vary", b", ".join(tokens.values())))
+
+
+class RequestContext:
+    """Wraps the app: tags each HTTP request with an id, times it, completes ``Vary``."""
+
+    def __init__(self, app: ASGIApp, vary: tuple[bytes, ...] = (b"Accept-Encoding",)) -> None:
         self.app = app
+        self.vary = vary
 
     def __getattr__(self, name: str) -> Any:  # expose the wrapped Litestar app's attributes
         return getattr(self.app, name)
@@ -47,6 +68,7 @@ class RequestContext:
                 total = (time.perf_counter() - started) * 1000
                 timing = f"engine;dur={spent[0] * 1000:.2f}, total;dur={total:.2f}"
                 headers = list(message.get("headers", ()))
+                merge_vary(headers, self.vary)
                 headers.append((b"x-request-id", request_id.encode("ascii")))
                 headers.append((b"server-timing", timing.encode("ascii")))
                 message["headers"] = headers

@@ -165,11 +165,6 @@ def test_document(open_client: TestClient[Any]) -> None:
     assert assert_error(open_client.get("/cities/documents/404"), 404) == "Document not found"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="index_routes.py: the {doc_id:str} path parameter cannot hold a '/', so an id like "
-    "'a/b' (valid in Elasticsearch and Typesense) is unreachable: 404 'No such route'",
-)
 def test_document_id_with_a_slash() -> None:
     fake = engine()
     fake.documents["a/b"] = Hit(id="a/b", index="cities")
@@ -465,11 +460,6 @@ def test_other_request_ids_are_replaced(open_client: TestClient[Any], sent: str)
     assert GENERATED_ID.match(response.headers["x-request-id"])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="request_context._VALID_ID uses re.match with '$', which also matches before a "
-    "trailing newline: 'abc\\n' is echoed into the response header",
-)
 def test_a_request_id_with_a_trailing_newline_is_replaced() -> None:
     app = create_app(fake_container(config(), {"cities": engine(), "locked": engine()}))
     sent: list[Any] = []
@@ -559,12 +549,6 @@ def test_no_cors_headers_by_default(open_client: TestClient[Any]) -> None:
     assert not any(h.startswith("access-control-") for h in response.headers)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="app.py sets Vary in after_request, then Litestar's CORS middleware replaces it "
-    "with 'Origin' for a listed origin: a public, compressed response loses "
-    "'Vary: Accept-Encoding'",
-)
 def test_vary_keeps_accept_encoding_with_cors() -> None:
     with serve(config(cors_origins=[ORIGIN])) as client:
         response = client.get("/cities/search", headers={"Origin": ORIGIN,

@@ -32,7 +32,7 @@ class RawQuery:
             )
         try:
             body = msgspec.json.decode(request.body)
-        except msgspec.DecodeError:
+        except (msgspec.DecodeError, RecursionError):
             raise InvalidRequest("The request body must be a JSON object") from None
         if not isinstance(body, dict):
             raise InvalidRequest("The request body must be a JSON object")

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from litestar import Controller, Request, Response, get, post
-from litestar.params import Parameter
+from litestar.di import NamedDependency
+from litestar.params import PathParameter
 
 from searchport.domain.responses import (
     AutocompleteResponse,
@@ -21,7 +22,8 @@ from searchport.domain.usecases.raw_query import RawQuery, RawQueryRequest
 from searchport.domain.usecases.search import Search
 from searchport.entrypoints.controllers import params as p
 
-HANDLE = Parameter(description="An index handle from the config (see GET /indexes).")
+Handle = Annotated[str, PathParameter(description="An index handle (see GET /indexes).")]
+Json = str | None
 
 
 class IndexController(Controller):
@@ -37,20 +39,20 @@ class IndexController(Controller):
     )
     async def search(
         self,
-        search_uc: Search,
-        handle: str = HANDLE,
-        q: str = p.Q,
-        page: int = p.PAGE,
-        per_page: int | None = p.PER_PAGE,
-        sort: str | None = p.SORT,
-        facets: str | None = p.FACETS,
-        filters: str | None = p.FILTERS,
-        highlight: str | None = p.HIGHLIGHT,
-        fields: str | None = p.FIELDS,
-        suggest: str | None = p.SUGGEST,
-        boosts: str | None = p.BOOSTS,
-        histogram: str | None = p.HISTOGRAM,
-        geo_grid: str | None = p.GEO_GRID,
+        search_uc: NamedDependency[Search],
+        handle: Handle,
+        q: Annotated[str, p.Q] = "",
+        page: Annotated[int, p.PAGE] = 1,
+        per_page: Annotated[int | None, p.PER_PAGE] = None,
+        sort: Annotated[Json, p.SORT] = None,
+        facets: Annotated[str | None, p.FACETS] = None,
+        filters: Annotated[Json, p.FILTERS] = None,
+        highlight: Annotated[str | None, p.HIGHLIGHT] = None,
+        fields: Annotated[str | None, p.FIELDS] = None,
+        suggest: Annotated[str | None, p.SUGGEST] = None,
+        boosts: Annotated[Json, p.BOOSTS] = None,
+        histogram: Annotated[Json, p.HISTOGRAM] = None,
+        geo_grid: Annotated[Json, p.GEO_GRID] = None,
     ) -> SearchResponse:
         return await search_uc(SearchRequest(
             handle=handle, q=q, page=page, per_page=per_page, sort=sort, facets=facets,
@@ -58,56 +60,75 @@ class IndexController(Controller):
             histogram=histogram, geo_grid=geo_grid,
         ))
 
-    @get("/facets/{field:str}", responses=p.ERRORS, summary="Search facet values",
-         description="Values of one facet field containing q, with their counts.")
+    @get(
+        "/facets/{field:str}",
+        responses=p.ERRORS,
+        summary="Search facet values",
+        description="Values of one facet field containing q, with their counts.",
+    )
     async def facet_values(
         self,
-        facet_search: FacetSearch,
-        handle: str = HANDLE,
-        field: str = Parameter(description="The facet field (alias allowed)."),
-        q: str = p.FACET_Q,
-        max_values: int = p.MAX_VALUES,
-        filters: str | None = p.FACET_FILTERS,
+        facet_search: NamedDependency[FacetSearch],
+        handle: Handle,
+        field: Annotated[str, PathParameter(description="The facet field (alias allowed).")],
+        q: Annotated[str, p.FACET_Q] = "",
+        max_values: Annotated[int, p.MAX_VALUES] = 20,
+        filters: Annotated[Json, p.FACET_FILTERS] = None,
     ) -> FacetSearchResponse:
         return await facet_search(FacetSearchRequest(
             handle=handle, field=field, q=q, max_values=max_values, filters=filters
         ))
 
-    @get("/autocomplete", responses=p.ERRORS, summary="Autocomplete",
-         description="Prefix hits on the last word of q, plus facet values containing q.")
+    @get(
+        "/autocomplete",
+        responses=p.ERRORS,
+        summary="Autocomplete",
+        description="Prefix hits on the last word of q, plus facet values containing q.",
+    )
     async def autocomplete(
         self,
-        autocomplete_uc: Autocomplete,
-        handle: str = HANDLE,
-        q: str = p.Q,
-        per_page: int = p.AC_PER_PAGE,
-        facets: str | None = p.AC_FACETS,
-        max_facets_per_field: int = p.AC_MAX_FACETS,
+        autocomplete_uc: NamedDependency[Autocomplete],
+        handle: Handle,
+        q: Annotated[str, p.Q] = "",
+        per_page: Annotated[int, p.AC_PER_PAGE] = 5,
+        facets: Annotated[str | None, p.AC_FACETS] = None,
+        max_facets_per_field: Annotated[int, p.AC_MAX_FACETS] = 4,
     ) -> AutocompleteResponse:
         return await autocomplete_uc(AutocompleteRequest(
             handle=handle, q=q, per_page=per_page, facets=facets,
             max_facets_per_field=max_facets_per_field,
         ))
 
-    @get("/documents/{doc_id:str}", responses=p.ERRORS, summary="One document by id")
+    @get("/documents/{doc_id:path}", responses=p.ERRORS, summary="One document by id")
     async def document(
         self,
-        get_document: GetDocument,
-        handle: str = HANDLE,
-        doc_id: str = Parameter(description="The document's objectID."),
+        get_document: NamedDependency[GetDocument],
+        handle: Handle,
+        doc_id: Annotated[str, PathParameter(description="The document's objectID.")],
     ) -> dict[str, Any]:
-        return await get_document(GetDocumentRequest(handle=handle, id=doc_id))
+        # a path parameter keeps ids containing "/" reachable; it arrives with its leading "/"
+        return await get_document(GetDocumentRequest(handle=handle, id=doc_id[1:]))
 
     @get("/mapping", responses=p.ERRORS, summary="The engine's field mapping or schema")
-    async def mapping(self, get_mapping: GetMapping, handle: str = HANDLE) -> dict[str, Any]:
+    async def mapping(
+        self, get_mapping: NamedDependency[GetMapping], handle: Handle
+    ) -> dict[str, Any]:
         return await get_mapping(GetMappingRequest(handle=handle))
 
-    @post("/query", status_code=200, responses=p.RAW_ERRORS, summary="Raw engine query",
-          description="An engine-native query body run on this handle's index only; the "
-          "engine's response comes back unmodified. For tantivy: "
-          '{"query": "<tantivy query language>", "limit": 10, "offset": 0}.')
+    @post(
+        "/query",
+        status_code=200,
+        responses=p.RAW_ERRORS,
+        summary="Raw engine query",
+        description="An engine-native query body run on this handle's index only; the "
+        "engine's response comes back unmodified. For tantivy: "
+        '{"query": "<tantivy query language>", "limit": 10, "offset": 0}.',
+    )
     async def raw_query(
-        self, request: Request[Any, Any, Any], raw_query_uc: RawQuery, handle: str = HANDLE
+        self,
+        request: Request[Any, Any, Any],
+        raw_query_uc: NamedDependency[RawQuery],
+        handle: Handle,
     ) -> Response[bytes]:
         body = await request.body()
         result = await raw_query_uc(RawQueryRequest(handle=handle, body=body))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import Example
-from litestar.params import Parameter
+from litestar.params import QueryParameter
 
 from searchport.domain.responses import ErrorBody
 
@@ -33,103 +33,97 @@ def _ex(value: str, summary: str) -> list[Example]:
     return [Example(value=value, summary=summary)]
 
 
-Q = Parameter(
+Q = QueryParameter(
     description="Query text. Empty returns all documents. The last word also matches as a prefix.",
     examples=_ex("paris", "a city name"),
-    default="",
     max_length=2048,
 )
-PAGE = Parameter(
-    default=1,
+PAGE = QueryParameter(
     description="1-based page number. Values below 1 are clamped to 1; page * perPage may not "
     "exceed the index's result window (10,000 by default).",
     examples=_ex("1", "first page"),
 )
-PER_PAGE = Parameter(
-    query="perPage",
+PER_PAGE = QueryParameter(
+    name="perPage",
     description="Hits per page, 1 to 100 (outside values are clamped). Default: 20 or the "
     "index's defaults.perPage.",
     examples=_ex("20", "twenty hits"),
 )
-SORT = Parameter(
+SORT = QueryParameter(
     description='JSON object field -> "asc" | "desc"; key order is the sort priority. '
     '"_score" sorts by relevance. Aliases allowed.',
     examples=_ex('{"population":"desc"}', "largest first"),
 )
-FACETS = Parameter(
+FACETS = QueryParameter(
     description="Comma-separated fields to count values of (default: the index's "
     "defaults.facets). Counts are disjunctive: a field's own filter does not narrow its counts.",
     examples=_ex("continent,country", "two facets"),
 )
-FILTERS = Parameter(
+FILTERS = QueryParameter(
     description='JSON object field -> filter. A value ("France", 3, true) means equals; a list '
     'means any of; {"min": x, "max": y} is an inclusive range of numbers or ISO-8601 dates; '
     '{"not": v or [..]} excludes; {"exists": true|false} tests presence. Fields AND together.',
     examples=_ex('{"continent":"Europe","population":{"min":1000000}}', "European cities of 1M+"),
 )
-HIGHLIGHT = Parameter(
+HIGHLIGHT = QueryParameter(
     description="true highlights every searched text field, false none, or a comma-separated "
     "field list. Fragments are HTML-escaped with matches in <mark> tags.",
     examples=_ex("true", "highlight"),
 )
-FIELDS = Parameter(
+FIELDS = QueryParameter(
     description="Comma-separated stored fields to return (default: all). Hit metadata "
     "(objectID, _index, _score, _highlights) is always returned.",
     examples=_ex("name,country,population", "three fields"),
 )
-SUGGEST = Parameter(
+SUGGEST = QueryParameter(
     description="true returns phrase suggestions for q (needs defaults.suggestField and an "
     "engine that supports suggestions, see GET /indexes capabilities).",
     examples=_ex("false", "no suggestions"),
 )
-BOOSTS = Parameter(
+BOOSTS = QueryParameter(
     description="JSON object field -> weight (number >= 0). Replaces the configured weights: "
     "only the boosted fields are searched.",
     examples=_ex('{"name":3,"alternateNames":1}', "favour names"),
 )
-HISTOGRAM = Parameter(
+HISTOGRAM = QueryParameter(
     description="JSON object numeric field -> interval (> 0). Response histograms[field] lists "
     "{key, count} buckets ascending, empty buckets inside the range included.",
     examples=_ex('{"population":1000000}', "population in steps of one million"),
 )
-GEO_GRID = Parameter(
-    query="geoGrid",
+GEO_GRID = QueryParameter(
+    name="geoGrid",
     description='JSON {"field", "precision" 0..29 (zoom), "bounds"?: {"top_left": {lat, lon}, '
     '"bottom_right": {lat, lon}}}. Response geoClusters lists map tiles "z/x/y" with the '
     "centroid and count of their documents and one sample hit. Bounds also limit the hits.",
     examples=_ex('{"field":"location","precision":3}', "zoom 3 tiles"),
 )
-FACET_Q = Parameter(
+FACET_Q = QueryParameter(
     description="Case-insensitive substring that facet values must contain (empty: all).",
     examples=_ex("fr", "values containing fr"),
-    default="",
     max_length=2048,
 )
-MAX_VALUES = Parameter(
-    query="maxValues",
-    default=20,
+MAX_VALUES = QueryParameter(
+    name="maxValues",
     description="Maximum values returned, 1 to 100 (clamped). Default 20.",
     examples=_ex("20", "twenty values"),
 )
-FACET_FILTERS = Parameter(
-    query="filters",
+FACET_FILTERS = QueryParameter(
+    name="filters",
     description="JSON filters narrowing the counts, same grammar as on /search. For "
     "disjunctive (OR) facets leave this field out of the filters.",
     examples=_ex('{"continent":"Europe"}', "within Europe"),
 )
-AC_PER_PAGE = Parameter(
-    query="perPage",
-    default=5,
+AC_PER_PAGE = QueryParameter(
+    name="perPage",
     description="Hits to return, 1 to 20 (clamped). Default 5.",
     examples=_ex("5", "five hits"),
 )
-AC_FACETS = Parameter(
+AC_FACETS = QueryParameter(
     description="Comma-separated facet fields whose values containing q are suggested too.",
     examples=_ex("country", "suggest countries"),
 )
-AC_MAX_FACETS = Parameter(
-    query="maxFacetsPerField",
-    default=4,
+AC_MAX_FACETS = QueryParameter(
+    name="maxFacetsPerField",
     description="Facet values per field, 1 to 20 (clamped). Default 4.",
     examples=_ex("4", "four values"),
 )
