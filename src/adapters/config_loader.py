@@ -13,7 +13,7 @@ import msgspec
 import yaml
 
 from searchport.domain.config import Config, ConfigError, FieldConfig, IndexConfig
-from searchport.domain.fields import alias_conflicts
+from searchport.domain.fields import METADATA_KEYS, alias_conflicts
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 _HANDLE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -85,6 +85,10 @@ def check_index(handle: str, index: IndexConfig) -> None:
     if index.engine == "tantivy" and not index.path:
         raise ConfigError(f"{where}.path: required for engine tantivy (the index folder)")
     for name, field in index.fields.items():
+        if name in METADATA_KEYS:
+            raise ConfigError(
+                f"{where}.fields.{name}: {name} is hit metadata and cannot name a field"
+            )
         if field.nested_path and index.engine not in NESTED_ENGINES:
             raise ConfigError(
                 f"{where}.fields.{name}.nestedPath: not supported by engine {index.engine}"

@@ -65,3 +65,24 @@ def test_example_config_serves_the_demo(copy_example: Path, tmp_path_factory: An
         assert body["totalHits"] >= 1
     finally:
         server.stop()
+
+
+def test_reload_mode_picks_up_config_changes(tmp_path: Path) -> None:
+    import time
+
+    server = start_server(sample_config(), tmp_path, args=("--reload",))
+    try:
+        assert server.client.get("/indexes").status_code == 200
+        config = tmp_path / "config.yaml"
+        config.write_text("apiKey: changed\n" + sample_config(), encoding="utf-8")
+        deadline = time.monotonic() + 60
+        status = 200
+        while time.monotonic() < deadline and status != 401:
+            time.sleep(0.3)
+            try:
+                status = server.client.get("/indexes").status_code
+            except Exception:  # noqa: BLE001 - the worker is restarting
+                status = 0
+        assert status == 401
+    finally:
+        server.stop()
