@@ -26,6 +26,12 @@ def test_health_and_indexes(server: Server) -> None:
     assert "host" not in entry and "path" not in entry
 
 
+def test_cache_clear_without_a_cache(server: Server) -> None:
+    response = server.client.post("/cache/clear")
+    assert response.status_code == 200
+    assert response.json() == {"cleared": False, "message": "No cache configured"}
+
+
 def test_listening_line_is_logged(server: Server) -> None:
     assert re.search(r"listening on http://127\.0\.0\.1:\d+", server.output())
 

@@ -295,6 +295,9 @@ def test_handles_keep_config_order() -> None:
 
 @pytest.mark.parametrize("name", ["objectID", "_index", "_score", "_highlights"])
 def test_a_field_cannot_be_named_like_hit_metadata(name: str) -> None:
-    text = f"indexes:\n  h:\n    engine: tantivy\n    path: x\n    fields:\n      {name}: {{field: sku}}\n"
+    text = (
+        "indexes:\n  h:\n    engine: tantivy\n    path: x\n    fields:\n"
+        f"      {name}: {{field: sku}}\n"
+    )
     with pytest.raises(ConfigError, match=f"indexes.h.fields.{name}"):
         parse_config(text, {})
