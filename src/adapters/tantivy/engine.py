@@ -7,6 +7,7 @@ GIL while it searches, so concurrent requests overlap.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -22,6 +23,7 @@ from searchport.domain.query import FacetValuesQuery, SearchQuery
 from searchport.domain.results import Capabilities, EngineResult, FacetValue, Hit
 
 T = TypeVar("T")
+logger = logging.getLogger("searchport.tantivy")
 
 _CAPABILITIES = Capabilities(suggest=False, boosts=True, histogram=True, geo_grid=True,
                              nested=False, multi_index=False, raw_query=True)
@@ -59,8 +61,9 @@ class TantivyEngine:
             raise
         except BaseException as exc:
             _reraise_fatal(exc)
+            logger.error("tantivy index of %s cannot be opened", self._handle, exc_info=exc)
             raise EngineUnavailable(
-                f"the tantivy index of {self._handle} cannot be opened: {exc}"
+                f"The embedded index of {self._handle} cannot be opened; see the server log"
             ) from exc
 
     async def close(self) -> None:
@@ -98,7 +101,11 @@ class TantivyEngine:
             raise
         except BaseException as exc:
             _reraise_fatal(exc)
-            raise EngineUnavailable(f"tantivy failed on {self._handle}: {exc}") from exc
+            # details (paths, internals) go to the log, never to the client
+            logger.error("tantivy failed on %s", self._handle, exc_info=exc)
+            raise EngineUnavailable(
+                f"The embedded engine failed on {self._handle}; see the server log"
+            ) from exc
 
 
 def _reraise_fatal(exc: BaseException) -> None:
