@@ -127,6 +127,8 @@ class FilterTranslator:
         upper = None if high is None else _checked(spec, values.as_float, high)
         bounds: tuple[Any, Any] = (lower, upper)
         if spec.type == "integer":  # inclusive integer bounds inside the float ones
+            if (lower is not None and lower > _I64_MAX) or (upper is not None and upper < _I64_MIN):
+                return tantivy.Query.empty_query()  # beyond what a 64-bit field can hold
             bounds = (None if lower is None else max(_I64_MIN, math.ceil(lower)),
                       None if upper is None else min(_I64_MAX, math.floor(upper)))
         if None not in bounds and bounds[0] > bounds[1]:
@@ -141,7 +143,7 @@ class FilterTranslator:
         if start is not None and end is not None and start >= end:
             return tantivy.Query.empty_query()
         return tantivy.Query.range_query(self._schema, spec.name, tantivy.FieldType.Date,
-                                         start, end, include_upper=False)
+                                         start, end, include_upper=end is None)
 
 
 def _checked(spec: FieldSpec, coerce: Callable[[Any], Any], value: Any) -> Any:
