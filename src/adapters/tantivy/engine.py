@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -49,7 +50,7 @@ class TantivyEngine:
         self._index = await asyncio.to_thread(self._open)
 
     def _open(self) -> OpenIndex:
-        try:
+        with _as_domain_errors(f"The embedded index of {self._handle} cannot be opened"):
             build_index(self._handle, self._config, self._base_dir)
             folder = index_folder(self._handle, self._config, self._base_dir)
             meta = folder.read_meta()
@@ -57,14 +58,6 @@ class TantivyEngine:
                 raise EngineUnavailable(f"the index of {self._handle} was not built")
             return OpenIndex(self._handle, folder.generation_path(meta),
                              IndexLayout(self._config))
-        except SearchportError:
-            raise
-        except BaseException as exc:
-            _reraise_fatal(exc)
-            logger.error("tantivy index of %s cannot be opened", self._handle, exc_info=exc)
-            raise EngineUnavailable(
-                f"The embedded index of {self._handle} cannot be opened; see the server log"
-            ) from exc
 
     async def close(self) -> None:
         self._index = None  # tantivy frees its files when the searcher is dropped
@@ -95,17 +88,22 @@ class TantivyEngine:
         index = self._index
         if index is None:
             raise EngineUnavailable(f"the tantivy index of {self._handle} is not open")
-        try:
+        with _as_domain_errors(f"The embedded engine failed on {self._handle}"):
             return await asyncio.to_thread(work, index)
-        except SearchportError:
-            raise
-        except BaseException as exc:
-            _reraise_fatal(exc)
-            # details (paths, internals) go to the log, never to the client
-            logger.error("tantivy failed on %s", self._handle, exc_info=exc)
-            raise EngineUnavailable(
-                f"The embedded engine failed on {self._handle}; see the server log"
-            ) from exc
+
+
+@contextmanager
+def _as_domain_errors(failure: str) -> Iterator[None]:
+    """Domain errors pass; any other failure is logged whole and becomes a 502 whose
+    message keeps internals (paths, tantivy's text) out of the response."""
+    try:
+        yield
+    except SearchportError:
+        raise
+    except BaseException as exc:
+        _reraise_fatal(exc)
+        logger.error("%s", failure, exc_info=exc)
+        raise EngineUnavailable(f"{failure}; see the server log") from exc
 
 
 def _reraise_fatal(exc: BaseException) -> None:
