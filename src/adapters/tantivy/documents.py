@@ -79,22 +79,15 @@ def _add_keyword(columns: Columns, name: str, value: Any) -> Any:
     return keyword
 
 
-def _add_integer(columns: Columns, name: str, value: Any) -> Any:
-    number = values.as_integer(value)
-    columns[name].append(number)
-    return number
+def _add_plain(coerce: Callable[[Any], Any]) -> Callable[[Columns, str, Any], Any]:
+    """Numbers and booleans: one column holding the coerced value."""
 
+    def add(columns: Columns, name: str, value: Any) -> Any:
+        coerced = coerce(value)
+        columns[name].append(coerced)
+        return coerced
 
-def _add_float(columns: Columns, name: str, value: Any) -> Any:
-    number = values.as_float(value)
-    columns[name].append(number)
-    return number
-
-
-def _add_boolean(columns: Columns, name: str, value: Any) -> Any:
-    flag = values.as_boolean(value)
-    columns[name].append(flag)
-    return flag
+    return add
 
 
 def _add_date(columns: Columns, name: str, value: Any) -> Any:
@@ -122,9 +115,9 @@ def _tile_fields(name: str) -> list[str]:
 _ADDERS: dict[str, Callable[[Columns, str, Any], Any]] = {
     "text": _add_text,
     "keyword": _add_keyword,
-    "integer": _add_integer,
-    "float": _add_float,
-    "boolean": _add_boolean,
+    "integer": _add_plain(values.as_integer),
+    "float": _add_plain(values.as_float),
+    "boolean": _add_plain(values.as_boolean),
     "date": _add_date,
     "geo_point": _add_geo_point,
 }
