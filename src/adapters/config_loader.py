@@ -12,6 +12,7 @@ from typing import Any
 import msgspec
 import yaml
 
+from searchport.adapters.http_clients import EngineAddress
 from searchport.domain.config import Config, ConfigError, FieldConfig, IndexConfig
 from searchport.domain.fields import METADATA_KEYS, alias_conflicts
 
@@ -82,6 +83,20 @@ def check_index(handle: str, index: IndexConfig) -> None:
             index.engine not in NESTED_ENGINES
         ):
             raise ConfigError(f"{where}.indexName: engine {index.engine} takes one index name")
+        if isinstance(index.index_name, list) and not all(index.index_name):
+            raise ConfigError(f"{where}.indexName: an index name cannot be empty")
+        try:
+            EngineAddress(index.host)
+        except ConfigError as exc:
+            raise ConfigError(f"{where}.{exc}") from None
+        if index.engine == "opensearch" and index.api_key:
+            raise ConfigError(
+                f"{where}.apiKey: OpenSearch authenticates with username and password"
+            )
+        if index.engine == "elasticsearch" and index.api_key and index.username:
+            raise ConfigError(
+                f"{where}.apiKey: set either apiKey or username/password, not both"
+            )
     if index.engine == "tantivy" and not index.path:
         raise ConfigError(f"{where}.path: required for engine tantivy (the index folder)")
     for name, field in index.fields.items():

@@ -48,6 +48,8 @@ class IndexConfig(_Section, frozen=True):
     password: str | None = None
     index_name: str | list[str] | None = None
     timeout: Annotated[float, msgspec.Meta(gt=0, le=300)] = 5.0
+    verify_tls: bool = True  # TLS certificate verification of ``host`` (https)
+    ca_bundle: str | None = None  # PEM file of the CA(s) that signed the engine's certificate
     # embedded engine (tantivy)
     path: str | None = None
     source: str | None = None

@@ -77,3 +77,10 @@ def shape_clusters(fields: FieldMap, clusters: list[EngineGeoCluster]) -> list[G
         )
         for c in clusters
     ]
+
+
+def format_number(value: int | float) -> str:
+    """A number as JSON clients write it: ``3`` rather than ``3.0``."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e16:
+        return str(int(value))
+    return str(value)

@@ -99,6 +99,7 @@ def create_app(container: Container, *, listen_url: str | None = None) -> Reques
         finally:
             for entry in catalog.values():
                 await entry.engine.close()
+            await container.http_clients().aclose()
             await container.cache().close()
 
     app = Litestar(

@@ -11,6 +11,8 @@ from pathlib import Path
 
 from searchport import __version__
 from searchport.adapters.config_loader import load_config
+from searchport.adapters.http_clients import HttpClients
+from searchport.adapters.resources import EngineResources
 from searchport.domain.config import Config, ConfigError
 from searchport.domain.errors import SearchportError
 from searchport.entrypoints.container import make_engine
@@ -98,17 +100,23 @@ def cmd_index_build(args: argparse.Namespace) -> int:
 
 async def _check(config: Config, base_dir: Path) -> int:
     failures = 0
-    for handle, index in config.indexes.items():
-        try:
-            engine = make_engine(handle, index, base_dir)
-            await engine.start()
-            await engine.ping()
-            await engine.close()
-            print(f"ok      {handle} ({index.engine})")
-        except (SearchportError, ConfigError) as exc:
-            failures += 1
-            message = exc.message if isinstance(exc, SearchportError) else str(exc)
-            print(f"FAILED  {handle} ({index.engine}): {message}")
+    resources = EngineResources(base_dir=base_dir, http=HttpClients())
+    try:
+        for handle, index in config.indexes.items():
+            try:
+                engine = make_engine(handle, index, resources)
+                await engine.start()
+                try:
+                    await engine.ping()
+                finally:
+                    await engine.close()
+                print(f"ok      {handle} ({index.engine})")
+            except (SearchportError, ConfigError) as exc:
+                failures += 1
+                message = exc.message if isinstance(exc, SearchportError) else str(exc)
+                print(f"FAILED  {handle} ({index.engine}): {message}")
+    finally:
+        await resources.http.aclose()
     return 1 if failures else 0
 
 

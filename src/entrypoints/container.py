@@ -9,7 +9,9 @@ from typing import Any
 from dependency_injector import containers, providers
 
 from searchport import __version__
+from searchport.adapters.http_clients import HttpClients
 from searchport.adapters.null_cache import NullCache
+from searchport.adapters.resources import EngineResources
 from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.config import Config, ConfigError, IndexConfig
 from searchport.domain.usecases.autocomplete import Autocomplete
@@ -25,13 +27,16 @@ from searchport.entrypoints.timing import TimedEngine
 from searchport.ports.cache import CachePort
 from searchport.ports.engine import SearchEnginePort
 
-# engine name -> "module:Class"; adding an engine is one adapter module and one line here.
+# engine name -> "module:factory"; a factory takes (handle, IndexConfig, EngineResources).
+# Adding an engine is one adapter package and one line here.
 ENGINE_ADAPTERS: dict[str, str] = {
-    "tantivy": "searchport.adapters.tantivy:TantivyEngine",
+    "tantivy": "searchport.adapters.tantivy:create",
+    "elasticsearch": "searchport.adapters.elastic:create_elasticsearch",
+    "opensearch": "searchport.adapters.elastic:create_opensearch",
 }
 
 
-def engine_class(name: str) -> Any:
+def engine_factory(name: str) -> Any:
     target = ENGINE_ADAPTERS.get(name)
     if target is None:
         raise ConfigError(f"The {name} engine is not available in this version of searchport")
@@ -39,14 +44,14 @@ def engine_class(name: str) -> Any:
     return getattr(importlib.import_module(module), attr)
 
 
-def make_engine(handle: str, index: IndexConfig, base_dir: Path) -> SearchEnginePort:
-    adapter: SearchEnginePort = engine_class(index.engine)(handle, index, base_dir)
+def make_engine(handle: str, index: IndexConfig, resources: EngineResources) -> SearchEnginePort:
+    adapter: SearchEnginePort = engine_factory(index.engine)(handle, index, resources)
     return adapter
 
 
-def build_catalog(config: Config, base_dir: Path) -> Catalog:
+def build_catalog(config: Config, resources: EngineResources) -> Catalog:
     return Catalog({
-        handle: IndexEntry(handle, index, TimedEngine(make_engine(handle, index, base_dir)))
+        handle: IndexEntry(handle, index, TimedEngine(make_engine(handle, index, resources)))
         for handle, index in config.indexes.items()
     })
 
@@ -63,7 +68,9 @@ class Container(containers.DeclarativeContainer):
     config = providers.Dependency(instance_of=Config)
     base_dir = providers.Dependency(instance_of=Path)
 
-    catalog = providers.Singleton(build_catalog, config=config, base_dir=base_dir)
+    http_clients = providers.Singleton(HttpClients)
+    resources = providers.Singleton(EngineResources, base_dir=base_dir, http=http_clients)
+    catalog = providers.Singleton(build_catalog, config=config, resources=resources)
     cache = providers.Singleton(build_cache, config=config)
     max_body_bytes = providers.Callable(lambda c: c.limits.max_body_bytes, config)
 

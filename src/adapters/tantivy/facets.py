@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from searchport.adapters.tantivy import values
 from searchport.adapters.tantivy.filters import field_spec
 from searchport.adapters.tantivy.schema import FACETABLE, NUMERIC, FieldSpec, IndexLayout
 from searchport.domain.errors import InvalidRequest
 from searchport.domain.results import Bucket, FacetValue
+from searchport.domain.shaping import format_number
 
 ALL_VALUES = 65_000  # tantivy refuses aggregations of more buckets than this
 FEW_VALUES = 2_000  # fetching every value of such a field costs no more than the top ones
@@ -79,7 +79,7 @@ def _format(spec: FieldSpec, bucket: dict[str, Any]) -> str:
         return "true" if key in (1, True, "true") else "false"
     if isinstance(key, str):
         return key  # keywords, and dates (tantivy writes them as RFC 3339)
-    return values.format_number(int(key) if spec.type == "integer" else float(key))
+    return format_number(int(key) if spec.type == "integer" else float(key))
 
 
 def _natural_key(spec: FieldSpec, bucket: dict[str, Any]) -> Any:

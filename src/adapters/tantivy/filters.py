@@ -23,6 +23,7 @@ from searchport.domain.query import (
     Scalar,
     TermFilter,
 )
+from searchport.domain.shaping import format_number
 
 _I64_MIN, _I64_MAX = -(2**63), 2**63 - 1
 _TERM_COERCERS: dict[str, Callable[[Any], Any]] = {
@@ -158,5 +159,5 @@ def _checked(spec: FieldSpec, coerce: Callable[[Any], Any], value: Any) -> Any:
 def _checked_text(name: str, value: Any) -> str:
     if isinstance(value, bool) or not isinstance(value, str | int | float):
         raise InvalidRequest(f'Filter "{name}" expects text, got {values.describe(value)}')
-    return value if isinstance(value, str) else values.format_number(value)
+    return value if isinstance(value, str) else format_number(value)
 

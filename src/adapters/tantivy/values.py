@@ -13,6 +13,8 @@ from typing import Any
 
 import tantivy
 
+from searchport.domain.shaping import format_number
+
 _I64_MIN, _I64_MAX = -(2**63), 2**63 - 1
 _YEAR = re.compile(r"^(\d{4})$")
 _MONTH = re.compile(r"^(\d{4})-(\d{2})$")
@@ -137,13 +139,6 @@ def as_geo_point(value: Any) -> tuple[float, float]:
     if not (-90.0 <= point[0] <= 90.0 and -180.0 <= point[1] <= 180.0):
         raise BadValue("expects a latitude in [-90, 90] and a longitude in [-180, 180]")
     return point
-
-
-def format_number(value: int | float) -> str:
-    """A number as JSON clients write it: ``3`` rather than ``3.0``."""
-    if isinstance(value, float) and value.is_integer() and abs(value) < 1e16:
-        return str(int(value))
-    return str(value)
 
 
 def describe(value: Any) -> str:

@@ -1,0 +1,19 @@
+"""What is OpenSearch's own: basic authentication only (the config loader refuses
+``apiKey``), and a server that must not identify itself as Elasticsearch."""
+
+from __future__ import annotations
+
+import httpx
+
+from searchport.adapters.elastic.elasticsearch import user_credentials
+from searchport.adapters.elastic.engine import Flavor
+
+
+def product_warning(response: httpx.Response) -> str | None:
+    if "x-elastic-product" not in response.headers:
+        return None
+    return "the server identifies itself as Elasticsearch; set engine: elasticsearch"
+
+
+FLAVOR = Flavor(name="opensearch", auth_headers=user_credentials,
+                product_warning=product_warning)

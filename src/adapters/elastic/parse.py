@@ -1,0 +1,207 @@
+"""Elasticsearch/OpenSearch answers to domain results; the inverse of ``translate.py``.
+
+An answer of an unexpected shape raises ``UnreadableAnswer``, which the engine turns into
+a 502: a gateway never guesses at what an engine meant.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from searchport.adapters.elastic.translate import (
+    DOCS,
+    GEO_GRID,
+    INNER,
+    facet_name,
+    histogram_name,
+)
+from searchport.domain.query import FacetValuesQuery, SearchQuery
+from searchport.domain.results import Bucket, EngineGeoCluster, EngineResult, FacetValue, Hit
+from searchport.domain.shaping import format_number
+
+Json = Mapping[str, Any]
+
+
+class UnreadableAnswer(ValueError):
+    """The engine answered 2xx with a body searchport cannot read."""
+
+
+def search_result(answer: Json, query: SearchQuery) -> EngineResult:
+    hits_part = _mapping(answer.get("hits"), "hits")
+    aggs = answer.get("aggregations") or {}
+    result = EngineResult(
+        hits=[hit(raw) for raw in _list(hits_part.get("hits", []), "hits.hits")],
+        total=total(hits_part.get("total")),
+    )
+    for position, field in enumerate(query.facets):
+        node = aggs.get(facet_name(position))
+        if node is not None:
+            result.facets[field] = facet_buckets(node)
+    for position, spec in enumerate(query.histograms):
+        node = aggs.get(histogram_name(position))
+        if node is not None:
+            result.histograms[spec.field] = histogram_buckets(node)
+    if query.geo_grid is not None:
+        node = aggs.get(GEO_GRID)
+        result.geo_clusters = geo_clusters(node) if node is not None else []
+    if query.suggest_field:
+        result.suggestions = suggestions(answer.get("suggest") or {})
+    return result
+
+
+def hit(raw: Any) -> Hit:
+    raw = _mapping(raw, "hit")
+    score = raw.get("_score")
+    source = raw.get("_source")
+    highlights = raw.get("highlight")
+    return Hit(
+        id=str(raw.get("_id", "")),
+        index=str(raw.get("_index", "")),
+        score=float(score) if isinstance(score, int | float) and math.isfinite(score) else None,
+        source=dict(source) if isinstance(source, Mapping) else {},
+        highlights={
+            str(name): [str(f) for f in fragments]
+            for name, fragments in (highlights or {}).items()
+            if isinstance(fragments, list)
+        },
+    )
+
+
+def total(raw: Any) -> int:
+    """``hits.total``: ``{"value": n, "relation": ...}`` or, from older servers, a number."""
+    if isinstance(raw, Mapping):
+        raw = raw.get("value")
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        return raw
+    if raw is None:
+        return 0
+    raise UnreadableAnswer("hits.total is not a number")
+
+
+def _terms_node(node: Any) -> Json:
+    """Descend ``filter`` and ``nested`` wrappers to the terms aggregation."""
+    found = _mapping(node, "aggregation")
+    while "buckets" not in found:
+        found = _mapping(found.get(INNER), "aggregation")
+    return found
+
+
+def facet_buckets(node: Any) -> list[FacetValue]:
+    values = []
+    for bucket in _list(_terms_node(node)["buckets"], "buckets"):
+        docs = bucket.get(DOCS)
+        count = docs["doc_count"] if isinstance(docs, Mapping) else bucket["doc_count"]
+        values.append(FacetValue(value=bucket_value(bucket), count=int(count)))
+    return values
+
+
+def bucket_value(bucket: Json) -> str:
+    """A facet value as text: booleans as ``true``/``false`` and dates as ISO-8601 (both
+    from ``key_as_string``), numbers as JSON writes them."""
+    text = bucket.get("key_as_string")
+    if isinstance(text, str):
+        return text
+    key = bucket.get("key")
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if isinstance(key, int | float):
+        return format_number(key)
+    return str(key)
+
+
+def histogram_buckets(node: Any) -> list[Bucket]:
+    return [
+        Bucket(key=float(b["key"]), count=int(b["doc_count"]))
+        for b in _list(_terms_node(node)["buckets"], "buckets")
+    ]
+
+
+def geo_clusters(node: Any) -> list[EngineGeoCluster]:
+    clusters = []
+    for bucket in _list(_terms_node(node)["buckets"], "buckets"):
+        location = (bucket.get("centroid") or {}).get("location") or {}
+        samples = ((bucket.get("sample") or {}).get("hits") or {}).get("hits") or []
+        clusters.append(EngineGeoCluster(
+            lat=float(location.get("lat", math.nan)),
+            lng=float(location.get("lon", math.nan)),
+            count=int(bucket["doc_count"]),
+            key=str(bucket["key"]),
+            hit=hit(samples[0]) if samples else None,
+        ))
+    return [c for c in clusters if math.isfinite(c.lat) and math.isfinite(c.lng)]
+
+
+def suggestions(suggest: Json) -> list[str]:
+    """Every option of the phrase suggester, best first, without repeats."""
+    found: dict[str, None] = {}
+    for entry in suggest.get("phrase_suggestion") or []:
+        for option in entry.get("options") or []:
+            text = option.get("text")
+            if isinstance(text, str):
+                found.setdefault(text)
+    return list(found)
+
+
+def facet_values(answer: Json, query: FacetValuesQuery, *, match_here: bool) -> list[FacetValue]:
+    """``match_here``: the values were read in full (not a string field) and ``text`` is
+    matched now; string fields were matched by the engine."""
+    aggs = _mapping(answer.get("aggregations"), "aggregations")
+    values = facet_buckets(aggs.get(facet_name(0)))
+    if match_here and query.text:
+        needle = query.text.casefold()
+        values = [v for v in values if needle in v.value.casefold()]
+    return values[: query.limit]
+
+
+def document(answer: Json) -> Hit | None:
+    """A ``GET /<index>/_doc/<id>`` answer."""
+    if not answer.get("found"):
+        return None
+    return hit(answer)
+
+
+def first_hit(answer: Json) -> Hit | None:
+    """The first hit of an ``ids`` search, or ``None``."""
+    hits = _list(_mapping(answer.get("hits"), "hits").get("hits", []), "hits.hits")
+    return hit(hits[0]) if hits else None
+
+
+def error_reason(answer: Any) -> str:
+    """The most specific reason of an engine error body: the first root cause, else the
+    cause, else the error's own reason."""
+    if not isinstance(answer, Mapping):
+        return ""
+    error = answer.get("error")
+    if isinstance(error, str):
+        return error
+    if not isinstance(error, Mapping):
+        return ""
+    for cause in error.get("root_cause") or []:
+        if isinstance(cause, Mapping) and isinstance(cause.get("reason"), str):
+            return str(cause["reason"])
+    caused = error.get("caused_by")
+    if isinstance(caused, Mapping) and isinstance(caused.get("reason"), str):
+        return str(caused["reason"])
+    reason = error.get("reason")
+    return reason if isinstance(reason, str) else ""
+
+
+def error_type(answer: Any) -> str:
+    if isinstance(answer, Mapping) and isinstance(answer.get("error"), Mapping):
+        kind = answer["error"].get("type")
+        return kind if isinstance(kind, str) else ""
+    return ""
+
+
+def _mapping(value: Any, what: str) -> Json:
+    if not isinstance(value, Mapping):
+        raise UnreadableAnswer(f"{what} is not an object")
+    return value
+
+
+def _list(value: Any, what: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise UnreadableAnswer(f"{what} is not a list")
+    return value

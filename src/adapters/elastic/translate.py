@@ -1,0 +1,319 @@
+"""``SearchQuery`` and ``FacetValuesQuery`` to Elasticsearch/OpenSearch query DSL.
+
+Pure functions of the query and a ``FieldCatalog``; ``parse.py`` reads the answers back.
+
+Where each filter goes (disjunctive faceting in one request):
+- a filter on a field that is not a requested facet: ``query.bool.filter``;
+- a filter on a requested facet field: ``post_filter`` (hits and total follow it), plus the
+  wrapper ``filter`` aggregation of every *other* facet; never its own facet's aggregation;
+- histograms and geo clusters sit inside a wrapper holding every ``post_filter`` clause, so
+  they count exactly the documents the hits come from.
+Aggregation names are positional (``facet_0``, ``histogram_0``, ``geo_grid``), so no field
+name can collide with them; a wrapper's single child is always named ``inner``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from searchport.adapters.elastic.fields import FieldCatalog
+from searchport.domain.query import (
+    ExistsFilter,
+    FacetValuesQuery,
+    FieldWeight,
+    Filter,
+    GeoBounds,
+    GeoGridSpec,
+    HistogramSpec,
+    NotFilter,
+    RangeFilter,
+    SearchQuery,
+    TermFilter,
+)
+
+Json = dict[str, Any]
+
+INNER = "inner"
+DOCS = "docs"  # reverse_nested count of root documents under a nested facet bucket
+GEO_GRID = "geo_grid"
+CLUSTER_LIMIT = 1000  # most-populated tiles; a map shows a few hundred markers at most
+FACET_ORDER = [{"_count": "desc"}, {"_key": "asc"}]
+NON_STRING_FACET_SCAN = 1000  # values read to substring-match a numeric or boolean facet
+HIGHLIGHT = {"pre_tags": ["<mark>"], "post_tags": ["</mark>"], "encoder": "html"}
+MAX_SUGGESTIONS = 3
+
+
+def facet_name(position: int) -> str:
+    return f"facet_{position}"
+
+
+def histogram_name(position: int) -> str:
+    return f"histogram_{position}"
+
+
+# ---------------------------------------------------------------- filters
+
+
+def filter_clause(f: Filter, catalog: FieldCatalog) -> Json:
+    """One filter as a query clause; fields inside a ``nested`` object are wrapped so the
+    clause tests one nested object at a time, and negations stay outside the wrapper
+    ("no object matches"), not inside it ("some object does not match")."""
+    path = catalog.nested_path(f.field)
+    match f:
+        case TermFilter(field=field, values=values):
+            return _nest(path, _terms(catalog.exact(field), values))
+        case RangeFilter(field=field, min=low, max=high):
+            bounds = {k: v for k, v in (("gte", low), ("lte", high)) if v is not None}
+            return _nest(path, {"range": {field: bounds}})
+        case NotFilter(field=field, values=values):
+            return {"bool": {"must_not": [_nest(path, _terms(catalog.exact(field), values))]}}
+        case ExistsFilter(field=field, exists=True):
+            return _nest(path, {"exists": {"field": field}})
+        case ExistsFilter(field=field):
+            return {"bool": {"must_not": [_nest(path, {"exists": {"field": field}})]}}
+    raise TypeError(f"unknown filter {f!r}")  # pragma: no cover - the union is closed
+
+
+def _terms(field: str, values: tuple[Any, ...]) -> Json:
+    if len(values) == 1:
+        return {"term": {field: values[0]}}
+    return {"terms": {field: list(values)}}
+
+
+def _nest(path: str | None, clause: Json) -> Json:
+    return clause if path is None else {"nested": {"path": path, "query": clause}}
+
+
+def _all_of(clauses: list[Json]) -> Json:
+    return {"bool": {"filter": clauses}}
+
+
+def _wrap(clauses: list[Json], agg: Json) -> Json:
+    """``agg`` counted over the documents matching every clause (bare when none)."""
+    if not clauses:
+        return agg
+    return {"filter": _all_of(clauses), "aggs": {INNER: agg}}
+
+
+# ---------------------------------------------------------------- text
+
+
+def text_query(query: SearchQuery, catalog: FieldCatalog) -> Json:
+    """Any-word relevance over the searched fields; the last word also as a prefix.
+    Fields inside nested objects are searched through a ``nested`` query per path."""
+    text = query.text.strip()
+    if not text:
+        return {"match_all": {}}
+    match_type = "bool_prefix" if query.prefix_last_word else "best_fields"
+    if not query.search_fields:
+        return _multi_match(text, match_type, None)
+    by_path: dict[str | None, list[FieldWeight]] = {}
+    for fw in query.search_fields:
+        by_path.setdefault(catalog.nested_path(fw.field), []).append(fw)
+    clauses = [
+        _multi_match(text, match_type, fields)
+        if path is None
+        else {"nested": {"path": path, "score_mode": "max",
+                         "query": _multi_match(text, match_type, fields)}}
+        for path, fields in by_path.items()
+    ]
+    if len(clauses) == 1:
+        return clauses[0]
+    return {"bool": {"should": clauses, "minimum_should_match": 1}}
+
+
+def _multi_match(text: str, match_type: str, fields: list[FieldWeight] | None) -> Json:
+    body: Json = {"query": text, "type": match_type, "lenient": True}
+    if fields is not None:
+        body["fields"] = [_weighted(fw) for fw in fields]
+    return {"multi_match": body}
+
+
+def _weighted(fw: FieldWeight) -> str:
+    if fw.weight == 1:
+        return fw.field
+    weight = int(fw.weight) if float(fw.weight).is_integer() else fw.weight
+    return f"{fw.field}^{weight}"
+
+
+# ---------------------------------------------------------------- search
+
+
+def search_body(query: SearchQuery, catalog: FieldCatalog) -> Json:
+    facet_fields = set(query.facets)
+    main: list[Json] = []
+    post: dict[str, list[Json]] = {}  # facet field -> its filters' clauses
+    for f in query.filters:
+        clause = filter_clause(f, catalog)
+        if f.field in facet_fields:
+            post.setdefault(f.field, []).append(clause)
+        else:
+            main.append(clause)
+    if query.geo_grid is not None and query.geo_grid.bounds is not None:
+        main.append(bounds_clause(query.geo_grid.field, query.geo_grid.bounds))
+
+    text = text_query(query, catalog)
+    body: Json = {
+        "from": query.offset,
+        "size": query.limit,
+        "query": {"bool": {"must": [text], "filter": main}} if main else text,
+    }
+    if query.exact_total:
+        body["track_total_hits"] = True
+    post_clauses = [c for clauses in post.values() for c in clauses]
+    if post_clauses:
+        body["post_filter"] = _all_of(post_clauses)
+    if query.sort:
+        body["sort"] = sort_clauses(query, catalog)
+    if query.fields is not None:
+        body["_source"] = list(query.fields)
+    if query.highlight:
+        body["highlight"] = highlight(query)
+
+    aggs: Json = {}
+    for position, name in enumerate(query.facets):
+        others = [c for field, clauses in post.items() if field != name for c in clauses]
+        aggs[facet_name(position)] = _wrap(others, facet_agg(name, query.max_facet_values,
+                                                             catalog))
+    for position, spec in enumerate(query.histograms):
+        aggs[histogram_name(position)] = _wrap(post_clauses, histogram_agg(spec))
+    if query.geo_grid is not None:
+        aggs[GEO_GRID] = _wrap(post_clauses, geo_grid_agg(query.geo_grid, query.fields))
+    if aggs:
+        body["aggs"] = aggs
+    if query.suggest_field and query.text.strip():
+        body["suggest"] = suggest(query.text.strip(), query.suggest_field)
+    return body
+
+
+def facet_agg(field: str, size: int, catalog: FieldCatalog, **terms: Any) -> Json:
+    """A terms aggregation on the field's exact form; inside its nested object when it has
+    one, each bucket then counting root documents (``reverse_nested``), not objects."""
+    agg: Json = {"terms": {"field": catalog.exact(field), "size": size, "order": FACET_ORDER,
+                           **terms}}
+    path = catalog.nested_path(field)
+    if path is None:
+        return agg
+    agg["aggs"] = {DOCS: {"reverse_nested": {}}}
+    return {"nested": {"path": path}, "aggs": {INNER: agg}}
+
+
+def histogram_agg(spec: HistogramSpec) -> Json:
+    return {"histogram": {"field": spec.field, "interval": spec.interval, "min_doc_count": 1}}
+
+
+def bounds_clause(field: str, bounds: GeoBounds) -> Json:
+    return {"geo_bounding_box": {field: _box(bounds)}}
+
+
+def _box(bounds: GeoBounds) -> Json:
+    return {
+        "top_left": {"lat": bounds.top_left.lat, "lon": bounds.top_left.lon},
+        "bottom_right": {"lat": bounds.bottom_right.lat, "lon": bounds.bottom_right.lon},
+    }
+
+
+def geo_grid_agg(spec: GeoGridSpec, fields: tuple[str, ...] | None) -> Json:
+    grid: Json = {"field": spec.field, "precision": spec.precision, "size": CLUSTER_LIMIT}
+    if spec.bounds is not None:
+        grid["bounds"] = _box(spec.bounds)
+    sample: Json = {"size": 1}
+    if fields is not None:
+        sample["_source"] = list(fields)
+    return {
+        "geotile_grid": grid,
+        "aggs": {
+            "centroid": {"geo_centroid": {"field": spec.field}},
+            "sample": {"top_hits": sample},
+        },
+    }
+
+
+def sort_clauses(query: SearchQuery, catalog: FieldCatalog) -> list[Json]:
+    clauses: list[Json] = []
+    for clause in query.sort:
+        if clause.field == "_score":
+            clauses.append({"_score": {"order": clause.order}})
+            continue
+        options: Json = {"order": clause.order}
+        path = catalog.nested_path(clause.field)
+        if path is not None:
+            options["nested"] = {"path": path}
+        clauses.append({catalog.exact(clause.field): options})
+    return clauses
+
+
+def highlight(query: SearchQuery) -> Json:
+    names = query.highlight_fields or ("*",)
+    return {**HIGHLIGHT, "fields": {name: {} for name in names}}
+
+
+def suggest(text: str, field: str) -> Json:
+    return {
+        "text": text,
+        "phrase_suggestion": {
+            "phrase": {
+                "field": field,
+                "size": MAX_SUGGESTIONS,
+                "direct_generator": [{"field": field, "suggest_mode": "popular"}],
+            }
+        },
+    }
+
+
+# ---------------------------------------------------------------- facet values
+
+
+def facet_values_body(query: FacetValuesQuery, catalog: FieldCatalog) -> Json:
+    """Values of one field containing ``text`` (any case), counted under ``filters``.
+    String fields match with a regular expression built from escaped characters; other
+    fields (numbers, booleans, dates) are read in full and matched by ``parse``."""
+    terms: Json = {}
+    size = query.limit
+    if query.text:
+        if catalog.is_string(query.field):
+            terms["include"] = contains_pattern(query.text)
+        else:
+            size = NON_STRING_FACET_SCAN
+    clauses = [filter_clause(f, catalog) for f in query.filters]
+    return {
+        "size": 0,
+        "track_total_hits": False,
+        "query": _all_of(clauses) if clauses else {"match_all": {}},
+        "aggs": {facet_name(0): facet_agg(query.field, size, catalog, **terms)},
+    }
+
+
+_LITERAL = re.compile(r"[0-9]")
+
+
+def contains_pattern(text: str) -> str:
+    """A Lucene regular expression matching any term that contains ``text``, ignoring case.
+    Every character that is not a letter or digit is escaped, so no input can use an
+    operator (``@``, ``&``, ``~``, ``<>``, ``#``, ...)."""
+    out = []
+    for char in text:
+        forms = dict.fromkeys(c for c in (char, char.lower(), char.upper()) if len(c) == 1)
+        if char.isalpha() and len(forms) > 1:
+            out.append(f"[{''.join(forms)}]")
+        elif char.isalpha() or _LITERAL.fullmatch(char):
+            out.append(char)
+        else:
+            out.append("\\" + char)
+    return f".*{''.join(out)}.*"
+
+
+# ---------------------------------------------------------------- documents and raw queries
+
+
+def ids_body(doc_id: str) -> Json:
+    return {"size": 1, "query": {"ids": {"values": [doc_id]}}}
+
+
+RETARGETING_KEYS = frozenset({"index", "indices", "_index"})
+
+
+def raw_body(body: dict[str, Any]) -> Json:
+    """A client's raw body, minus any key that would pick another index."""
+    return {k: v for k, v in body.items() if k not in RETARGETING_KEYS}
