@@ -1,0 +1,30 @@
+"""One real app per engine, over the same conformance dataset."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import yaml
+from litestar.testing import TestClient
+
+from searchport.adapters.config_loader import parse_config
+from searchport.entrypoints.app import create_app
+from searchport.entrypoints.container import create_container
+from tests.conformance.backends import BACKENDS
+
+HANDLE = "books"
+
+
+@pytest.fixture(scope="session", params=sorted(BACKENDS))
+def api(request: pytest.FixtureRequest,
+        tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient[Any]]:
+    name: str = request.param
+    tmp = tmp_path_factory.mktemp(f"conformance-{name}")
+    with BACKENDS[name](tmp) as settings:
+        config = parse_config(yaml.safe_dump({"indexes": {HANDLE: settings}}), {})
+        app = create_app(create_container(config, tmp))
+        with TestClient(app) as client:
+            client.engine_name = name  # type: ignore[attr-defined]
+            yield client

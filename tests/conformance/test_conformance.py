@@ -1,0 +1,200 @@
+"""The same requests against every engine, each loaded with the same rows: the answers
+must be the ones computed here from the rows, whatever engine is behind the handle.
+
+- filter- and facet-only requests (empty ``q``): totals, ids, facet counts, histogram
+  buckets and geo tiles are exact;
+- text queries: every document containing all query words is found;
+- a feature the engine cannot do is a 400 naming it, and ``/indexes`` says so.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from litestar.testing import TestClient
+
+from tests.conformance.conftest import HANDLE
+from tests.conformance.dataset import (
+    ROWS,
+    as_facet_value,
+    containing_all,
+    facet_counts,
+    histogram,
+    select,
+    tiles,
+)
+
+ALL = {"perPage": "100"}
+
+FILTERS: list[dict[str, Any]] = [
+    {},
+    {"genre": "fiction"},
+    {"genre": ["fiction", "poetry"]},
+    {"tags": "award"},
+    {"tags": ["new", "illustrated"]},
+    {"year": {"min": 1980, "max": 2000}},
+    {"year": {"min": 2001}},
+    {"price": {"max": 20}},
+    {"price": {"min": 10.5, "max": 30.5}},
+    {"rating": 3},
+    {"rating": [4, 5]},
+    {"available": True},
+    {"available": False, "genre": "history"},
+    {"genre": {"not": "fiction"}},
+    {"tags": {"not": ["new", "classic"]}},
+    {"price": {"exists": True}},
+    {"price": {"exists": False}},
+    {"genre": ["science", "poetry"], "tags": "classic", "year": {"max": 1999}},
+]
+
+
+def search(api: TestClient[Any], **params: Any) -> dict[str, Any]:
+    query = {k: json.dumps(v) if isinstance(v, dict) else str(v) for k, v in params.items()}
+    response = api.get(f"/{HANDLE}/search", params={**ALL, **query})
+    assert response.status_code == 200, response.text
+    body: dict[str, Any] = response.json()
+    return body
+
+
+def capabilities(api: TestClient[Any]) -> dict[str, bool]:
+    indexes = api.get("/indexes").json()["indexes"]
+    caps: dict[str, bool] = indexes[0]["capabilities"]
+    return caps
+
+
+@pytest.mark.parametrize("filters", FILTERS, ids=json.dumps)
+def test_filters_select_exactly_the_matching_documents(
+    api: TestClient[Any], filters: dict[str, Any]
+) -> None:
+    expected = {r["id"] for r in select(filters)}
+    body = search(api, filters=filters)
+    assert body["totalHits"] == len(expected)
+    assert {h["objectID"] for h in body["hits"]} == expected
+
+
+@pytest.mark.parametrize("filters", FILTERS, ids=json.dumps)
+def test_facet_counts_are_disjunctive_and_exact(
+    api: TestClient[Any], filters: dict[str, Any]
+) -> None:
+    body = search(api, filters=filters, facets="genre,tags,rating,available", perPage=1)
+    for field in ("genre", "tags", "rating", "available"):
+        got = {v["value"]: v["count"] for v in body["facets"].get(field, [])}
+        assert got == facet_counts(filters, field), field
+
+
+def test_facet_values_are_ordered_by_count_then_value(api: TestClient[Any]) -> None:
+    body = search(api, facets="tags", perPage=1)
+    pairs = [(v["count"], v["value"]) for v in body["facets"]["tags"]]
+    assert pairs == sorted(pairs, key=lambda p: (-p[0], p[1]))
+
+
+@pytest.mark.parametrize("sort", [{"rank": "asc"}, {"rank": "desc"},
+                                  {"genre": "asc", "rank": "desc"},
+                                  {"rating": "desc", "rank": "asc"}], ids=json.dumps)
+def test_sort_orders_by_every_key_in_priority(api: TestClient[Any], sort: dict[str, str]) -> None:
+    rows = list(ROWS)
+    for field, order in reversed(sort.items()):
+        rows.sort(key=lambda r, f=field: r[f], reverse=order == "desc")
+    body = search(api, sort=sort)
+    assert [h["objectID"] for h in body["hits"]] == [r["id"] for r in rows]
+
+
+def test_pages_slice_the_sorted_results(api: TestClient[Any]) -> None:
+    ranked = [r["id"] for r in sorted(select({"available": True}), key=lambda r: r["rank"])]
+    body = search(api, filters={"available": True}, sort={"rank": "asc"}, page=2, perPage=7)
+    assert [h["objectID"] for h in body["hits"]] == ranked[7:14]
+    assert body["totalPages"] == -(-len(ranked) // 7)
+
+
+@pytest.mark.parametrize("query", ["castle", "castle night", "winter stone", "Jules Verne"])
+def test_text_search_finds_every_document_with_all_words(
+    api: TestClient[Any], query: str
+) -> None:
+    found = {h["objectID"] for h in search(api, q=query)["hits"]}
+    assert containing_all(query) <= found
+
+
+def test_highlights_mark_the_matched_words(api: TestClient[Any]) -> None:
+    body = search(api, q="castle", highlight="true")
+    titled = [h for h in body["hits"] if "castle" in h["title"].lower()]
+    assert titled
+    for hit in titled:
+        fragments = hit["_highlights"]["title"]
+        assert any("<mark>" in f and "castle" in f.lower() for f in fragments), hit
+
+
+def test_fields_select_the_returned_fields(api: TestClient[Any]) -> None:
+    body = search(api, fields="title,year", perPage=5)
+    for hit in body["hits"]:
+        assert set(hit) - {"objectID", "_index", "_score", "_highlights"} == {"title", "year"}
+
+
+def test_documents_come_back_whole(api: TestClient[Any]) -> None:
+    row = ROWS[5]
+    response = api.get(f"/{HANDLE}/documents/{row['id']}")
+    assert response.status_code == 200
+    doc = response.json()
+    assert doc["objectID"] == row["id"]
+    for field in ("title", "author", "genre", "tags", "year", "rank", "available"):
+        assert doc[field] == row[field], field
+    assert api.get(f"/{HANDLE}/documents/missing-id").status_code == 404
+
+
+def test_facet_value_search_matches_substrings_case_insensitively(api: TestClient[Any]) -> None:
+    response = api.get(f"/{HANDLE}/facets/tags", params={"q": "LAT"})
+    assert response.status_code == 200
+    counts = facet_counts({}, "tags")
+    assert response.json()["values"] == [{"value": "translated", "count": counts["translated"]}]
+
+
+@pytest.mark.parametrize("filters", [{}, {"genre": "fiction"}, {"tags": "award"}],
+                         ids=json.dumps)
+def test_histograms_count_every_bucket(api: TestClient[Any], filters: dict[str, Any]) -> None:
+    if not capabilities(api)["histogram"]:
+        pytest.skip("this engine refuses histograms (checked by the refusal test)")
+    body = search(api, filters=filters, facets="tags", perPage=1,
+                  histogram={"year": 10, "price": 10})
+    for field, interval in (("year", 10), ("price", 10)):
+        got = [(b["key"], b["count"]) for b in body["histograms"][field]]
+        assert got == histogram(filters, field, interval), field
+
+
+@pytest.mark.parametrize("filters", [{}, {"genre": "poetry"}, {"tags": "classic"}],
+                         ids=json.dumps)
+def test_geo_clusters_count_every_tile(api: TestClient[Any], filters: dict[str, Any]) -> None:
+    if not capabilities(api)["geoGrid"]:
+        pytest.skip("this engine refuses geoGrid (checked by the refusal test)")
+    body = search(api, filters=filters, facets="tags", perPage=1,
+                  geoGrid={"field": "location", "precision": 4})
+    got = {c["key"]: c["count"] for c in body["geoClusters"]}
+    assert got == tiles(filters, 4)
+
+
+REFUSALS = {
+    "histogram": ("histogram", {"histogram": {"year": 10}}),
+    "geoGrid": ("geoGrid", {"geoGrid": {"field": "location", "precision": 3}}),
+    "boosts": ("boosts", {"boosts": {"title": 2}}),
+}
+
+
+@pytest.mark.parametrize("capability", sorted(REFUSALS))
+def test_a_missing_capability_is_a_400_naming_it(api: TestClient[Any], capability: str) -> None:
+    feature, params = REFUSALS[capability]
+    query = {k: json.dumps(v) for k, v in params.items()}
+    response = api.get(f"/{HANDLE}/search", params=query)
+    if capabilities(api)[capability]:
+        assert response.status_code == 200, response.text
+    else:
+        assert response.status_code == 400
+        engine = api.engine_name  # type: ignore[attr-defined]
+        assert response.json()["error"] == f"{feature} is not supported by the {engine} engine"
+
+
+def test_facet_value_text_is_a_string(api: TestClient[Any]) -> None:
+    body = search(api, facets="available,rating", perPage=1)
+    assert {v["value"] for v in body["facets"]["available"]} <= {"true", "false"}
+    assert {v["value"] for v in body["facets"]["rating"]} == {
+        as_facet_value(r["rating"]) for r in ROWS
+    }

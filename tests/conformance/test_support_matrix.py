@@ -1,0 +1,38 @@
+"""README's engine support matrix is the one the code generates, and it tells the truth."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar.testing import TestClient
+
+from searchport.domain.config import ENGINE_NAMES
+from tests.conformance.matrix import FEATURES, README, block, capabilities, current
+
+
+def test_readme_matrix_matches_the_code() -> None:
+    found = current(README.read_text(encoding="utf-8"))
+    assert found is not None, "README.md lost its support-matrix markers"
+    assert found == block(), "run: python -m tests.conformance.matrix"
+
+
+def test_matrix_names_every_engine_once() -> None:
+    text = block()
+    rows = [line.split("|")[1].strip() for line in text.splitlines() if line.startswith("| ")]
+    assert rows[0] == "engine" and len(set(rows[1:])) == len(rows) - 1
+    listed = set(rows[1:])
+    later = text.split("Not available yet: ")[1].split(".")[0].split(", ") if (
+        "Not available yet" in text) else []
+    assert listed | set(later) == set(ENGINE_NAMES) and not listed & set(later)
+
+
+def test_the_running_engines_report_what_the_matrix_says(api: TestClient[Any]) -> None:
+    engine = api.engine_name  # type: ignore[attr-defined]
+    reported = api.get("/indexes").json()["indexes"][0]["capabilities"]
+    caps = capabilities(engine)
+    for title, attr in FEATURES.items():
+        if title == "suggest":
+            continue  # also needs defaults.suggestField, which the dataset does not set
+        key = {"nestedPath": "nested", "multi-index": "multiIndex", "raw query": "rawQuery"}.get(
+            title, title)
+        assert reported[key] == getattr(caps, attr), title
