@@ -1,0 +1,1 @@
+"""The Algolia search protocol, in domain terms: parsers of its filter languages."""
