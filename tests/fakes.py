@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -81,17 +82,23 @@ class FakeEngine:
 
 
 class FakeCache:
-    """A dict cache with a switchable status."""
+    """A dict cache with a switchable status; ``disabled`` stores nothing, like NullCache."""
 
     def __init__(self, status: str = "memory") -> None:
         self.status = status
         self.entries: dict[str, bytes] = {}
+        self.ttls: dict[str, float] = {}
+
+    async def probe(self) -> str:
+        return self.status
 
     async def get(self, key: str) -> bytes | None:
         return self.entries.get(key)
 
     async def set(self, key: str, value: bytes, ttl: float) -> None:
-        self.entries[key] = value
+        if self.status != "disabled":
+            self.entries[key] = value
+            self.ttls[key] = ttl
 
     async def clear(self) -> int:
         removed = len(self.entries)
@@ -112,6 +119,38 @@ class FieldFacetEngine(FakeEngine):
     async def facet_values(self, query: FacetValuesQuery) -> list[FacetValue]:
         self.queries.append(query)
         return list(self.values_by_field.get(query.field, []))
+
+
+class EchoEngine(FakeEngine):
+    """A FakeEngine whose answers spell out the query it got: two answers are equal only if
+    the queries were, so a response served for the wrong request shows. ``delay`` seconds
+    pass before each answer (to let identical requests overlap)."""
+
+    def __init__(self, *, delay: float = 0.0, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.delay = delay
+
+    async def search(self, query: SearchQuery) -> EngineResult:
+        self.queries.append(query)
+        if self.delay:
+            await asyncio.sleep(self.delay)
+        echo = msgspec.json.encode(query).decode()
+        return EngineResult(hits=[Hit(id="1", index=self.name, score=1.0,
+                                      source={"query": echo})], total=len(echo))
+
+    async def facet_values(self, query: FacetValuesQuery) -> list[FacetValue]:
+        self.queries.append(query)
+        if self.delay:
+            await asyncio.sleep(self.delay)
+        return [FacetValue(value=msgspec.json.encode(query).decode(), count=1)]
+
+    async def get_document(self, doc_id: str) -> Hit | None:
+        self.queries.append(doc_id)
+        return Hit(id=doc_id, index=self.name, score=1.0, source={"calls": len(self.queries)})
+
+    async def get_mapping(self) -> dict[str, Any]:
+        self.queries.append("mapping")
+        return {"calls": len(self.queries)}
 
 
 class FailingEngine(FakeEngine):

@@ -13,7 +13,7 @@ import msgspec
 import yaml
 
 from searchport.adapters.http_clients import EngineAddress
-from searchport.domain.config import Config, ConfigError, FieldConfig, IndexConfig
+from searchport.domain.config import CacheConfig, Config, ConfigError, FieldConfig, IndexConfig
 from searchport.domain.fields import METADATA_KEYS, alias_conflicts
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
@@ -133,7 +133,22 @@ def parse_config(text: str, environ: Mapping[str, str]) -> Config:
     for handle, index in parsed.items():
         check_index(handle, index)
     api_key = config.api_key if config.api_key not in (None, "", []) else environ.get("API_KEY")
-    return msgspec.structs.replace(config, indexes=parsed, api_key=api_key or None)
+    return msgspec.structs.replace(
+        config, indexes=parsed, api_key=api_key or None, cache=_cache(config, data, environ)
+    )
+
+
+def _cache(config: Config, data: dict[str, Any], environ: Mapping[str, str]) -> CacheConfig:
+    """``REDIS_URL`` gives ``cache.url`` when the file has none, and turns Redis on when the
+    file names no ``cache.backend`` (as a bare ``REDIS_URL`` does in the reference)."""
+    cache, redis_url = config.cache, environ.get("REDIS_URL")
+    if cache.url or not redis_url:
+        return cache
+    section = data.get("cache")
+    named = isinstance(section, dict) and section.get("backend") not in (None, "")
+    return msgspec.structs.replace(
+        cache, url=redis_url, backend=cache.backend if named else "redis"
+    )
 
 
 def load_config(path: Path, environ: Mapping[str, str] | None = None) -> Config:

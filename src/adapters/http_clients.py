@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import ssl
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 import httpx
 
@@ -44,8 +44,9 @@ class EngineAddress:
             netloc = f"{netloc}:{parts.port}"
         self.origin = urlunsplit((parts.scheme, netloc, "", "", ""))
         self.prefix = parts.path.rstrip("/")
-        self.username = parts.username
-        self.password = parts.password
+        # userinfo is percent-encoded in a URL (RFC 3986 3.2.1): "p%40ss" is "p@ss"
+        self.username = unquote(parts.username) if parts.username is not None else None
+        self.password = unquote(parts.password) if parts.password is not None else None
         self.is_https = parts.scheme == "https"
 
     def url(self, path: str) -> str:

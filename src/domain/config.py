@@ -39,6 +39,14 @@ class DefaultsConfig(_Section, frozen=True):
     suggest_field: str | None = None
 
 
+class IndexCacheConfig(_Section, frozen=True):
+    """``indexes.<handle>.cache``: this handle's TTLs (seconds; 0: never cached)."""
+
+    search_ttl: Annotated[float, msgspec.Meta(ge=0)] | None = None  # default: cache.searchTtl
+    mapping_ttl: Annotated[float, msgspec.Meta(ge=0)] | None = None  # default: cache.mappingTtl
+    documents: bool = False  # cache GET /documents/:id too (for searchTtl)
+
+
 class IndexConfig(_Section, frozen=True):
     engine: EngineName
     # server engines
@@ -60,13 +68,21 @@ class IndexConfig(_Section, frozen=True):
     raw_query: bool = True
     exact_totals: bool = True
     max_result_window: Annotated[int, msgspec.Meta(ge=1)] = 10_000
+    cache: IndexCacheConfig = msgspec.field(default_factory=IndexCacheConfig)
 
 
 class CacheConfig(_Section, frozen=True):
     backend: Literal["none", "memory", "redis"] = "none"
-    url: str | None = None
+    url: str | None = None  # redis://[user:password@]host:port/db; default: REDIS_URL
+    # search, facet values and autocomplete; mapping (per index: indexes.<handle>.cache)
     search_ttl: Annotated[float, msgspec.Meta(gt=0)] = 60.0
     mapping_ttl: Annotated[float, msgspec.Meta(gt=0)] = 3600.0
+    # the memory backend, and the in-process tier in front of Redis, are bounded by both
+    max_entries: Annotated[int, msgspec.Meta(ge=1)] = 10_000
+    max_bytes: Annotated[int, msgspec.Meta(ge=1024)] = 64 * 1024 * 1024
+    local_ttl: Annotated[float, msgspec.Meta(ge=0)] = 5.0  # in-process tier; 0 turns it off
+    prefix: Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9_.-]{1,64}$")] = "searchport"
+    timeout: Annotated[float, msgspec.Meta(gt=0, le=5)] = 0.1  # per Redis call, seconds
 
 
 class LimitsConfig(_Section, frozen=True):

@@ -5,9 +5,8 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
 
-from litestar import Litestar, Response, Router
+from litestar import Litestar, Router
 from litestar.config.compression import CompressionConfig
 from litestar.config.cors import CORSConfig
 from litestar.openapi import OpenAPIConfig
@@ -22,13 +21,13 @@ from searchport.entrypoints.container import Container
 from searchport.entrypoints.controllers.index_routes import IndexController
 from searchport.entrypoints.controllers.service_routes import ServiceController
 from searchport.entrypoints.di import bridge
+from searchport.entrypoints.http_cache import cache_control
 from searchport.entrypoints.http_errors import EXCEPTION_HANDLERS
 from searchport.entrypoints.request_context import RequestContext
 
 logger = logging.getLogger("searchport")
 
 ASSETS = "/openapi/assets"
-CACHEABLE = ("search", "facet_values", "autocomplete", "mapping")
 
 
 def _openapi(auth: bool) -> OpenAPIConfig:
@@ -71,17 +70,6 @@ def _cors(origins: str | list[str] | None) -> CORSConfig | None:
     )
 
 
-def _cache_headers(auth: bool) -> Any:
-    value = "private, max-age=10" if auth else "public, max-age=10, stale-while-revalidate=50"
-
-    async def after_request(response: Response[Any]) -> Response[Any]:
-        if response.status_code == 200:
-            response.headers["cache-control"] = value
-        return response
-
-    return after_request
-
-
 def create_app(container: Container, *, listen_url: str | None = None) -> RequestContext:
     """Build the ASGI application; ``listen_url`` is logged once the app is ready."""
     config = container.config()
@@ -92,6 +80,7 @@ def create_app(container: Container, *, listen_url: str | None = None) -> Reques
         catalog = container.catalog()
         for entry in catalog.values():
             await entry.engine.start()
+        logger.info("cache: %s", await container.cache().probe())
         if listen_url:
             logger.info("searchport %s listening on %s", __version__, listen_url)
         try:
@@ -100,12 +89,13 @@ def create_app(container: Container, *, listen_url: str | None = None) -> Reques
             for entry in catalog.values():
                 await entry.engine.close()
             await container.http_clients().aclose()
+            await container.responses().drain()
             await container.cache().close()
 
     app = Litestar(
         route_handlers=[
             ServiceController,
-            Router("/", route_handlers=[IndexController], after_request=_cache_headers(auth)),
+            Router("/", route_handlers=[IndexController], after_request=cache_control(auth)),
             create_static_files_router(ASSETS, directories=[swagger_ui_path], name="assets"),
         ],
         dependencies={

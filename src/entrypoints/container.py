@@ -9,11 +9,15 @@ from typing import Any
 from dependency_injector import containers, providers
 
 from searchport import __version__
+from searchport.adapters.cache.memory import MemoryCache
+from searchport.adapters.cache.null import NullCache
+from searchport.adapters.cache.redis import RedisCache
+from searchport.adapters.cache.two_tier import TwoTierCache
 from searchport.adapters.http_clients import HttpClients
-from searchport.adapters.null_cache import NullCache
 from searchport.adapters.resources import EngineResources
 from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.config import Config, ConfigError, IndexConfig
+from searchport.domain.response_cache import ResponseCache
 from searchport.domain.usecases.autocomplete import Autocomplete
 from searchport.domain.usecases.clear_cache import ClearCache
 from searchport.domain.usecases.facet_search import FacetSearch
@@ -33,6 +37,8 @@ ENGINE_ADAPTERS: dict[str, str] = {
     "tantivy": "searchport.adapters.tantivy:create",
     "elasticsearch": "searchport.adapters.elastic:create_elasticsearch",
     "opensearch": "searchport.adapters.elastic:create_opensearch",
+    "typesense": "searchport.adapters.typesense:create",
+    "meilisearch": "searchport.adapters.meilisearch:create",
 }
 
 
@@ -57,11 +63,22 @@ def build_catalog(config: Config, resources: EngineResources) -> Catalog:
 
 
 def build_cache(config: Config) -> CachePort:
-    if config.cache.backend != "none":
-        raise ConfigError(
-            f"cache.backend: {config.cache.backend!r} is not available in this version yet"
-        )
-    return NullCache()
+    """``cache.backend``: none, memory, or redis (behind a memory tier unless localTtl is 0)."""
+    settings = config.cache
+    if settings.backend == "none":
+        return NullCache()
+    memory = MemoryCache(max_entries=settings.max_entries, max_bytes=settings.max_bytes)
+    if settings.backend == "memory":
+        return memory
+    if not settings.url:
+        raise ConfigError("cache.url: required for backend redis (or set REDIS_URL)")
+    try:
+        redis = RedisCache(settings.url, prefix=settings.prefix, timeout=settings.timeout)
+    except ValueError as exc:  # redis-py's word on a malformed URL (it names no credential)
+        raise ConfigError(f"cache.url: {exc}") from None
+    if settings.local_ttl == 0:
+        return redis
+    return TwoTierCache(memory, redis, local_ttl=settings.local_ttl)
 
 
 class Container(containers.DeclarativeContainer):
@@ -73,12 +90,16 @@ class Container(containers.DeclarativeContainer):
     catalog = providers.Singleton(build_catalog, config=config, resources=resources)
     cache = providers.Singleton(build_cache, config=config)
     max_body_bytes = providers.Callable(lambda c: c.limits.max_body_bytes, config)
+    cache_settings = providers.Callable(lambda c: c.cache, config)
+    responses = providers.Singleton(
+        ResponseCache, cache=cache, settings=cache_settings, version=__version__
+    )
 
-    search = providers.Singleton(Search, catalog=catalog)
-    facet_search = providers.Singleton(FacetSearch, catalog=catalog)
-    autocomplete = providers.Singleton(Autocomplete, catalog=catalog)
-    get_document = providers.Singleton(GetDocument, catalog=catalog)
-    get_mapping = providers.Singleton(GetMapping, catalog=catalog)
+    search = providers.Singleton(Search, catalog=catalog, responses=responses)
+    facet_search = providers.Singleton(FacetSearch, catalog=catalog, responses=responses)
+    autocomplete = providers.Singleton(Autocomplete, catalog=catalog, responses=responses)
+    get_document = providers.Singleton(GetDocument, catalog=catalog, responses=responses)
+    get_mapping = providers.Singleton(GetMapping, catalog=catalog, responses=responses)
     raw_query = providers.Singleton(RawQuery, catalog=catalog, max_body_bytes=max_body_bytes)
     health = providers.Singleton(Health, cache=cache, version=__version__)
     list_indexes = providers.Singleton(ListIndexes, catalog=catalog)

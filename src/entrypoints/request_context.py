@@ -43,8 +43,20 @@ def merge_vary(headers: list[tuple[bytes, bytes]], extra: tuple[bytes, ...]) -> 
         headers.append((b"vary", b", ".join(tokens.values())))
 
 
+def weaken_etag_when_encoded(headers: list[tuple[bytes, bytes]]) -> None:
+    """A compressed body is not the bytes the strong ETag was computed over: mark it weak
+    (``W/``), as nginx does, so that it still matches in ``If-None-Match``."""
+    names = [name.lower() for name, _ in headers]
+    if b"content-encoding" not in names or b"etag" not in names:
+        return
+    for i, (name, value) in enumerate(headers):
+        if name.lower() == b"etag" and value.startswith(b'"'):
+            headers[i] = (name, b"W/" + value)
+
+
 class RequestContext:
-    """Wraps the app: tags each HTTP request with an id, times it, completes ``Vary``."""
+    """Wraps the app: tags each HTTP request with an id, times it, completes ``Vary`` (and
+    weakens the ETag of a compressed body)."""
 
     def __init__(self, app: ASGIApp, vary: tuple[bytes, ...] = (b"Accept-Encoding",)) -> None:
         self.app = app
@@ -69,6 +81,7 @@ class RequestContext:
                 timing = f"engine;dur={spent[0] * 1000:.2f}, total;dur={total:.2f}"
                 headers = list(message.get("headers", ()))
                 merge_vary(headers, self.vary)
+                weaken_etag_when_encoded(headers)
                 headers.append((b"x-request-id", request_id.encode("ascii")))
                 headers.append((b"server-timing", timing.encode("ascii")))
                 message["headers"] = headers

@@ -80,7 +80,7 @@ def start_server(
     config.write_text(config_text, encoding="utf-8")
     port = free_port()
     log = workdir / f"server-{port}.log"
-    environment = {k: v for k, v in os.environ.items() if k not in ("API_KEY",)}
+    environment = {k: v for k, v in os.environ.items() if k not in ("API_KEY", "REDIS_URL")}
     environment.update(env or {})
     with log.open("w") as out:
         process = subprocess.Popen(

@@ -22,7 +22,14 @@ from searchport.domain.errors import (
     UnsupportedFeature,
 )
 from searchport.domain.query import FacetValuesQuery, SearchQuery, TermFilter
-from searchport.domain.responses import GeoCluster, IndexListResponse
+from searchport.domain.response_cache import Encoded
+from searchport.domain.responses import (
+    AutocompleteResponse,
+    FacetSearchResponse,
+    GeoCluster,
+    IndexListResponse,
+    SearchResponse,
+)
 from searchport.domain.results import (
     Bucket,
     Capabilities,
@@ -70,6 +77,11 @@ def run(awaitable: Awaitable[T]) -> T:
     return asyncio.run(main())
 
 
+def answer(kind: type[T], awaitable: Awaitable[Encoded[T]]) -> T:
+    """Run a cacheable use case and read its encoded answer back as ``kind``."""
+    return run(awaitable).decode(kind)
+
+
 def index(**config: Any) -> IndexConfig:
     config.setdefault("fields", FIELDS)
     return IndexConfig(**{"engine": "tantivy", "path": "unused", **config})
@@ -105,7 +117,7 @@ def test_search_shapes_hits_facets_and_pages() -> None:
             },
         )
     )
-    response = run(Search(catalog=catalog(engine))(
+    response = answer(SearchResponse, Search(catalog=catalog(engine))(
         SearchRequest(handle="cities", q="par", facets="region", per_page=20)
     ))
     assert response.hits == [
@@ -131,7 +143,7 @@ def test_search_shapes_hits_facets_and_pages() -> None:
 )
 def test_total_pages(total: int, per_page: int, pages: int) -> None:
     engine = FakeEngine(result=EngineResult(hits=[], total=total))
-    response = run(Search(catalog=catalog(engine))(
+    response = answer(SearchResponse, Search(catalog=catalog(engine))(
         SearchRequest(handle="cities", per_page=per_page)
     ))
     assert response.total_pages == pages == math.ceil(total / per_page)
@@ -142,7 +154,7 @@ def test_search_histograms_are_filled_and_keyed_by_the_name_sent() -> None:
         hits=[], total=3,
         histograms={"population": [Bucket(key=3000.0, count=1), Bucket(key=0.0, count=2)]},
     ))
-    response = run(Search(catalog=catalog(engine))(
+    response = answer(SearchResponse, Search(catalog=catalog(engine))(
         SearchRequest(handle="cities", histogram='{"pop": 1000}')
     ))
     assert response.histograms == {
@@ -152,7 +164,7 @@ def test_search_histograms_are_filled_and_keyed_by_the_name_sent() -> None:
 
 
 def test_search_histogram_without_engine_buckets_is_an_empty_list() -> None:
-    response = run(Search(catalog=catalog(FakeEngine()))(
+    response = answer(SearchResponse, Search(catalog=catalog(FakeEngine()))(
         SearchRequest(handle="cities", histogram='{"pop": 10}')
     ))
     assert response.histograms == {"pop": []}
@@ -165,9 +177,11 @@ def test_search_geo_clusters_only_when_asked() -> None:
                                        hit=hit("9", continent="Africa"))],
     ))
     search = Search(catalog=catalog(engine))
-    plain = run(search(SearchRequest(handle="cities")))
+    plain = answer(SearchResponse, search(SearchRequest(handle="cities")))
     assert plain.geo_clusters is msgspec.UNSET and plain.histograms is msgspec.UNSET
-    asked = run(search(SearchRequest(handle="cities", geo_grid='{"field":"where","precision":1}')))
+    asked = answer(SearchResponse, search(
+        SearchRequest(handle="cities", geo_grid='{"field":"where","precision":1}')
+    ))
     assert asked.geo_clusters == [
         GeoCluster(lat=1.0, lng=2.0, count=2, key="1/1/0",
                    hit={"objectID": "9", "_index": "cities", "_score": 1.0, "_highlights": {},
@@ -178,7 +192,9 @@ def test_search_geo_clusters_only_when_asked() -> None:
 def test_search_passes_suggestions_through() -> None:
     engine = FakeEngine(result=EngineResult(hits=[], total=0, suggestions=["paris france"]))
     search = Search(catalog=catalog(engine, defaults=DefaultsConfig(suggest_field="name")))
-    response = run(search(SearchRequest(handle="cities", q="pari", suggest="true")))
+    response = answer(
+        SearchResponse, search(SearchRequest(handle="cities", q="pari", suggest="true"))
+    )
     assert response.suggestions == ["paris france"]
     assert engine.queries[-1].suggest_field == "name"
 
@@ -203,7 +219,7 @@ def test_search_refuses_unsupported_features_before_calling_the_engine() -> None
 def test_facet_search_answers_under_the_name_sent_and_orders_values() -> None:
     values = [FacetValue(value=v, count=c) for v, c in [("b", 1), ("a", 5), ("c", 5)]]
     engine = FakeEngine(facet_values=values)
-    response = run(FacetSearch(catalog=catalog(engine))(FacetSearchRequest(
+    response = answer(FacetSearchResponse, FacetSearch(catalog=catalog(engine))(FacetSearchRequest(
         handle="cities", field="region", q="  eu ", filters='{"pop": {"min": 5}, "country": "FR"}'
     )))
     assert response.field == "region"
@@ -219,7 +235,7 @@ def test_facet_search_answers_under_the_name_sent_and_orders_values() -> None:
 def test_facet_search_limit_is_clamped(sent: int | None, limit: int) -> None:
     values = [FacetValue(value=f"v{i:03}", count=i) for i in range(150)]
     engine = FakeEngine(facet_values=values)
-    response = run(FacetSearch(catalog=catalog(engine))(
+    response = answer(FacetSearchResponse, FacetSearch(catalog=catalog(engine))(
         FacetSearchRequest(handle="cities", field="country", max_values=sent)
     ))
     assert engine.queries[0].limit == limit
@@ -248,8 +264,9 @@ def test_facet_search_on_an_unknown_handle() -> None:
 
 def test_autocomplete_defaults() -> None:
     engine = FakeEngine(result=EngineResult(hits=[hit("1", continent="Europe")], total=1))
-    response = run(Autocomplete(catalog=catalog(engine))(AutocompleteRequest(handle="cities",
-                                                                              q="pa")))
+    response = answer(AutocompleteResponse, Autocomplete(catalog=catalog(engine))(
+        AutocompleteRequest(handle="cities", q="pa")
+    ))
     assert response.hits == [{"objectID": "1", "_index": "cities", "_score": 1.0,
                               "_highlights": {}, "region": "Europe"}]
     assert response.total_hits == 1
@@ -272,9 +289,9 @@ def test_autocomplete_per_page_is_clamped(sent: int | None, limit: int) -> None:
 def test_autocomplete_facets_per_field_is_clamped(sent: int | None, limit: int) -> None:
     values = [FacetValue(value=f"v{i:02}", count=30 - i) for i in range(30)]
     engine = FieldFacetEngine(values_by_field={"country": values})
-    response = run(Autocomplete(catalog=catalog(engine))(AutocompleteRequest(
-        handle="cities", q="v", facets="country", max_facets_per_field=sent
-    )))
+    response = answer(AutocompleteResponse, Autocomplete(catalog=catalog(engine))(
+        AutocompleteRequest(handle="cities", q="v", facets="country", max_facets_per_field=sent)
+    ))
     assert isinstance(response.facets, dict)
     assert [v.value for v in response.facets["country"]] == [f"v{i:02}" for i in range(limit)]
     lookups = [q for q in engine.queries if isinstance(q, FacetValuesQuery)]
@@ -286,9 +303,9 @@ def test_autocomplete_facets_only_with_values_keyed_as_sent() -> None:
         "continent": [FacetValue(value="Europe", count=3), FacetValue(value="Eurasia", count=4)],
         "country": [],
     })
-    response = run(Autocomplete(catalog=catalog(engine))(AutocompleteRequest(
-        handle="cities", q=" eu ", facets="region, country,region"
-    )))
+    response = answer(AutocompleteResponse, Autocomplete(catalog=catalog(engine))(
+        AutocompleteRequest(handle="cities", q=" eu ", facets="region, country,region")
+    ))
     assert response.facets == {
         "region": [FacetValue(value="Eurasia", count=4), FacetValue(value="Europe", count=3)]
     }
@@ -309,7 +326,7 @@ def test_get_document() -> None:
         "7": Hit(id="7", index="cities",
                  source={"continent": "Asia", "_index": "x", "name": "Pune"})
     })
-    document = run(GetDocument(catalog=catalog(engine))(GetDocumentRequest(handle="cities",
+    document = answer(dict, GetDocument(catalog=catalog(engine))(GetDocumentRequest(handle="cities",
                                                                            id="7")))
     assert document == {"objectID": "7", "_index": "cities", "region": "Asia", "name": "Pune"}
 
@@ -322,7 +339,9 @@ def test_missing_document_is_document_not_found() -> None:
 
 
 def test_get_mapping_returns_the_engine_mapping_unmodified() -> None:
-    mapping = run(GetMapping(catalog=catalog(FakeEngine()))(GetMappingRequest(handle="cities")))
+    mapping = answer(
+        dict, GetMapping(catalog=catalog(FakeEngine()))(GetMappingRequest(handle="cities"))
+    )
     assert mapping == {"fake": {"mappings": {}}}
     with pytest.raises(IndexNotFound):
         run(GetMapping(catalog=catalog(FakeEngine()))(GetMappingRequest(handle="x")))

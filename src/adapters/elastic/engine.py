@@ -56,7 +56,8 @@ class ElasticCompatEngine:
         self._handle = handle
         self._flavor = flavor
         names = [config.index_name] if isinstance(config.index_name, str) else config.index_name
-        self._indices = ",".join(quote(n, safe="*-_.+") for n in names)
+        # "a,b" in one name is a multi-target path too: the comma stays a literal comma
+        self._indices = ",".join(quote(n, safe="*-_.+,") for n in names)
         self._single = len(names) == 1 and "*" not in names[0] and "," not in names[0]
         where = f"indexes.{handle}"
         try:

@@ -12,8 +12,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-STRING_TYPES = frozenset({"keyword", "constant_keyword", "wildcard", "text", "match_only_text"})
 EXACT_STRING_TYPES = frozenset({"keyword", "constant_keyword", "wildcard"})
+# analysed text: no exact terms and no doc values, so exact reads go to a keyword sub-field
+TEXT_TYPES = frozenset({"text", "match_only_text", "search_as_you_type"})
+STRING_TYPES = EXACT_STRING_TYPES | TEXT_TYPES
 
 
 @dataclass(frozen=True)
@@ -38,9 +40,11 @@ class FieldCatalog:
         return info.nested_path if info is not None else None
 
     def exact(self, name: str) -> str:
-        """The field to filter, facet and sort on: a text field's keyword sub-field."""
+        """The field to filter, facet and sort on: a text field's keyword sub-field. Any
+        other field (a number, a date, a keyword...) is exact itself, even with a keyword
+        sub-field: that one would sort and compare numbers and dates as text."""
         info = self.mapped.get(name)
-        if info is not None and info.type not in EXACT_STRING_TYPES and info.keyword:
+        if info is not None and info.type in TEXT_TYPES and info.keyword:
             return info.keyword
         return name
 

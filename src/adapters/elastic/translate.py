@@ -65,7 +65,7 @@ def filter_clause(f: Filter, catalog: FieldCatalog) -> Json:
             return _nest(path, _terms(catalog.exact(field), values))
         case RangeFilter(field=field, min=low, max=high):
             bounds = {k: v for k, v in (("gte", low), ("lte", high)) if v is not None}
-            return _nest(path, {"range": {field: bounds}})
+            return _nest(path, {"range": {catalog.exact(field): bounds}})
         case NotFilter(field=field, values=values):
             return {"bool": {"must_not": [_nest(path, _terms(catalog.exact(field), values))]}}
         case ExistsFilter(field=field, exists=True):

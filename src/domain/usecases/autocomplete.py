@@ -9,6 +9,7 @@ import msgspec
 from searchport.domain.catalog import Catalog
 from searchport.domain.params import clamp, parse_list
 from searchport.domain.query import FacetValuesQuery, SearchQuery
+from searchport.domain.response_cache import Encoded, ResponseCache
 from searchport.domain.responses import AutocompleteResponse
 from searchport.domain.results import FacetValue
 from searchport.domain.shaping import order_facet_values, shape_hit
@@ -28,10 +29,11 @@ class AutocompleteRequest(msgspec.Struct, frozen=True, kw_only=True):
 class Autocomplete:
     """Suggest documents and facet values while the user types."""
 
-    def __init__(self, *, catalog: Catalog) -> None:
+    def __init__(self, *, catalog: Catalog, responses: ResponseCache | None = None) -> None:
         self._catalog = catalog
+        self._responses = responses or ResponseCache.uncached()
 
-    async def __call__(self, request: AutocompleteRequest) -> AutocompleteResponse:
+    async def __call__(self, request: AutocompleteRequest) -> Encoded[AutocompleteResponse]:
         entry = self._catalog.get_entry(request.handle)
         fields, engine = entry.fields, entry.engine
         per_page = clamp(request.per_page, 5, 1, MAX_HITS)
@@ -46,17 +48,25 @@ class Autocomplete:
         )
         text = request.q.strip()
         lookups = [
-            engine.facet_values(FacetValuesQuery(field=fields.real(n), text=text, limit=per_field))
-            for n in names
+            FacetValuesQuery(field=fields.real(n), text=text, limit=per_field) for n in names
         ]
-        result, facet_lists = await asyncio.gather(engine.search(query), asyncio.gather(*lookups))
-        facets: dict[str, list[FacetValue]] = {
-            name: order_facet_values(values, per_field)
-            for name, values in zip(names, facet_lists, strict=True)
-            if values
-        }
-        return AutocompleteResponse(
-            hits=[shape_hit(fields, hit) for hit in result.hits],
-            total_hits=result.total,
-            facets=facets if facets else msgspec.UNSET,
+
+        async def suggest() -> AutocompleteResponse:
+            result, facet_lists = await asyncio.gather(
+                engine.search(query), asyncio.gather(*map(engine.facet_values, lookups))
+            )
+            facets: dict[str, list[FacetValue]] = {
+                name: order_facet_values(values, per_field)
+                for name, values in zip(names, facet_lists, strict=True)
+                if values
+            }
+            return AutocompleteResponse(
+                hits=[shape_hit(fields, hit) for hit in result.hits],
+                total_hits=result.total,
+                facets=facets if facets else msgspec.UNSET,
+            )
+
+        # facets are answered under the names asked for
+        return await self._responses.answer(
+            "autocomplete", entry, [query, names, lookups], suggest
         )

@@ -7,6 +7,7 @@ import msgspec
 from searchport.domain.catalog import Catalog
 from searchport.domain.params import clamp, decode_json, parse_filters
 from searchport.domain.query import FacetValuesQuery
+from searchport.domain.response_cache import Encoded, ResponseCache
 from searchport.domain.responses import FacetSearchResponse
 from searchport.domain.shaping import order_facet_values
 
@@ -24,10 +25,11 @@ class FacetSearchRequest(msgspec.Struct, frozen=True, kw_only=True):
 class FacetSearch:
     """Values of one facet field containing ``q``, with counts under ``filters``."""
 
-    def __init__(self, *, catalog: Catalog) -> None:
+    def __init__(self, *, catalog: Catalog, responses: ResponseCache | None = None) -> None:
         self._catalog = catalog
+        self._responses = responses or ResponseCache.uncached()
 
-    async def __call__(self, request: FacetSearchRequest) -> FacetSearchResponse:
+    async def __call__(self, request: FacetSearchRequest) -> Encoded[FacetSearchResponse]:
         entry = self._catalog.get_entry(request.handle)
         limit = clamp(request.max_values, 20, 1, MAX_VALUES)
         filters = (
@@ -41,5 +43,10 @@ class FacetSearch:
             limit=limit,
             filters=filters,
         )
-        values = await entry.engine.facet_values(query)
-        return FacetSearchResponse(field=request.field, values=order_facet_values(values, limit))
+
+        async def values() -> FacetSearchResponse:
+            found = await entry.engine.facet_values(query)
+            return FacetSearchResponse(field=request.field, values=order_facet_values(found, limit))
+
+        # the answer names the field as it was asked for (an alias or the real name)
+        return await self._responses.answer("facets", entry, [request.field, query], values)

@@ -8,6 +8,7 @@ import msgspec
 
 from searchport.domain.catalog import Catalog
 from searchport.domain.errors import DocumentNotFound
+from searchport.domain.response_cache import Encoded, ResponseCache
 from searchport.domain.shaping import shape_document
 
 
@@ -19,12 +20,18 @@ class GetDocumentRequest(msgspec.Struct, frozen=True, kw_only=True):
 class GetDocument:
     """Fetch one document; ``DocumentNotFound`` when the engine has none with that id."""
 
-    def __init__(self, *, catalog: Catalog) -> None:
+    def __init__(self, *, catalog: Catalog, responses: ResponseCache | None = None) -> None:
         self._catalog = catalog
+        self._responses = responses or ResponseCache.uncached()
 
-    async def __call__(self, request: GetDocumentRequest) -> dict[str, Any]:
+    async def __call__(self, request: GetDocumentRequest) -> Encoded[dict[str, Any]]:
         entry = self._catalog.get_entry(request.handle)
-        hit = await entry.engine.get_document(request.id)
-        if hit is None:
-            raise DocumentNotFound()
-        return shape_document(entry.fields, hit)
+
+        async def document() -> dict[str, Any]:
+            hit = await entry.engine.get_document(request.id)
+            if hit is None:
+                raise DocumentNotFound()
+            return shape_document(entry.fields, hit)
+
+        # stored only when the index's cache.documents is on; a 404 is never stored
+        return await self._responses.answer("document", entry, [request.id], document)

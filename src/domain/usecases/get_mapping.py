@@ -7,6 +7,7 @@ from typing import Any
 import msgspec
 
 from searchport.domain.catalog import Catalog
+from searchport.domain.response_cache import Encoded, ResponseCache
 
 
 class GetMappingRequest(msgspec.Struct, frozen=True, kw_only=True):
@@ -16,9 +17,10 @@ class GetMappingRequest(msgspec.Struct, frozen=True, kw_only=True):
 class GetMapping:
     """The engine's own description of the index's fields, unmodified."""
 
-    def __init__(self, *, catalog: Catalog) -> None:
+    def __init__(self, *, catalog: Catalog, responses: ResponseCache | None = None) -> None:
         self._catalog = catalog
+        self._responses = responses or ResponseCache.uncached()
 
-    async def __call__(self, request: GetMappingRequest) -> dict[str, Any]:
+    async def __call__(self, request: GetMappingRequest) -> Encoded[dict[str, Any]]:
         entry = self._catalog.get_entry(request.handle)
-        return await entry.engine.get_mapping()
+        return await self._responses.answer("mapping", entry, [], entry.engine.get_mapping)

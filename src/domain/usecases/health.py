@@ -11,11 +11,12 @@ if TYPE_CHECKING:
 
 
 class Health:
-    """Always ``ok`` while the process answers; reports the cache status and version."""
+    """Always ``ok`` while the process answers; the cache's status is checked on each call."""
 
     def __init__(self, *, cache: CachePort, version: str) -> None:
         self._cache = cache
         self._version = version
 
     async def __call__(self, request: None = None) -> HealthResponse:
-        return HealthResponse(status="ok", cache=self._cache.status, version=self._version)
+        cache = await self._cache.probe()
+        return HealthResponse(status="ok", cache=cache, version=self._version)

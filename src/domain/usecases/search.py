@@ -6,7 +6,9 @@ import math
 
 import msgspec
 
-from searchport.domain.catalog import Catalog
+from searchport.domain.catalog import Catalog, IndexEntry
+from searchport.domain.query import SearchQuery
+from searchport.domain.response_cache import Encoded, ResponseCache
 from searchport.domain.responses import SearchResponse
 from searchport.domain.search_request import SearchRequest, build_search_query
 from searchport.domain.shaping import fill_histogram, shape_clusters, shape_facets, shape_hit
@@ -15,12 +17,21 @@ from searchport.domain.shaping import fill_histogram, shape_clusters, shape_face
 class Search:
     """Run one search and shape the answer the same way for every engine."""
 
-    def __init__(self, *, catalog: Catalog) -> None:
+    def __init__(self, *, catalog: Catalog, responses: ResponseCache | None = None) -> None:
         self._catalog = catalog
+        self._responses = responses or ResponseCache.uncached()
 
-    async def __call__(self, request: SearchRequest) -> SearchResponse:
+    async def __call__(self, request: SearchRequest) -> Encoded[SearchResponse]:
         entry = self._catalog.get_entry(request.handle)
         query, page, per_page = build_search_query(entry, request)
+        return await self._responses.answer(
+            "search", entry, [query, page, per_page],
+            lambda: self._search(entry, query, page, per_page),
+        )
+
+    async def _search(
+        self, entry: IndexEntry, query: SearchQuery, page: int, per_page: int
+    ) -> SearchResponse:
         result = await entry.engine.search(query)
         fields = entry.fields
         histograms: dict[str, list] | msgspec.UnsetType = msgspec.UNSET  # type: ignore[type-arg]

@@ -21,9 +21,12 @@ from searchport.domain.usecases.get_mapping import GetMapping, GetMappingRequest
 from searchport.domain.usecases.raw_query import RawQuery, RawQueryRequest
 from searchport.domain.usecases.search import Search
 from searchport.entrypoints.controllers import params as p
+from searchport.entrypoints.http_cache import IF_NONE_MATCH, json_answer
 
 Handle = Annotated[str, PathParameter(description="An index handle (see GET /indexes).")]
 Json = str | None
+IfNoneMatch = Annotated[str | None, IF_NONE_MATCH]
+Answer = Response[bytes]  # the use case's encoded answer, sent as is (see http_cache)
 
 
 class IndexController(Controller):
@@ -32,7 +35,7 @@ class IndexController(Controller):
 
     @get(
         "/search",
-        responses=p.ERRORS,
+        responses=p.answers(SearchResponse, "The hits, totals, facets and extras asked for."),
         summary="Full-text search",
         description="Hits, facets, filters, sorting, highlights, histograms, geo clusters and "
         "phrase suggestions on one handle.",
@@ -53,16 +56,17 @@ class IndexController(Controller):
         boosts: Annotated[Json, p.BOOSTS] = None,
         histogram: Annotated[Json, p.HISTOGRAM] = None,
         geo_grid: Annotated[Json, p.GEO_GRID] = None,
-    ) -> SearchResponse:
-        return await search_uc(SearchRequest(
+        if_none_match: IfNoneMatch = None,
+    ) -> Answer:
+        return json_answer(await search_uc(SearchRequest(
             handle=handle, q=q, page=page, per_page=per_page, sort=sort, facets=facets,
             filters=filters, highlight=highlight, fields=fields, suggest=suggest, boosts=boosts,
             histogram=histogram, geo_grid=geo_grid,
-        ))
+        )), if_none_match)
 
     @get(
         "/facets/{field:str}",
-        responses=p.ERRORS,
+        responses=p.answers(FacetSearchResponse, "The matching values with their counts."),
         summary="Search facet values",
         description="Values of one facet field containing q, with their counts.",
     )
@@ -74,14 +78,15 @@ class IndexController(Controller):
         q: Annotated[str, p.FACET_Q] = "",
         max_values: Annotated[int, p.MAX_VALUES] = 20,
         filters: Annotated[Json, p.FACET_FILTERS] = None,
-    ) -> FacetSearchResponse:
-        return await facet_search(FacetSearchRequest(
+        if_none_match: IfNoneMatch = None,
+    ) -> Answer:
+        return json_answer(await facet_search(FacetSearchRequest(
             handle=handle, field=field, q=q, max_values=max_values, filters=filters
-        ))
+        )), if_none_match)
 
     @get(
         "/autocomplete",
-        responses=p.ERRORS,
+        responses=p.answers(AutocompleteResponse, "Prefix hits and matching facet values."),
         summary="Autocomplete",
         description="Prefix hits on the last word of q, plus facet values containing q.",
     )
@@ -93,27 +98,41 @@ class IndexController(Controller):
         per_page: Annotated[int, p.AC_PER_PAGE] = 5,
         facets: Annotated[str | None, p.AC_FACETS] = None,
         max_facets_per_field: Annotated[int, p.AC_MAX_FACETS] = 4,
-    ) -> AutocompleteResponse:
-        return await autocomplete_uc(AutocompleteRequest(
+        if_none_match: IfNoneMatch = None,
+    ) -> Answer:
+        return json_answer(await autocomplete_uc(AutocompleteRequest(
             handle=handle, q=q, per_page=per_page, facets=facets,
             max_facets_per_field=max_facets_per_field,
-        ))
+        )), if_none_match)
 
-    @get("/documents/{doc_id:path}", responses=p.ERRORS, summary="One document by id")
+    @get(
+        "/documents/{doc_id:path}",
+        responses=p.answers(dict[str, Any], "The document: objectID, _index, its fields."),
+        summary="One document by id",
+    )
     async def document(
         self,
         get_document: NamedDependency[GetDocument],
         handle: Handle,
         doc_id: Annotated[str, PathParameter(description="The document's objectID.")],
-    ) -> dict[str, Any]:
+        if_none_match: IfNoneMatch = None,
+    ) -> Answer:
         # a path parameter keeps ids containing "/" reachable; it arrives with its leading "/"
-        return await get_document(GetDocumentRequest(handle=handle, id=doc_id[1:]))
+        document = await get_document(GetDocumentRequest(handle=handle, id=doc_id[1:]))
+        return json_answer(document, if_none_match)
 
-    @get("/mapping", responses=p.ERRORS, summary="The engine's field mapping or schema")
+    @get(
+        "/mapping",
+        responses=p.answers(dict[str, Any], "The engine's own mapping or schema, unmodified."),
+        summary="The engine's field mapping or schema",
+    )
     async def mapping(
-        self, get_mapping: NamedDependency[GetMapping], handle: Handle
-    ) -> dict[str, Any]:
-        return await get_mapping(GetMappingRequest(handle=handle))
+        self,
+        get_mapping: NamedDependency[GetMapping],
+        handle: Handle,
+        if_none_match: IfNoneMatch = None,
+    ) -> Answer:
+        return json_answer(await get_mapping(GetMappingRequest(handle=handle)), if_none_match)
 
     @post(
         "/query",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import Example
 from litestar.params import QueryParameter
@@ -22,6 +24,20 @@ ERRORS = {
     502: _error("The engine is unreachable or failing."),
     504: _error("The engine did not answer in time."),
 }
+
+
+def answers(body: Any, description: str) -> dict[int, ResponseSpec]:
+    """The documented responses of a cacheable GET route: its body, 304, and the errors."""
+    return {
+        200: ResponseSpec(data_container=body, generate_examples=False,
+                          description=f"{description} Carries an ETag and Cache-Control "
+                          "(private when a key is configured)."),
+        304: ResponseSpec(data_container=None, description="Not modified: the If-None-Match "
+                          "header named this answer's ETag. No body."),
+        **ERRORS,
+    }
+
+
 RAW_ERRORS = {
     **ERRORS,
     403: _error("The raw query endpoint is turned off for this index."),

@@ -6,6 +6,9 @@ from __future__ import annotations
 class NullCache:
     status = "disabled"
 
+    async def probe(self) -> str:
+        return self.status
+
     async def get(self, key: str) -> bytes | None:
         return None
 

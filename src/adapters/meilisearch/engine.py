@@ -1,0 +1,192 @@
+"""``MeilisearchEngine``: one handle over one Meilisearch index, through httpx.
+
+Needs Meilisearch 1.9 or later (``matchingStrategy: frequency``). Each hit's ``objectID`` is
+the index's primary key, read once from ``GET /indexes/{uid}``; when that is refused (a
+search-only API key) or the index has none yet, the handle's ``idField`` (default ``id``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import math
+import re
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from searchport.adapters.http_clients import EngineAddress
+from searchport.adapters.meilisearch import parse, translate
+from searchport.adapters.meilisearch.transport import ENGINE, Transport
+from searchport.adapters.resources import EngineResources
+from searchport.domain.config import ConfigError, IndexConfig
+from searchport.domain.errors import EngineUnavailable, SearchportError
+from searchport.domain.query import FacetValuesQuery, SearchQuery
+from searchport.domain.results import Capabilities, EngineResult, FacetValue, Hit
+
+T = TypeVar("T")
+logger = logging.getLogger("searchport.meilisearch")
+
+CAPABILITIES = Capabilities(suggest=False, boosts=False, histogram=False, geo_grid=False,
+                            nested=False, multi_index=False, raw_query=True)
+KEY_RETRY = 30.0  # seconds before a failed primary-key lookup is tried again
+# Meilisearch document ids: ASCII letters, digits, '-' and '_', at most 511 bytes
+DOCUMENT_ID = re.compile(r"[A-Za-z0-9_-]{1,511}")
+MISSING_DOCUMENT = frozenset({"document_not_found", "invalid_document_id"})
+FACET_SEARCH_OFF = "facet_search_disabled"  # the index's facetSearch setting is false
+
+
+class MeilisearchEngine:
+    def __init__(self, handle: str, config: IndexConfig, resources: EngineResources) -> None:
+        assert config.host and config.index_name  # checked by the config loader
+        self._handle = handle
+        self._uid = config.index_name if isinstance(config.index_name, str) \
+            else config.index_name[0]
+        where = f"indexes.{handle}"
+        try:
+            address = EngineAddress(config.host)
+        except ConfigError as exc:
+            raise ConfigError(f"{where}.{exc}") from None
+        ca_bundle = config.ca_bundle
+        if ca_bundle is not None:
+            ca_bundle = str(resources.base_dir / Path(ca_bundle).expanduser())
+        try:  # open the pool now, so a bad CA bundle stops startup
+            resources.http.client(address, verify=config.verify_tls, ca_bundle=ca_bundle)
+        except ConfigError as exc:
+            raise ConfigError(f"{where}.{exc}") from None
+        self._transport = Transport(handle=handle, address=address, http=resources.http,
+                                    api_key=config.api_key, timeout=config.timeout,
+                                    verify=config.verify_tls, ca_bundle=ca_bundle)
+        self._fallback_key = config.id_field
+        self._primary_key: str | None = None
+        self._key_due = -math.inf  # monotonic time of the next primary-key lookup
+        self._key_lock = asyncio.Lock()
+        self._warm_up: asyncio.Task[str] | None = None
+
+    @property
+    def name(self) -> str:
+        return ENGINE
+
+    @property
+    def capabilities(self) -> Capabilities:
+        return CAPABILITIES
+
+    # ------------------------------------------------------------ lifecycle
+
+    async def start(self) -> None:
+        """Nothing to open: the pool connects on first use. The primary key is read in the
+        background, so an engine that is down never delays startup."""
+        self._warm_up = asyncio.create_task(self._key())
+
+    async def ping(self) -> None:
+        """A search for nothing: it needs only the ``search`` action, like the handle."""
+        await self._transport.json("POST", self._path("/search"), {"limit": 0})
+
+    async def close(self) -> None:
+        if self._warm_up is not None and not self._warm_up.done():
+            self._warm_up.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._warm_up
+        self._warm_up = None
+
+    # ------------------------------------------------------------ endpoints
+
+    async def search(self, query: SearchQuery) -> EngineResult:
+        key = await self._key()
+        plan = translate.search_plan(query, self._uid, key)
+        answer = await self._transport.json("POST", plan.path, plan.body)
+        return self._read(lambda: parse.search_result(answer, plan, query, uid=self._uid,
+                                                      primary_key=key))
+
+    async def facet_values(self, query: FacetValuesQuery) -> list[FacetValue]:
+        """Without ``text``: the field's ``facetDistribution``. With it: the distribution
+        and Meilisearch's facet search (prefix, strings only, beyond ``maxValuesPerFacet``)
+        together, keeping the values that contain ``text`` ignoring case."""
+        searched = self._transport.json("POST", self._path("/search"),
+                                        translate.distribution_body(query))
+        if not query.text:
+            answer = await searched
+            return self._read(lambda: parse.distribution(answer, query.field))
+        answer, found = await asyncio.gather(searched, self._facet_search(query))
+        values = self._read(lambda: parse.distribution(answer, query.field)
+                            + (parse.facet_hits(found) if found is not None else []))
+        needle = query.text.casefold()
+        unique = {v.value: v for v in reversed(values)}  # the distribution's count wins
+        return [v for v in unique.values() if needle in v.value.casefold()]
+
+    async def get_document(self, doc_id: str) -> Hit | None:
+        if not DOCUMENT_ID.fullmatch(doc_id):
+            return None  # Meilisearch cannot hold a document with that id
+        key = await self._key()
+        path = self._path(f"/documents/{doc_id}")
+        response = await self._transport.send("GET", path)
+        if response.status_code in (400, 404):
+            code = parse.error_code(self._transport.error_body(response))
+            if code in MISSING_DOCUMENT:
+                return None
+        if not response.is_success:
+            raise self._transport.failure("GET", path, response)
+        answer = self._transport.decode(response)
+        return self._read(lambda: parse.document(answer, uid=self._uid, primary_key=key,
+                                                 doc_id=doc_id))
+
+    async def get_mapping(self) -> dict[str, Any]:
+        answer = await self._transport.json("GET", self._path("/settings"))
+        if not isinstance(answer, dict):
+            raise self._transport.unreadable()
+        return answer
+
+    async def raw_query(self, body: dict[str, Any]) -> bytes:
+        path = self._path("/search")
+        response = await self._transport.send("POST", path, translate.raw_body(body))
+        if not response.is_success:
+            raise self._transport.failure("POST", path, response)
+        return response.content
+
+    # ------------------------------------------------------------ internals
+
+    async def _facet_search(self, query: FacetValuesQuery) -> Any:
+        """The facet search's answer; ``None`` when the index turned facet search off."""
+        path = self._path("/facet-search")
+        response = await self._transport.send("POST", path, translate.facet_search_body(query))
+        if response.status_code == 400 and parse.error_code(
+            self._transport.error_body(response)
+        ) == FACET_SEARCH_OFF:
+            return None
+        if not response.is_success:
+            raise self._transport.failure("POST", path, response)
+        return self._transport.decode(response)
+
+    def _path(self, suffix: str) -> str:
+        return translate.index_path(self._uid, suffix)
+
+    async def _key(self) -> str:
+        """The index's primary key, read once; the fallback until it can be read."""
+        if time.monotonic() < self._key_due:
+            return self._primary_key or self._fallback_key
+        async with self._key_lock:
+            if time.monotonic() < self._key_due:
+                return self._primary_key or self._fallback_key
+            try:
+                info = await self._transport.json("GET", self._path(""))
+            except SearchportError as exc:
+                logger.warning("%s: the primary key could not be read (%s); objectID comes "
+                               "from %r", self._handle, exc.message, self._fallback_key)
+                info = None
+            key = info.get("primaryKey") if isinstance(info, dict) else None
+            if isinstance(key, str) and key:
+                self._primary_key, self._key_due = key, math.inf
+            else:  # refused, unreachable, or no document yet: ask again later
+                self._key_due = time.monotonic() + KEY_RETRY
+        return self._primary_key or self._fallback_key
+
+    def _read(self, parse_answer: Callable[[], T]) -> T:
+        try:
+            return parse_answer()
+        except (parse.UnreadableAnswer, KeyError, TypeError, ValueError, AttributeError) as exc:
+            logger.warning("%s: unexpected answer shape: %s", self._handle, exc)
+            raise EngineUnavailable(
+                f"The {ENGINE} engine sent an answer searchport cannot read"
+            ) from None

@@ -1,0 +1,136 @@
+"""Filters and sort as Meilisearch expressions, built so that no value or field name can
+change the shape of the expression.
+
+- A string value is always written in double quotes with ``\\`` and ``"`` escaped by a
+  backslash. Meilisearch (1.4 and later) reads a quoted value up to the first unescaped
+  quote, turns ``\\"`` into ``"`` and then ``\\\\`` into ``\\``, so the value it compares with
+  is exactly the one given, whatever it contains (quotes, brackets, ``AND``/``OR``/``TO``...).
+- Numbers and booleans are bare words (``12``, ``-0.5``, ``1e16``, ``true``): characters the
+  filter grammar reads as one word.
+- Attribute names cannot be escaped in Meilisearch's grammar, so only names made of
+  letters, digits, ``_``, ``-`` and ``.`` are accepted (anything else is a 400); a name that
+  is one of the grammar's keywords is written in quotes.
+
+One ``Filter`` becomes one expression; the search sends them as a list (ANDed by
+Meilisearch), so an ``OR`` inside one expression never reaches another.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Iterable
+
+from searchport.domain.errors import InvalidRequest, UnsupportedFeature
+from searchport.domain.query import (
+    ExistsFilter,
+    Filter,
+    NotFilter,
+    RangeFilter,
+    Scalar,
+    SortClause,
+    TermFilter,
+)
+
+ENGINE = "meilisearch"
+KEYWORDS = frozenset({
+    "AND", "OR", "IN", "NOT", "TO", "EXISTS", "IS", "NULL", "EMPTY", "CONTAINS", "STARTS",
+    "WITH", "_geoRadius", "_geoBoundingBox",
+})
+_NAME_PUNCTUATION = frozenset("_-.")
+
+
+def _name_char(char: str) -> bool:
+    """Letters (any script), decimal digits, ``_``, ``-`` and ``.``: characters Meilisearch
+    reads as part of one word (its ``is_alphanumeric`` holds for every letter and digit)."""
+    if char in _NAME_PUNCTUATION:
+        return True
+    category = unicodedata.category(char)
+    return category.startswith("L") or category == "Nd"
+
+
+def safe_name(name: str) -> bool:
+    return bool(name) and all(_name_char(c) for c in name)
+
+
+def attribute(name: str, purpose: str = "filter") -> str:
+    """A field name as a filter attribute; a 400 for a name the grammar cannot express."""
+    if not safe_name(name):
+        raise InvalidRequest(
+            f"The field {name!r} cannot be used in a {ENGINE} {purpose}: field names there "
+            "may only contain letters, digits, '_', '-' and '.'"
+        )
+    return f'"{name}"' if name in KEYWORDS else name
+
+
+def quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def number(value: int | float) -> str:
+    """A number as one bare word (``1e+16`` has a ``+``, which ends a word: ``1e16``)."""
+    text = str(value) if isinstance(value, int) else repr(value)
+    return text.replace("e+", "e")
+
+
+def literal(value: Scalar) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return number(value)
+    return quote(value)
+
+
+def _values(values: Iterable[Scalar]) -> str:
+    return "[" + ", ".join(literal(v) for v in values) + "]"
+
+
+def _bound(field: str, value: float | str) -> str:
+    if isinstance(value, str):
+        raise InvalidRequest(
+            f"A date range (on {field!r}) is not supported by the {ENGINE} engine: it compares "
+            "numbers only; store dates as Unix timestamps and filter with numbers"
+        )
+    return number(value)
+
+
+def expression(f: Filter) -> str:
+    """One filter as one Meilisearch filter expression."""
+    name = attribute(f.field)
+    match f:
+        case TermFilter(values=(value,)):
+            return f"{name} = {literal(value)}"
+        case TermFilter(values=values):
+            return f"{name} IN {_values(values)}"
+        case RangeFilter(field=field, min=low, max=high):
+            parts = []
+            if low is not None:
+                parts.append(f"{name} >= {_bound(field, low)}")
+            if high is not None:
+                parts.append(f"{name} <= {_bound(field, high)}")
+            return " AND ".join(parts)
+        case NotFilter(values=values):
+            return f"{name} NOT IN {_values(values)}"
+        case ExistsFilter(exists=True):  # Meilisearch counts a null value as existing
+            return f"{name} EXISTS AND {name} IS NOT NULL"
+        case ExistsFilter():
+            return f"{name} NOT EXISTS OR {name} IS NULL"
+    raise TypeError(f"unknown filter {f!r}")  # pragma: no cover - the union is closed
+
+
+def expressions(filters: Iterable[Filter]) -> list[str]:
+    return [expression(f) for f in filters]
+
+
+def sort_rules(clauses: Iterable[SortClause]) -> list[str]:
+    """``field:asc`` rules. Relevance is always part of Meilisearch's ranking (where the
+    index's ``rankingRules`` put it), so ``_score`` descending needs no rule; ascending
+    relevance cannot be asked for."""
+    rules = []
+    for clause in clauses:
+        if clause.field == "_score":
+            if clause.order == "asc":
+                raise UnsupportedFeature("Sorting by _score ascending", ENGINE)
+            continue
+        attribute(clause.field, "sort")  # validated; sort rules are never quoted
+        rules.append(f"{clause.field}:{clause.order}")
+    return rules

@@ -1,0 +1,226 @@
+"""``TypesenseEngine``: one Typesense collection over HTTP (``X-TYPESENSE-API-KEY``).
+
+Searches go through ``multi_search`` (one request for the hits and every disjunctive facet;
+filters travel in the body, not the URL). The collection schema steers every parameter; it
+is read once, kept for a few minutes and read again after Typesense rejects a query.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import math
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, TypeVar
+from urllib.parse import quote
+
+from searchport.adapters.http_clients import EngineAddress
+from searchport.adapters.resources import EngineResources
+from searchport.adapters.typesense import parse, translate
+from searchport.adapters.typesense.filters import literal
+from searchport.adapters.typesense.schema import Schema, read_schema
+from searchport.adapters.typesense.transport import ENGINE, Transport, unreadable
+from searchport.domain.config import ConfigError, IndexConfig
+from searchport.domain.errors import InvalidQuery, SearchportError
+from searchport.domain.query import FacetValuesQuery, SearchQuery
+from searchport.domain.results import Capabilities, EngineResult, FacetValue, Hit
+
+T = TypeVar("T")
+logger = logging.getLogger("searchport.typesense")
+
+CAPABILITIES = Capabilities(suggest=False, boosts=True, histogram=False, geo_grid=False,
+                            nested=False, multi_index=False, raw_query=True)
+SCHEMA_TTL = 300.0  # seconds a fetched schema steers the queries
+MULTI_SEARCH_LIMIT = 50  # Typesense's default cap on searches per multi_search request
+FACET_RETRY_MAX = 10_000  # values read at most to settle a tie across the facet cut
+# GET /collections/<c>/documents/<these> are other routes: such ids are looked up by filter.
+ROUTE_NAMES = frozenset({"export", "search", "import"})
+
+
+class TypesenseEngine:
+    def __init__(self, handle: str, config: IndexConfig, resources: EngineResources) -> None:
+        assert config.host and config.index_name  # checked by the config loader
+        self._handle = handle
+        names = [config.index_name] if isinstance(config.index_name, str) else config.index_name
+        self._collection = names[0]
+        self._path = f"/collections/{_segment(self._collection)}"
+        where = f"indexes.{handle}"
+        try:
+            address = EngineAddress(config.host)
+        except ConfigError as exc:
+            raise ConfigError(f"{where}.{exc}") from None
+        ca_bundle = config.ca_bundle
+        if ca_bundle is not None:
+            ca_bundle = str(resources.base_dir / Path(ca_bundle).expanduser())
+        try:  # open the pool now, so a bad CA bundle stops startup
+            resources.http.client(address, verify=config.verify_tls, ca_bundle=ca_bundle)
+        except ConfigError as exc:
+            raise ConfigError(f"{where}.{exc}") from None
+        self._transport = Transport(handle=handle, address=address, http=resources.http,
+                                    api_key=config.api_key, timeout=config.timeout,
+                                    verify=config.verify_tls, ca_bundle=ca_bundle)
+        self._schema: Schema | None = None
+        self._schema_due = -math.inf
+        self._schema_lock = asyncio.Lock()
+        self._warm_up: asyncio.Task[None] | None = None
+
+    @property
+    def name(self) -> str:
+        return ENGINE
+
+    @property
+    def capabilities(self) -> Capabilities:
+        return CAPABILITIES
+
+    # ------------------------------------------------------------ lifecycle
+
+    async def start(self) -> None:
+        """Nothing to open; the schema is read in the background, so an engine that is down
+        never delays startup."""
+        self._warm_up = asyncio.create_task(self._warm())
+
+    async def ping(self) -> None:
+        await self.get_mapping()
+
+    async def close(self) -> None:
+        if self._warm_up is not None and not self._warm_up.done():
+            self._warm_up.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._warm_up
+        self._warm_up = None
+
+    # ------------------------------------------------------------ queries
+
+    async def search(self, query: SearchQuery) -> EngineResult:
+        schema = await self._current_schema()
+        plan = translate.search_plan(query, schema, self._collection)
+        answers = await self._multi_search(plan.searches)
+        drop_id = query.fields is not None and "id" not in query.fields
+        result = self._read(lambda: EngineResult(
+            hits=parse.hits(answers[0], self._collection, skip=plan.skip, limit=query.limit,
+                            highlight_fields=plan.highlight_fields, drop_id=drop_id),
+            total=parse.total(answers[0]),
+        ))
+        for name in query.facets:
+            position = plan.facet_search[name]
+            values = self._read(parse.facet_counts, answers[position]).get(name, [])
+            result.facets[name] = await self._settle_ties(
+                plan.searches[position], name, values, plan.facet_budget, query.max_facet_values
+            )
+        return result
+
+    async def facet_values(self, query: FacetValuesQuery) -> list[FacetValue]:
+        schema = await self._current_schema()
+        searches = translate.facet_values_searches(query, schema, self._collection)
+        answers = await self._multi_search(searches)
+        values = self._read(lambda: parse.matching_values(answers, query.field, query.text))
+        return sorted(values, key=lambda v: (-v.count, v.value))[: query.limit]
+
+    async def get_document(self, doc_id: str) -> Hit | None:
+        if not doc_id:
+            return None
+        if doc_id in ROUTE_NAMES:
+            return await self._document_by_filter(doc_id)
+        path = f"{self._path}/documents/{_segment(doc_id)}"
+        response = await self._transport.send("GET", path)
+        if response.status_code == 404:
+            answer = self._transport.decode(response)
+            message = answer.get("message") if isinstance(answer, Mapping) else None
+            if isinstance(message, str) and message.startswith("Could not find a document"):
+                return None
+        if not response.is_success:
+            raise self._transport.failure("GET", path, response)
+        answer = self._transport.decode(response)
+        return self._read(parse.document, answer, self._collection)
+
+    async def get_mapping(self) -> dict[str, Any]:
+        answer = await self._transport.json("GET", self._path)
+        if not isinstance(answer, dict):
+            raise unreadable()
+        schema = self._read(read_schema, answer)
+        self._schema, self._schema_due = schema, time.monotonic() + SCHEMA_TTL
+        return answer
+
+    async def raw_query(self, body: dict[str, Any]) -> bytes:
+        path = f"{self._path}/documents/search"
+        response = await self._transport.send("GET", path, params=translate.raw_params(body))
+        if not response.is_success:
+            raise self._transport.failure("GET", path, response)
+        return response.content
+
+    # ------------------------------------------------------------ internals
+
+    async def _multi_search(self, searches: list[dict[str, Any]]) -> list[parse.Json]:
+        chunks = [searches[i: i + MULTI_SEARCH_LIMIT]
+                  for i in range(0, len(searches), MULTI_SEARCH_LIMIT)]
+        answers = await asyncio.gather(*(
+            self._transport.json("POST", "/multi_search", body={"searches": chunk})
+            for chunk in chunks
+        ))
+        results: list[parse.Json] = []
+        for chunk, answer in zip(chunks, answers, strict=True):
+            results.extend(self._read(parse.multi_search_results, answer, len(chunk)))
+        for result in results:
+            if "error" in result or "code" in result:
+                error = self._transport.search_failure(result.get("code"), result.get("error"))
+                if isinstance(error, InvalidQuery):
+                    self._schema_due = -math.inf  # the schema may have changed: read it again
+                raise error
+        return results
+
+    async def _settle_ties(self, search: dict[str, Any], name: str, values: list[FacetValue],
+                           budget: int, limit: int) -> list[FacetValue]:
+        """Read more values of one facet while a tie crosses the cut (Typesense orders by
+        count only), so the best ``limit`` by count then value are exact."""
+        while not parse.exact_top(values, budget, limit) and budget < FACET_RETRY_MAX:
+            budget = min(budget * 4, FACET_RETRY_MAX)
+            [answer] = await self._multi_search([translate.facet_retry(search, name, budget)])
+            values = self._read(parse.facet_counts, answer).get(name, [])
+        return values
+
+    async def _document_by_filter(self, doc_id: str) -> Hit | None:
+        search = {"collection": self._collection, "q": "*", "query_by": "", "per_page": 1,
+                  "filter_by": f"id:={literal(doc_id, Schema(), exact=True)}"}
+        [answer] = await self._multi_search([search])
+        found = self._read(lambda: parse.hits(answer, self._collection, skip=0, limit=1,
+                                              highlight_fields=frozenset(), drop_id=False))
+        return found[0] if found else None
+
+    async def _current_schema(self) -> Schema:
+        if self._schema is not None and time.monotonic() < self._schema_due:
+            return self._schema
+        async with self._schema_lock:
+            if self._schema is not None and time.monotonic() < self._schema_due:
+                return self._schema
+            try:
+                await self.get_mapping()
+            except SearchportError as exc:
+                if self._schema is None:
+                    raise
+                logger.warning("%s: the collection schema could not be read again (%s); the "
+                               "last one is used", self._handle, exc.message)
+                self._schema_due = time.monotonic() + 30.0
+            assert self._schema is not None
+            return self._schema
+
+    async def _warm(self) -> None:
+        try:
+            await self._current_schema()
+        except SearchportError as exc:
+            logger.warning("%s: the collection schema could not be read (%s)", self._handle,
+                           exc.message)
+
+    def _read(self, parse_answer: Callable[..., T], *args: Any) -> T:
+        try:
+            return parse_answer(*args)
+        except (parse.UnreadableAnswer, KeyError, TypeError, ValueError, AttributeError) as exc:
+            logger.warning("%s: unexpected answer shape: %s", self._handle, exc)
+            raise unreadable() from None
+
+
+def _segment(text: str) -> str:
+    """One URL path segment: every reserved character and the dots of ``..`` encoded."""
+    return quote(text, safe="").replace(".", "%2E")

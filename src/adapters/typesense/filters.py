@@ -1,0 +1,202 @@
+"""Domain filters as one Typesense ``filter_by`` expression.
+
+What Typesense 0.24.1 does, verified against the real server (see
+``tests/integration/test_typesense_filters.py``), and what follows from it:
+
+- A string value is written between backticks; inside them ``&&``, ``||``, commas, brackets,
+  parentheses and quotes are plain text. There is no escape for a backtick itself: a
+  backslash is not honoured (``x\\` || n:>0`` still ends the value there and injects a
+  clause), except that in a list a backslash before the closing backtick swallows the rest
+  of the list. So backticks and backslashes are taken out of the value. That matches the
+  same documents, because string filters compare tokens and the tokeniser drops every
+  symbol the schema does not list in ``symbols_to_index``. One of the two listed in
+  ``token_separators`` becomes a space; one listed in ``symbols_to_index`` cannot be
+  expressed (400).
+- String equality is therefore Typesense's: token by token, case-insensitive, symbols
+  ignored (``tom & JERRY`` equals ``Tom & Jerry``; a value without any letter or digit
+  matches nothing).
+- An empty value in a list is left out (it equals nothing): 0.24.1 misreads a list of three
+  or more values that starts with one.
+- ``id`` compares whole strings. An empty id value crashes the 0.24.1 server, so empty ids
+  are dropped (no id is empty) and a backtick or a backslash in an id is refused.
+- ``!=`` does not exist for numbers: a not filter on a number is written as ranges
+  (``(f:<v || f:>v)``), which also leaves out documents without the field, so it is used only
+  when the schema says the field is not optional; otherwise it is refused.
+- ``exists``: a number is present when ``f:>=<the type's minimum>``, a boolean when
+  ``f:=[true,false]`` and missing when ``f:!=true && f:!=false``; a field that is not
+  optional and not an array is always present. Anything else is refused.
+- Range bounds that are ISO-8601 dates become Unix seconds, on numeric fields only.
+- Field names come from the schema (``Schema.get``), never from the request as such.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
+from decimal import Decimal
+
+from searchport.adapters.typesense.schema import ENGINE, ID_FIELD, FieldInfo, Schema
+from searchport.domain.errors import InvalidRequest, UnsupportedFeature
+from searchport.domain.query import (
+    ExistsFilter,
+    Filter,
+    NotFilter,
+    RangeFilter,
+    Scalar,
+    TermFilter,
+)
+from searchport.domain.shaping import format_number
+
+BACKTICK = "`"
+UNQUOTABLE = (BACKTICK, "\\")
+EMPTY = BACKTICK * 2
+MINIMUM = {
+    "int32": "-2147483648",
+    "int64": "-9223372036854775808",
+    "float": "-3.4028234663852886e38",
+}
+
+
+def filter_by(filters: Iterable[Filter], schema: Schema) -> str:
+    """Every filter ANDed; an empty string when nothing narrows the search."""
+    clauses = [c for f in filters if (c := clause(f, schema))]
+    return " && ".join(clauses)
+
+
+def clause(f: Filter, schema: Schema) -> str:
+    """One filter; an empty string when it holds for every document."""
+    info = schema.get(f.field, "filter")
+    if info.type == "geopoint":
+        raise UnsupportedFeature(f"A filter on the geopoint field '{f.field}'", ENGINE)
+    match f:
+        case TermFilter(values=values):
+            return f"{info.name}:={_list(info, values, schema)}"
+        case NotFilter(values=values):
+            return _not(info, values, schema)
+        case RangeFilter(min=low, max=high):
+            return _range(info, low, high)
+        case ExistsFilter(exists=exists):
+            return _exists(info, exists)
+    raise TypeError(f"unknown filter {f!r}")  # pragma: no cover - the union is closed
+
+
+def _list(info: FieldInfo, values: Iterable[Scalar], schema: Schema) -> str:
+    written = list(dict.fromkeys(_value(info, v, schema) for v in values))
+    # An empty value equals nothing, and 0.24.1 misreads a list that starts with one.
+    filled = [w for w in written if w != EMPTY]
+    if not filled and info is ID_FIELD:
+        raise InvalidRequest("Cannot filter on 'id' with an empty value: no id is empty")
+    written = filled or [EMPTY]
+    return written[0] if len(written) == 1 else f"[{','.join(written)}]"
+
+
+def _not(info: FieldInfo, values: Iterable[Scalar], schema: Schema) -> str:
+    name = info.name
+    if info is ID_FIELD:
+        raise UnsupportedFeature("A not filter on 'id'", ENGINE)
+    if info.is_string:
+        return f"{name}:!={_list(info, values, schema)}"
+    written = list(dict.fromkeys(_value(info, v, schema) for v in values))
+    if info.is_bool:  # 0.24.1 reads a list after != on booleans as "any differs"
+        return " && ".join(f"{name}:!={w}" for w in written)
+    if info.optional or info.is_array:
+        raise UnsupportedFeature(
+            f"A not filter on the optional {info.type} field '{name}'", ENGINE
+        )
+    return " && ".join(f"({name}:<{w} || {name}:>{w})" for w in written)
+
+
+def _range(info: FieldInfo, low: float | str | None, high: float | str | None) -> str:
+    name = info.name
+    if not info.is_number:
+        raise UnsupportedFeature(f"A range filter on the {info.type} field '{name}'", ENGINE)
+    parts = []
+    if low is not None:
+        parts.append(f"{name}:>={_bound(info, low, math.ceil)}")
+    if high is not None:
+        parts.append(f"{name}:<={_bound(info, high, math.floor)}")
+    return " && ".join(parts)
+
+
+def _exists(info: FieldInfo, exists: bool) -> str:
+    name = info.name
+    if info is not ID_FIELD and info.is_bool and not info.is_array:
+        return f"{name}:=[true,false]" if exists else f"{name}:!=true && {name}:!=false"
+    if info.is_number and not info.is_array:
+        minimum = MINIMUM[info.type]
+        if exists:
+            return f"{name}:>={minimum}"
+        if not info.optional:
+            return f"{name}:<{minimum}"  # never true
+    if exists and (info is ID_FIELD or not (info.optional or info.is_array)):
+        return ""
+    raise UnsupportedFeature(f"An exists filter on the {info.type} field '{name}'", ENGINE)
+
+
+def _value(info: FieldInfo, value: Scalar, schema: Schema) -> str:
+    if info.is_number:
+        return number(_as_number(info, value))
+    if info.is_bool:
+        return "true" if _as_bool(info, value) else "false"
+    if isinstance(value, bool):
+        text = "true" if value else "false"
+    elif isinstance(value, int | float):
+        text = format_number(value)
+    else:
+        text = value
+    return literal(text, schema, exact=info is ID_FIELD)
+
+
+def literal(text: str, schema: Schema, *, exact: bool = False) -> str:
+    """A string between backticks, without backticks or backslashes inside (see the module
+    docstring); ``exact`` (ids): refused when it holds one."""
+    for char in UNQUOTABLE:
+        if char not in text:
+            continue
+        if exact or char in schema.symbols_to_index:
+            raise InvalidRequest(
+                f"A filter value cannot contain {char!r} for this typesense collection"
+            )
+        text = text.replace(char, " " if char in schema.token_separators else "")
+    return f"{BACKTICK}{text}{BACKTICK}"
+
+
+def number(value: int | float) -> str:
+    """Plain positional notation (Typesense reads ``1e-07`` as no number)."""
+    if isinstance(value, int):
+        return str(value)
+    if value.is_integer() and abs(value) < 1e16:
+        return str(int(value))
+    return format(Decimal(repr(value)), "f")
+
+
+def _as_number(info: FieldInfo, value: Scalar) -> int | float:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        for kind in (int, float):
+            try:
+                parsed = kind(value.strip())
+            except ValueError:
+                continue
+            if math.isfinite(parsed):
+                return parsed
+    raise InvalidRequest(f"Cannot filter '{info.name}' on {value!r}: the field holds numbers")
+
+
+def _as_bool(info: FieldInfo, value: Scalar) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    raise InvalidRequest(f"Cannot filter '{info.name}' on {value!r}: the field holds booleans")
+
+
+def _bound(info: FieldInfo, bound: float | str, rounding: Callable[[float], int]) -> str:
+    if isinstance(bound, str):
+        moment = datetime.fromisoformat(bound)
+        bound = (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
+    if info.is_integer and not float(bound).is_integer():
+        return str(rounding(bound))
+    return number(bound)

@@ -1,0 +1,171 @@
+"""Response caching shared by every cacheable use case: one key recipe, single flight, and
+responses encoded once, so that a hit is served as stored bytes.
+
+A key is ``<prefix>:v1:<kind>:<handle>:<sha256>``; the digest covers the searchport version,
+the kind, the handle, a digest of the handle's whole ``IndexConfig`` (so a config change never
+serves old entries, and no config value, secret or not, appears in a key) and the request
+after normalisation (the domain query in real field names with defaults applied and clamped;
+sort clauses keep their priority order, and JSON keeps ``1``, ``1.0`` and ``true`` apart).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
+
+import msgspec
+
+from searchport.domain.catalog import IndexEntry
+from searchport.domain.config import CacheConfig, IndexConfig
+
+if TYPE_CHECKING:
+    from searchport.ports.cache import CachePort
+
+T = TypeVar("T")
+Kind = Literal["search", "facets", "autocomplete", "mapping", "document"]
+
+FORMAT = "v1"  # bump when the key recipe or the stored bytes change meaning
+_encoder = msgspec.json.Encoder()
+
+
+class Encoded(Generic[T]):
+    """A response of type ``T`` as JSON bytes: what the cache stores and the HTTP layer sends."""
+
+    __slots__ = ("body",)
+
+    def __init__(self, body: bytes) -> None:
+        self.body = body
+
+    def decode(self, kind: type[T]) -> T:
+        return msgspec.json.decode(self.body, type=kind)
+
+
+class _NoStore:
+    """A cache that stores nothing (for use cases built without one)."""
+
+    status = "disabled"
+
+    async def probe(self) -> str:
+        return self.status
+
+    async def get(self, key: str) -> bytes | None:
+        return None
+
+    async def set(self, key: str, value: bytes, ttl: float) -> None:
+        return None
+
+    async def clear(self) -> int:
+        return 0
+
+    async def close(self) -> None:
+        return None
+
+
+class ResponseCache:
+    """Answers a request from the cache, or computes it once however many ask at a time."""
+
+    def __init__(
+        self, *, cache: CachePort, settings: CacheConfig | None = None, version: str = ""
+    ) -> None:
+        self._cache = cache
+        self._settings = settings or CacheConfig()
+        self._version = version
+        self._flights: dict[str, asyncio.Future[bytes]] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._config_digests: dict[int, tuple[IndexConfig, str]] = {}
+
+    @classmethod
+    def uncached(cls) -> ResponseCache:
+        return cls(cache=_NoStore())
+
+    @property
+    def in_flight(self) -> int:
+        """Answers being computed (or written) now."""
+        return len(self._flights)
+
+    def ttl(self, kind: Kind, entry: IndexEntry) -> float:
+        """Seconds an answer of this kind is kept for this handle; 0 means never stored."""
+        own = entry.config.cache
+        if kind == "mapping":
+            return own.mapping_ttl if own.mapping_ttl is not None else self._settings.mapping_ttl
+        if kind == "document" and not own.documents:
+            return 0.0
+        return own.search_ttl if own.search_ttl is not None else self._settings.search_ttl
+
+    def key(self, kind: Kind, entry: IndexEntry, params: Any) -> str:
+        material = _encoder.encode(
+            [FORMAT, self._version, kind, entry.handle, self._config_digest(entry.config), params]
+        )
+        digest = hashlib.sha256(material).hexdigest()
+        return f"{self._settings.prefix}:{FORMAT}:{kind}:{entry.handle}:{digest}"
+
+    def _config_digest(self, config: IndexConfig) -> str:
+        known = self._config_digests.get(id(config))
+        if known is not None and known[0] is config:
+            return known[1]
+        digest = hashlib.sha256(msgspec.json.encode(config)).hexdigest()
+        self._config_digests[id(config)] = (config, digest)  # holding config keeps its id unique
+        return digest
+
+    async def answer(
+        self, kind: Kind, entry: IndexEntry, params: Any, compute: Callable[[], Awaitable[T]]
+    ) -> Encoded[T]:
+        """The encoded answer to ``params``: a stored one, or ``compute()``'s, computed once
+        for all the identical requests that arrive while it runs."""
+        key = self.key(kind, entry, params)
+        ttl = self.ttl(kind, entry)
+        flight = self._flights.get(key)
+        if flight is None and ttl > 0:
+            stored = await self._cache.get(key)
+            if stored is not None:
+                return Encoded(stored)
+            flight = self._flights.get(key)  # another request may have started meanwhile
+        if flight is None:
+            flight = asyncio.get_running_loop().create_future()
+            flight.add_done_callback(_retrieve)
+            self._flights[key] = flight
+            self._spawn(self._fly(key, ttl, flight, compute))
+        # shielded: a caller that goes away does not cancel the answer the others await
+        return Encoded(await asyncio.shield(flight))
+
+    async def _fly(
+        self,
+        key: str,
+        ttl: float,
+        flight: asyncio.Future[bytes],
+        compute: Callable[[], Awaitable[Any]],
+    ) -> None:
+        try:
+            try:
+                body = _encoder.encode(await compute())
+            except asyncio.CancelledError:
+                flight.cancel()
+                raise
+            except Exception as exc:  # every caller of this flight gets the same error
+                flight.set_exception(exc)
+                return
+            flight.set_result(body)
+            if ttl > 0:
+                # until the write is done, identical requests still join this flight
+                await self._cache.set(key, body, ttl)
+        finally:
+            if self._flights.get(key) is flight:
+                del self._flights[key]
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def drain(self, timeout: float = 2.0) -> None:
+        """Let the answers and cache writes under way finish (at shutdown)."""
+        if self._tasks:
+            await asyncio.wait(set(self._tasks), timeout=timeout)
+
+
+def _retrieve(flight: asyncio.Future[bytes]) -> None:
+    # an answer nobody awaits any more must not be reported as "never retrieved"
+    if not flight.cancelled():
+        flight.exception()

@@ -1,0 +1,1 @@
+"""Contract tests of the Elasticsearch/OpenSearch adapter over scripted engine traffic."""

@@ -1,0 +1,346 @@
+"""The contract tier of the Elasticsearch/OpenSearch adapter: the real application (config
+loader, container, use cases, HTTP layer, adapter) with the network replaced by an
+``httpx.MockTransport`` that plays a scripted engine and records every request.
+
+- ``engine``: parametrizes a test over ``elasticsearch`` and ``opensearch``.
+- ``EngineDouble``: a scripted engine answering by method and path (``on(...)``).
+- ``es_app(config_yaml, handler)``: a started app (Litestar ``TestClient``) over ``handler``,
+  with ``.sent``, the requests the adapter made (method, path, headers, decoded JSON body).
+- ``cities``/``double``: a shared app of ``city_yaml(engine)`` and its engine double.
+- ``city_yaml(engine, ...)``: the config most tests use.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote
+
+import httpx
+import pytest
+from dependency_injector import providers
+from litestar.testing import TestClient
+
+from searchport.adapters.config_loader import parse_config
+from searchport.adapters.http_clients import HttpClients
+from searchport.domain.config import Config
+from searchport.entrypoints.app import create_app
+from searchport.entrypoints.container import Container
+from tests.contract.elastic import es_answers as es
+
+ENGINES = ("elasticsearch", "opensearch")
+HOST = "http://es.test:9200"
+
+Handler = Callable[[httpx.Request], httpx.Response]
+# What a scripted route answers: a response; (status, JSON body or text[, headers]);
+# an exception to raise (httpx.ConnectError...); or a function of the request.
+Reply = httpx.Response | tuple[Any, ...] | BaseException | Handler
+
+
+@pytest.fixture(params=ENGINES)
+def engine(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+# ---------------------------------------------------------------- the scripted engine
+
+
+class EngineDouble:
+    """An Elasticsearch or OpenSearch server reduced to a table of answers.
+
+    ``on(method, path, *replies)`` scripts a route; replies are used in order and the last
+    one is repeated. ``GET /<index>/_mapping`` answers ``es_answers.city_mapping`` unless
+    scripted otherwise. An Elasticsearch double sends ``X-Elastic-Product: Elasticsearch``
+    on every answer, as every Elasticsearch since 7.14 does; an OpenSearch double does not.
+    A request to an unscripted route fails the test (the app answers 500).
+    """
+
+    def __init__(self, engine: str, *, index: str = es.INDEX, prefix: str = "",
+                 mapping: Any = None, product_header: bool | None = None) -> None:
+        self.engine = engine
+        self.prefix = prefix
+        self.product_header = engine == "elasticsearch" if product_header is None \
+            else product_header
+        self.unexpected: list[str] = []
+        self._routes: dict[tuple[str, str], list[Reply]] = {}
+        self._lock = threading.Lock()
+        self._mapping_route = ("GET", f"{prefix}/{index}/_mapping")
+        self._default_mapping: Reply = (200, mapping or es.city_mapping(index))
+        self.on("GET", f"/{index}/_mapping", self._default_mapping)
+
+    def reset(self) -> None:
+        """Back to the state of a new double (the scripted mapping kept)."""
+        with self._lock:
+            self._routes = {self._mapping_route: [self._default_mapping]}
+            self.unexpected.clear()
+
+    def on(self, method: str, path: str, *replies: Reply) -> EngineDouble:
+        """Script ``method path`` (the path after the host's prefix, percent-encoded)."""
+        assert replies
+        self._routes[(method, self.prefix + path)] = list(replies)
+        return self
+
+    def search(self, *replies: Reply, index: str = es.INDEX) -> EngineDouble:
+        return self.on("POST", f"/{index}/_search", *replies)
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        path = request.url.raw_path.decode("ascii").split("?", 1)[0]
+        with self._lock:
+            queue = self._routes.get((request.method, path))
+            if not queue:
+                self.unexpected.append(f"{request.method} {path}")
+                raise AssertionError(f"unscripted engine request {request.method} {path}")
+            reply = queue.pop(0) if len(queue) > 1 else queue[0]
+        return self.respond(reply, request)
+
+    def respond(self, reply: Reply, request: httpx.Request) -> httpx.Response:
+        if isinstance(reply, BaseException):
+            raise reply
+        if isinstance(reply, httpx.Response):
+            return reply
+        if callable(reply):
+            return reply(request)
+        status, body, *rest = reply
+        headers: dict[str, str] = dict(rest[0]) if rest else {}
+        return self.response(status, body, headers)
+
+    def response(self, status: int, body: Any, headers: Mapping[str, str] | None = None
+                 ) -> httpx.Response:
+        out = {"Content-Type": "application/json; charset=UTF-8"}
+        if self.product_header:
+            out["X-Elastic-Product"] = "Elasticsearch"
+        out.update(headers or {})
+        if isinstance(body, bytes):
+            content = body
+        elif isinstance(body, str):
+            content = body.encode()
+        else:
+            content = json.dumps(body).encode()
+        return httpx.Response(status, content=content, headers=out)
+
+
+# ---------------------------------------------------------------- recording
+
+
+@dataclass(frozen=True)
+class Sent:
+    """One request the adapter sent."""
+
+    method: str
+    path: str  # as on the wire: percent-encoded, without the query string
+    query: str
+    url: str
+    headers: httpx.Headers
+    content: bytes
+    body: Any  # the decoded JSON body, or None without one
+
+    @property
+    def decoded_path(self) -> str:
+        return unquote(self.path)
+
+
+@dataclass
+class Recorder:
+    """Wraps a handler; every request is recorded before it is answered."""
+
+    handler: Handler
+    sent: list[Sent] = field(default_factory=list)
+    answered: int = 0
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        content = request.content
+        raw_path, _, query = request.url.raw_path.decode("ascii").partition("?")
+        self.sent.append(Sent(
+            method=request.method,
+            path=raw_path,
+            query=query,
+            url=str(request.url),
+            headers=request.headers,
+            content=content,
+            body=json.loads(content) if content else None,
+        ))
+        try:
+            return self.handler(request)
+        finally:
+            self.answered += 1
+
+
+@dataclass
+class EsApp:
+    """A started application over a scripted engine."""
+
+    client: TestClient[Any]
+    recorder: Recorder
+    config: Config
+    container: Container
+
+    @property
+    def double(self) -> EngineDouble:
+        handler = self.recorder.handler
+        assert isinstance(handler, EngineDouble)
+        return handler
+
+    @property
+    def sent(self) -> list[Sent]:
+        return self.recorder.sent
+
+    def get(self, url: str, **kwargs: Any) -> httpx.Response:
+        return self.client.get(url, **kwargs)
+
+    def post(self, url: str, **kwargs: Any) -> httpx.Response:
+        return self.client.post(url, **kwargs)
+
+    def requests(self, method: str | None = None, path: str | None = None) -> list[Sent]:
+        return [s for s in self.sent
+                if (method is None or s.method == method) and (path is None or s.path == path)]
+
+    def searches(self) -> list[Sent]:
+        return [s for s in self.sent if s.method == "POST" and s.path.endswith("/_search")]
+
+    def last_search(self) -> Sent:
+        found = self.searches()
+        assert found, f"no search was sent: {[(s.method, s.path) for s in self.sent]}"
+        return found[-1]
+
+    def mapping_fetches(self) -> list[Sent]:
+        return [s for s in self.sent if s.method == "GET" and s.path.endswith("/_mapping")]
+
+    def data_requests(self) -> list[Sent]:
+        """Every request but the mapping fetches (the adapter's own bookkeeping)."""
+        return [s for s in self.sent if not s.path.endswith("/_mapping")]
+
+
+def build_container(config_yaml: str, handler: Handler, *,
+                    environ: Mapping[str, str] | None = None,
+                    base_dir: Path | None = None) -> tuple[Container, Recorder]:
+    """The production container with the network replaced; engines are built (and
+    configuration errors raised) here."""
+    config = parse_config(textwrap.dedent(config_yaml), environ or {})
+    recorder = Recorder(handler)
+    container = Container(config=config, base_dir=base_dir or Path("."))
+    container.http_clients.override(
+        providers.Object(HttpClients(transport=httpx.MockTransport(recorder)))
+    )
+    container.catalog()
+    container.cache()
+    return container, recorder
+
+
+def _elastic_handles(config: Config) -> int:
+    return sum(1 for i in config.indexes.values() if i.engine in ENGINES)
+
+
+@contextmanager
+def serve_es(config_yaml: str, handler: Handler, *, environ: Mapping[str, str] | None = None,
+             base_dir: Path | None = None, settle: bool = True) -> Iterator[EsApp]:
+    """``es_app`` as a context manager. With ``settle``, startup's background mapping fetch
+    (one per handle) has been answered before the first test request, so the order of
+    ``sent`` does not depend on scheduling."""
+    container, recorder = build_container(config_yaml, handler, environ=environ,
+                                          base_dir=base_dir)
+    app = create_app(container)
+    with TestClient(app) as client:
+        if settle:
+            expected = _elastic_handles(container.config())
+            deadline = time.monotonic() + 5
+            while recorder.answered < expected and time.monotonic() < deadline:
+                time.sleep(0.001)
+            time.sleep(0.005)  # let the engine store what it read
+        yield EsApp(client=client, recorder=recorder, config=container.config(),
+                    container=container)
+    unexpected = getattr(handler, "unexpected", [])
+    assert not unexpected, f"the adapter sent unscripted requests: {unexpected}"
+
+
+@pytest.fixture
+def es_app() -> Iterator[Callable[..., EsApp]]:
+    """``es_app(config_yaml, handler, *, environ=None, base_dir=None)``: a started app;
+    stopped when the test ends."""
+    with ExitStack() as stack:
+
+        def start(config_yaml: str, handler: Handler, **kwargs: Any) -> EsApp:
+            return stack.enter_context(serve_es(config_yaml, handler, **kwargs))
+
+        yield start
+
+
+# ---------------------------------------------------------------- configs
+
+
+CITY_FIELDS = """\
+    fields:
+      name: {weight: 2}
+      description: {searchable: true}
+      region: {field: continent}
+      people: {field: population}
+      where: {field: location}
+      landmarks.kind: {nestedPath: landmarks}
+      landmarks.title: {nestedPath: landmarks}
+    defaults:
+      suggestField: name.shingle
+"""
+
+
+def city_yaml(engine: str, *, host: str = HOST, index_name: str | list[str] = "cities",
+              settings: str = "", fields: str = CITY_FIELDS, handle: str = "cities") -> str:
+    """One handle over the ``cities`` index. ``settings``: more index keys, one per line."""
+    names = json.dumps(index_name)
+    extra = textwrap.indent(textwrap.dedent(settings).strip(), " " * 4)
+    return (
+        "indexes:\n"
+        f"  {handle}:\n"
+        f"    engine: {engine}\n"
+        f"    host: {json.dumps(host)}\n"
+        f"    indexName: {names}\n"
+        + (extra + "\n" if extra else "")
+        + fields
+    )
+
+
+class AppPool:
+    """Started apps shared by the tests of a session (building one costs ~0.1 s), each
+    handed out with its engine double reset and its record of requests emptied. What an
+    app keeps between tests (the mapping it read, the product check done) is the same in
+    every test that uses it; tests that need a fresh app use ``es_app``."""
+
+    def __init__(self, stack: ExitStack) -> None:
+        self._stack = stack
+        self._apps: dict[str, EsApp] = {}
+
+    def get(self, config_yaml: str, make_double: Callable[[], EngineDouble]) -> EsApp:
+        app = self._apps.get(config_yaml)
+        if app is None:
+            app = self._stack.enter_context(serve_es(config_yaml, make_double()))
+            self._apps[config_yaml] = app
+        app.double.reset()
+        app.sent.clear()
+        return app
+
+
+@pytest.fixture(scope="session")
+def app_pool() -> Iterator[AppPool]:
+    with ExitStack() as stack:
+        yield AppPool(stack)
+
+
+@pytest.fixture
+def cities(engine: str, app_pool: AppPool) -> Iterator[EsApp]:
+    """The shared app of ``city_yaml(engine)``; script its engine through ``double``."""
+    app = app_pool.get(city_yaml(engine), lambda: EngineDouble(engine))
+    yield app
+    assert not app.double.unexpected, (
+        f"the adapter sent unscripted requests: {app.double.unexpected}"
+    )
+
+
+@pytest.fixture
+def double(cities: EsApp) -> EngineDouble:
+    """The engine behind ``cities``."""
+    return cities.double

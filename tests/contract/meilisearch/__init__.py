@@ -1,0 +1,1 @@
+"""Contract tests of the Meilisearch adapter over scripted engine traffic."""

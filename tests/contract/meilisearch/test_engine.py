@@ -1,0 +1,76 @@
+"""The engine object itself: port conformance, lifecycle, and the paths HTTP cannot reach
+(an offset between pages)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import httpx
+import msgspec
+
+from searchport.adapters.http_clients import HttpClients
+from searchport.adapters.meilisearch import MeilisearchEngine, create, translate
+from searchport.adapters.resources import EngineResources
+from searchport.domain.config import IndexConfig
+from searchport.domain.query import SearchQuery
+from searchport.ports.engine import SearchEnginePort
+from tests.contract.meilisearch import meili_answers as ma
+from tests.contract.meilisearch.conftest import HOST, KEY, SEARCH, MeiliDouble, Recorder
+
+
+def engine_over(handler: MeiliDouble, **settings: object) -> tuple[MeilisearchEngine, Recorder]:
+    config = msgspec.convert({"engine": "meilisearch", "host": HOST, "indexName": ma.INDEX,
+                              "apiKey": KEY, **settings}, IndexConfig)
+    recorder = Recorder(handler)
+    resources = EngineResources(base_dir=Path("."),
+                                http=HttpClients(transport=httpx.MockTransport(recorder)))
+    return create("books", config, resources), recorder
+
+
+def test_the_engine_satisfies_the_port() -> None:
+    engine: SearchEnginePort = engine_over(MeiliDouble())[0]
+    assert engine.name == "meilisearch"
+    assert not engine.capabilities.boosts and engine.capabilities.raw_query
+
+
+def test_ping_is_a_search_for_nothing() -> None:
+    double = MeiliDouble().search((200, ma.estimated(limit=0)))
+    engine, recorder = engine_over(double)
+    asyncio.run(engine.ping())
+    [sent] = recorder.sent
+    assert (sent.method, sent.path, sent.body) == ("POST", SEARCH, {"limit": 0})
+    assert sent.headers["authorization"] == f"Bearer {KEY}"
+
+
+def test_start_reads_the_primary_key_and_close_stops_waiting() -> None:
+    double = MeiliDouble(primary_key="isbn").search((200, ma.search([{"isbn": "9", "t": 1}])))
+    engine, recorder = engine_over(double)
+
+    async def run() -> str:
+        await engine.start()
+        result = await engine.search(SearchQuery())
+        await engine.close()
+        return result.hits[0].id
+
+    assert asyncio.run(run()) == "9"
+    assert [s.path for s in recorder.sent].count(f"/indexes/{ma.INDEX}") == 1
+
+
+def test_an_offset_between_pages_fetches_one_page_holding_it() -> None:
+    query = SearchQuery(offset=5, limit=20)
+    assert translate.window(query) == ({"page": 1, "hitsPerPage": 25}, 5)
+    docs = [{"id": f"d{i}"} for i in range(25)]
+    double = MeiliDouble().search((200, ma.search(docs, total=40, hits_per_page=25)))
+    engine, recorder = engine_over(double)
+    result = asyncio.run(engine.search(query))
+    assert [h.id for h in result.hits] == [f"d{i}" for i in range(5, 25)]
+    assert result.total == 40
+    body = next(s.body for s in recorder.sent if s.path == SEARCH)
+    assert (body["page"], body["hitsPerPage"]) == (1, 25)
+
+
+def test_the_index_uid_is_quoted_in_paths() -> None:
+    assert translate.index_path("a b/c", "/search") == "/indexes/a%20b%2Fc/search"
+    assert json.loads(json.dumps(translate.raw_body({"indexUid": "x", "q": "y"}))) == {"q": "y"}

@@ -1,0 +1,398 @@
+"""The exact requests the adapter sends for every option of every endpoint.
+
+The expected bodies are written from the Meilisearch search API reference and DECISIONS.md:
+which search parameter each option becomes, which filter expression each filter is, which
+queries a disjunctive facet needs. The sentinel highlight tags are the adapter's own
+convention, documented in ``translate.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from tests.contract.meilisearch import meili_answers as ma
+from tests.contract.meilisearch.conftest import (
+    FACET_SEARCH,
+    INDEX_PATH,
+    KEY,
+    MULTI,
+    SEARCH,
+    MeiliApp,
+    MeiliDouble,
+    books_yaml,
+    q,
+)
+
+PAGE_1 = {"page": 1, "hitsPerPage": 20}
+SCORE = {"showRankingScore": True}
+PRE, POST = "\ue000", "\ue001"
+
+
+def search_ok(books: MeiliApp, double: MeiliDouble, **params: Any) -> dict[str, Any]:
+    """Run one search answered with an empty result; the body the engine received."""
+    double.search((200, ma.search()))
+    response = books.get("/books/search", params=q(**params))
+    assert response.status_code == 200, response.text
+    sent = books.last()
+    assert (sent.method, sent.path, sent.query) == ("POST", SEARCH, "")
+    assert sent.headers["content-type"] == "application/json"
+    assert sent.headers["authorization"] == f"Bearer {KEY}"
+    assert isinstance(sent.body, dict)
+    return sent.body
+
+
+def filter_of(books: MeiliApp, double: MeiliDouble, filters: dict[str, Any]) -> Any:
+    return search_ok(books, double, filters=filters)["filter"]
+
+
+# ---------------------------------------------------------------- text, fields, pages
+
+
+def test_text_searches_the_configured_fields_with_the_frequency_strategy(
+    books: MeiliApp, double: MeiliDouble
+) -> None:
+    body = search_ok(books, double, q="castle night", page=2, perPage=5)
+    assert body == {
+        "q": "castle night",
+        "matchingStrategy": "frequency",
+        "attributesToSearchOn": ["title", "author"],
+        "page": 2,
+        "hitsPerPage": 5,
+        **SCORE,
+    }
+
+
+@pytest.mark.parametrize("text", ["", "   "])
+def test_blank_text_is_a_placeholder_search(books: MeiliApp, double: MeiliDouble,
+                                            text: str) -> None:
+    body = search_ok(books, double, q=text)
+    assert body == {"attributesToSearchOn": ["title", "author"], **PAGE_1, **SCORE}
+
+
+def test_without_weights_or_searchable_fields_every_field_is_searched(
+    double: MeiliDouble, meili_app: Callable[..., MeiliApp]
+) -> None:
+    app = meili_app(books_yaml(fields=""), double)
+    double.search((200, ma.search()))
+    assert app.get("/books/search", params={"q": "x"}).status_code == 200
+    assert app.last().body == {"q": "x", "matchingStrategy": "frequency", **PAGE_1, **SCORE}
+
+
+def test_no_api_key_sends_no_authorization(double: MeiliDouble,
+                                           meili_app: Callable[..., MeiliApp]) -> None:
+    app = meili_app(books_yaml(api_key=None), double)
+    double.search((200, ma.search()))
+    assert app.get("/books/search").status_code == 200
+    assert all("authorization" not in s.headers for s in app.sent)
+
+
+def test_page_and_per_page_become_page_and_hits_per_page(books: MeiliApp,
+                                                         double: MeiliDouble) -> None:
+    body = search_ok(books, double, page=3, perPage=7)
+    assert (body["page"], body["hitsPerPage"]) == (3, 7)
+
+
+def test_exact_totals_off_uses_offset_and_limit(double: MeiliDouble,
+                                                meili_app: Callable[..., MeiliApp]) -> None:
+    app = meili_app(books_yaml(settings="exactTotals: false"), double)
+    double.search((200, ma.estimated(estimated_total=977, offset=10, limit=5)))
+    response = app.get("/books/search", params={"page": 3, "perPage": 5})
+    assert response.status_code == 200
+    body = app.last().body
+    assert (body["offset"], body["limit"]) == (10, 5)
+    assert "page" not in body and "hitsPerPage" not in body
+    assert response.json()["totalHits"] == 977
+
+
+def test_fields_become_attributes_to_retrieve_with_the_primary_key(
+    books: MeiliApp, double: MeiliDouble
+) -> None:
+    body = search_ok(books, double, fields="title,kind")
+    assert body["attributesToRetrieve"] == ["title", "genre", "id"]
+    body = search_ok(books, double, fields="id,title")
+    assert body["attributesToRetrieve"] == ["id", "title"]
+
+
+# ---------------------------------------------------------------- sort
+
+
+def test_sort_keeps_its_priority_and_takes_aliases(books: MeiliApp, double: MeiliDouble) -> None:
+    body = search_ok(books, double, sort={"when": "desc", "title": "asc"})
+    assert body["sort"] == ["year:desc", "title:asc"]
+
+
+def test_relevance_descending_needs_no_sort_rule(books: MeiliApp, double: MeiliDouble) -> None:
+    body = search_ok(books, double, sort={"_score": "desc", "price": "asc"})
+    assert body["sort"] == ["price:asc"]
+    assert "sort" not in search_ok(books, double, sort={"_score": "desc"})
+
+
+def test_relevance_ascending_is_refused(books: MeiliApp, double: MeiliDouble) -> None:
+    response = books.get("/books/search", params=q(sort={"_score": "asc"}))
+    assert response.status_code == 400
+    assert response.json()["error"] == (
+        "Sorting by _score ascending is not supported by the meilisearch engine")
+    assert books.data_requests() == []
+
+
+# ---------------------------------------------------------------- filters
+
+
+@pytest.mark.parametrize(("filters", "expected"), [
+    ({"kind": "fiction"}, ['genre = "fiction"']),
+    ({"author": 'Say "hi" \\ bye'}, ['author = "Say \\"hi\\" \\\\ bye"']),
+    ({"title": "x AND genre = y OR TO ]"}, ['title = "x AND genre = y OR TO ]"']),
+    ({"kind": ["fiction", "poetry"]}, ['genre IN ["fiction", "poetry"]']),
+    ({"when": 1925}, ["year = 1925"]),
+    ({"price": [10.5, 4]}, ["price IN [10.5, 4]"]),
+    ({"available": True}, ["available = true"]),
+    ({"available": [False]}, ["available = false"]),
+    ({"when": {"min": 1900, "max": 1999.5}}, ["year >= 1900 AND year <= 1999.5"]),
+    ({"when": {"min": -5}}, ["year >= -5"]),
+    ({"price": {"max": 1e16}}, ["price <= 1e16"]),
+    ({"kind": {"not": "fiction"}}, ['genre NOT IN ["fiction"]']),
+    ({"tags": {"not": ["a", "b"]}}, ['tags NOT IN ["a", "b"]']),
+    ({"price": {"exists": True}}, ["price EXISTS AND price IS NOT NULL"]),
+    ({"price": {"exists": False}}, ["price NOT EXISTS OR price IS NULL"]),
+    ({"AND": "x"}, ['"AND" = "x"']),
+    ({"notes.shelf": 7, "größe": "L"}, ["notes.shelf = 7", 'größe = "L"']),
+])
+def test_each_filter_is_one_expression(books: MeiliApp, double: MeiliDouble,
+                                       filters: dict[str, Any], expected: list[str]) -> None:
+    assert filter_of(books, double, filters) == expected
+
+
+def test_filters_on_several_fields_are_a_list_anded_by_meilisearch(
+    books: MeiliApp, double: MeiliDouble
+) -> None:
+    body = search_ok(books, double, filters={"kind": ["a", "b"], "when": {"min": 1}})
+    assert body["filter"] == ['genre IN ["a", "b"]', "year >= 1"]
+
+
+@pytest.mark.parametrize("name", ["a b", "x=1", "a)OR(b", 'q"', "t:asc", "ö'", ""])
+def test_field_names_outside_the_grammar_are_refused(books: MeiliApp, name: str) -> None:
+    response = books.get("/books/search", params=q(filters={name: "v"}))
+    assert response.status_code == 400
+    assert "cannot be used in a meilisearch filter" in response.json()["error"]
+    assert books.data_requests() == []
+
+
+def test_unsafe_sort_fields_are_refused(books: MeiliApp) -> None:
+    response = books.get("/books/search", params=q(sort={"a:desc,b": "asc"}))
+    assert response.status_code == 400
+    assert "cannot be used in a meilisearch sort" in response.json()["error"]
+    assert books.data_requests() == []
+
+
+def test_date_ranges_are_refused_with_the_reason(books: MeiliApp) -> None:
+    response = books.get("/books/search",
+                         params=q(filters={"published": {"min": "2020-01-01"}}))
+    assert response.status_code == 400
+    message = response.json()["error"]
+    assert "date range" in message and "meilisearch" in message and "Unix timestamps" in message
+    assert books.data_requests() == []
+
+
+# ---------------------------------------------------------------- facets
+
+
+def test_facets_without_own_filters_are_one_search(books: MeiliApp, double: MeiliDouble) -> None:
+    body = search_ok(books, double, facets="kind,tags", filters={"when": 1925})
+    assert body == {"filter": ["year = 1925"], "facets": ["genre", "tags"], **PAGE_1, **SCORE,
+                    "attributesToSearchOn": ["title", "author"]}
+
+
+def test_a_facet_with_its_own_filter_is_counted_without_it_in_a_multi_search(
+    books: MeiliApp, double: MeiliDouble
+) -> None:
+    double.multi((200, ma.multi(ma.search(), ma.search(hits_per_page=0),
+                                ma.search(hits_per_page=0))))
+    response = books.get("/books/search", params=q(
+        q="night", facets="kind,tags,available",
+        filters={"kind": "fiction", "tags": ["award", "sea"], "when": {"min": 1900}}))
+    assert response.status_code == 200, response.text
+    sent = books.last()
+    assert (sent.method, sent.path) == ("POST", MULTI)
+    assert sent.headers["authorization"] == f"Bearer {KEY}"
+    text = {"q": "night", "matchingStrategy": "frequency",
+            "attributesToSearchOn": ["title", "author"]}
+    genre, tags, year = 'genre = "fiction"', 'tags IN ["award", "sea"]', "year >= 1900"
+    assert sent.body == {"queries": [
+        {"indexUid": "books", **text, "filter": [genre, tags, year], "facets": ["available"],
+         **PAGE_1, **SCORE},
+        {"indexUid": "books", **text, "filter": [tags, year], "facets": ["genre"],
+         "hitsPerPage": 0},
+        {"indexUid": "books", **text, "filter": [genre, year], "facets": ["tags"],
+         "hitsPerPage": 0},
+    ]}
+
+
+def test_the_only_filter_on_a_facet_leaves_its_count_query_unfiltered(
+    books: MeiliApp, double: MeiliDouble
+) -> None:
+    double.multi((200, ma.multi(ma.search(), ma.search(hits_per_page=0))))
+    response = books.get("/books/search", params=q(facets="kind", filters={"kind": "x"}))
+    assert response.status_code == 200, response.text
+    assert books.last().body == {"queries": [
+        {"indexUid": "books", "attributesToSearchOn": ["title", "author"],
+         "filter": ['genre = "x"'], **PAGE_1, **SCORE},
+        {"indexUid": "books", "attributesToSearchOn": ["title", "author"],
+         "facets": ["genre"], "hitsPerPage": 0},
+    ]}
+
+
+def test_count_queries_estimate_too_when_exact_totals_are_off(
+    double: MeiliDouble, meili_app: Callable[..., MeiliApp]
+) -> None:
+    app = meili_app(books_yaml(settings="exactTotals: false", fields=""), double)
+    double.multi((200, {"results": [ma.estimated(), ma.estimated(limit=0)]}))
+    response = app.get("/books/search", params=q(facets="genre", filters={"genre": "x"}))
+    assert response.status_code == 200, response.text
+    queries = app.last().body["queries"]
+    assert queries[1] == {"indexUid": "books", "facets": ["genre"], "limit": 0}
+
+
+# ---------------------------------------------------------------- highlight
+
+
+def test_highlight_true_highlights_every_field_with_sentinel_tags(
+    books: MeiliApp, double: MeiliDouble
+) -> None:
+    body = search_ok(books, double, q="castle", highlight="true")
+    assert {k: body[k] for k in ("attributesToHighlight", "highlightPreTag",
+                                  "highlightPostTag", "attributesToCrop", "cropLength",
+                                  "cropMarker")} == {
+        "attributesToHighlight": ["*"], "highlightPreTag": PRE, "highlightPostTag": POST,
+        "attributesToCrop": ["*"], "cropLength": 30, "cropMarker": "",
+    }
+
+
+def test_highlight_fields_take_aliases(books: MeiliApp, double: MeiliDouble) -> None:
+    body = search_ok(books, double, q="castle", highlight="title,kind")
+    assert body["attributesToHighlight"] == ["title", "genre"]
+    assert body["attributesToCrop"] == ["title", "genre"]
+
+
+def test_no_highlight_asks_for_none(books: MeiliApp, double: MeiliDouble) -> None:
+    body = search_ok(books, double, q="castle", highlight="false")
+    assert not {"attributesToHighlight", "highlightPreTag", "attributesToCrop"} & set(body)
+
+
+# ---------------------------------------------------------------- refusals
+
+
+@pytest.mark.parametrize(("params", "feature"), [
+    ({"boosts": {"title": 3}}, "boosts"),
+    ({"histogram": {"year": 10}}, "histogram"),
+    ({"geoGrid": {"field": "location", "precision": 3}}, "geoGrid"),
+    ({"suggest": "true"}, "suggest"),
+])
+def test_features_meilisearch_cannot_do_are_refused_naming_them(
+    books: MeiliApp, params: dict[str, Any], feature: str
+) -> None:
+    response = books.get("/books/search", params=q(q="x", **params))
+    assert response.status_code == 400
+    assert response.json() == {"error": f"{feature} is not supported by the meilisearch engine"}
+    assert books.data_requests() == []
+
+
+# ---------------------------------------------------------------- facet values
+
+
+def test_facet_values_without_text_read_the_distribution(books: MeiliApp,
+                                                        double: MeiliDouble) -> None:
+    double.search((200, ma.search(hits_per_page=0, facets={"genre": {"fiction": 2}})))
+    response = books.get("/books/facets/kind", params=q(filters={"when": {"max": 2000}}))
+    assert response.status_code == 200, response.text
+    [sent] = books.data_requests()
+    assert (sent.method, sent.path) == ("POST", SEARCH)
+    assert sent.body == {"filter": ["year <= 2000"], "facets": ["genre"], "hitsPerPage": 0}
+
+
+def test_facet_values_with_text_also_use_the_facet_search(books: MeiliApp,
+                                                         double: MeiliDouble) -> None:
+    double.search((200, ma.search(hits_per_page=0, facets={"genre": {}})))
+    double.on("POST", FACET_SEARCH, (200, ma.facet_search([], "his")))
+    response = books.get("/books/facets/kind", params=q(q="His", filters={"tags": ["a"]}))
+    assert response.status_code == 200, response.text
+    sent = {s.path: s for s in books.data_requests()}
+    assert set(sent) == {SEARCH, FACET_SEARCH}
+    assert sent[SEARCH].body == {"filter": ['tags = "a"'], "facets": ["genre"],
+                                 "hitsPerPage": 0}
+    assert sent[FACET_SEARCH].body == {"facetName": "genre", "facetQuery": "His",
+                                       "filter": ['tags = "a"'],
+                                       "exhaustiveFacetCount": True}
+    assert sent[FACET_SEARCH].headers["authorization"] == f"Bearer {KEY}"
+
+
+def test_autocomplete_searches_and_reads_facet_values(books: MeiliApp,
+                                                      double: MeiliDouble) -> None:
+    double.search((200, ma.search()))
+    double.on("POST", FACET_SEARCH, (200, ma.facet_search([])))
+    response = books.get("/books/autocomplete", params={"q": "cas", "facets": "kind"})
+    assert response.status_code == 200, response.text
+    bodies = [s.body for s in books.data_requests() if s.path == SEARCH]
+    assert {"q": "cas", "matchingStrategy": "frequency",
+            "attributesToSearchOn": ["title", "author"], "page": 1, "hitsPerPage": 5,
+            **SCORE} in bodies
+
+
+# ---------------------------------------------------------------- documents, mapping, raw
+
+
+def test_a_document_is_read_by_id(books: MeiliApp, double: MeiliDouble) -> None:
+    double.on("GET", f"{INDEX_PATH}/documents/b-01_x", (200, ma.CASTLE))
+    response = books.get("/books/documents/b-01_x")
+    assert response.status_code == 200
+    sent = books.last()
+    assert (sent.method, sent.path, sent.body) == ("GET", f"{INDEX_PATH}/documents/b-01_x",
+                                                   None)
+    assert sent.headers["authorization"] == f"Bearer {KEY}"
+
+
+@pytest.mark.parametrize("doc_id", ["a/b", "a.b", "a b", "é", "x" * 512])
+def test_ids_meilisearch_cannot_hold_are_not_found_without_asking(books: MeiliApp,
+                                                                  doc_id: str) -> None:
+    response = books.get(f"/books/documents/{doc_id}")
+    assert response.status_code == 404
+    assert response.json() == {"error": "Document not found"}
+    assert books.data_requests() == []
+
+
+def test_the_mapping_is_the_index_settings(books: MeiliApp, double: MeiliDouble) -> None:
+    double.on("GET", f"{INDEX_PATH}/settings", (200, ma.settings()))
+    response = books.get("/books/mapping")
+    assert response.status_code == 200
+    assert response.json() == ma.settings()
+    assert (books.last().method, books.last().path) == ("GET", f"{INDEX_PATH}/settings")
+
+
+def test_a_raw_query_goes_to_the_handles_index_only(books: MeiliApp,
+                                                    double: MeiliDouble) -> None:
+    answer = b'{"hits":[],"query":"x","processingTimeMs":0,"limit":3,"offset":0,' \
+             b'"estimatedTotalHits":0}'
+    double.search((200, answer))
+    response = books.post("/books/query", json={"q": "x", "limit": 3, "indexUid": "secrets",
+                                                "filter": "genre = a"})
+    assert response.status_code == 200
+    assert response.content == answer
+    sent = books.last()
+    assert (sent.method, sent.path) == ("POST", SEARCH)
+    assert sent.body == {"q": "x", "limit": 3, "filter": "genre = a"}
+
+
+# ---------------------------------------------------------------- bookkeeping
+
+
+def test_the_primary_key_is_read_once_at_start(books: MeiliApp, double: MeiliDouble) -> None:
+    double.search((200, ma.search()))
+    for _ in range(3):
+        assert books.get("/books/search").status_code == 200
+    lookups = [s for s in books.sent if s.path == INDEX_PATH]
+    assert len(lookups) == 1
+    assert lookups[0].method == "GET"
+    assert lookups[0].headers["authorization"] == f"Bearer {KEY}"
+

@@ -1,0 +1,239 @@
+"""``filters`` on a real Typesense 0.24.1, through the real app: every form the adapter
+writes, the forms it refuses, and properties of the quoting over values full of filter
+syntax (the ``awkward`` collection).
+
+String equality is Typesense's own: token by token, ignoring case, accents and symbols
+(``tokens``); expectations use that, computed in Python from the loaded rows.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from litestar.testing import TestClient
+
+from tests.integration.typesense_server import (
+    AWKWARD,
+    AWKWARD_VALUES,
+    TypesenseServer,
+    app_client,
+    awkward_docs,
+    epoch_seconds,
+    index_settings,
+    shared_server,
+    tokens,
+    typesense_rows,
+)
+
+Row = dict[str, Any]
+ROWS = typesense_rows()
+DOCS = awkward_docs()
+SYNTAX = "ab`,[]()&|!=:<>\"'\\ \t-*.{}$%#@^~/?;+_"
+PROPERTY = settings(max_examples=60, deadline=None,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@pytest.fixture(scope="module")
+def server(request: pytest.FixtureRequest,
+           tmp_path_factory: pytest.TempPathFactory) -> TypesenseServer:
+    return shared_server(request, tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def client(server: TypesenseServer) -> Iterator[TestClient[Any]]:
+    with app_client({"books": index_settings(server, fields={"writer": {"field": "author"}}),
+                     "awkward": index_settings(server, AWKWARD)}) as client:
+        yield client
+
+
+def found(client: TestClient[Any], filters: Any, handle: str = "books") -> set[str]:
+    response = client.get(f"/{handle}/search",
+                          params={"filters": json.dumps(filters), "perPage": 100})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["totalHits"] == len(body["hits"])
+    return {h["objectID"] for h in body["hits"]}
+
+
+def refusal(client: TestClient[Any], filters: Any) -> str:
+    response = client.get("/books/search", params={"filters": json.dumps(filters)})
+    assert response.status_code == 400, response.text
+    message: str = response.json()["error"]
+    return message
+
+
+def where(test: Callable[[Row], bool]) -> set[str]:
+    return {r["id"] for r in ROWS if test(r)}
+
+
+def same(stored: Any, wanted: Any) -> bool:
+    """Typesense's string equality; numbers and booleans as they are."""
+    if isinstance(stored, str) and isinstance(wanted, str):
+        return bool(tokens(wanted)) and tokens(stored) == tokens(wanted)
+    return stored == wanted and type(stored) is type(wanted)
+
+
+def holds(row: Row, field: str, wanted: list[Any]) -> bool:
+    values = row.get(field)
+    values = values if isinstance(values, list) else [] if values is None else [values]
+    return any(same(v, w) for v in values for w in wanted)
+
+
+# ---------------------------------------------------------------- the forms
+
+
+@pytest.mark.parametrize("filters", [
+    {"genre": "history"}, {"genre": "HISTORY"}, {"genre": ["Art", "poetry"]},
+    {"tags": "night"}, {"tags": ["night", "sea"]}, {"writer": "tom & jerry"},
+    {"place": "New York"}, {"language": ["de", "fr"], "genre": "history"},
+])
+def test_term_filters_on_strings(client: TestClient[Any], filters: dict[str, Any]) -> None:
+    real = {("author" if k == "writer" else k): v for k, v in filters.items()}
+    expected = where(lambda r: all(holds(r, f, v if isinstance(v, list) else [v])
+                                   for f, v in real.items()))
+    assert found(client, filters) == expected and expected
+
+
+def test_term_filters_on_numbers_and_booleans(client: TestClient[Any]) -> None:
+    assert found(client, {"year": 1850}) == where(lambda r: r.get("year") == 1850)
+    assert found(client, {"year": "1850"}) == where(lambda r: r.get("year") == 1850)
+    assert found(client, {"year": [1850, 2004.0]}) == where(lambda r: r.get("year") in (1850, 2004))
+    assert found(client, {"price": 19.99}) == where(lambda r: r.get("price") == 19.99)
+    assert found(client, {"price": [10, 12.5]}) == where(lambda r: r.get("price") in (10, 12.5))
+    assert found(client, {"available": True}) == where(lambda r: r.get("available") is True)
+    assert found(client, {"available": "false"}) == where(lambda r: r.get("available") is False)
+
+
+def test_ids_compare_whole_strings(client: TestClient[Any]) -> None:
+    assert found(client, {"id": ["b01", "46", "B02"]}) == {"b01", "46"}
+    assert found(client, {"id": ["", "b03"]}) == {"b03"}  # an empty id crashes 0.24.1
+    assert "empty" in refusal(client, {"id": ""})
+
+
+def test_ranges(client: TestClient[Any]) -> None:
+    assert found(client, {"year": {"min": 1900, "max": 2000}}) == where(
+        lambda r: 1900 <= r.get("year", -1) <= 2000)
+    assert found(client, {"year": {"min": 1899.5}}) == where(lambda r: r.get("year", -1) >= 1900)
+    assert found(client, {"year": {"max": 1899.5}}) == where(
+        lambda r: 0 <= r.get("year", -1) <= 1899)
+    assert found(client, {"price": {"min": 9.99, "max": 12.5}}) == where(
+        lambda r: 9.99 <= r.get("price", -1) <= 12.5)
+
+
+def test_date_ranges_on_unix_seconds(client: TestClient[Any]) -> None:
+    low, high = epoch_seconds("2000-01-01T00:00:00Z"), epoch_seconds("2010-06-30T12:00:00+02:00")
+    expected = where(lambda r: low <= r.get("published", -1) <= high)
+    assert found(client, {"published": {"min": "2000-01-01",
+                                        "max": "2010-06-30T12:00:00+02:00"}}) == expected
+    assert expected
+
+
+def test_not_filters(client: TestClient[Any]) -> None:
+    assert found(client, {"genre": {"not": "history"}}) == where(
+        lambda r: not holds(r, "genre", ["history"]))
+    assert found(client, {"tags": {"not": ["night", "sea"]}}) == where(
+        lambda r: not holds(r, "tags", ["night", "sea"]))
+    assert found(client, {"available": {"not": True}}) == where(
+        lambda r: r.get("available") is not True)
+    assert found(client, {"available": {"not": [True, False]}}) == where(
+        lambda r: "available" not in r)
+
+
+def test_exists_filters(client: TestClient[Any]) -> None:
+    for field in ("year", "price", "published", "available"):
+        assert found(client, {field: {"exists": True}}) == where(lambda r, f=field: f in r)
+    assert found(client, {"available": {"exists": False}}) == where(
+        lambda r: "available" not in r)
+    assert found(client, {"title": {"exists": True}}) == where(lambda r: True)  # not optional
+
+
+def test_filters_and_text_together(client: TestClient[Any]) -> None:
+    response = client.get("/books/search", params={
+        "q": "castle", "filters": json.dumps({"year": {"min": 2000}}), "perPage": 100})
+    hits = {h["objectID"] for h in response.json()["hits"]}
+    assert hits == where(lambda r: r.get("year", 0) >= 2000 and any(
+        w.startswith("castle") for w in tokens(r["title"])))
+
+
+@pytest.mark.parametrize(("filters", "says"), [
+    ({"year": {"not": 1850}}, "A not filter on the optional int32 field 'year' is not "
+                              "supported by the typesense engine"),
+    ({"genre": {"exists": True}}, "An exists filter on the string field 'genre' is not "
+                                  "supported by the typesense engine"),
+    ({"genre": {"min": "a"}}, "'genre'"),
+    ({"title": {"min": "2000-01-01"}}, "A range filter on the string field 'title' is not "
+                                       "supported by the typesense engine"),
+    ({"location": "x"}, "A filter on the geopoint field 'location' is not supported by the "
+                        "typesense engine"),
+    ({"id": {"not": "b01"}}, "A not filter on 'id' is not supported by the typesense engine"),
+    ({"nope": "x"}, "Cannot filter on 'nope': the typesense collection has no such field"),
+    ({"year": "soon"}, "Cannot filter 'year' on 'soon': the field holds numbers"),
+    ({"available": 1}, "Cannot filter 'available' on 1: the field holds booleans"),
+])
+def test_refusals_name_the_field(client: TestClient[Any], filters: Any, says: str) -> None:
+    assert says in refusal(client, filters)
+
+
+def test_a_field_name_with_filter_syntax_never_reaches_typesense(
+        client: TestClient[Any]) -> None:
+    for name in ("genre:=`x` || year", "year:>0 && genre", "title,genre", "`genre`"):
+        assert "has no such field" in refusal(client, {name: "x"})
+
+
+# ---------------------------------------------------------------- properties: no value escapes
+
+
+def matching_docs(field: str, wanted: list[str]) -> set[str]:
+    def hit(doc: Row) -> bool:
+        values = doc[field] if isinstance(doc[field], list) else [doc[field]]
+        return any(tokens(w) and tokens(v) == tokens(w) for v in values for w in wanted)
+    return {d["id"] for d in DOCS if hit(d)}
+
+
+@pytest.mark.parametrize("value", [
+    "x` || v:!=`zz", "x`]) || (v:=`y", "zz` || vs:=`shared", "a\\`,`plain", "end\\",
+    "plain` && v:!=`", "(", ")", "[", "]",
+])
+def test_a_value_cannot_leave_its_quotes(client: TestClient[Any], value: str) -> None:
+    for field in ("v", "vs"):
+        assert found(client, {field: value}, AWKWARD) == matching_docs(field, [value])
+        assert found(client, {field: [value, "zz"]}, AWKWARD) == matching_docs(
+            field, [value, "zz"])
+
+
+awkward_text = st.one_of(st.sampled_from(AWKWARD_VALUES), st.text(SYNTAX, max_size=12))
+
+
+@PROPERTY
+@given(value=awkward_text, field=st.sampled_from(["v", "vs"]))
+def test_a_value_selects_exactly_the_equal_documents(
+        client: TestClient[Any], value: str, field: str) -> None:
+    assert found(client, {field: value}, AWKWARD) == matching_docs(field, [value])
+
+
+@PROPERTY
+@given(values=st.lists(awkward_text, min_size=1, max_size=4), field=st.sampled_from(["v", "vs"]))
+def test_a_list_selects_the_documents_equal_to_any(
+        client: TestClient[Any], values: list[str], field: str) -> None:
+    assert found(client, {field: values}, AWKWARD) == matching_docs(field, values)
+
+
+@PROPERTY
+@given(values=st.lists(awkward_text, min_size=1, max_size=3), field=st.sampled_from(["v", "vs"]))
+def test_not_selects_every_other_document(
+        client: TestClient[Any], values: list[str], field: str) -> None:
+    everything = {d["id"] for d in DOCS}
+    assert found(client, {field: {"not": values}}, AWKWARD) == (
+        everything - matching_docs(field, values))
+
+
+@PROPERTY
+@given(value=awkward_text, other=awkward_text)
+def test_two_fields_and_together(client: TestClient[Any], value: str, other: str) -> None:
+    assert found(client, {"v": value, "vs": other}, AWKWARD) == (
+        matching_docs("v", [value]) & matching_docs("vs", [other]))

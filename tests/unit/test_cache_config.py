@@ -1,0 +1,86 @@
+"""The cache's configuration: keys, REDIS_URL, per-index TTLs, and which adapter is built."""
+
+from __future__ import annotations
+
+import pytest
+
+from searchport.adapters.cache.memory import MemoryCache
+from searchport.adapters.cache.null import NullCache
+from searchport.adapters.cache.redis import RedisCache
+from searchport.adapters.cache.two_tier import TwoTierCache
+from searchport.adapters.config_loader import parse_config
+from searchport.domain.config import ConfigError
+from searchport.entrypoints.container import build_cache
+
+INDEX = "indexes:\n  books:\n    engine: tantivy\n    path: idx\n"
+URL = "redis://cache.internal:6380/2"
+
+
+@pytest.mark.parametrize(("text", "environ", "backend", "url"), [
+    ("", {}, "none", None),
+    ("", {"REDIS_URL": URL}, "redis", URL),  # a bare REDIS_URL turns Redis on
+    ("cache: {searchTtl: 30}\n", {"REDIS_URL": URL}, "redis", URL),
+    ("cache: {backend: none}\n", {"REDIS_URL": URL}, "none", URL),
+    ("cache: {backend: memory}\n", {"REDIS_URL": URL}, "memory", URL),
+    ("cache: {backend: redis}\n", {"REDIS_URL": URL}, "redis", URL),
+    ("cache: {backend: redis, url: 'redis://own:1/0'}\n", {"REDIS_URL": URL}, "redis",
+     "redis://own:1/0"),
+    ("cache: {backend: redis, url: '${R:-redis://d:2/0}'}\n", {}, "redis", "redis://d:2/0"),
+])
+def test_backend_and_url(text: str, environ: dict[str, str], backend: str, url: str | None) -> None:
+    config = parse_config(text + INDEX, environ)
+    assert (config.cache.backend, config.cache.url) == (backend, url)
+
+
+def test_defaults() -> None:
+    cache = parse_config(INDEX, {}).cache
+    assert (cache.search_ttl, cache.mapping_ttl, cache.local_ttl) == (60, 3600, 5)
+    assert (cache.prefix, cache.timeout, cache.max_entries) == ("searchport", 0.1, 10_000)
+    index = parse_config(INDEX, {}).indexes["books"].cache
+    assert (index.search_ttl, index.mapping_ttl, index.documents) == (None, None, False)
+
+
+def test_per_index_section() -> None:
+    text = INDEX + "    cache: {searchTtl: 5, mappingTtl: 0, documents: true}\n"
+    index = parse_config(text, {}).indexes["books"].cache
+    assert (index.search_ttl, index.mapping_ttl, index.documents) == (5, 0, True)
+
+
+@pytest.mark.parametrize(("text", "path"), [
+    ("cache: {backend: memcached}\n" + INDEX, "cache.backend"),
+    ("cache: {searchTtl: 0}\n" + INDEX, "cache.searchTtl"),
+    ("cache: {prefix: 'a b*'}\n" + INDEX, "cache.prefix"),
+    ("cache: {timeout: 30}\n" + INDEX, "cache.timeout"),
+    ("cache: {localTtl: -1}\n" + INDEX, "cache.localTtl"),
+    ("cache: {maxEntries: 0}\n" + INDEX, "cache.maxEntries"),
+    (INDEX + "    cache: {searchTtl: -1}\n", "indexes.books.cache.searchTtl"),
+    (INDEX + "    cache: {ttl: 5}\n", "indexes.books.cache"),
+])
+def test_bad_values_name_their_key(text: str, path: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_config(text, {})
+    assert path in str(caught.value)
+
+
+def test_build_cache_picks_the_adapter() -> None:
+    assert isinstance(build_cache(parse_config(INDEX, {})), NullCache)
+    memory = build_cache(parse_config("cache: {backend: memory, maxEntries: 7}\n" + INDEX, {}))
+    assert isinstance(memory, MemoryCache) and memory.max_entries == 7
+    two = build_cache(parse_config(INDEX, {"REDIS_URL": URL}))
+    assert isinstance(two, TwoTierCache) and two.local_ttl == 5
+    assert isinstance(two.local, MemoryCache) and isinstance(two.shared, RedisCache)
+    alone = build_cache(parse_config("cache: {localTtl: 0}\n" + INDEX, {"REDIS_URL": URL}))
+    assert isinstance(alone, RedisCache)
+
+
+def test_redis_without_a_url_stops_startup() -> None:
+    with pytest.raises(ConfigError, match=r"cache\.url.*REDIS_URL"):
+        build_cache(parse_config("cache: {backend: redis}\n" + INDEX, {}))
+
+
+def test_a_malformed_url_stops_startup_without_showing_it() -> None:
+    config = parse_config("cache: {backend: redis, url: 'http://user:pw-s3cret@h/0'}\n" + INDEX,
+                          {})
+    with pytest.raises(ConfigError, match=r"cache\.url") as caught:
+        build_cache(config)
+    assert "pw-s3cret" not in str(caught.value)
