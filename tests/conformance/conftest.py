@@ -12,7 +12,7 @@ from litestar.testing import TestClient
 from searchport.adapters.config_loader import parse_config
 from searchport.entrypoints.app import create_app
 from searchport.entrypoints.container import create_container
-from tests.conformance.backends import BACKENDS
+from tests.conformance.backends import BACKENDS, Session
 
 HANDLE = "books"
 
@@ -22,7 +22,7 @@ def api(request: pytest.FixtureRequest,
         tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient[Any]]:
     name: str = request.param
     tmp = tmp_path_factory.mktemp(f"conformance-{name}")
-    with BACKENDS[name](tmp) as settings:
+    with BACKENDS[name](Session(tmp, request.config, tmp_path_factory)) as settings:
         config = parse_config(yaml.safe_dump({"indexes": {HANDLE: settings}}), {})
         app = create_app(create_container(config, tmp))
         with TestClient(app) as client:

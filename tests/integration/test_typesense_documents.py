@@ -14,13 +14,13 @@ from litestar.testing import TestClient
 from tests.integration.typesense_server import (
     AWKWARD,
     COLLECTION,
-    TypesenseServer,
     app_client,
     awkward_docs,
     index_settings,
     shared_server,
     typesense_rows,
 )
+from tests.typesense_server import TypesenseServer
 
 ROWS = {r["id"]: r for r in typesense_rows()}
 

@@ -12,11 +12,11 @@ import pytest
 from litestar.testing import TestClient
 
 from tests.integration.typesense_server import (
-    TypesenseServer,
     app_client,
     index_settings,
     shared_server,
 )
+from tests.typesense_server import TypesenseServer
 
 WRONG_KEY = "wrong-key-0123456789-secret"
 ROUTES = ["/h/search?q=castle", "/h/facets/genre", "/h/autocomplete?q=cas&facets=genre",

@@ -29,7 +29,6 @@ from searchport.domain.results import FacetValue
 from searchport.ports.engine import SearchEnginePort
 from tests.integration.typesense_server import (
     AWKWARD,
-    TypesenseServer,
     app_client,
     awkward_docs,
     index_settings,
@@ -37,6 +36,7 @@ from tests.integration.typesense_server import (
     tokens,
     typesense_rows,
 )
+from tests.typesense_server import TypesenseServer
 
 Row = dict[str, Any]
 ROWS = typesense_rows()

@@ -20,7 +20,6 @@ from litestar.testing import TestClient
 from tests.integration.typesense_server import (
     AWKWARD,
     AWKWARD_VALUES,
-    TypesenseServer,
     app_client,
     awkward_docs,
     epoch_seconds,
@@ -29,6 +28,7 @@ from tests.integration.typesense_server import (
     tokens,
     typesense_rows,
 )
+from tests.typesense_server import TypesenseServer
 
 Row = dict[str, Any]
 ROWS = typesense_rows()

@@ -19,13 +19,13 @@ from litestar.testing import TestClient
 from searchport.adapters.typesense.translate import MAX_PER_PAGE, integer_weights, page_window
 from searchport.domain.errors import InvalidRequest
 from tests.integration.typesense_server import (
-    TypesenseServer,
     app_client,
     index_settings,
     shared_server,
     tokens,
     typesense_rows,
 )
+from tests.typesense_server import TypesenseServer
 
 Row = dict[str, Any]
 ROWS = typesense_rows()

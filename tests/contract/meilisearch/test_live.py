@@ -12,14 +12,11 @@ from __future__ import annotations
 import json
 import math
 import os
-import time
-import uuid
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 import yaml
 from litestar.testing import TestClient
@@ -27,9 +24,10 @@ from litestar.testing import TestClient
 from searchport.adapters.config_loader import parse_config
 from searchport.entrypoints.app import create_app
 from searchport.entrypoints.container import create_container
+from tests.contract.meilisearch.live import KEY_VAR, URL_VAR, temporary_index
 
-URL = os.environ.get("SEARCHPORT_TEST_MEILISEARCH_URL", "")
-KEY = os.environ.get("SEARCHPORT_TEST_MEILISEARCH_KEY", "")
+URL = os.environ.get(URL_VAR, "")
+KEY = os.environ.get(KEY_VAR, "")
 ROWS = [json.loads(line) for line in
         (Path(__file__).parents[2] / "fixtures" / "books.jsonl").read_text().splitlines()
         if line.strip()]
@@ -38,44 +36,24 @@ FILTERABLE = ["genre", "tags", "year", "price", "available", "author", "language
 pytestmark = pytest.mark.skipif(not URL, reason="SEARCHPORT_TEST_MEILISEARCH_URL is not set")
 
 
-def _wait(admin: httpx.Client, answer: httpx.Response) -> None:
-    answer.raise_for_status()
-    task = answer.json()["taskUid"]
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        status = admin.get(f"/tasks/{task}").json()
-        if status["status"] in ("succeeded", "failed", "canceled"):
-            assert status["status"] == "succeeded", status
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"task {task} did not finish")
-
-
 @pytest.fixture(scope="module")
 def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient[Any]]:
-    headers = {"Authorization": f"Bearer {KEY}"} if KEY else {}
-    uid = f"searchport_test_{uuid.uuid4().hex[:10]}"
-    with httpx.Client(base_url=URL, headers=headers, timeout=30) as admin:
-        _wait(admin, admin.post("/indexes", json={"uid": uid, "primaryKey": "id"}))
-        try:
-            _wait(admin, admin.patch(f"/indexes/{uid}/settings", json={
-                "searchableAttributes": ["title", "author", "place"],
-                "filterableAttributes": FILTERABLE,
-                "sortableAttributes": ["year", "price", "title", "pages"],
-                "faceting": {"sortFacetValuesBy": {"*": "count"}},
-            }))
-            _wait(admin, admin.post(f"/indexes/{uid}/documents", json=ROWS))
-            config = parse_config(yaml.safe_dump({"indexes": {"books": {
-                "engine": "meilisearch", "host": URL, "indexName": uid,
-                **({"apiKey": KEY} if KEY else {}),
-                "fields": {"title": {"weight": 2}, "author": {"searchable": True},
-                           "kind": {"field": "genre"}},
-            }}}), {})
-            app = create_app(create_container(config, tmp_path_factory.mktemp("meili")))
-            with TestClient(app) as client:
-                yield client
-        finally:
-            _wait(admin, admin.delete(f"/indexes/{uid}"))
+    settings = {
+        "searchableAttributes": ["title", "author", "place"],
+        "filterableAttributes": FILTERABLE,
+        "sortableAttributes": ["year", "price", "title", "pages"],
+        "faceting": {"sortFacetValuesBy": {"*": "count"}},
+    }
+    with temporary_index(URL, KEY, settings, ROWS) as uid:
+        config = parse_config(yaml.safe_dump({"indexes": {"books": {
+            "engine": "meilisearch", "host": URL, "indexName": uid,
+            **({"apiKey": KEY} if KEY else {}),
+            "fields": {"title": {"weight": 2}, "author": {"searchable": True},
+                       "kind": {"field": "genre"}},
+        }}}), {})
+        app = create_app(create_container(config, tmp_path_factory.mktemp("meili")))
+        with TestClient(app) as client:
+            yield client
 
 
 # ---------------------------------------------------------------- the contract in Python
