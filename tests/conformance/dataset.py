@@ -140,3 +140,15 @@ def containing_all(query: str, fields: tuple[str, ...] = ("title", "author")) ->
     wanted = words(query)
     return {r["id"] for r in ROWS
             if wanted <= set().union(*(words(str(r.get(f, ""))) for f in fields))}
+
+
+def containing_all_with_prefix(query: str,
+                               fields: tuple[str, ...] = ("title", "author")) -> set[str]:
+    """Documents with every word of ``query``, the last one as a prefix of a word."""
+    *whole, last = [w.lower() for w in query.split()]
+    found = set()
+    for r in ROWS:
+        present = set().union(*(words(str(r.get(f, ""))) for f in fields))
+        if set(whole) <= present and any(w.startswith(last) for w in present):
+            found.add(r["id"])
+    return found

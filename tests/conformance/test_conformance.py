@@ -23,6 +23,7 @@ from tests.conformance.dataset import (
     ROWS,
     as_facet_value,
     containing_all,
+    containing_all_with_prefix,
     facet_counts,
     histogram,
     select,
@@ -163,6 +164,44 @@ def test_text_search_finds_every_document_with_all_words(
     assert containing_all(query) <= found
 
 
+@pytest.mark.parametrize("query", ["cas", "winter sto", "Jules Ve"])
+def test_the_last_word_also_matches_as_a_prefix(api: TestClient[Any], query: str) -> None:
+    expected = containing_all_with_prefix(query)
+    assert expected
+    found = {h["objectID"] for h in search(api, q=query)["hits"]}
+    assert expected <= found
+
+
+def test_autocomplete_finds_prefixes_and_facet_values(api: TestClient[Any]) -> None:
+    response = api.get(f"/{HANDLE}/autocomplete",
+                       params={"q": "cas", "perPage": "20", "facets": "tags,genre"})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    expected = containing_all_with_prefix("cas")
+    assert body["totalHits"] == len(expected)
+    assert {h["objectID"] for h in body["hits"]} <= expected
+    assert len(body["hits"]) == min(20, len(expected))
+    assert "facets" not in body  # no tag or genre contains "cas"
+    response = api.get(f"/{HANDLE}/autocomplete", params={"q": "CLA", "facets": "tags,genre"})
+    assert response.status_code == 200, response.text
+    classic = facet_counts({}, "tags")["classic"]
+    assert response.json()["facets"] == {"tags": [{"value": "classic", "count": classic}]}
+
+
+@pytest.mark.parametrize("filters", [{"genre": "fiction"}, {"year": {"min": 1990}},
+                                     {"available": True, "rating": [1, 2]}], ids=json.dumps)
+def test_facet_values_are_counted_under_the_filters(
+    api: TestClient[Any], filters: dict[str, Any]
+) -> None:
+    response = api.get(f"/{HANDLE}/facets/tags",
+                       params={"filters": json.dumps(filters), "maxValues": "100"})
+    assert response.status_code == 200, response.text
+    counts = facet_counts(filters, "tags")
+    expected = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    assert response.json() == {"field": "tags",
+                               "values": [{"value": v, "count": c} for v, c in expected]}
+
+
 def test_highlights_mark_the_matched_words(api: TestClient[Any]) -> None:
     body = search(api, q="castle", highlight="true")
     titled = [h for h in body["hits"] if "castle" in h["title"].lower()]
@@ -179,13 +218,15 @@ def test_fields_select_the_returned_fields(api: TestClient[Any]) -> None:
 
 
 def test_documents_come_back_whole(api: TestClient[Any]) -> None:
-    row = ROWS[5]
-    response = api.get(f"/{HANDLE}/documents/{row['id']}")
-    assert response.status_code == 200
-    doc = response.json()
-    assert doc["objectID"] == row["id"]
-    for field in ("title", "author", "genre", "tags", "year", "rank", "available"):
-        assert doc[field] == row[field], field
+    priced = next(r for r in ROWS if "price" in r and not float(r["price"]).is_integer())
+    unpriced = next(r for r in ROWS if "price" not in r)
+    for row in (priced, unpriced):
+        response = api.get(f"/{HANDLE}/documents/{row['id']}")
+        assert response.status_code == 200
+        doc = response.json()
+        assert doc["objectID"] == row["id"]
+        for field in ("title", "author", "genre", "tags", "year", "rank", "available", "price"):
+            assert doc.get(field) == row.get(field), field
     assert api.get(f"/{HANDLE}/documents/missing-id").status_code == 404
 
 
