@@ -39,6 +39,9 @@ DOCS = "docs"  # reverse_nested count of root documents under a nested facet buc
 GEO_GRID = "geo_grid"
 CLUSTER_LIMIT = 1000  # most-populated tiles; a map shows a few hundred markers at most
 FACET_ORDER = [{"_count": "desc"}, {"_key": "asc"}]
+# A nested facet reports root documents per value, so the engine must pick its top values by
+# that count: ordering by a single-bucket sub-aggregation orders by its doc_count.
+NESTED_FACET_ORDER = [{DOCS: "desc"}, {"_key": "asc"}]
 NON_STRING_FACET_SCAN = 1000  # values read to substring-match a numeric or boolean facet
 HIGHLIGHT = {"pre_tags": ["<mark>"], "post_tags": ["</mark>"], "encoder": "html"}
 MAX_SUGGESTIONS = 3
@@ -189,10 +192,12 @@ def search_body(query: SearchQuery, catalog: FieldCatalog) -> Json:
 
 def facet_agg(field: str, size: int, catalog: FieldCatalog, **terms: Any) -> Json:
     """A terms aggregation on the field's exact form; inside its nested object when it has
-    one, each bucket then counting root documents (``reverse_nested``), not objects."""
-    agg: Json = {"terms": {"field": catalog.exact(field), "size": size, "order": FACET_ORDER,
-                           **terms}}
+    one, each bucket then counting, and the top values chosen by, root documents
+    (``reverse_nested``), not objects."""
     path = catalog.nested_path(field)
+    order = FACET_ORDER if path is None else NESTED_FACET_ORDER
+    agg: Json = {"terms": {"field": catalog.exact(field), "size": size, "order": order,
+                           **terms}}
     if path is None:
         return agg
     agg["aggs"] = {DOCS: {"reverse_nested": {}}}
