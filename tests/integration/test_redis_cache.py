@@ -3,6 +3,7 @@ behaves when Redis is down, frozen, or not Redis at all."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import socket
 import threading
@@ -179,6 +180,56 @@ async def test_a_frozen_redis_costs_one_deadline_then_nothing(
     assert await cache.get("searchport:k") == b"v"
     assert outage_logs(caplog)[0] == 1
     await cache.close()
+
+
+async def test_a_long_outage_makes_no_call_wait_again_and_ends_by_itself(
+    redis_server: RedisServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="searchport.cache")
+    # a long socket timeout, a short back-off: a retry made on a caller's path would show
+    cache = RedisCache(redis_server.url, timeout=0.5, retry_after=0.05)
+    await cache.set("searchport:k", b"v", ttl=60)
+    redis_server.pause()
+    try:
+        value, _ = await timed_get(cache)  # the call under way when Redis froze: one deadline
+        assert value is None and cache.status == "error"
+        slowest, calls = 0.0, 0
+        end = time.monotonic() + 1.5  # dozens of back-off periods, each ending in a retry
+        while time.monotonic() < end:
+            value, took = await timed_get(cache)
+            assert value is None
+            slowest, calls = max(slowest, took), calls + 1
+            await anyio.sleep(0.01)
+        assert calls > 20 and slowest < 0.25, (calls, slowest)  # a retry would take 0.5 s
+    finally:
+        redis_server.resume()
+    deadline = time.monotonic() + 10
+    while await cache.get("searchport:k") is None:  # plain calls bring it back: no health
+        assert time.monotonic() < deadline, "the cache never came back"
+        await anyio.sleep(0.05)
+    assert cache.status == "connected"
+    assert outage_logs(caplog) == (1, 1)
+    await cache.close()
+
+
+async def test_closing_during_an_outage_cancels_the_retry_under_way(
+    redis_server: RedisServer,
+) -> None:
+    others = asyncio.all_tasks()
+    cache = RedisCache(redis_server.url, timeout=1.0, retry_after=0.01)
+    await cache.set("searchport:k", b"v", ttl=60)
+    redis_server.pause()
+    try:
+        assert await cache.get("searchport:k") is None and cache.status == "error"
+        await anyio.sleep(0.02)
+        assert await cache.get("searchport:k") is None  # starts a retry, stuck for seconds
+        assert len(asyncio.all_tasks() - others) == 1
+        await cache.close()
+        assert asyncio.all_tasks() - others == set()  # nothing left running after close
+        assert await cache.get("searchport:k") is None  # and nothing new is started
+        assert asyncio.all_tasks() - others == set()
+    finally:
+        redis_server.resume()
 
 
 @pytest.fixture

@@ -1,13 +1,14 @@
 """The Redis cache: one connection pool per process, and an outage is a fast miss.
 
 Every call has a deadline of about two socket timeouts and redis-py's own retries are off.
-After a failure the cache is "down" for ``retry_after`` seconds: calls return at once as a
-miss, then one call tries again. A refused, reset or garbled connection is a failure at
-once; a timeout only when no other call succeeded meanwhile (on a busy event loop a reply can
-be read late although Redis is fine: that call is a miss, not an outage). An outage is logged
-once when it starts and once when it ends. Values carry a header (magic, expiry, CRC-32 of
-the body), so anything else found under a key (garbage, another program's value, a truncated
-write) is a miss.
+After a failure the cache is "down": every call returns at once as a miss, and a background
+PING tries Redis again every ``retry_after`` seconds, so no request ever waits on a Redis that
+is known to be down (only the calls under way when it goes away pay one deadline). A refused,
+reset or garbled connection is a failure at once; a timeout only when no other call succeeded
+meanwhile (on a busy event loop a reply can be read late although Redis is fine: that call is
+a miss, not an outage). An outage is logged once when it starts and once when it ends.
+Values carry a header (magic, expiry, CRC-32 of the body), so anything else found under a key
+(garbage, another program's value, a truncated write) is a miss.
 """
 
 from __future__ import annotations
@@ -88,7 +89,8 @@ class RedisCache:
         self._retry_after = retry_after
         self._down = False
         self._retry_at = 0.0
-        self._trying = False
+        self._reconnect: asyncio.Task[None] | None = None  # the background PING while down
+        self._closed = False
         self._last_ok = 0.0  # monotonic time of the last call Redis answered
 
     @property
@@ -96,7 +98,12 @@ class RedisCache:
         return "error" if self._down else "connected"
 
     async def probe(self) -> str:
-        await self._call(self._client.ping)
+        if not self._down:
+            await self._call(self._client.ping)
+            return self.status
+        reconnect = self._reconnect_when_due()
+        if reconnect is not None:  # health may wait for the PING under way (one deadline)
+            await asyncio.wait({reconnect}, timeout=self._deadline + 0.05)
         return self.status
 
     async def get(self, key: str) -> bytes | None:
@@ -131,15 +138,18 @@ class RedisCache:
         return -1 if removed is _FAILED else int(removed)
 
     async def close(self) -> None:
+        self._closed = True
+        if self._reconnect is not None:
+            self._reconnect.cancel()
+            await asyncio.gather(self._reconnect, return_exceptions=True)
+            self._reconnect = None
         await self._client.aclose()
 
     async def _call(self, op: Callable[[], Awaitable[T]], deadline: float | None = None) -> T:
-        """``op()``'s result, or ``_FAILED`` at once while down, or after a failure."""
-        if self._down and (self._trying or time.monotonic() < self._retry_at):
+        """``op()``'s result, or ``_FAILED`` after a failure, or at once while Redis is down."""
+        if self._down:
+            self._reconnect_when_due()
             return _FAILED  # type: ignore[no-any-return]
-        trying = self._down  # one call at a time tests a backend that was down
-        if trying:
-            self._trying = True
         started = time.monotonic()
         try:
             async with asyncio.timeout(deadline or self._deadline):
@@ -156,11 +166,27 @@ class RedisCache:
         except Exception as exc:  # connection refused or reset, protocol garbage...
             self._fail(exc)
             return _FAILED  # type: ignore[no-any-return]
-        finally:
-            if trying:
-                self._trying = False
         self._up()
         return result
+
+    def _reconnect_when_due(self) -> asyncio.Task[None] | None:
+        """The background PING under way, or a new one once the back-off has passed."""
+        if self._reconnect is not None and not self._reconnect.done():
+            return self._reconnect
+        if self._closed or time.monotonic() < self._retry_at:
+            return None
+        self._retry_at = time.monotonic() + self._retry_after  # at most one try per back-off
+        self._reconnect = asyncio.get_running_loop().create_task(self._try_again())
+        return self._reconnect
+
+    async def _try_again(self) -> None:
+        try:
+            async with asyncio.timeout(self._deadline):
+                await self._client.ping()
+        except Exception:  # still down; logged when the outage began (a cancel passes through)
+            self._retry_at = time.monotonic() + self._retry_after
+            return
+        self._up()
 
     def _fail(self, exc: Exception) -> None:
         self._retry_at = time.monotonic() + self._retry_after
