@@ -139,15 +139,15 @@ def parse_config(text: str, environ: Mapping[str, str]) -> Config:
 
 
 def _cache(config: Config, data: dict[str, Any], environ: Mapping[str, str]) -> CacheConfig:
-    """``REDIS_URL`` gives ``cache.url`` when the file has none, and turns Redis on when the
-    file names no ``cache.backend`` (as a bare ``REDIS_URL`` does in the reference)."""
-    cache, redis_url = config.cache, environ.get("REDIS_URL")
-    if cache.url or not redis_url:
-        return cache
+    """``REDIS_URL`` gives ``cache.url`` when the file has none; a URL (either) turns Redis on
+    when the file names no ``cache.backend`` (as a bare ``REDIS_URL`` does in the reference)."""
+    url = config.cache.url or environ.get("REDIS_URL")
+    if not url:
+        return config.cache
     section = data.get("cache")
     named = isinstance(section, dict) and section.get("backend") not in (None, "")
     return msgspec.structs.replace(
-        cache, url=redis_url, backend=cache.backend if named else "redis"
+        config.cache, url=url, backend=config.cache.backend if named else "redis"
     )
 
 

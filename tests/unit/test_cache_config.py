@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from searchport.adapters.cache.memory import MemoryCache
 from searchport.adapters.cache.null import NullCache
 from searchport.adapters.cache.redis import RedisCache
 from searchport.adapters.cache.two_tier import TwoTierCache
-from searchport.adapters.config_loader import parse_config
+from searchport.adapters.config_loader import load_config, parse_config
 from searchport.domain.config import ConfigError
 from searchport.entrypoints.container import build_cache
 
@@ -26,6 +28,9 @@ URL = "redis://cache.internal:6380/2"
     ("cache: {backend: redis, url: 'redis://own:1/0'}\n", {"REDIS_URL": URL}, "redis",
      "redis://own:1/0"),
     ("cache: {backend: redis, url: '${R:-redis://d:2/0}'}\n", {}, "redis", "redis://d:2/0"),
+    ("cache: {url: 'redis://own:1/0'}\n", {}, "redis", "redis://own:1/0"),  # a url says redis
+    ("cache: {url: 'redis://own:1/0'}\n", {"REDIS_URL": URL}, "redis", "redis://own:1/0"),
+    ("cache: {backend: memory, url: 'redis://own:1/0'}\n", {}, "memory", "redis://own:1/0"),
 ])
 def test_backend_and_url(text: str, environ: dict[str, str], backend: str, url: str | None) -> None:
     config = parse_config(text + INDEX, environ)
@@ -84,3 +89,13 @@ def test_a_malformed_url_stops_startup_without_showing_it() -> None:
     with pytest.raises(ConfigError, match=r"cache\.url") as caught:
         build_cache(config)
     assert "pw-s3cret" not in str(caught.value)
+
+
+@pytest.mark.parametrize(("environ", "backend"), [
+    ({}, "none"),
+    ({"REDIS_URL": URL}, "redis"),  # the demo config plus REDIS_URL: Redis, as documented
+])
+def test_the_example_config_follows_redis_url(environ: dict[str, str], backend: str) -> None:
+    config = load_config(Path(__file__).parents[2] / "config.example.yaml", environ)
+    assert config.cache.backend == backend
+    assert isinstance(build_cache(config), NullCache if backend == "none" else TwoTierCache)
