@@ -51,17 +51,29 @@ FILTERS: list[dict[str, Any]] = [
     {"price": {"exists": True}},
     {"price": {"exists": False}},
     {"genre": ["science", "poetry"], "tags": "classic", "year": {"max": 1999}},
+    {"price": [12, 54.5]},
+    {"price": 36.5},
+    {"year": {"min": 1960.5, "max": 1990.5}},
+    {"rating": {"not": 3}},
+    {"rating": {"not": [1, 5]}, "genre": "fiction"},
+    {"available": {"not": True}},
+    {"price": {"not": [12, 5]}},
 ]
 
 
 # Filters an engine cannot express, and the 400 it answers instead. Typesense 0.24.1 has no
 # comparison that holds for a document without a number (``price:!=``, ``price:=null`` and
-# negation are all rejected by the server), so "no price" cannot be asked of it.
+# negation are all rejected by the server), so "no price" cannot be asked of it, neither
+# alone nor as the part of a not filter that keeps the documents without a price.
 REFUSED_FILTERS: dict[str, dict[str, str]] = {
     "typesense": {
         json.dumps({"price": {"exists": False}}):
             "An exists filter on the float field 'price' is not supported by the typesense "
             "engine",
+        # ranges (price:<v || price:>v) would also drop the documents without a price
+        json.dumps({"price": {"not": [12, 5]}}):
+            "A not filter on the optional float field 'price' is not supported by the "
+            "typesense engine",
     },
 }
 
@@ -147,6 +159,15 @@ def test_sort_orders_by_every_key_in_priority(api: TestClient[Any], sort: dict[s
         rows.sort(key=lambda r, f=field: r[f], reverse=order == "desc")
     body = search(api, sort=sort)
     assert [h["objectID"] for h in body["hits"]] == [r["id"] for r in rows]
+
+
+@pytest.mark.parametrize("order", ["asc", "desc"])
+def test_documents_without_the_sort_field_come_last(api: TestClient[Any], order: str) -> None:
+    priced = sorted((r for r in ROWS if "price" in r),
+                    key=lambda r: (r["price"] if order == "asc" else -r["price"], r["rank"]))
+    unpriced = sorted((r for r in ROWS if "price" not in r), key=lambda r: r["rank"])
+    body = search(api, sort={"price": order, "rank": "asc"})
+    assert [h["objectID"] for h in body["hits"]] == [r["id"] for r in priced + unpriced]
 
 
 def test_pages_slice_the_sorted_results(api: TestClient[Any]) -> None:
