@@ -88,6 +88,23 @@ async def test_a_key_of_another_type_is_a_miss_not_an_outage(redis_server: Redis
     await cache.close()
 
 
+async def test_a_redis_that_refuses_the_ping_is_an_error_not_connected(
+    redis_server: RedisServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    # a database that does not exist: Redis answers every connection with an error
+    cache = cache_for(redis_server.url.removesuffix("/0") + "/99", retry_after=0.05)
+    assert await cache.probe() == "error"
+    for _ in range(5):
+        assert await cache.get("searchport:k") is None
+        await cache.set("searchport:k", b"v", ttl=60)
+        await anyio.sleep(0.02)
+    assert await cache.probe() == "error" and cache.status == "error"
+    (line,) = [r.getMessage() for r in caplog.records if r.name == "searchport.cache"
+               and r.levelno >= logging.WARNING]
+    assert "out of range" in line  # once, with Redis's own reason
+    await cache.close()
+
+
 async def test_clear_removes_only_its_own_prefix_and_never_flushes(
     redis_server: RedisServer,
 ) -> None:

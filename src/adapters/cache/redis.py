@@ -99,7 +99,8 @@ class RedisCache:
 
     async def probe(self) -> str:
         if not self._down:
-            await self._call(self._client.ping)
+            # a PING that Redis refuses (no such database, ACL...) means nothing will work
+            await self._call(self._client.ping, refusal_is_outage=True)
             return self.status
         reconnect = self._reconnect_when_due()
         if reconnect is not None:  # health may wait for the PING under way (one deadline)
@@ -145,7 +146,12 @@ class RedisCache:
             self._reconnect = None
         await self._client.aclose()
 
-    async def _call(self, op: Callable[[], Awaitable[T]], deadline: float | None = None) -> T:
+    async def _call(
+        self,
+        op: Callable[[], Awaitable[T]],
+        deadline: float | None = None,
+        refusal_is_outage: bool = False,
+    ) -> T:
         """``op()``'s result, or ``_FAILED`` after a failure, or at once while Redis is down."""
         if self._down:
             self._reconnect_when_due()
@@ -155,9 +161,10 @@ class RedisCache:
             async with asyncio.timeout(deadline or self._deadline):
                 result = await op()
         except ResponseError as exc:
-            # Redis answered (WRONGTYPE, OOM...): this key or command failed, the server is up
-            logger.debug("cache command refused by %s: %s", self._where, exc)
-            self._up()
+            if refusal_is_outage:
+                self._fail(exc)
+            else:  # Redis answered (WRONGTYPE, OOM...): this key or command failed, no more
+                logger.debug("cache command refused by %s: %s", self._where, exc)
             return _FAILED  # type: ignore[no-any-return]
         except (TimeoutError, RedisTimeout) as exc:
             if self._last_ok < started:  # nobody got an answer meanwhile: Redis is stuck
