@@ -309,16 +309,8 @@ def contains_pattern(text: str) -> str:
     return f".*{''.join(out)}.*"
 
 
-# ---------------------------------------------------------------- documents and raw queries
+# ---------------------------------------------------------------- documents
 
 
 def ids_body(doc_id: str) -> Json:
     return {"size": 1, "query": {"ids": {"values": [doc_id]}}}
-
-
-RETARGETING_KEYS = frozenset({"index", "indices", "_index"})
-
-
-def raw_body(body: dict[str, Any]) -> Json:
-    """A client's raw body, minus any key that would pick another index."""
-    return {k: v for k, v in body.items() if k not in RETARGETING_KEYS}

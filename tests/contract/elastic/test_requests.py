@@ -658,8 +658,8 @@ def test_index_list_names_the_engine_and_its_capabilities(cities: EsApp, engine:
     assert cities.data_requests() == []
 
 
-# ---------------------------------------------------------------- suspected bugs in translate.py
-# Not this suite's file to fix; strict xfails, so a fix turns them into failures to remove.
+# ---------------------------------------------------------------- once defects, now pinned
+# (test_raw_query.py covers every construct that names an index)
 
 
 def test_a_nested_facet_keeps_the_values_with_the_most_documents(
@@ -676,8 +676,6 @@ def test_a_nested_facet_keeps_the_values_with_the_most_documents(
     assert terms["order"] == [{"docs": "desc"}, {"_key": "asc"}]
 
 
-@pytest.mark.xfail(strict=True, reason="translate.raw_body removes only top-level index keys; "
-                   "a terms lookup inside the query still reads another index")
 def test_a_raw_query_cannot_read_another_index_through_a_terms_lookup(
     cities: EsApp, double: EngineDouble
 ) -> None:
