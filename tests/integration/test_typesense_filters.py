@@ -133,6 +133,21 @@ def test_date_ranges_on_unix_seconds(client: TestClient[Any]) -> None:
     assert expected
 
 
+def test_a_written_date_covers_its_whole_day(client: TestClient[Any]) -> None:
+    """As on the other engines: ``max: 2002-07-18`` includes that day's 12:54, a date equals
+    every instant of its day, a date-time its second."""
+    day, next_day = epoch_seconds("2002-07-18T00:00:00Z"), epoch_seconds("2002-07-19T00:00:00Z")
+    on_the_day = where(lambda r: day <= r.get("published", -1) < next_day)
+    assert "b01" in on_the_day  # published 2002-07-18T12:54:00Z
+    assert found(client, {"published": {"max": "2002-07-18"}}) == where(
+        lambda r: 0 <= r.get("published", -1) < next_day)
+    assert found(client, {"published": {"min": "2002-07-18", "max": "2002-07-18"}}) == on_the_day
+    assert found(client, {"published": "2002-07-18"}) == on_the_day
+    assert found(client, {"published": ["2002-07-18T12:54:00Z", "1850"]}) == where(
+        lambda r: r.get("published") == epoch_seconds("2002-07-18T12:54:00Z"))
+    assert found(client, {"published": "2002-07-18T14:54:00+02:00"}) == {"b01"} & on_the_day
+
+
 def test_not_filters(client: TestClient[Any]) -> None:
     assert found(client, {"genre": {"not": "history"}}) == where(
         lambda r: not holds(r, "genre", ["history"]))

@@ -25,15 +25,20 @@ What Typesense 0.24.1 does, verified against the real server (see
 - ``exists``: a number is present when ``f:>=<the type's minimum>``, a boolean when
   ``f:=[true,false]`` and missing when ``f:!=true && f:!=false``; a field that is not
   optional and not an array is always present. Anything else is refused.
-- Range bounds that are ISO-8601 dates become Unix seconds, on numeric fields only.
+- An ISO-8601 date on a numeric field is Unix seconds, and covers a span as on the other
+  engines: a date (``2020-05-10``) its whole day, a date-time its second. Equality is
+  ``f:>=start && f:<end``, a ``max`` bound ``f:<end`` (so ``max: 2020-05-10`` includes that
+  day's evening), a ``min`` bound ``f:>=start``.
 - Field names come from the schema (``Schema.get``), never from the request as such.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
+import re
 from collections.abc import Callable, Iterable
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
 
 from searchport.adapters.typesense.schema import ENGINE, ID_FIELD, FieldInfo, Schema
@@ -51,6 +56,7 @@ from searchport.domain.shaping import format_number
 BACKTICK = "`"
 UNQUOTABLE = (BACKTICK, "\\")
 EMPTY = BACKTICK * 2
+_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 MINIMUM = {
     "int32": "-2147483648",
     "int64": "-9223372036854775808",
@@ -70,6 +76,8 @@ def clause(f: Filter, schema: Schema) -> str:
     if info.type == "geopoint":
         raise UnsupportedFeature(f"A filter on the geopoint field '{f.field}'", ENGINE)
     match f:
+        case TermFilter(values=values) if info.is_number:
+            return _numbers_equal(info, values)
         case TermFilter(values=values):
             return f"{info.name}:={_list(info, values, schema)}"
         case NotFilter(values=values):
@@ -97,14 +105,38 @@ def _not(info: FieldInfo, values: Iterable[Scalar], schema: Schema) -> str:
         raise UnsupportedFeature("A not filter on 'id'", ENGINE)
     if info.is_string:
         return f"{name}:!={_list(info, values, schema)}"
-    written = list(dict.fromkeys(_value(info, v, schema) for v in values))
     if info.is_bool:  # 0.24.1 reads a list after != on booleans as "any differs"
+        written = list(dict.fromkeys(_value(info, v, schema) for v in values))
         return " && ".join(f"{name}:!={w}" for w in written)
     if info.optional or info.is_array:
         raise UnsupportedFeature(
             f"A not filter on the optional {info.type} field '{name}'", ENGINE
         )
-    return " && ".join(f"({name}:<{w} || {name}:>{w})" for w in written)
+    exact, spans = _numbers(info, values)
+    return " && ".join([*(f"({name}:<{w} || {name}:>{w})" for w in exact),
+                        *(f"({name}:<{start} || {name}:>={end})" for start, end in spans)])
+
+
+def _numbers_equal(info: FieldInfo, values: Iterable[Scalar]) -> str:
+    name = info.name
+    exact, spans = _numbers(info, values)
+    parts = [f"({name}:>={start} && {name}:<{end})" for start, end in spans]
+    if exact:
+        parts.insert(0, f"{name}:={exact[0] if len(exact) == 1 else '[' + ','.join(exact) + ']'}")
+    return parts[0] if len(parts) == 1 else f"({' || '.join(parts)})"
+
+
+def _numbers(info: FieldInfo, values: Iterable[Scalar]) -> tuple[list[str], list[tuple[str, str]]]:
+    """The numbers among ``values``, and the spans of Unix seconds of the dates."""
+    exact: dict[str, None] = {}
+    spans: dict[tuple[str, str], None] = {}
+    for value in values:
+        found = _as_number_or_span(info, value)
+        if isinstance(found, tuple):
+            spans[(number(found[0]), number(found[1]))] = None
+        else:
+            exact[number(found)] = None
+    return list(exact), list(spans)
 
 
 def _range(info: FieldInfo, low: float | str | None, high: float | str | None) -> str:
@@ -112,9 +144,13 @@ def _range(info: FieldInfo, low: float | str | None, high: float | str | None) -
     if not info.is_number:
         raise UnsupportedFeature(f"A range filter on the {info.type} field '{name}'", ENGINE)
     parts = []
-    if low is not None:
+    if isinstance(low, str):
+        parts.append(f"{name}:>={number(_span(low)[0])}")
+    elif low is not None:
         parts.append(f"{name}:>={_bound(info, low, math.ceil)}")
-    if high is not None:
+    if isinstance(high, str):
+        parts.append(f"{name}:<{number(_span(high)[1])}")
+    elif high is not None:
         parts.append(f"{name}:<={_bound(info, high, math.floor)}")
     return " && ".join(parts)
 
@@ -135,8 +171,6 @@ def _exists(info: FieldInfo, exists: bool) -> str:
 
 
 def _value(info: FieldInfo, value: Scalar, schema: Schema) -> str:
-    if info.is_number:
-        return number(_as_number(info, value))
     if info.is_bool:
         return "true" if _as_bool(info, value) else "false"
     if isinstance(value, bool):
@@ -171,7 +205,7 @@ def number(value: int | float) -> str:
     return format(Decimal(repr(value)), "f")
 
 
-def _as_number(info: FieldInfo, value: Scalar) -> int | float:
+def _as_number_or_span(info: FieldInfo, value: Scalar) -> int | float | tuple[int, int]:
     if isinstance(value, int | float) and not isinstance(value, bool):
         return value
     if isinstance(value, str):
@@ -182,7 +216,28 @@ def _as_number(info: FieldInfo, value: Scalar) -> int | float:
                 continue
             if math.isfinite(parsed):
                 return parsed
-    raise InvalidRequest(f"Cannot filter '{info.name}' on {value!r}: the field holds numbers")
+        with contextlib.suppress(ValueError, OverflowError):
+            return _span(value)
+    raise InvalidRequest(
+        f"Cannot filter '{info.name}' on {value!r}: the field holds numbers (dates as Unix "
+        "seconds)"
+    )
+
+
+def _span(text: str) -> tuple[int, int]:
+    """The Unix seconds ``[start, end)`` an ISO-8601 date covers: a date its whole day, a
+    date-time its second (no zone: UTC)."""
+    text = text.strip()
+    if _DAY.fullmatch(text):
+        start = datetime.combine(date.fromisoformat(text), time(), tzinfo=UTC)
+        return _seconds(start), _seconds(start + timedelta(days=1))
+    moment = datetime.fromisoformat(text)
+    second = _seconds(moment if moment.tzinfo else moment.replace(tzinfo=UTC))
+    return second, second + 1
+
+
+def _seconds(moment: datetime) -> int:
+    return math.floor(moment.timestamp())
 
 
 def _as_bool(info: FieldInfo, value: Scalar) -> bool:
@@ -193,10 +248,7 @@ def _as_bool(info: FieldInfo, value: Scalar) -> bool:
     raise InvalidRequest(f"Cannot filter '{info.name}' on {value!r}: the field holds booleans")
 
 
-def _bound(info: FieldInfo, bound: float | str, rounding: Callable[[float], int]) -> str:
-    if isinstance(bound, str):
-        moment = datetime.fromisoformat(bound)
-        bound = (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
+def _bound(info: FieldInfo, bound: float, rounding: Callable[[float], int]) -> str:
     if info.is_integer and not float(bound).is_integer():
         return str(rounding(bound))
     return number(bound)
