@@ -12,6 +12,7 @@ from typing import Any
 import msgspec
 import yaml
 
+from searchport.adapters.cache.redis import check_url
 from searchport.adapters.http_clients import EngineAddress
 from searchport.domain.config import CacheConfig, Config, ConfigError, FieldConfig, IndexConfig
 from searchport.domain.fields import METADATA_KEYS, alias_conflicts
@@ -143,12 +144,20 @@ def _cache(config: Config, data: dict[str, Any], environ: Mapping[str, str]) -> 
     when the file names no ``cache.backend`` (as a bare ``REDIS_URL`` does in the reference)."""
     url = config.cache.url or environ.get("REDIS_URL")
     if not url:
+        if config.cache.backend == "redis":
+            raise ConfigError("cache.url: required for backend redis (or set REDIS_URL)")
         return config.cache
     section = data.get("cache")
     named = isinstance(section, dict) and section.get("backend") not in (None, "")
-    return msgspec.structs.replace(
+    cache = msgspec.structs.replace(
         config.cache, url=url, backend=config.cache.backend if named else "redis"
     )
+    if cache.backend == "redis":
+        try:
+            check_url(url)
+        except ValueError as exc:  # before the server starts, so check and serve both say it
+            raise ConfigError(f"cache.url: {exc}") from None
+    return cache
 
 
 def load_config(path: Path, environ: Mapping[str, str] | None = None) -> Config:

@@ -11,7 +11,7 @@ from searchport.adapters.cache.null import NullCache
 from searchport.adapters.cache.redis import RedisCache
 from searchport.adapters.cache.two_tier import TwoTierCache
 from searchport.adapters.config_loader import load_config, parse_config
-from searchport.domain.config import ConfigError
+from searchport.domain.config import CacheConfig, Config, ConfigError
 from searchport.entrypoints.container import build_cache
 
 INDEX = "indexes:\n  books:\n    engine: tantivy\n    path: idx\n"
@@ -79,13 +79,14 @@ def test_build_cache_picks_the_adapter() -> None:
 
 
 def test_redis_without_a_url_stops_startup() -> None:
+    # a Config built in code (not loaded from a file) meets the same guard in build_cache
+    config = Config(cache=CacheConfig(backend="redis"))
     with pytest.raises(ConfigError, match=r"cache\.url.*REDIS_URL"):
-        build_cache(parse_config("cache: {backend: redis}\n" + INDEX, {}))
+        build_cache(config)
 
 
 def test_a_malformed_url_stops_startup_without_showing_it() -> None:
-    config = parse_config("cache: {backend: redis, url: 'http://user:pw-s3cret@h/0'}\n" + INDEX,
-                          {})
+    config = Config(cache=CacheConfig(backend="redis", url="http://user:pw-s3cret@h/0"))
     with pytest.raises(ConfigError, match=r"cache\.url") as caught:
         build_cache(config)
     assert "pw-s3cret" not in str(caught.value)
@@ -99,3 +100,29 @@ def test_the_example_config_follows_redis_url(environ: dict[str, str], backend: 
     config = load_config(Path(__file__).parents[2] / "config.example.yaml", environ)
     assert config.cache.backend == backend
     assert isinstance(build_cache(config), NullCache if backend == "none" else TwoTierCache)
+
+
+@pytest.mark.parametrize("url", [
+    "http://reader:pw-s3cret@h:1/0",  # not a Redis scheme
+    "redis://reader:pw-s3cret@h:port/0",
+    "redis://reader:pw-s3cret@[::1/0",
+    "redis://reader:pw-s3cret@h:1/0?socket_timeout=soon",
+])
+@pytest.mark.parametrize("where", ["file", "REDIS_URL"])
+def test_a_malformed_url_is_a_config_error_at_load_time(url: str, where: str) -> None:
+    # at load time: `searchport check` reports it, and `serve` stops before any worker starts
+    text, environ = (f"cache: {{backend: redis, url: '{url}'}}\n", {}) if where == "file" \
+        else ("", {"REDIS_URL": url})
+    with pytest.raises(ConfigError, match=r"cache\.url") as caught:
+        parse_config(text + INDEX, environ)
+    assert "pw-s3cret" not in str(caught.value) and "reader" not in str(caught.value)
+
+
+def test_redis_without_a_url_is_a_config_error_at_load_time() -> None:
+    with pytest.raises(ConfigError, match=r"cache\.url.*REDIS_URL"):
+        parse_config("cache: {backend: redis}\n" + INDEX, {})
+
+
+def test_a_malformed_url_is_not_checked_when_redis_is_not_used() -> None:
+    config = parse_config("cache: {backend: memory}\n" + INDEX, {"REDIS_URL": "http://x"})
+    assert config.cache.backend == "memory"

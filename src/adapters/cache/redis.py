@@ -63,6 +63,24 @@ def redacted(url: str) -> str:
     return f"{parts.scheme}://{host}{port}"
 
 
+def check_url(url: str) -> None:
+    """Raise ``ValueError`` (its message free of the URL's credentials) unless redis-py can
+    use ``url``; no connection is made."""
+    try:
+        aioredis.ConnectionPool.from_url(url)
+    except ValueError as exc:
+        message = str(exc)
+        try:
+            parts = urlsplit(url)
+            secrets = [parts.password, parts.username]
+        except ValueError:
+            secrets = []
+        for secret in secrets:
+            if secret:
+                message = message.replace(secret, "***")
+        raise ValueError(message) from None
+
+
 class RedisCache:
     """``CachePort`` over Redis; keys live under ``<prefix>:`` and nothing else is touched."""
 
