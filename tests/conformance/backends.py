@@ -22,6 +22,7 @@ import uuid
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -58,7 +59,8 @@ def tantivy(session: Session) -> Iterator[IndexSettings]:
 # ---------------------------------------------------------------- Typesense
 
 TYPESENSE_TYPES = {"text": "string", "keyword": "string", "integer": "int32",
-                   "float": "float", "boolean": "bool", "geo_point": "geopoint"}
+                   "float": "float", "boolean": "bool", "date": "int64",
+                   "geo_point": "geopoint"}
 TYPESENSE_FACETS = frozenset({*KEYWORDS, "year", "rating", "available"})
 TYPESENSE_SORTS = frozenset({"genre", "title"})  # numbers are sortable by default
 
@@ -82,10 +84,15 @@ def typesense_schema(name: str) -> dict[str, Any]:
     return {"name": name, "fields": fields}
 
 
+def unix_seconds(text: str) -> int:
+    return int(datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp())
+
+
 def typesense_document(row: Mapping[str, Any]) -> dict[str, Any]:
-    """A row as Typesense stores it: a geopoint is ``[lat, lon]``."""
+    """A row as Typesense stores it: a geopoint is ``[lat, lon]``, a date Unix seconds."""
     doc = dict(row)
     doc["location"] = [row["location"]["lat"], row["location"]["lon"]]
+    doc["published"] = unix_seconds(row["published"])
     return doc
 
 
@@ -110,6 +117,7 @@ ELASTIC_TYPES: dict[str, dict[str, Any]] = {
     "integer": {"type": "integer"},
     "float": {"type": "double"},
     "boolean": {"type": "boolean"},
+    "date": {"type": "date"},
     "geo_point": {"type": "geo_point"},
 }
 ELASTIC_MAPPING: dict[str, Any] = {

@@ -1,16 +1,20 @@
 """The conformance dataset: 60 small documents every engine can store the same way, and a
 plain-Python reading of the search contract that the expectations are computed from.
 
-No dates (Typesense has no date type) and no empty arrays (engines disagree on whether an
-empty list "exists"); ``price`` is missing on some rows so ``exists`` has work to do.
+``published`` is an ISO-8601 date-time (Typesense stores it as ``int64`` Unix seconds, the
+way its adapter expects dates); a written date in a filter covers its span (a date the whole
+day, a date-time its second). No empty arrays (engines disagree on whether an empty list
+"exists"); ``price`` is missing on some rows so ``exists`` has work to do.
 """
 
 from __future__ import annotations
 
 import math
 import random
+import re
 from collections import Counter
 from collections.abc import Iterable
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 WORDS = ("castle", "night", "river", "garden", "silver", "winter", "shadow", "ocean",
@@ -30,6 +34,7 @@ FIELDS: dict[str, dict[str, Any]] = {
     "rating": {"type": "integer"},
     "price": {"type": "float"},
     "available": {"type": "boolean"},
+    "published": {"type": "date"},
     "location": {"type": "geo_point"},
 }
 KEYWORDS = ("genre", "tags")
@@ -56,6 +61,11 @@ def build_rows(count: int = 60, seed: int = 20261122) -> list[dict[str, Any]]:
         if rnd.random() < 0.8:
             row["price"] = rnd.randint(4, 60) + rnd.choice((0.0, 0.5))
         rows.append(row)
+    moments = random.Random(seed + 1)  # a second stream: the rows above stay as they were
+    first = datetime(1995, 1, 1, tzinfo=UTC)
+    for row in rows:
+        moment = first + timedelta(seconds=moments.randint(0, 25 * 365 * 86400))
+        row["published"] = moment.strftime("%Y-%m-%dT%H:%M:%SZ")
     return rows
 
 
@@ -71,8 +81,27 @@ def values(row: dict[str, Any], field: str) -> list[Any]:
     return list(value) if isinstance(value, list) else [value]
 
 
+DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def instant(text: str) -> datetime:
+    moment = datetime.fromisoformat(text)
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def span(text: str) -> tuple[datetime, datetime]:
+    """The instants ``[start, end)`` a written date covers."""
+    if DAY.fullmatch(text):
+        start = datetime.combine(date.fromisoformat(text), time(), tzinfo=UTC)
+        return start, start + timedelta(days=1)
+    start = instant(text).replace(microsecond=0)
+    return start, start + timedelta(seconds=1)
+
+
 def matches(row: dict[str, Any], field: str, condition: Any) -> bool:
     """One entry of the ``filters`` grammar of DECISIONS.md."""
+    if FIELDS.get(field, {}).get("type") == "date":
+        return _date_matches(row, field, condition)
     present = values(row, field)
     if isinstance(condition, dict):
         if "not" in condition:
@@ -84,6 +113,25 @@ def matches(row: dict[str, Any], field: str, condition: Any) -> bool:
         return any((low is None or v >= low) and (high is None or v <= high) for v in present)
     wanted = condition if isinstance(condition, list) else [condition]
     return any(v in wanted for v in present)
+
+
+def _date_matches(row: dict[str, Any], field: str, condition: Any) -> bool:
+    present = [instant(v) for v in values(row, field)]
+
+    def within(text: str) -> bool:
+        start, end = span(text)
+        return any(start <= v < end for v in present)
+
+    if isinstance(condition, dict):
+        if "not" in condition:
+            banned = condition["not"] if isinstance(condition["not"], list) else [condition["not"]]
+            return not any(within(b) for b in banned)
+        if "exists" in condition:
+            return bool(present) == condition["exists"]
+        low, high = condition.get("min"), condition.get("max")
+        return any((low is None or v >= span(low)[0]) and (high is None or v < span(high)[1])
+                   for v in present)
+    return any(within(w) for w in (condition if isinstance(condition, list) else [condition]))
 
 
 def select(filters: dict[str, Any], rows: Iterable[dict[str, Any]] = ROWS) -> list[dict[str, Any]]:

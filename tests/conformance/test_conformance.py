@@ -31,6 +31,9 @@ from tests.conformance.dataset import (
 )
 
 ALL = {"perPage": "100"}
+# Written dates taken from the rows: a day holding a late-evening document, exact seconds.
+EVENING = ROWS[0]["published"]  # 21:18 UTC
+SECOND = ROWS[1]["published"]
 
 FILTERS: list[dict[str, Any]] = [
     {},
@@ -58,6 +61,13 @@ FILTERS: list[dict[str, Any]] = [
     {"rating": {"not": [1, 5]}, "genre": "fiction"},
     {"available": {"not": True}},
     {"price": {"not": [12, 5]}},
+    {"published": {"min": "2000-01-01", "max": "2009-12-31"}},
+    {"published": {"max": EVENING[:10]}},
+    {"published": {"min": SECOND}},
+    {"published": {"min": "2005-01-01T00:00:00+02:00", "max": "2012-06-30T23:59:59.5Z"}},
+    {"published": EVENING[:10]},
+    {"published": [SECOND, "1998-01-08"]},
+    {"published": {"not": EVENING[:10]}, "genre": ["fiction", "history"]},
 ]
 
 
