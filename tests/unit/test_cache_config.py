@@ -118,6 +118,18 @@ def test_a_malformed_url_is_a_config_error_at_load_time(url: str, where: str) ->
     assert "pw-s3cret" not in str(caught.value) and "reader" not in str(caught.value)
 
 
+@pytest.mark.parametrize(("url", "reason"), [
+    ("http://u:p@h:1/0", "must specify one of the following schemes"),  # short credentials
+    ("redis://u:p@h:port/0", "could not be cast to integer"),
+    ("redis://reader:port@h:port/0", "not a Redis URL"),  # the password is in the reason
+])
+def test_the_reason_is_readable_and_never_shows_a_credential(url: str, reason: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_config("", {"REDIS_URL": url})
+    assert reason in str(caught.value)
+    assert ":p@" not in str(caught.value) and "reader" not in str(caught.value)
+
+
 def test_redis_without_a_url_is_a_config_error_at_load_time() -> None:
     with pytest.raises(ConfigError, match=r"cache\.url.*REDIS_URL"):
         parse_config("cache: {backend: redis}\n" + INDEX, {})

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import struct
 import time
 import zlib
@@ -75,10 +76,13 @@ def check_url(url: str) -> None:
             secrets = [parts.password, parts.username]
         except ValueError:
             secrets = []
-        for secret in secrets:
-            if secret:
-                message = message.replace(secret, "***")
+        if any(secret and _word(secret).search(message) for secret in secrets):
+            message = "not a Redis URL (redis://[user:password@]host:port/db)"
         raise ValueError(message) from None
+
+
+def _word(text: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![A-Za-z0-9]){re.escape(text)}(?![A-Za-z0-9])")
 
 
 class RedisCache:
