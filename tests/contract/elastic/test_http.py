@@ -308,3 +308,32 @@ def test_the_product_check_warns_once(
     else:
         assert len(warnings) == 1 and warned in warnings[0]
         assert warnings[0].startswith("cities: ")
+
+
+# ---------------------------------------------------------------- timeout
+
+
+@pytest.mark.parametrize(("settings", "seconds"), [("", 5.0), ("timeout: 2.5", 2.5)])
+def test_every_request_carries_the_index_timeout(
+    engine: str, es_app: Callable[..., EsApp], settings: str, seconds: float
+) -> None:
+    """DECISIONS.md: ``timeout`` per index, in seconds, default 5; httpx hands each
+    request's timeouts to the transport in ``request.extensions``."""
+    double = EngineDouble(engine)
+    timeouts: list[Any] = []
+
+    def timed(request: httpx.Request) -> httpx.Response:
+        timeouts.append(request.extensions.get("timeout"))
+        return double(request)
+
+    app = es_app(city_yaml(engine, settings=settings), timed)
+    one_search(app, double)
+    expected = {"connect": seconds, "read": seconds, "write": seconds, "pool": seconds}
+    assert timeouts == [expected, expected]  # the mapping and the search
+
+    double.search(httpx.ReadTimeout("The read operation timed out"))
+    response = app.get("/cities/search", params={"q": "x"})
+    assert response.status_code == 504
+    assert response.json() == {
+        "error": f"The {engine} engine did not answer within {seconds:g} s"
+    }
