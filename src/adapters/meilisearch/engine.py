@@ -60,6 +60,8 @@ class MeilisearchEngine:
                                     api_key=config.api_key, timeout=config.timeout,
                                     verify=config.verify_tls, ca_bundle=ca_bundle)
         self._fallback_key = config.id_field
+        self._dates = frozenset(spec.field or name for name, spec in config.fields.items()
+                                if spec.type == "date")
         self._primary_key: str | None = None
         self._key_due = -math.inf  # monotonic time of the next primary-key lookup
         self._key_lock = asyncio.Lock()
@@ -95,7 +97,7 @@ class MeilisearchEngine:
 
     async def search(self, query: SearchQuery) -> EngineResult:
         key = await self._key()
-        plan = translate.search_plan(query, self._uid, key)
+        plan = translate.search_plan(query, self._uid, key, self._dates)
         answer = await self._transport.json("POST", plan.path, plan.body)
         return self._read(lambda: parse.search_result(answer, plan, query, uid=self._uid,
                                                       primary_key=key))
@@ -105,7 +107,7 @@ class MeilisearchEngine:
         and Meilisearch's facet search (prefix, strings only, beyond ``maxValuesPerFacet``)
         together, keeping the values that contain ``text`` ignoring case."""
         searched = self._transport.json("POST", self._path("/search"),
-                                        translate.distribution_body(query))
+                                        translate.distribution_body(query, self._dates))
         if not query.text:
             answer = await searched
             return self._read(lambda: parse.distribution(answer, query.field))
@@ -150,7 +152,8 @@ class MeilisearchEngine:
     async def _facet_search(self, query: FacetValuesQuery) -> Any:
         """The facet search's answer; ``None`` when the index turned facet search off."""
         path = self._path("/facet-search")
-        response = await self._transport.send("POST", path, translate.facet_search_body(query))
+        body = translate.facet_search_body(query, self._dates)
+        response = await self._transport.send("POST", path, body)
         if response.status_code == 400 and parse.error_code(
             self._transport.error_body(response)
         ) == FACET_SEARCH_OFF:

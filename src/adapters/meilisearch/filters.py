@@ -13,12 +13,22 @@ change the shape of the expression.
 
 One ``Filter`` becomes one expression; the search sends them as a list (ANDed by
 Meilisearch), so an ``OR`` inside one expression never reaches another.
+
+Meilisearch has no date type: dates are stored as Unix timestamps (seconds) and compared as
+numbers. On a field the config types ``date``, a written date in a filter is turned into
+the seconds it covers, as on the other engines (a date its whole day, a date-time its
+second): equality is ``f >= start AND f < end``, ``max`` is ``f < end``, ``not`` is ``NOT``
+of the equality. On any other field a date range is refused (its values may be strings).
 """
 
 from __future__ import annotations
 
+import contextlib
+import math
+import re
 import unicodedata
 from collections.abc import Iterable
+from datetime import UTC, date, datetime, time, timedelta
 
 from searchport.domain.errors import InvalidRequest, UnsupportedFeature
 from searchport.domain.query import (
@@ -88,19 +98,76 @@ def _bound(field: str, value: float | str) -> str:
     if isinstance(value, str):
         raise InvalidRequest(
             f"A date range (on {field!r}) is not supported by the {ENGINE} engine: it compares "
-            "numbers only; store dates as Unix timestamps and filter with numbers"
+            "numbers only; store dates as Unix timestamps, give the field 'type: date' in the "
+            "config (or filter with numbers)"
         )
     return number(value)
 
 
-def expression(f: Filter) -> str:
-    """One filter as one Meilisearch filter expression."""
+_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def span(text: str) -> tuple[int, int] | None:
+    """The Unix seconds ``[start, end)`` a written date covers (no zone: UTC); ``None`` when
+    ``text`` is no ISO-8601 date."""
+    text = text.strip()
+    with contextlib.suppress(ValueError, OverflowError):
+        if _DAY.fullmatch(text):
+            start = datetime.combine(date.fromisoformat(text), time(), tzinfo=UTC)
+            return _seconds(start), _seconds(start + timedelta(days=1))
+        moment = datetime.fromisoformat(text)
+        second = _seconds(moment if moment.tzinfo else moment.replace(tzinfo=UTC))
+        return second, second + 1
+    return None
+
+
+def _seconds(moment: datetime) -> int:
+    return math.floor(moment.timestamp())
+
+
+def _date_equality(name: str, values: Iterable[Scalar]) -> str:
+    """Any of ``values`` on a date field: numbers as they are, written dates as spans."""
+    exact: list[Scalar] = []
+    parts: list[str] = []
+    for value in values:
+        found = span(value) if isinstance(value, str) else None
+        if found is None:
+            exact.append(value)
+        else:
+            parts.append(f"({name} >= {found[0]} AND {name} < {found[1]})")
+    if exact:
+        parts.insert(0, f"{name} IN {_values(exact)}")
+    return parts[0] if len(parts) == 1 else "(" + " OR ".join(parts) + ")"
+
+
+def _date_bound(field: str, value: float | str, upper: bool) -> str:
+    if not isinstance(value, str):
+        return f"{'<=' if upper else '>='} {number(value)}"
+    found = span(value)
+    if found is None:
+        raise InvalidRequest(f"The bounds of {field!r} must be numbers or ISO-8601 dates")
+    return f"< {found[1]}" if upper else f">= {found[0]}"
+
+
+def expression(f: Filter, dates: frozenset[str] = frozenset()) -> str:
+    """One filter as one Meilisearch filter expression; ``dates``: the fields the config
+    types ``date`` (stored as Unix seconds)."""
     name = attribute(f.field)
+    dated = f.field in dates
     match f:
+        case TermFilter(values=values) if dated and any(isinstance(v, str) for v in values):
+            return _date_equality(name, values)
         case TermFilter(values=(value,)):
             return f"{name} = {literal(value)}"
         case TermFilter(values=values):
             return f"{name} IN {_values(values)}"
+        case RangeFilter(field=field, min=low, max=high) if dated:
+            parts = []
+            if low is not None:
+                parts.append(f"{name} {_date_bound(field, low, upper=False)}")
+            if high is not None:
+                parts.append(f"{name} {_date_bound(field, high, upper=True)}")
+            return " AND ".join(parts)
         case RangeFilter(field=field, min=low, max=high):
             parts = []
             if low is not None:
@@ -108,6 +175,8 @@ def expression(f: Filter) -> str:
             if high is not None:
                 parts.append(f"{name} <= {_bound(field, high)}")
             return " AND ".join(parts)
+        case NotFilter(values=values) if dated and any(isinstance(v, str) for v in values):
+            return f"NOT {_date_equality(name, values)}"
         case NotFilter(values=values):
             return f"{name} NOT IN {_values(values)}"
         case ExistsFilter(exists=True):  # Meilisearch counts a null value as existing
@@ -117,8 +186,8 @@ def expression(f: Filter) -> str:
     raise TypeError(f"unknown filter {f!r}")  # pragma: no cover - the union is closed
 
 
-def expressions(filters: Iterable[Filter]) -> list[str]:
-    return [expression(f) for f in filters]
+def expressions(filters: Iterable[Filter], dates: frozenset[str] = frozenset()) -> list[str]:
+    return [expression(f, dates) for f in filters]
 
 
 def sort_rules(clauses: Iterable[SortClause]) -> list[str]:

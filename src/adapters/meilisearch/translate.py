@@ -84,8 +84,10 @@ def retrieved(fields: tuple[str, ...], primary_key: str) -> list[str]:
     return list(dict.fromkeys((*fields, primary_key)))
 
 
-def search_plan(query: SearchQuery, uid: str, primary_key: str) -> SearchPlan:
-    by_field = [(f.field, expression(f)) for f in query.filters]
+def search_plan(query: SearchQuery, uid: str, primary_key: str,
+                dates: frozenset[str] = frozenset()) -> SearchPlan:
+    """``dates``: the fields the config types ``date`` (see ``filters``)."""
+    by_field = [(f.field, expression(f, dates)) for f in query.filters]
     params = text_params(query)
     if by_field:
         params["filter"] = [text for _, text in by_field]
@@ -129,20 +131,20 @@ def search_plan(query: SearchQuery, uid: str, primary_key: str) -> SearchPlan:
 # ---------------------------------------------------------------- facet values
 
 
-def _filters(filters: tuple[Filter, ...]) -> Json:
-    return {"filter": [expression(f) for f in filters]} if filters else {}
+def _filters(filters: tuple[Filter, ...], dates: frozenset[str]) -> Json:
+    return {"filter": [expression(f, dates) for f in filters]} if filters else {}
 
 
-def distribution_body(query: FacetValuesQuery) -> Json:
+def distribution_body(query: FacetValuesQuery, dates: frozenset[str] = frozenset()) -> Json:
     """A count-only search whose ``facetDistribution`` lists the field's values (up to the
     index's ``faceting.maxValuesPerFacet``), numbers and booleans included."""
-    return {**_filters(query.filters), "facets": [query.field], **count_only(True)}
+    return {**_filters(query.filters, dates), "facets": [query.field], **count_only(True)}
 
 
-def facet_search_body(query: FacetValuesQuery) -> Json:
+def facet_search_body(query: FacetValuesQuery, dates: frozenset[str] = frozenset()) -> Json:
     """Meilisearch's facet search: string values whose words start like ``text`` (typos
     tolerated), so values beyond ``maxValuesPerFacet`` are found too."""
-    return {"facetName": query.field, "facetQuery": query.text, **_filters(query.filters),
+    return {"facetName": query.field, "facetQuery": query.text, **_filters(query.filters, dates),
             "exhaustiveFacetCount": True}
 
 

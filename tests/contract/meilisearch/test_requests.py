@@ -8,6 +8,7 @@ convention, documented in ``translate.py``.
 
 from __future__ import annotations
 
+import calendar
 from collections.abc import Callable
 from typing import Any
 
@@ -194,6 +195,56 @@ def test_date_ranges_are_refused_with_the_reason(books: MeiliApp) -> None:
     message = response.json()["error"]
     assert "date range" in message and "meilisearch" in message and "Unix timestamps" in message
     assert books.data_requests() == []
+
+
+DATED_FIELDS = """\
+    fields:
+      title: {weight: 2}
+      when: {field: published, type: date}
+      kind: {field: genre}
+"""
+
+
+def unix(*moment: int) -> int:
+    """Seconds since 1970 of a UTC calendar moment (written without the adapter's code)."""
+    return calendar.timegm((*moment, *(0,) * (6 - len(moment)), 0, 0, 0))
+
+
+@pytest.mark.parametrize(("filters", "expected"), [
+    ({"when": {"min": "2020-01-01", "max": "2020-01-31"}},
+     [f"published >= {unix(2020, 1, 1)} AND published < {unix(2020, 2, 1)}"]),
+    ({"when": {"max": "2020-05-10T12:00:00+02:00"}},
+     [f"published < {unix(2020, 5, 10, 10, 0, 1)}"]),
+    ({"when": {"min": "2020-05-10T10:00:00.75"}}, [f"published >= {unix(2020, 5, 10, 10)}"]),
+    ({"when": {"min": 5, "max": 7.5}}, ["published >= 5 AND published <= 7.5"]),
+    ({"when": "2020-05-10"},
+     [f"(published >= {unix(2020, 5, 10)} AND published < {unix(2020, 5, 11)})"]),
+    ({"when": ["2020-05-10T10:00:00Z", 42]},
+     [f"(published IN [42] OR (published >= {unix(2020, 5, 10, 10)} AND published < "
+      f"{unix(2020, 5, 10, 10, 0, 1)}))"]),
+    ({"when": 42}, ["published = 42"]),
+    ({"when": {"not": "1969-12-31"}},
+     [f"NOT (published >= {unix(1969, 12, 31)} AND published < 0)"]),
+    ({"when": {"not": [1, 2]}}, ["published NOT IN [1, 2]"]),
+    ({"kind": "2020-05-10"}, ['genre = "2020-05-10"']),  # not a date field: a string
+])
+def test_dates_on_a_date_field_are_the_unix_seconds_they_cover(
+    double: MeiliDouble, meili_app: Callable[..., MeiliApp], filters: dict[str, Any],
+    expected: list[str],
+) -> None:
+    app = meili_app(books_yaml(fields=DATED_FIELDS), double)
+    assert filter_of(app, double, filters) == expected
+
+
+def test_facet_values_filter_dates_as_seconds_too(
+    double: MeiliDouble, meili_app: Callable[..., MeiliApp]
+) -> None:
+    app = meili_app(books_yaml(fields=DATED_FIELDS), double)
+    double.search((200, ma.search(hits_per_page=0, facets={"genre": {}})))
+    response = app.get("/books/facets/kind", params=q(filters={"when": {"max": "1970-01-01"}}))
+    assert response.status_code == 200, response.text
+    assert app.last().body == {"filter": [f"published < {unix(1970, 1, 2)}"],
+                               "facets": ["genre"], "hitsPerPage": 0}
 
 
 # ---------------------------------------------------------------- facets
