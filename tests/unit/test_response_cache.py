@@ -15,8 +15,10 @@ from hypothesis import strategies as st
 from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.config import CacheConfig, FieldConfig, IndexCacheConfig, IndexConfig
 from searchport.domain.errors import DocumentNotFound, InvalidQuery, SearchportError
+from searchport.domain.query import FacetValuesQuery
 from searchport.domain.response_cache import FORMAT, ResponseCache
 from searchport.domain.responses import SearchResponse
+from searchport.domain.results import FacetValue
 from searchport.domain.search_request import SearchRequest
 from searchport.domain.usecases.autocomplete import Autocomplete, AutocompleteRequest
 from searchport.domain.usecases.facet_search import FacetSearch, FacetSearchRequest
@@ -447,3 +449,80 @@ def test_the_echo_engine_tells_requests_apart() -> None:
     assert one is not None and two is not None and one != two
     assert msgspec.json.decode(one)["hits"][0]["query"] != msgspec.json.decode(two)["hits"][0][
         "query"]
+
+
+# the same property for the other cacheable answers with parameters
+
+few_names = st.sampled_from(["region", "continent", "country"])  # an alias meets its field
+FACET_PARAMS: dict[str, st.SearchStrategy[Any]] = {
+    "handle": st.sampled_from(sorted(CONFIGS)),
+    "field": few_names,
+    "q": st.sampled_from(["", "eu", "EU", "eu ", "e u"]),
+    "max_values": st.none() | st.integers(-1, 22) | st.just(150),
+    "filters": _json(st.dictionaries(names, filter_values, max_size=3)),
+}
+AUTOCOMPLETE_PARAMS: dict[str, st.SearchStrategy[Any]] = {
+    "handle": st.sampled_from(sorted(CONFIGS)),
+    "q": st.sampled_from(["", "pa", "Pa", "pa ", "par is"]),
+    "per_page": st.none() | st.integers(-1, 22),
+    "facets": _csv(few_names),
+    "max_facets_per_field": st.none() | st.integers(-1, 22),
+}
+KINDS: dict[str, tuple[Any, Any, dict[str, st.SearchStrategy[Any]]]] = {
+    "facets": (FacetSearch, FacetSearchRequest, FACET_PARAMS),
+    "autocomplete": (Autocomplete, AutocompleteRequest, AUTOCOMPLETE_PARAMS),
+}
+
+
+class HandleEcho(EchoEngine):
+    """Facet values that also name the handle, as the search hits do (``_index``)."""
+
+    async def facet_values(self, query: FacetValuesQuery) -> list[FacetValue]:
+        return [FacetValue(value=f"{self.name} {v.value}", count=v.count)
+                for v in await super().facet_values(query)]
+
+
+def _engines() -> dict[str, EchoEngine]:
+    return {h: HandleEcho(name=h) for h in CONFIGS}
+
+
+def _answer(kind: str, request: Any, cache: FakeCache | None,
+            engines: dict[str, EchoEngine]) -> bytes | None:
+    use_case, _, _ = KINDS[kind]
+    cat = Catalog({h: IndexEntry(h, c, engines[h]) for h, c in CONFIGS.items()})
+    try:
+        if cache is None:
+            return bytes(run(use_case(catalog=cat)(request)).body)
+        return bytes(run(use_case(catalog=cat, responses=responses(cache))(request)).body)
+    except SearchportError:
+        return None
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_facet_and_autocomplete_requests_never_share_an_entry_unless_equal(
+    kind: str, data: st.DataObject
+) -> None:
+    _, request_type, params = KINDS[kind]
+    first = data.draw(st.fixed_dictionaries(params))
+    if data.draw(st.booleans()):
+        name = data.draw(st.sampled_from(sorted(params)))
+        second = {**first, name: data.draw(params[name])}
+    else:
+        second = data.draw(st.fixed_dictionaries(params))
+    one, two = request_type(**first), request_type(**second)
+    alone_one, alone_two = _answer(kind, one, None, _engines()), _answer(kind, two, None,
+                                                                         _engines())
+    assume(alone_one is not None and alone_two is not None)
+    cache, engines = FakeCache(), _engines()
+    assert _answer(kind, one, cache, engines) == alone_one
+    calls = sum(len(e.queries) for e in engines.values())
+    assert _answer(kind, two, cache, engines) == alone_two  # never the first one's answer
+    again = sum(len(e.queries) for e in engines.values()) - calls
+    if alone_one == alone_two:
+        event("equal answers: one entry")
+        assert again == 0  # normalisation made them one request: a hit
+    else:
+        event("different answers: two entries")
+        assert again > 0
