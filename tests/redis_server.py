@@ -37,20 +37,24 @@ def redis_binary() -> str:
 class RedisServer:
     """One redis-server process; ``stop``/``start`` keep the port, ``pause`` freezes it."""
 
-    def __init__(self, workdir: Path, port: int | None = None) -> None:
+    def __init__(self, workdir: Path, port: int | None = None, password: str | None = None
+                 ) -> None:
         self.binary = redis_binary()
         self.workdir = workdir
         self.port = port or free_port()
+        self.password = password  # requirepass: the URL then carries it
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
+        auth = f":{self.password}@" if self.password else ""
+        return f"redis://{auth}127.0.0.1:{self.port}/0"
 
     def start(self) -> None:
         self.process = subprocess.Popen(
             [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "no", "--dir", str(self.workdir), "--loglevel", "warning"],
+             "--appendonly", "no", "--dir", str(self.workdir), "--loglevel", "warning",
+             *(["--requirepass", self.password] if self.password else [])],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
         deadline = time.monotonic() + 10
@@ -60,7 +64,7 @@ class RedisServer:
             try:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=0.2) as sock:
                     sock.sendall(b"PING\r\n")
-                    if sock.recv(16).startswith(b"+PONG"):
+                    if sock.recv(16).startswith((b"+PONG", b"-NOAUTH")):  # it answers
                         return
             except OSError:
                 pass
