@@ -88,13 +88,18 @@ def _terms_node(node: Any) -> Json:
     return found
 
 
+def _documents(bucket: Json) -> Json:
+    """Where a bucket's root documents are counted: its ``reverse_nested`` child when the
+    field is inside nested objects, else the bucket itself."""
+    docs = bucket.get(DOCS)
+    return docs if isinstance(docs, Mapping) else bucket
+
+
 def facet_buckets(node: Any) -> list[FacetValue]:
-    values = []
-    for bucket in _list(_terms_node(node)["buckets"], "buckets"):
-        docs = bucket.get(DOCS)
-        count = docs["doc_count"] if isinstance(docs, Mapping) else bucket["doc_count"]
-        values.append(FacetValue(value=bucket_value(bucket), count=int(count)))
-    return values
+    return [
+        FacetValue(value=bucket_value(b), count=int(_documents(b)["doc_count"]))
+        for b in _list(_terms_node(node)["buckets"], "buckets")
+    ]
 
 
 def bucket_value(bucket: Json) -> str:
@@ -113,7 +118,7 @@ def bucket_value(bucket: Json) -> str:
 
 def histogram_buckets(node: Any) -> list[Bucket]:
     return [
-        Bucket(key=float(b["key"]), count=int(b["doc_count"]))
+        Bucket(key=float(b["key"]), count=int(_documents(b)["doc_count"]))
         for b in _list(_terms_node(node)["buckets"], "buckets")
     ]
 
@@ -122,11 +127,12 @@ def geo_clusters(node: Any) -> list[EngineGeoCluster]:
     clusters = []
     for bucket in _list(_terms_node(node)["buckets"], "buckets"):
         location = (bucket.get("centroid") or {}).get("location") or {}
-        samples = ((bucket.get("sample") or {}).get("hits") or {}).get("hits") or []
+        documents = _documents(bucket)
+        samples = ((documents.get("sample") or {}).get("hits") or {}).get("hits") or []
         clusters.append(EngineGeoCluster(
             lat=float(location.get("lat", math.nan)),
             lng=float(location.get("lon", math.nan)),
-            count=int(bucket["doc_count"]),
+            count=int(documents["doc_count"]),
             key=str(bucket["key"]),
             hit=hit(samples[0]) if samples else None,
         ))

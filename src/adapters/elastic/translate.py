@@ -8,6 +8,9 @@ Where each filter goes (disjunctive faceting in one request):
   wrapper ``filter`` aggregation of every *other* facet; never its own facet's aggregation;
 - histograms and geo clusters sit inside a wrapper holding every ``post_filter`` clause, so
   they count exactly the documents the hits come from.
+An aggregation on a field inside ``nested`` objects runs in a ``nested`` wrapper and counts
+root documents per bucket through a ``reverse_nested`` child named ``docs`` (a facet also picks
+its top values by that count; a geo cluster takes its sample hit from there).
 Aggregation names are positional (``facet_0``, ``histogram_0``, ``geo_grid``), so no field
 name can collide with them; a wrapper's single child is always named ``inner``.
 """
@@ -154,7 +157,7 @@ def search_body(query: SearchQuery, catalog: FieldCatalog) -> Json:
         else:
             main.append(clause)
     if query.geo_grid is not None and query.geo_grid.bounds is not None:
-        main.append(bounds_clause(query.geo_grid.field, query.geo_grid.bounds))
+        main.append(bounds_clause(query.geo_grid.field, query.geo_grid.bounds, catalog))
 
     text = text_query(query, catalog)
     body: Json = {
@@ -180,9 +183,9 @@ def search_body(query: SearchQuery, catalog: FieldCatalog) -> Json:
         aggs[facet_name(position)] = _wrap(others, facet_agg(name, query.max_facet_values,
                                                              catalog))
     for position, spec in enumerate(query.histograms):
-        aggs[histogram_name(position)] = _wrap(post_clauses, histogram_agg(spec))
+        aggs[histogram_name(position)] = _wrap(post_clauses, histogram_agg(spec, catalog))
     if query.geo_grid is not None:
-        aggs[GEO_GRID] = _wrap(post_clauses, geo_grid_agg(query.geo_grid, query.fields))
+        aggs[GEO_GRID] = _wrap(post_clauses, geo_grid_agg(query.geo_grid, query.fields, catalog))
     if aggs:
         body["aggs"] = aggs
     if query.suggest_field and query.text.strip():
@@ -198,18 +201,28 @@ def facet_agg(field: str, size: int, catalog: FieldCatalog, **terms: Any) -> Jso
     order = FACET_ORDER if path is None else NESTED_FACET_ORDER
     agg: Json = {"terms": {"field": catalog.exact(field), "size": size, "order": order,
                            **terms}}
+    return _per_document(path, agg)
+
+
+def _per_document(path: str | None, agg: Json, docs: Json | None = None) -> Json:
+    """``agg`` inside its nested object, each bucket counting root documents in ``docs``
+    (a ``reverse_nested`` aggregation, with ``docs`` sub-aggregations); bare when not nested."""
     if path is None:
         return agg
-    agg["aggs"] = {DOCS: {"reverse_nested": {}}}
+    back: Json = {"reverse_nested": {}}
+    if docs:
+        back["aggs"] = docs
+    agg["aggs"] = {**agg.get("aggs", {}), DOCS: back}
     return {"nested": {"path": path}, "aggs": {INNER: agg}}
 
 
-def histogram_agg(spec: HistogramSpec) -> Json:
-    return {"histogram": {"field": spec.field, "interval": spec.interval, "min_doc_count": 1}}
+def histogram_agg(spec: HistogramSpec, catalog: FieldCatalog) -> Json:
+    agg = {"histogram": {"field": spec.field, "interval": spec.interval, "min_doc_count": 1}}
+    return _per_document(catalog.nested_path(spec.field), agg)
 
 
-def bounds_clause(field: str, bounds: GeoBounds) -> Json:
-    return {"geo_bounding_box": {field: _box(bounds)}}
+def bounds_clause(field: str, bounds: GeoBounds, catalog: FieldCatalog) -> Json:
+    return _nest(catalog.nested_path(field), {"geo_bounding_box": {field: _box(bounds)}})
 
 
 def _box(bounds: GeoBounds) -> Json:
@@ -219,20 +232,25 @@ def _box(bounds: GeoBounds) -> Json:
     }
 
 
-def geo_grid_agg(spec: GeoGridSpec, fields: tuple[str, ...] | None) -> Json:
+def geo_grid_agg(spec: GeoGridSpec, fields: tuple[str, ...] | None,
+                 catalog: FieldCatalog) -> Json:
+    """Tiles with the centroid of their points and one sample document; on a field inside
+    nested objects the sample is read back at the root (``top_hits`` under
+    ``reverse_nested``), so it is a whole document, not one nested object."""
     grid: Json = {"field": spec.field, "precision": spec.precision, "size": CLUSTER_LIMIT}
     if spec.bounds is not None:
         grid["bounds"] = _box(spec.bounds)
-    sample: Json = {"size": 1}
+    top_hits: Json = {"size": 1}
     if fields is not None:
-        sample["_source"] = list(fields)
-    return {
+        top_hits["_source"] = list(fields)
+    sample = {"sample": {"top_hits": top_hits}}
+    path = catalog.nested_path(spec.field)
+    agg: Json = {
         "geotile_grid": grid,
-        "aggs": {
-            "centroid": {"geo_centroid": {"field": spec.field}},
-            "sample": {"top_hits": sample},
-        },
+        "aggs": {"centroid": {"geo_centroid": {"field": spec.field}},
+                 **(sample if path is None else {})},
     }
+    return _per_document(path, agg, docs=sample)
 
 
 def sort_clauses(query: SearchQuery, catalog: FieldCatalog) -> list[Json]:

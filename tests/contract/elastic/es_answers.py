@@ -186,7 +186,8 @@ CITY_PROPERTIES: Json = {
     },
     "landmarks": {  # declared nested in the config (nestedPath); mapped as nested too
         "type": "nested",
-        "properties": {"kind": {"type": "keyword"}, "title": text_with_keyword()},
+        "properties": {"kind": {"type": "keyword"}, "title": text_with_keyword(),
+                       "height": {"type": "integer"}, "location": {"type": "geo_point"}},
     },
 }
 

@@ -163,6 +163,40 @@ def test_histograms_and_geo_clusters(cities: EsApp, double: EngineDouble) -> Non
     ]
 
 
+def test_histograms_and_geo_clusters_on_nested_fields_count_documents(
+    cities: EsApp, double: EngineDouble
+) -> None:
+    sample = es.hit("7", {"name": "Paris", "continent": "Europe"}, score=1.0)
+    answer = es.search([], total=5, aggregations={
+        "histogram_0": es.single(12, inner=es.histogram([
+            es.bucket(0.0, 9, docs=es.single(4)), es.bucket(100.0, 3, docs=es.single(2)),
+        ])),
+        "geo_grid": es.single(12, inner=es.geotile([
+            es.bucket("6/32/22", 7, centroid=es.centroid(48.85, 2.33, 7),
+                      docs=es.single(3, sample=es.top_hits([sample], 3))),
+            es.bucket("6/33/21", 2, centroid=es.centroid(50.1, 8.6, 2),
+                      docs=es.single(1, sample=es.top_hits([], 1))),
+        ])),
+    })
+    body, result = search(cities, double, answer, histogram={"landmarks.height": 50},
+                          geoGrid={"field": "landmarks.location", "precision": 6})
+    assert aggregation_layout(body) == {
+        "histogram_0": ("nested", {"inner": ("histogram", {"docs": ("reverse_nested", {})})}),
+        "geo_grid": ("nested", {"inner": ("geotile_grid", {
+            "centroid": ("geo_centroid", {}),
+            "docs": ("reverse_nested", {"sample": ("top_hits", {})})})}),
+    }
+    assert result["histograms"] == {"landmarks.height": [
+        {"key": 0, "count": 4}, {"key": 50, "count": 0}, {"key": 100, "count": 2},
+    ]}
+    assert result["geoClusters"] == [
+        {"lat": 48.85, "lng": 2.33, "count": 3, "key": "6/32/22",
+         "hit": {"objectID": "7", "_index": "cities", "_score": 1.0, "_highlights": {},
+                 "name": "Paris", "region": "Europe"}},
+        {"lat": 50.1, "lng": 8.6, "count": 1, "key": "6/33/21", "hit": None},
+    ]
+
+
 def test_empty_histogram_and_grid(cities: EsApp, double: EngineDouble) -> None:
     answer = es.search([], total=0, aggregations={
         "histogram_0": es.histogram([]), "geo_grid": es.geotile([]),

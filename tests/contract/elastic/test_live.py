@@ -292,6 +292,15 @@ def test_histograms_follow_every_filter(api: Client) -> None:
                                     "price": histogram(hits, "price", 5)}
 
 
+def test_a_nested_histogram_counts_documents_not_objects(api: Client) -> None:
+    answer = search(api, histogram={"copies.number": 100})
+    buckets = [{math.floor(c["number"] / 100) * 100 for c in d.get("copies", [])} for d in DOCS]
+    counts = Counter(key for keys in buckets for key in keys)
+    expected = [{"key": key, "count": counts.get(key, 0)}
+                for key in range(min(counts), max(counts) + 100, 100)]
+    assert answer["histograms"] == {"copies.number": expected}
+
+
 EUROPE = {"top_left": {"lat": 60, "lon": -10}, "bottom_right": {"lat": 35, "lon": 20}}
 
 

@@ -441,6 +441,39 @@ def test_histogram_and_geo_grid_without_facet_filters_are_bare(
     }
 
 
+def test_histogram_and_geo_grid_on_nested_fields_count_documents(
+    cities: EsApp, double: EngineDouble
+) -> None:
+    """SPEC rule 4: aggregations on fields inside nested objects are wrapped in ``nested``;
+    like facets, each bucket counts root documents (``reverse_nested``), and the geo sample
+    is read at the root, so it is a whole document (top_hits under reverse_nested)."""
+    body = search_ok(cities, double, facets="region", filters={"region": "Europe"},
+                     histogram={"landmarks.height": 50},
+                     geoGrid={"field": "landmarks.location", "precision": 6, "bounds": BOX})
+    europe = {"term": {"continent": "Europe"}}
+    box = {"top_left": {"lat": 60, "lon": -10}, "bottom_right": {"lat": 35, "lon": 30}}
+    assert body["query"] == {"bool": {"must": [MATCH_ALL], "filter": [
+        {"nested": {"path": "landmarks",
+                    "query": {"geo_bounding_box": {"landmarks.location": box}}}},
+    ]}}
+    assert body["post_filter"] == {"bool": {"filter": [europe]}}
+    assert body["aggs"] == {
+        "facet_0": terms_agg("continent"),
+        "histogram_0": filtered([europe], {"nested": {"path": "landmarks"}, "aggs": {"inner": {
+            "histogram": {"field": "landmarks.height", "interval": 50, "min_doc_count": 1},
+            "aggs": {"docs": {"reverse_nested": {}}},
+        }}}),
+        "geo_grid": filtered([europe], {"nested": {"path": "landmarks"}, "aggs": {"inner": {
+            "geotile_grid": {"field": "landmarks.location", "precision": 6, "size": 1000,
+                             "bounds": box},
+            "aggs": {
+                "centroid": {"geo_centroid": {"field": "landmarks.location"}},
+                "docs": {"reverse_nested": {}, "aggs": {"sample": {"top_hits": {"size": 1}}}},
+            },
+        }}}),
+    }
+
+
 # ---------------------------------------------------------------- facet value search
 
 

@@ -9,9 +9,8 @@ generated body that knows which DSL keys name fields and which open a nested sco
 from ``FieldCatalog``. Where a check compares with another function of ``translate`` (a
 filter's clause, a facet's aggregation), that function is checked against the model too.
 
-Histograms and geo clusters are drawn on fields outside nested objects only: ``translate``
-does not wrap them in ``nested`` (and ``parse`` would then have to count documents through
-``reverse_nested``, as it does for facets), so on a nested field they find nothing today.
+Facets, histograms and geo clusters are drawn on any field, nested ones included: on those,
+the aggregation must run inside its ``nested`` object and count root documents.
 
 Strategies are explicit (``from_type`` ignores msgspec ``Meta`` bounds).
 """
@@ -283,8 +282,6 @@ def draw_query(draw: st.DrawFn, model: Model) -> SearchQuery:
     if found and draw(st.booleans()):  # facets on filtered fields: disjunctive counts
         facets += [f.field for f in found if draw(st.booleans())]
     grid = draw(GRIDS)
-    if grid is not None and model[grid.field].nested is not None:
-        grid = None  # see the module docstring
     return SearchQuery(
         text=draw(texts),
         offset=draw(st.integers(0, 10_000)),
@@ -299,7 +296,7 @@ def draw_query(draw: st.DrawFn, model: Model) -> SearchQuery:
         search_fields=draw(SEARCHED),
         prefix_last_word=draw(st.booleans()),
         suggest_field=draw(st.none() | names),
-        histograms=tuple(h for h in draw(HISTOGRAMS) if model[h.field].nested is None),
+        histograms=tuple(draw(HISTOGRAMS)),
         geo_grid=grid,
         exact_total=draw(st.booleans()),
     )
@@ -452,7 +449,8 @@ def placed(query: SearchQuery, catalog: FieldCatalog) -> tuple[list[Json], list[
     main = [translate.filter_clause(f, catalog) for f in query.filters if f.field not in facets]
     post = [translate.filter_clause(f, catalog) for f in query.filters if f.field in facets]
     if query.geo_grid is not None and query.geo_grid.bounds is not None:
-        main.append(translate.bounds_clause(query.geo_grid.field, query.geo_grid.bounds))
+        main.append(translate.bounds_clause(query.geo_grid.field, query.geo_grid.bounds,
+                                            catalog))
     return main, post
 
 
@@ -497,36 +495,66 @@ def check_facets(body: Json, query: SearchQuery, catalog: FieldCatalog) -> None:
     assert facet_aggs == {translate.facet_name(i) for i in range(len(query.facets))}
 
 
-def check_histograms_and_geo(body: Json, query: SearchQuery, catalog: FieldCatalog) -> None:
+def in_nested(node: Json, path: str | None) -> tuple[Json, Json | None]:
+    """The aggregation inside the ``nested`` wrapper of ``path`` and its ``reverse_nested``
+    child counting root documents (``None`` outside nested objects, with no wrapper)."""
+    if path is None:
+        assert "nested" not in node and translate.DOCS not in node.get("aggs", {}), node
+        return node, None
+    assert set(node) == {"nested", "aggs"} and node["nested"] == {"path": path}, node
+    assert set(node["aggs"]) == {translate.INNER}, node
+    inner: Json = node["aggs"][translate.INNER]
+    docs: Json = inner["aggs"][translate.DOCS]
+    assert docs["reverse_nested"] == {}, docs
+    return inner, docs
+
+
+def mentions(clause: Json, key: str) -> bool:
+    return any(key in part for part in subtrees(clause) if isinstance(part, dict))
+
+
+def check_histograms_and_geo(body: Json, query: SearchQuery, model: Model) -> None:
     """(d) Histograms and geo clusters sit in a wrapper of exactly the ``post_filter``
-    clauses, so they count the documents the hits come from; geo bounds limit the query."""
+    clauses, so they count the documents the hits come from; on a field inside nested
+    objects they run in its ``nested`` object and count root documents; geo bounds limit
+    the query."""
+    catalog = model.catalog
     post = post_clauses(body)
     main = split_query(body, query, catalog)
     aggs = body.get("aggs", {})
     for position, spec in enumerate(query.histograms):
-        inner = unwrap(aggs[translate.histogram_name(position)], post)
-        assert inner == {"histogram": {"field": spec.field, "interval": spec.interval,
-                                       "min_doc_count": 1}}
+        node = unwrap(aggs[translate.histogram_name(position)], post)
+        inner, docs = in_nested(node, model[spec.field].nested)
+        assert inner["histogram"] == {"field": spec.field, "interval": spec.interval,
+                                      "min_doc_count": 1}
+        assert inner.get("aggs") == (None if docs is None else {translate.DOCS: docs})
+        assert docs in (None, {"reverse_nested": {}})
     grid = query.geo_grid
     assert (translate.GEO_GRID in aggs) == (grid is not None)
-    assert not any("geo_bounding_box" in c for c in post)
+    assert not any(mentions(c, "geo_bounding_box") for c in post)
     if grid is None:
         return
-    inner = unwrap(aggs[translate.GEO_GRID], post)
+    path = model[grid.field].nested
+    inner, docs = in_nested(unwrap(aggs[translate.GEO_GRID], post), path)
     tile = inner["geotile_grid"]
     assert tile["field"] == grid.field and tile["precision"] == grid.precision
     if grid.bounds is None:
         assert "bounds" not in tile
-        assert not any("geo_bounding_box" in c for c in main)
+        assert not any(mentions(c, "geo_bounding_box") for c in main)
     else:
         box = {"top_left": {"lat": grid.bounds.top_left.lat, "lon": grid.bounds.top_left.lon},
                "bottom_right": {"lat": grid.bounds.bottom_right.lat,
                                 "lon": grid.bounds.bottom_right.lon}}
         assert tile["bounds"] == box
-        assert [c for c in main if "geo_bounding_box" in c] == [
-            {"geo_bounding_box": {grid.field: box}}]
+        clause = {"geo_bounding_box": {grid.field: box}}
+        if path is not None:
+            clause = {"nested": {"path": path, "query": clause}}
+        assert [c for c in main if mentions(c, "geo_bounding_box")] == [clause]
     assert inner["aggs"]["centroid"] == {"geo_centroid": {"field": grid.field}}
-    sample = inner["aggs"]["sample"]["top_hits"]
+    # the sample is a root document: read under reverse_nested when the field is nested
+    holder = inner if docs is None else docs
+    assert set(holder["aggs"]) >= {"sample"} and (docs is None or "sample" not in inner["aggs"])
+    sample = holder["aggs"]["sample"]["top_hits"]
     assert sample.get("_source") == (list(query.fields) if query.fields is not None else None)
 
 
@@ -557,7 +585,7 @@ def test_search_body(case: tuple[Model, SearchQuery]) -> None:
     check_json(body, query)
     check_placement(body, query, model.catalog)
     check_facets(body, query, model.catalog)
-    check_histograms_and_geo(body, query, model.catalog)
+    check_histograms_and_geo(body, query, model)
     check_fields(body, query, model)
     refs = body_refs(body)
     negations = [f for f in query.filters
@@ -568,6 +596,9 @@ def test_search_body(case: tuple[Model, SearchQuery]) -> None:
     event(f"keyword sub-field read: {sub_fields}")
     event(f"negated nested field: {any(model[f.field].nested for f in negations)}")
     event(f"geo bounds: {query.geo_grid is not None and query.geo_grid.bounds is not None}")
+    grid = [query.geo_grid.field] if query.geo_grid is not None else []
+    event("histogram or grid on a nested field: "
+          f"{any(model[n].nested for n in [*grid, *(h.field for h in query.histograms)])}")
 
 
 def test_a_filter_given_twice_is_there_twice() -> None:
@@ -813,15 +844,19 @@ def agg_answer(node: Json, sources: Json) -> Json:
         docs = {translate.DOCS: {"doc_count": 2}} if "aggs" in node else {}
         return {"buckets": [{"key": "v", "doc_count": 3, **docs},
                             {"key": 12, "doc_count": 1, **docs}]}
+    nested = translate.DOCS in node.get("aggs", {})
     if "histogram" in node:
         step = node["histogram"]["interval"]
-        return {"buckets": [{"key": 0.0, "doc_count": 1}, {"key": 2 * step, "doc_count": 4}]}
+        docs = {translate.DOCS: {"doc_count": 1}} if nested else {}
+        return {"buckets": [{"key": 0.0, "doc_count": 1, **docs},
+                            {"key": 2 * step, "doc_count": 4, **docs}]}
     grid = node["geotile_grid"]
+    sample = {"sample": {"hits": {"total": {"value": 2, "relation": "eq"},
+                                  "hits": [raw_hit(99, sources)]}}}
     return {"buckets": [{
         "key": f"{grid['precision']}/0/0", "doc_count": 2,
         "centroid": {"location": {"lat": 10.5, "lon": -3.25}, "count": 2},
-        "sample": {"hits": {"total": {"value": 2, "relation": "eq"},
-                            "hits": [raw_hit(99, sources)]}},
+        **({translate.DOCS: {"doc_count": 1, **sample}} if nested else sample),
     }]}
 
 
@@ -899,15 +934,12 @@ def alias_cases(draw: st.DrawFn) -> tuple[dict[str, FieldConfig], Model, SearchR
     def spoken(count: int = 4) -> list[str]:
         return [public[i % len(public)] for i in draw(PICKS)][:count]
 
-    def flat(chosen: list[str]) -> list[str]:
-        return [n for n in chosen if model[fields.real(n)].nested is None]
-
     def maybe() -> bool:
         return draw(st.booleans())
 
     filtered = spoken() if maybe() else []
-    histogram = flat(spoken(2))
-    grid = flat(spoken(1))
+    histogram = spoken(2)
+    grid = spoken(1)
     req = SearchRequest(
         handle="books",
         q=draw(texts),
