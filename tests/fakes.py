@@ -16,7 +16,8 @@ from searchport.domain.errors import InvalidQuery
 from searchport.domain.query import FacetValuesQuery, SearchQuery
 from searchport.domain.results import Capabilities, EngineResult, FacetValue, Hit
 from searchport.entrypoints.container import Container
-from searchport.entrypoints.timing import TimedEngine
+from searchport.entrypoints.observability import Metrics
+from searchport.entrypoints.timing import ObservedCache, TimedEngine
 
 
 class FakeEngine:
@@ -183,10 +184,12 @@ class UnreachableCache(FakeCache):
         return -1
 
 
-def fake_catalog(config: Config, engines: Mapping[str, FakeEngine]) -> Catalog:
+def fake_catalog(
+    config: Config, engines: Mapping[str, FakeEngine], metrics: Metrics | None = None
+) -> Catalog:
     """The catalog ``build_catalog`` would build, with fakes instead of real adapters."""
     return Catalog({
-        handle: IndexEntry(handle, index, TimedEngine(engines[handle]))
+        handle: IndexEntry(handle, index, TimedEngine(engines[handle], handle, metrics))
         for handle, index in config.indexes.items()
     })
 
@@ -196,6 +199,8 @@ def fake_container(
 ) -> Container:
     """The real container with its two seams (catalog, cache) overridden by fakes."""
     container = Container(config=config, base_dir=Path("."))
-    container.catalog.override(providers.Object(fake_catalog(config, engines)))
-    container.cache.override(providers.Object(cache or FakeCache(status="disabled")))
+    metrics = container.metrics()
+    container.catalog.override(providers.Object(fake_catalog(config, engines, metrics)))
+    cache = cache or FakeCache(status="disabled")
+    container.cache.override(providers.Object(ObservedCache(cache, metrics.cache_lookup)))
     return container

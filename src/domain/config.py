@@ -89,6 +89,11 @@ class LimitsConfig(_Section, frozen=True):
     max_body_bytes: Annotated[int, msgspec.Meta(ge=1024, le=16 * 1024 * 1024)] = 65_536
 
 
+class MetricsConfig(_Section, frozen=True):
+    enabled: bool = True  # GET /metrics (Prometheus text format)
+    public: bool = False  # True: /metrics needs no token even when apiKey is set
+
+
 class Config(_Section, frozen=True):
     port: Annotated[int, msgspec.Meta(ge=0, le=65535)] = 3000
     host: str = "127.0.0.1"
@@ -97,6 +102,8 @@ class Config(_Section, frozen=True):
     indexes: dict[str, IndexConfig] = msgspec.field(default_factory=dict)
     cache: CacheConfig = msgspec.field(default_factory=CacheConfig)
     limits: LimitsConfig = msgspec.field(default_factory=LimitsConfig)
+    access_log: Literal["json", "text", "off"] = "json"  # one line per request on stdout
+    metrics: MetricsConfig = msgspec.field(default_factory=MetricsConfig)
 
     @property
     def api_keys(self) -> tuple[str, ...]:

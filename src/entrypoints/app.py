@@ -19,11 +19,12 @@ from searchport import __version__
 from searchport.entrypoints.auth import bearer_auth
 from searchport.entrypoints.container import Container
 from searchport.entrypoints.controllers.index_routes import IndexController
-from searchport.entrypoints.controllers.service_routes import ServiceController
+from searchport.entrypoints.controllers.service_routes import ServiceController, metrics_route
 from searchport.entrypoints.di import bridge
 from searchport.entrypoints.http_cache import cache_control
 from searchport.entrypoints.http_errors import EXCEPTION_HANDLERS
-from searchport.entrypoints.request_context import RequestContext
+from searchport.entrypoints.observability import AccessLog, LogFormat
+from searchport.entrypoints.request_context import Observer, RequestContext
 
 logger = logging.getLogger("searchport")
 
@@ -70,10 +71,22 @@ def _cors(origins: str | list[str] | None) -> CORSConfig | None:
     )
 
 
-def create_app(container: Container, *, listen_url: str | None = None) -> RequestContext:
-    """Build the ASGI application; ``listen_url`` is logged once the app is ready."""
+def create_app(
+    container: Container,
+    *,
+    listen_url: str | None = None,
+    access_log: LogFormat | None = None,
+) -> RequestContext:
+    """Build the ASGI application; ``listen_url`` is logged once the app is ready;
+    ``access_log`` overrides the config's format (``serve --reload`` asks for text)."""
     config = container.config()
     auth = bool(config.api_keys)
+    metrics = container.metrics()
+    observers: list[Observer] = [metrics.request]
+    log_format = access_log or config.access_log
+    if log_format != "off":
+        observers.append(AccessLog(log_format))
+    open_paths = ("/metrics",) if config.metrics.public else ()
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
@@ -97,6 +110,7 @@ def create_app(container: Container, *, listen_url: str | None = None) -> Reques
             ServiceController,
             Router("/", route_handlers=[IndexController], after_request=cache_control(auth)),
             create_static_files_router(ASSETS, directories=[swagger_ui_path], name="assets"),
+            *([metrics_route] if config.metrics.enabled else []),
         ],
         dependencies={
             "search_uc": bridge(container.search),
@@ -108,8 +122,9 @@ def create_app(container: Container, *, listen_url: str | None = None) -> Reques
             "health_uc": bridge(container.health),
             "list_indexes": bridge(container.list_indexes),
             "clear_cache_uc": bridge(container.clear_cache),
+            "metrics": bridge(container.metrics),
         },
-        middleware=[bearer_auth(config.api_keys)],
+        middleware=[bearer_auth(config.api_keys, open_paths)],
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
         openapi_config=_openapi(auth),
         cors_config=_cors(config.cors_origins),
@@ -122,4 +137,4 @@ def create_app(container: Container, *, listen_url: str | None = None) -> Reques
         debug=False,
     )
     vary = (b"Authorization", b"Accept-Encoding") if auth else (b"Accept-Encoding",)
-    return RequestContext(app, vary=vary)
+    return RequestContext(app, vary=vary, observers=observers)

@@ -1,7 +1,8 @@
 """The ASGI factory for servers: ``searchport.entrypoints.asgi:create``.
 
 Only this module reads the environment: ``SEARCHPORT_CONFIG`` (default ./config.yaml) and
-``SEARCHPORT_LISTEN_URL`` (set by ``searchport serve`` for the ready log line).
+``SEARCHPORT_LISTEN_URL`` (set by ``searchport serve`` for the ready log line) and
+``SEARCHPORT_ACCESS_LOG`` (``text`` under ``serve --reload``: human-readable access lines).
 """
 
 from __future__ import annotations
@@ -22,4 +23,9 @@ def create() -> RequestContext:
     path = Path(os.environ.get("SEARCHPORT_CONFIG") or "config.yaml").resolve()
     config = load_config(path)
     container = create_container(config, path.parent)
-    return create_app(container, listen_url=os.environ.get("SEARCHPORT_LISTEN_URL"))
+    access_log = os.environ.get("SEARCHPORT_ACCESS_LOG")
+    return create_app(
+        container,
+        listen_url=os.environ.get("SEARCHPORT_LISTEN_URL"),
+        access_log="text" if access_log == "text" else None,
+    )

@@ -36,13 +36,15 @@ def token_matches(token: bytes, keys: tuple[bytes, ...]) -> bool:
     return matched and bool(token)
 
 
-def is_open_path(path: str) -> bool:
-    return any(path == p or path.startswith(p + "/") for p in OPEN_PATHS)
+def is_open_path(path: str, open_paths: tuple[str, ...] = OPEN_PATHS) -> bool:
+    return any(path == p or path.startswith(p + "/") for p in open_paths)
 
 
-def bearer_auth(keys: tuple[str, ...]):  # type: ignore[no-untyped-def]
-    """A Litestar middleware factory; a no-op when no key is configured."""
+def bearer_auth(keys: tuple[str, ...], also_open: tuple[str, ...] = ()):  # type: ignore[no-untyped-def]
+    """A Litestar middleware factory; a no-op when no key is configured. ``also_open``:
+    more paths that need no token (``/metrics`` when configured public)."""
     encoded = tuple(k.encode("utf-8") for k in keys)
+    open_paths = OPEN_PATHS + also_open
 
     def middleware(app: ASGIApp) -> ASGIApp:
         if not encoded:
@@ -52,7 +54,7 @@ def bearer_auth(keys: tuple[str, ...]):  # type: ignore[no-untyped-def]
             if (
                 scope["type"] != ScopeType.HTTP
                 or scope.get("method") == "OPTIONS"
-                or is_open_path(scope["path"])
+                or is_open_path(scope["path"], open_paths)
                 or token_matches(_token(scope), encoded)
             ):
                 await app(scope, receive, send)

@@ -143,6 +143,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     shown = f"[{host}]" if ":" in host else host
     os.environ["SEARCHPORT_CONFIG"] = str(path)
     os.environ["SEARCHPORT_LISTEN_URL"] = f"http://{shown}:{port}"
+    if args.reload and config.access_log != "off":
+        os.environ["SEARCHPORT_ACCESS_LOG"] = "text"
     server = Server(
         "searchport.entrypoints.asgi:create",
         address=host,
@@ -152,7 +154,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         factory=True,
         reload=args.reload,
         reload_paths=[Path(__file__).resolve().parents[1], path] if args.reload else None,
-        log_access=args.reload,
+        log_access=False,  # searchport writes its own access log (see observability.py)
     )
     server.serve()
     return 0

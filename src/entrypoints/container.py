@@ -27,7 +27,8 @@ from searchport.domain.usecases.health import Health
 from searchport.domain.usecases.list_indexes import ListIndexes
 from searchport.domain.usecases.raw_query import RawQuery
 from searchport.domain.usecases.search import Search
-from searchport.entrypoints.timing import TimedEngine
+from searchport.entrypoints.observability import Metrics
+from searchport.entrypoints.timing import ObservedCache, TimedEngine
 from searchport.ports.cache import CachePort
 from searchport.ports.engine import SearchEnginePort
 
@@ -55,11 +56,22 @@ def make_engine(handle: str, index: IndexConfig, resources: EngineResources) -> 
     return adapter
 
 
-def build_catalog(config: Config, resources: EngineResources) -> Catalog:
+def build_catalog(config: Config, resources: EngineResources, metrics: Metrics) -> Catalog:
     return Catalog({
-        handle: IndexEntry(handle, index, TimedEngine(make_engine(handle, index, resources)))
+        handle: IndexEntry(
+            handle, index, TimedEngine(make_engine(handle, index, resources), handle, metrics)
+        )
         for handle, index in config.indexes.items()
     })
+
+
+def build_metrics(config: Config) -> Metrics:
+    return Metrics(frozenset(config.indexes))
+
+
+def observed_cache(config: Config, metrics: Metrics) -> CachePort:
+    """The configured cache, its lookups counted (hits and misses) per request and in total."""
+    return ObservedCache(build_cache(config), metrics.cache_lookup)
 
 
 def build_cache(config: Config) -> CachePort:
@@ -87,8 +99,11 @@ class Container(containers.DeclarativeContainer):
 
     http_clients = providers.Singleton(HttpClients)
     resources = providers.Singleton(EngineResources, base_dir=base_dir, http=http_clients)
-    catalog = providers.Singleton(build_catalog, config=config, resources=resources)
-    cache = providers.Singleton(build_cache, config=config)
+    metrics = providers.Singleton(build_metrics, config=config)
+    catalog = providers.Singleton(
+        build_catalog, config=config, resources=resources, metrics=metrics
+    )
+    cache = providers.Singleton(observed_cache, config=config, metrics=metrics)
     max_body_bytes = providers.Callable(lambda c: c.limits.max_body_bytes, config)
     cache_settings = providers.Callable(lambda c: c.cache, config)
     responses = providers.Singleton(

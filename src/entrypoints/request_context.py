@@ -1,16 +1,23 @@
-"""The outermost ASGI layer: a request id and ``Server-Timing`` on every response."""
+"""The outermost ASGI layer: a request id and ``Server-Timing`` on every response, and one
+``RequestRecord`` per finished request for the access log and the metrics."""
 
 from __future__ import annotations
 
+import logging
 import re
 import secrets
 import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
-from searchport.entrypoints.timing import engine_seconds
+from searchport.entrypoints.observability import UNMATCHED, RequestRecord
+from searchport.entrypoints.timing import RequestStats, current_stats
+
+logger = logging.getLogger("searchport")
+Observer = Callable[[RequestRecord], None]
 
 REQUEST_ID_KEY = "searchport.request_id"
 _VALID_ID = re.compile(rb"[A-Za-z0-9._-]{1,64}")
@@ -58,9 +65,15 @@ class RequestContext:
     """Wraps the app: tags each HTTP request with an id, times it, completes ``Vary`` (and
     weakens the ETag of a compressed body)."""
 
-    def __init__(self, app: ASGIApp, vary: tuple[bytes, ...] = (b"Accept-Encoding",)) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        vary: tuple[bytes, ...] = (b"Accept-Encoding",),
+        observers: Sequence[Observer] = (),
+    ) -> None:
         self.app = app
         self.vary = vary
+        self.observers = tuple(observers)
 
     def __getattr__(self, name: str) -> Any:  # expose the wrapped Litestar app's attributes
         return getattr(self.app, name)
@@ -72,13 +85,15 @@ class RequestContext:
         request_id = _incoming_id(scope) or secrets.token_hex(8)
         scope[REQUEST_ID_KEY] = request_id  # type: ignore[literal-required]
         started = time.perf_counter()
-        spent = [0.0]
-        token = engine_seconds.set(spent)
+        stats = RequestStats()
+        token = current_stats.set(stats)
+        status = [500]  # what the client sees if the app fails before answering
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
+                status[0] = message["status"]
                 total = (time.perf_counter() - started) * 1000
-                timing = f"engine;dur={spent[0] * 1000:.2f}, total;dur={total:.2f}"
+                timing = f"engine;dur={stats.engine_seconds * 1000:.2f}, total;dur={total:.2f}"
                 headers = list(message.get("headers", ()))
                 merge_vary(headers, self.vary)
                 weaken_etag_when_encoded(headers)
@@ -90,4 +105,27 @@ class RequestContext:
         try:
             await self.app(scope, receive, send_with_headers)
         finally:
-            engine_seconds.reset(token)
+            current_stats.reset(token)
+            if self.observers:
+                self._observe(scope, request_id, status[0], started, stats)
+
+    def _observe(
+        self, scope: Scope, request_id: str, status: int, started: float, stats: RequestStats
+    ) -> None:
+        handle = scope.get("path_params", {}).get("handle")
+        record = RequestRecord(
+            ts=time.time(),
+            request_id=request_id,
+            method=str(scope.get("method", "")),
+            route=str(scope.get("path_template") or UNMATCHED),
+            handle=handle[:64] if isinstance(handle, str) else None,
+            status=status,
+            ms=round((time.perf_counter() - started) * 1000, 3),
+            engine_ms=round(stats.engine_seconds * 1000, 3),
+            cache=stats.cache,
+        )
+        for observe in self.observers:
+            try:
+                observe(record)
+            except Exception:  # an observer's failure never fails the request
+                logger.exception("request observer failed")

@@ -1,33 +1,54 @@
-"""Engine time per request, for the ``Server-Timing`` header.
+"""What one request spent, for ``Server-Timing``, the access log and the metrics.
 
-Each engine adapter is wrapped in ``TimedEngine``; the elapsed time of its calls is added to
-a per-request accumulator held in a context variable set by ``RequestContext``.
+``RequestContext`` puts a fresh ``RequestStats`` in a context variable for each request.
+Each engine adapter is wrapped in ``TimedEngine``, which adds the time of its calls (and
+reports each call to an optional observer, for per-handle metrics); ``ObservedCache`` notes
+whether the request's cache lookup was a hit.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from searchport.domain.query import FacetValuesQuery, SearchQuery
 from searchport.domain.results import Capabilities, EngineResult, FacetValue, Hit
+from searchport.ports.cache import CachePort
 from searchport.ports.engine import SearchEnginePort
 
-engine_seconds: ContextVar[list[float] | None] = ContextVar("engine_seconds", default=None)
+T = TypeVar("T")
 
 
-def _add(started: float) -> None:
-    bucket = engine_seconds.get()
-    if bucket is not None:
-        bucket[0] += time.perf_counter() - started
+class RequestStats:
+    """Mutable per-request figures; shared with work the request starts (single flight)."""
+
+    __slots__ = ("cache", "engine_seconds")
+
+    def __init__(self) -> None:
+        self.engine_seconds = 0.0
+        self.cache: str | None = None  # "hit" or "miss" once the cache was asked
+
+
+current_stats: ContextVar[RequestStats | None] = ContextVar("searchport_stats", default=None)
+
+
+class EngineObserver(Protocol):
+    def engine_call(
+        self, handle: str, operation: str, seconds: float, error: str | None
+    ) -> None: ...
 
 
 class TimedEngine:
     """Delegates to an engine and accounts the time spent in it."""
 
-    def __init__(self, inner: SearchEnginePort) -> None:
+    def __init__(
+        self, inner: SearchEnginePort, handle: str = "", observer: EngineObserver | None = None
+    ) -> None:
         self.inner = inner
+        self.handle = handle
+        self.observer = observer
 
     @property
     def name(self) -> str:
@@ -37,46 +58,77 @@ class TimedEngine:
     def capabilities(self) -> Capabilities:
         return self.inner.capabilities
 
-    async def search(self, query: SearchQuery) -> EngineResult:
+    async def _timed(self, operation: str, call: Awaitable[T]) -> T:
         started = time.perf_counter()
+        error: str | None = None
         try:
-            return await self.inner.search(query)
+            return await call
+        except BaseException as exc:
+            error = type(exc).__name__
+            raise
         finally:
-            _add(started)
+            spent = time.perf_counter() - started
+            stats = current_stats.get()
+            if stats is not None:
+                stats.engine_seconds += spent
+            if self.observer is not None:
+                self.observer.engine_call(self.handle, operation, spent, error)
+
+    async def search(self, query: SearchQuery) -> EngineResult:
+        return await self._timed("search", self.inner.search(query))
 
     async def facet_values(self, query: FacetValuesQuery) -> list[FacetValue]:
-        started = time.perf_counter()
-        try:
-            return await self.inner.facet_values(query)
-        finally:
-            _add(started)
+        return await self._timed("facet_values", self.inner.facet_values(query))
 
     async def get_document(self, doc_id: str) -> Hit | None:
-        started = time.perf_counter()
-        try:
-            return await self.inner.get_document(doc_id)
-        finally:
-            _add(started)
+        return await self._timed("get_document", self.inner.get_document(doc_id))
 
     async def get_mapping(self) -> dict[str, Any]:
-        started = time.perf_counter()
-        try:
-            return await self.inner.get_mapping()
-        finally:
-            _add(started)
+        return await self._timed("get_mapping", self.inner.get_mapping())
 
     async def raw_query(self, body: dict[str, Any]) -> bytes:
-        started = time.perf_counter()
-        try:
-            return await self.inner.raw_query(body)
-        finally:
-            _add(started)
+        return await self._timed("raw_query", self.inner.raw_query(body))
 
     async def start(self) -> None:
         await self.inner.start()
 
     async def ping(self) -> None:
         await self.inner.ping()
+
+    async def close(self) -> None:
+        await self.inner.close()
+
+
+class ObservedCache:
+    """Delegates to a cache and notes each lookup's outcome for the request and an observer."""
+
+    def __init__(self, inner: CachePort, on_lookup: Callable[[bool], None] | None = None) -> None:
+        self.inner = inner
+        self.on_lookup = on_lookup
+
+    @property
+    def status(self) -> str:
+        return self.inner.status
+
+    async def probe(self) -> str:
+        return await self.inner.probe()
+
+    async def get(self, key: str) -> bytes | None:
+        value = await self.inner.get(key)
+        if self.inner.status == "disabled":  # no cache: nothing was looked up
+            return value
+        stats = current_stats.get()
+        if stats is not None:
+            stats.cache = "miss" if value is None else "hit"
+        if self.on_lookup is not None:
+            self.on_lookup(value is not None)
+        return value
+
+    async def set(self, key: str, value: bytes, ttl: float) -> None:
+        await self.inner.set(key, value, ttl)
+
+    async def clear(self) -> int:
+        return await self.inner.clear()
 
     async def close(self) -> None:
         await self.inner.close()

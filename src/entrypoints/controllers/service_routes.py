@@ -1,14 +1,15 @@
-"""Service routes: health, the index list and cache clearing."""
+"""Service routes: health, the index list, cache clearing and metrics."""
 
 from __future__ import annotations
 
-from litestar import Controller, get, post
+from litestar import Controller, Response, get, post
 from litestar.di import NamedDependency
 
 from searchport.domain.responses import CacheClearResponse, HealthResponse, IndexListResponse
 from searchport.domain.usecases.clear_cache import ClearCache
 from searchport.domain.usecases.health import Health
 from searchport.domain.usecases.list_indexes import ListIndexes
+from searchport.entrypoints.observability import Metrics
 
 
 class ServiceController(Controller):
@@ -25,3 +26,16 @@ class ServiceController(Controller):
     @post("/cache/clear", status_code=200, summary="Drop searchport's own cache entries")
     async def clear_cache(self, clear_cache_uc: NamedDependency[ClearCache]) -> CacheClearResponse:
         return await clear_cache_uc()
+
+
+@get(
+    "/metrics",
+    summary="Prometheus metrics of this process",
+    description="Requests by route and status, latencies, engine calls and errors by handle, "
+    "cache hits and misses, in the Prometheus text format. Needs the token when a key is "
+    "configured, unless `metrics.public` is true.",
+    tags=["service"],
+    media_type="text/plain",
+)
+async def metrics_route(metrics: NamedDependency[Metrics]) -> Response[bytes]:
+    return Response(metrics.render(), media_type=metrics.content_type)
