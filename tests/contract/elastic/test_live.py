@@ -358,3 +358,16 @@ def test_a_raw_query_reaches_only_this_index(api: Client, index_name: str) -> No
     rejected = api.post(f"/{live.HANDLE}/query", json={"query": {"no_such_query": {}}})
     assert rejected.status_code == 400
     assert rejected.json()["error"]
+
+
+def test_a_raw_query_may_look_up_its_own_index_only(api: Client, index_name: str) -> None:
+    german = [d for d in DOCS if d.get("language") == "de"]
+    lookup = {"index": index_name, "id": live.doc_id(german[0]), "path": "language"}
+    body = {"size": 0, "track_total_hits": True, "query": {"terms": {"language": lookup}}}
+    response = api.post(f"/{live.HANDLE}/query", json=body)
+    assert response.status_code == 200, response.text
+    assert response.json()["hits"]["total"]["value"] == len(german)
+    elsewhere = {"query": {"terms": {"language": {**lookup, "index": "somewhere-else"}}}}
+    refused = api.post(f"/{live.HANDLE}/query", json=elsewhere)
+    assert refused.status_code == 400
+    assert 'index "somewhere-else" through a terms lookup' in refused.json()["error"]
