@@ -89,6 +89,28 @@ class LimitsConfig(_Section, frozen=True):
     max_body_bytes: Annotated[int, msgspec.Meta(ge=1024, le=16 * 1024 * 1024)] = 65_536
 
 
+class RateRule(_Section, frozen=True):
+    """``limit`` requests at once, the allowance refilled evenly over ``window`` seconds
+    (a sustained ``limit / window`` requests a second)."""
+
+    limit: Annotated[int, msgspec.Meta(ge=1)]
+    window: Annotated[float, msgspec.Meta(gt=0, le=86_400)] = 60.0
+
+
+class RateLimitConfig(_Section, frozen=True):
+    per_ip: RateRule | None = None  # every client address
+    per_token: RateRule | None = None  # every bearer token (counted by a hash, never stored)
+    # where the counts live: redis (shared by every process; needs cache.url or REDIS_URL),
+    # memory (this process), auto (redis when the cache backend is redis, else memory)
+    store: Literal["auto", "memory", "redis"] = "auto"
+    # the client address is the last one in X-Forwarded-For (set by your proxy), not the peer
+    trust_forwarded_for: bool = False
+
+    @property
+    def enabled(self) -> bool:
+        return self.per_ip is not None or self.per_token is not None
+
+
 class MetricsConfig(_Section, frozen=True):
     enabled: bool = True  # GET /metrics (Prometheus text format)
     public: bool = False  # True: /metrics needs no token even when apiKey is set
@@ -104,6 +126,7 @@ class Config(_Section, frozen=True):
     limits: LimitsConfig = msgspec.field(default_factory=LimitsConfig)
     access_log: Literal["json", "text", "off"] = "json"  # one line per request on stdout
     metrics: MetricsConfig = msgspec.field(default_factory=MetricsConfig)
+    rate_limit: RateLimitConfig = msgspec.field(default_factory=RateLimitConfig)
 
     @property
     def api_keys(self) -> tuple[str, ...]:

@@ -24,6 +24,7 @@ from searchport.entrypoints.di import bridge
 from searchport.entrypoints.http_cache import cache_control
 from searchport.entrypoints.http_errors import EXCEPTION_HANDLERS
 from searchport.entrypoints.observability import AccessLog, LogFormat
+from searchport.entrypoints.rate_limit import rate_limit
 from searchport.entrypoints.request_context import Observer, RequestContext
 
 logger = logging.getLogger("searchport")
@@ -44,7 +45,8 @@ def _openapi(auth: bool) -> OpenAPIConfig:
         version=__version__,
         description="One stable JSON search API in front of Elasticsearch, OpenSearch, "
         "Meilisearch, Typesense or an embedded tantivy index. Errors are "
-        '{"error": "..."} with 400, 401, 403, 404, 405, 413, 502 or 504.'
+        '{"error": "..."} with 400, 401, 403, 404, 405, 413, 429 (with Retry-After), 502 or '
+        "504."
         + (" Send `Authorization: Bearer <key>`." if auth else ""),
         path="/openapi",
         render_plugins=[swagger, JsonRenderPlugin(path=["/json", "/openapi.json"])],
@@ -104,6 +106,7 @@ def create_app(
             await container.http_clients().aclose()
             await container.responses().drain()
             await container.cache().close()
+            await container.rate_limit_store().close()
 
     app = Litestar(
         route_handlers=[
@@ -124,7 +127,10 @@ def create_app(
             "clear_cache_uc": bridge(container.clear_cache),
             "metrics": bridge(container.metrics),
         },
-        middleware=[bearer_auth(config.api_keys, open_paths)],
+        middleware=[
+            rate_limit(config.rate_limit, container.rate_limit_store()),
+            bearer_auth(config.api_keys, open_paths),
+        ],
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
         openapi_config=_openapi(auth),
         cors_config=_cors(config.cors_origins),

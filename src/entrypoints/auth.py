@@ -18,7 +18,8 @@ UNAUTHORIZED_BODY = b'{"error":"Unauthorized"}'
 OPEN_PATHS = ("/health", "/openapi")
 
 
-def _token(scope: Scope) -> bytes:
+def bearer_token(scope: Scope) -> bytes:
+    """The bearer token of the request (empty when there is none)."""
     for name, value in scope.get("headers", ()):
         if name == b"authorization":
             scheme, _, token = value.partition(b" ")
@@ -55,7 +56,7 @@ def bearer_auth(keys: tuple[str, ...], also_open: tuple[str, ...] = ()):  # type
                 scope["type"] != ScopeType.HTTP
                 or scope.get("method") == "OPTIONS"
                 or is_open_path(scope["path"], open_paths)
-                or token_matches(_token(scope), encoded)
+                or token_matches(bearer_token(scope), encoded)
             ):
                 await app(scope, receive, send)
                 return

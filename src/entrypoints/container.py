@@ -14,6 +14,7 @@ from searchport.adapters.cache.null import NullCache
 from searchport.adapters.cache.redis import RedisCache
 from searchport.adapters.cache.two_tier import TwoTierCache
 from searchport.adapters.http_clients import HttpClients
+from searchport.adapters.rate_limit.memory import MemoryRateLimitStore
 from searchport.adapters.resources import EngineResources
 from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.config import Config, ConfigError, IndexConfig
@@ -31,6 +32,7 @@ from searchport.entrypoints.observability import Metrics
 from searchport.entrypoints.timing import ObservedCache, TimedEngine
 from searchport.ports.cache import CachePort
 from searchport.ports.engine import SearchEnginePort
+from searchport.ports.rate_limit import RateLimitStore
 
 # engine name -> "module:factory"; a factory takes (handle, IndexConfig, EngineResources).
 # Adding an engine is one adapter package and one line here.
@@ -63,6 +65,17 @@ def build_catalog(config: Config, resources: EngineResources, metrics: Metrics) 
         )
         for handle, index in config.indexes.items()
     })
+
+
+def build_rate_limit_store(config: Config) -> RateLimitStore:
+    """Where ``rateLimit`` counts live (``store``: auto, memory, redis)."""
+    settings = config.rate_limit
+    wanted = settings.store
+    if wanted == "auto":
+        wanted = "redis" if config.cache.backend == "redis" else "memory"
+    if wanted == "redis":
+        raise ConfigError("rateLimit.store: redis is not available in this version yet")
+    return MemoryRateLimitStore()
 
 
 def build_metrics(config: Config) -> Metrics:
@@ -100,6 +113,7 @@ class Container(containers.DeclarativeContainer):
     http_clients = providers.Singleton(HttpClients)
     resources = providers.Singleton(EngineResources, base_dir=base_dir, http=http_clients)
     metrics = providers.Singleton(build_metrics, config=config)
+    rate_limit_store = providers.Singleton(build_rate_limit_store, config=config)
     catalog = providers.Singleton(
         build_catalog, config=config, resources=resources, metrics=metrics
     )
@@ -125,4 +139,5 @@ def create_container(config: Config, base_dir: Path) -> Container:
     container = Container(config=config, base_dir=base_dir)
     container.catalog()  # fail fast on engine configuration errors
     container.cache()
+    container.rate_limit_store()
     return container
