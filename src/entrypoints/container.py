@@ -70,10 +70,7 @@ def build_catalog(config: Config, resources: EngineResources, metrics: Metrics) 
 def build_rate_limit_store(config: Config) -> RateLimitStore:
     """Where ``rateLimit`` counts live (``store``: auto, memory, redis)."""
     settings = config.rate_limit
-    wanted = settings.store
-    if wanted == "auto":
-        wanted = "redis" if config.cache.backend == "redis" else "memory"
-    if wanted == "redis":
+    if settings.store == "redis" and settings.enabled:
         raise ConfigError("rateLimit.store: redis is not available in this version yet")
     return MemoryRateLimitStore()
 
