@@ -165,6 +165,9 @@ def test_exists_filters(client: TestClient[Any]) -> None:
     assert found(client, {"available": {"exists": False}}) == where(
         lambda r: "available" not in r)
     assert found(client, {"title": {"exists": True}}) == where(lambda r: True)  # not optional
+    assert found(client, {"title": {"exists": False}}) == set()
+    assert found(client, {"id": {"exists": False}}) == set()
+    assert found(client, {"title": {"exists": False}, "year": {"exists": True}}) == set()
 
 
 def test_filters_and_text_together(client: TestClient[Any]) -> None:

@@ -22,9 +22,11 @@ What Typesense 0.24.1 does, verified against the real server (see
 - ``!=`` does not exist for numbers: a not filter on a number is written as ranges
   (``(f:<v || f:>v)``), which also leaves out documents without the field, so it is used only
   when the schema says the field is not optional; otherwise it is refused.
-- ``exists``: a number is present when ``f:>=<the type's minimum>``, a boolean when
-  ``f:=[true,false]`` and missing when ``f:!=true && f:!=false``; a field that is not
-  optional and not an array is always present. Anything else is refused.
+- ``exists``: a field that is not optional and not an array (and ``id``) is in every
+  document: ``exists: true`` is no clause, ``exists: false`` the clause ``NEVER``, which
+  holds for no document. Otherwise a number is present when ``f:>=<the type's minimum>``,
+  a boolean when ``f:=[true,false]`` and missing when ``f:!=true && f:!=false``. Anything
+  else is refused (0.24.1 has no comparison that holds for a missing string or number).
 - An ISO-8601 date on a numeric field is Unix seconds, and covers a span as on the other
   engines: a date (``2020-05-10``) its whole day, a date-time its second. Equality is
   ``f:>=start && f:<end``, a ``max`` bound ``f:<end`` (so ``max: 2020-05-10`` includes that
@@ -56,6 +58,10 @@ from searchport.domain.shaping import format_number
 BACKTICK = "`"
 UNQUOTABLE = (BACKTICK, "\\")
 EMPTY = BACKTICK * 2
+# Holds for no document: ids compare whole strings and a document has one id. It needs no
+# field of the schema (an unindexed field cannot be filtered on) and no empty id (which
+# crashes 0.24.1).
+NEVER = "(id:=`0` && id:=`1`)"
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 MINIMUM = {
     "int32": "-2147483648",
@@ -157,16 +163,12 @@ def _range(info: FieldInfo, low: float | str | None, high: float | str | None) -
 
 def _exists(info: FieldInfo, exists: bool) -> str:
     name = info.name
-    if info is not ID_FIELD and info.is_bool and not info.is_array:
+    if info is ID_FIELD or not (info.optional or info.is_array):
+        return "" if exists else NEVER  # every document has the field
+    if info.is_bool and not info.is_array:
         return f"{name}:=[true,false]" if exists else f"{name}:!=true && {name}:!=false"
-    if info.is_number and not info.is_array:
-        minimum = MINIMUM[info.type]
-        if exists:
-            return f"{name}:>={minimum}"
-        if not info.optional:
-            return f"{name}:<{minimum}"  # never true
-    if exists and (info is ID_FIELD or not (info.optional or info.is_array)):
-        return ""
+    if exists and info.is_number and not info.is_array:
+        return f"{name}:>={MINIMUM[info.type]}"
     raise UnsupportedFeature(f"An exists filter on the {info.type} field '{name}'", ENGINE)
 
 
