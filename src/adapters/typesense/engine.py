@@ -24,7 +24,7 @@ from searchport.adapters.typesense.filters import literal
 from searchport.adapters.typesense.schema import Schema, read_schema
 from searchport.adapters.typesense.transport import ENGINE, Transport, unreadable
 from searchport.domain.config import ConfigError, IndexConfig
-from searchport.domain.errors import InvalidQuery, SearchportError
+from searchport.domain.errors import InvalidQuery, InvalidRequest, SearchportError
 from searchport.domain.query import FacetValuesQuery, SearchQuery
 from searchport.domain.results import Capabilities, EngineResult, FacetValue, Hit
 
@@ -62,6 +62,9 @@ class TypesenseEngine:
         self._transport = Transport(handle=handle, address=address, http=resources.http,
                                     api_key=config.api_key, timeout=config.timeout,
                                     verify=config.verify_tls, ca_bundle=ca_bundle)
+        # fields the config types date: Typesense stores them as Unix seconds (int64)
+        self._dates = frozenset(spec.field or name for name, spec in config.fields.items()
+                                if spec.type == "date")
         self._schema: Schema | None = None
         self._schema_due = -math.inf
         self._schema_lock = asyncio.Lock()
@@ -104,19 +107,37 @@ class TypesenseEngine:
                             highlight_fields=plan.highlight_fields, drop_id=drop_id),
             total=parse.total(answers[0]),
         ))
+        dates = self._date_fields(schema)
         for name in query.facets:
             position = plan.facet_search[name]
-            values = self._read(parse.facet_counts, answers[position]).get(name, [])
+            values = self._read(parse.facet_counts, answers[position], dates).get(name, [])
             result.facets[name] = await self._settle_ties(
-                plan.searches[position], name, values, plan.facet_budget, query.max_facet_values
+                plan.searches[position], name, values, plan.facet_budget,
+                query.max_facet_values, dates,
             )
         return result
 
     async def facet_values(self, query: FacetValuesQuery) -> list[FacetValue]:
         schema = await self._current_schema()
-        searches = translate.facet_values_searches(query, schema, self._collection)
+        dates = self._date_fields(schema)
+        dated = query.field in dates
+        searches = translate.facet_values_searches(query, schema, self._collection,
+                                                   dated=dated)
         answers = await self._multi_search(searches)
-        values = self._read(lambda: parse.matching_values(answers, query.field, query.text))
+        if not query.text:  # the best values by count then value, ties settled
+            values = self._read(parse.facet_counts, answers[0], dates).get(query.field, [])
+            values = await self._settle_ties(searches[0], query.field, values,
+                                             translate.FACET_SCAN, query.limit, dates)
+        else:
+            if dated and len(self._read(parse.facet_counts, answers[0], dates)
+                             .get(query.field, [])) > translate.DATE_SCAN:
+                raise InvalidRequest(
+                    f"Cannot search the values of the date field '{query.field}': it has more "
+                    f"than {translate.DATE_SCAN} values under these filters on the {ENGINE} "
+                    "engine; narrow them with filters"
+                )
+            values = self._read(lambda: parse.matching_values(answers, query.field,
+                                                              query.text, dates))
         return sorted(values, key=lambda v: (-v.count, v.value))[: query.limit]
 
     async def get_document(self, doc_id: str) -> Hit | None:
@@ -172,14 +193,19 @@ class TypesenseEngine:
         return results
 
     async def _settle_ties(self, search: dict[str, Any], name: str, values: list[FacetValue],
-                           budget: int, limit: int) -> list[FacetValue]:
+                           budget: int, limit: int, dates: frozenset[str]) -> list[FacetValue]:
         """Read more values of one facet while a tie crosses the cut (Typesense orders by
         count only), so the best ``limit`` by count then value are exact."""
         while not parse.exact_top(values, budget, limit) and budget < FACET_RETRY_MAX:
             budget = min(budget * 4, FACET_RETRY_MAX)
             [answer] = await self._multi_search([translate.facet_retry(search, name, budget)])
-            values = self._read(parse.facet_counts, answer).get(name, [])
+            values = self._read(parse.facet_counts, answer, dates).get(name, [])
         return values
+
+    def _date_fields(self, schema: Schema) -> frozenset[str]:
+        """The fields the config types date that the collection stores as integers."""
+        return frozenset(name for name in self._dates
+                         if (info := schema.fields.get(name)) is not None and info.is_integer)
 
     async def _document_by_filter(self, doc_id: str) -> Hit | None:
         search = {"collection": self._collection, "q": "*", "query_by": "", "per_page": 1,

@@ -9,6 +9,8 @@
   field, which holds only the matching elements). Typesense returns the document text as is,
   so each snippet is HTML-escaped here and the private-use tags of ``translate`` become
   ``<mark>``/``</mark>``; a snippet without a mark is no highlight.
+- Facet values are text: booleans ``true``/``false``, and on the fields the config types
+  ``date`` (stored as ``int64`` Unix seconds) ISO-8601 UTC date-times, never the numbers.
 
 An answer of an unexpected shape raises ``UnreadableAnswer``, which the engine turns into a
 502: a gateway never guesses at what an engine meant.
@@ -17,13 +19,16 @@ An answer of an unexpected shape raises ``UnreadableAnswer``, which the engine t
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
 from typing import Any
 
 from searchport.adapters.typesense.translate import MARK_END, MARK_START
 from searchport.domain.results import FacetValue, Hit
 
 Json = Mapping[str, Any]
+_SECONDS = re.compile(r"-?[0-9]{1,19}")
 
 
 class UnreadableAnswer(ValueError):
@@ -85,16 +90,30 @@ def total(answer: Json) -> int:
     raise UnreadableAnswer("found is not a number")
 
 
-def facet_counts(answer: Json) -> dict[str, list[FacetValue]]:
-    """Every facet of one search answer, as Typesense ordered them (by count)."""
+def facet_counts(answer: Json, dates: frozenset[str] = frozenset()) -> dict[str, list[FacetValue]]:
+    """Every facet of one search answer, as Typesense ordered them (by count); the values of
+    ``dates`` (fields holding Unix seconds) as ISO-8601."""
     facets: dict[str, list[FacetValue]] = {}
     for group in _list(answer.get("facet_counts", []), "facet_counts"):
         group = _mapping(group, "facet_counts entry")
+        name = str(group["field_name"])
+        text = iso_date if name in dates else _text
         counts = (_mapping(c, "count") for c in _list(group.get("counts", []), "counts"))
-        facets[str(group["field_name"])] = [
-            FacetValue(value=_text(c["value"]), count=int(c["count"])) for c in counts
-        ]
+        facets[name] = [FacetValue(value=text(c["value"]), count=int(c["count"])) for c in counts]
     return facets
+
+
+def iso_date(value: Any) -> str:
+    """Unix seconds (Typesense writes facet values as text) as an ISO-8601 UTC date-time in
+    the tantivy engine's format (``2002-07-18T12:54:00Z``); anything else as text."""
+    text = _text(value)
+    if not _SECONDS.fullmatch(text):
+        return text
+    try:
+        moment = datetime.fromtimestamp(int(text), UTC)
+    except (OverflowError, OSError, ValueError):
+        return text  # past year 9999: no ISO-8601 date-time to write
+    return moment.isoformat().replace("+00:00", "Z")
 
 
 def exact_top(values: list[FacetValue], budget: int, limit: int) -> bool:
@@ -107,12 +126,14 @@ def exact_top(values: list[FacetValue], budget: int, limit: int) -> bool:
     return ordered[-1].count < ordered[limit - 1].count
 
 
-def matching_values(answers: Iterable[Json], field: str, text: str) -> list[FacetValue]:
-    """The values of ``field`` in every answer that contain ``text``, ignoring case."""
+def matching_values(answers: Iterable[Json], field: str, text: str,
+                    dates: frozenset[str] = frozenset()) -> list[FacetValue]:
+    """The values of ``field`` in every answer that contain ``text``, ignoring case (a date
+    as the ISO-8601 text the client sees)."""
     needle = text.casefold()
     found: dict[str, FacetValue] = {}
     for answer in answers:
-        for value in facet_counts(answer).get(field, []):
+        for value in facet_counts(answer, dates).get(field, []):
             if needle in value.value.casefold():
                 found.setdefault(value.value, value)
     return list(found.values())

@@ -41,6 +41,7 @@ Json = dict[str, Any]
 MAX_PER_PAGE = 250  # Typesense's largest page
 MAX_WEIGHT = 15  # the largest weight Typesense 0.24 uses as given
 FACET_SCAN = 1000  # values of one facet read to match facet-value search text here
+DATE_SCAN = 10_000  # values of a date facet read at most to match facet-value search text
 # Private-use characters as highlight tags: the snippet is HTML-escaped, then they become
 # <mark> and </mark>. Typesense does not escape the text it returns.
 MARK_START = "\ue000\ue001"
@@ -162,18 +163,25 @@ def page_window(offset: int, limit: int) -> tuple[int, int, int]:
     )
 
 
-def facet_values_searches(query: FacetValuesQuery, schema: Schema, collection: str) -> list[Json]:
+def facet_values_searches(query: FacetValuesQuery, schema: Schema, collection: str,
+                          *, dated: bool = False) -> list[Json]:
     """Values of one facet counted under the filters: the first FACET_SCAN of them (matched
     against the text by ``parse``), plus, when there is text, Typesense's own facet search
-    (a prefix match on the words of the values), which reaches values past the scan."""
+    (a prefix match on the words of the values), which reaches values past the scan.
+
+    ``dated`` (a date field, Unix seconds): Typesense's facet search would match the digits
+    of the seconds, not the ISO-8601 text the client sees, so with text the scan reads up to
+    DATE_SCAN values, one more to tell when there are more (the engine refuses then)."""
     name = schema.facet(query.field).name
     scan: Json = {"collection": collection, "q": "*", "query_by": "", "per_page": 0,
                   "facet_by": name, "max_facet_values": FACET_SCAN}
     where = filter_by(query.filters, schema)
     if where:
         scan["filter_by"] = where
-    searches = [scan]
     needle = " ".join(query.text.replace(",", " ").split())
+    if dated:
+        return [{**scan, "max_facet_values": DATE_SCAN + 1}] if needle else [scan]
+    searches = [scan]
     if needle:
         searches.append({**scan, "facet_query": f"{name}:{needle}"})
     return searches
