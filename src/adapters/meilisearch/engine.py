@@ -100,17 +100,21 @@ class MeilisearchEngine:
         plan = translate.search_plan(query, self._uid, key, self._dates)
         answer = await self._transport.json("POST", plan.path, plan.body)
         return self._read(lambda: parse.search_result(answer, plan, query, uid=self._uid,
-                                                      primary_key=key))
+                                                      primary_key=key, dates=self._dates))
 
     async def facet_values(self, query: FacetValuesQuery) -> list[FacetValue]:
         """Without ``text``: the field's ``facetDistribution``. With it: the distribution
         and Meilisearch's facet search (prefix, strings only, beyond ``maxValuesPerFacet``)
-        together, keeping the values that contain ``text`` ignoring case."""
+        together, keeping the values that contain ``text`` ignoring case. On a date field
+        (Unix seconds) the text is matched against the ISO-8601 values of the distribution
+        alone: the facet search would match the digits of the seconds."""
         searched = self._transport.json("POST", self._path("/search"),
                                         translate.distribution_body(query, self._dates))
-        if not query.text:
+        if not query.text or query.field in self._dates:
             answer = await searched
-            return self._read(lambda: parse.distribution(answer, query.field))
+            values = self._read(lambda: parse.distribution(answer, query.field, self._dates))
+            needle = query.text.casefold()
+            return [v for v in values if needle in v.value.casefold()]
         answer, found = await asyncio.gather(searched, self._facet_search(query))
         values = self._read(lambda: parse.distribution(answer, query.field)
                             + (parse.facet_hits(found) if found is not None else []))

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import html
 import math
+import re
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from typing import Any
 
 from searchport.adapters.meilisearch.translate import POST, PRE, SearchPlan
@@ -16,6 +18,7 @@ from searchport.domain.query import SearchQuery
 from searchport.domain.results import EngineResult, FacetValue, Hit
 
 Json = Mapping[str, Any]
+_SECONDS = re.compile(r"-?[0-9]{1,19}")
 
 # keys Meilisearch adds to a hit; everything else is the document
 HIT_METADATA = frozenset({
@@ -29,7 +32,7 @@ class UnreadableAnswer(ValueError):
 
 
 def search_result(answer: Json, plan: SearchPlan, query: SearchQuery, *, uid: str,
-                  primary_key: str) -> EngineResult:
+                  primary_key: str, dates: frozenset[str] = frozenset()) -> EngineResult:
     if plan.multi:
         results = _list(answer.get("results"), "results")
         if len(results) != 1 + len(plan.own_facets):
@@ -46,7 +49,7 @@ def search_result(answer: Json, plan: SearchPlan, query: SearchQuery, *, uid: st
     ]
     result = EngineResult(hits=hits, total=total(main, exact=query.exact_total))
     for field in query.facets:
-        result.facets[field] = distribution(extra.get(field, main), field)
+        result.facets[field] = distribution(extra.get(field, main), field, dates)
     return result
 
 
@@ -124,12 +127,29 @@ def _has_sentinel(value: Any) -> bool:
 # ---------------------------------------------------------------- facets
 
 
-def distribution(answer: Json, field: str) -> list[FacetValue]:
-    """One field of ``facetDistribution`` (absent when no matching document has it)."""
+def distribution(answer: Json, field: str,
+                 dates: frozenset[str] = frozenset()) -> list[FacetValue]:
+    """One field of ``facetDistribution`` (absent when no matching document has it); the
+    values of ``dates`` (fields the config types date: Unix seconds) as ISO-8601."""
     facets = answer.get("facetDistribution") or {}
     counts = _mapping(facets, "facetDistribution").get(field) or {}
-    return [FacetValue(value=str(value), count=_count(count))
+    text = iso_date if field in dates else str
+    return [FacetValue(value=text(value), count=_count(count))
             for value, count in _mapping(counts, "facetDistribution[field]").items()]
+
+
+def iso_date(value: Any) -> str:
+    """Whole Unix seconds (a ``facetDistribution`` key) as an ISO-8601 UTC date-time in the
+    tantivy engine's format (``2002-07-18T12:54:00Z``); any other value as it is (a date
+    stored as text, or a fraction of a second)."""
+    text = str(value)
+    if not _SECONDS.fullmatch(text):
+        return text
+    try:
+        moment = datetime.fromtimestamp(int(text), UTC)
+    except (OverflowError, OSError, ValueError):
+        return text  # past year 9999: no ISO-8601 date-time to write
+    return moment.isoformat().replace("+00:00", "Z")
 
 
 def facet_hits(answer: Json) -> list[FacetValue]:
