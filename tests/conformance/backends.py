@@ -61,7 +61,7 @@ def tantivy(session: Session) -> Iterator[IndexSettings]:
 TYPESENSE_TYPES = {"text": "string", "keyword": "string", "integer": "int32",
                    "float": "float", "boolean": "bool", "date": "int64",
                    "geo_point": "geopoint"}
-TYPESENSE_FACETS = frozenset({*KEYWORDS, "year", "rating", "available"})
+TYPESENSE_FACETS = frozenset({*KEYWORDS, "year", "rating", "available", "published"})
 TYPESENSE_SORTS = frozenset({"genre", "title"})  # numbers are sortable by default
 
 
