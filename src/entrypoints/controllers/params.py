@@ -15,11 +15,16 @@ def _error(description: str) -> ResponseSpec:
     return ResponseSpec(data_container=ErrorBody, description=description)
 
 
+GUARDS = {
+    401: _error('Missing or invalid bearer token (when a key is configured): {"error": '
+                '"Unauthorized"}.'),
+    429: _error("Rate limited (when rateLimit is configured); Retry-After says how many "
+                "seconds to wait."),
+}
 ERRORS = {
     400: _error("Bad input: invalid JSON or value, an unsupported feature, or a query the "
                 "engine rejected. The message says what to fix."),
-    401: _error('Missing or invalid bearer token (when a key is configured): {"error": '
-                '"Unauthorized"}.'),
+    **GUARDS,
     404: _error("Unknown index handle (or document)."),
     502: _error("The engine is unreachable or failing."),
     504: _error("The engine did not answer in time."),

@@ -9,6 +9,7 @@ from searchport.domain.responses import CacheClearResponse, HealthResponse, Inde
 from searchport.domain.usecases.clear_cache import ClearCache
 from searchport.domain.usecases.health import Health
 from searchport.domain.usecases.list_indexes import ListIndexes
+from searchport.entrypoints.controllers.params import GUARDS
 from searchport.entrypoints.observability import Metrics
 
 
@@ -19,11 +20,13 @@ class ServiceController(Controller):
     async def health(self, health_uc: NamedDependency[Health]) -> HealthResponse:
         return await health_uc()
 
-    @get("/indexes", summary="Configured handles, engines and capabilities")
+    @get("/indexes", summary="Configured handles, engines and capabilities",
+         responses=GUARDS)
     async def indexes(self, list_indexes: NamedDependency[ListIndexes]) -> IndexListResponse:
         return await list_indexes()
 
-    @post("/cache/clear", status_code=200, summary="Drop searchport's own cache entries")
+    @post("/cache/clear", status_code=200, summary="Drop searchport's own cache entries",
+          responses=GUARDS)
     async def clear_cache(self, clear_cache_uc: NamedDependency[ClearCache]) -> CacheClearResponse:
         return await clear_cache_uc()
 
@@ -36,6 +39,7 @@ class ServiceController(Controller):
     "configured, unless `metrics.public` is true.",
     tags=["service"],
     media_type="text/plain",
+    responses=GUARDS,
 )
 async def metrics_route(metrics: NamedDependency[Metrics]) -> Response[bytes]:
     return Response(metrics.render(), media_type=metrics.content_type)
