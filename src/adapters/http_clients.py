@@ -3,6 +3,10 @@
 Handles that point at the same engine host share one connection pool (keep-alive, bounded);
 credentials and timeouts are per request, so each handle keeps its own. The composition root
 owns the pool and closes it after the engines.
+
+Every client sends through ``ResilientTransport`` (``resilience.py``): the request's timeout
+is the budget of the whole call, and with a ``CallPolicy`` failed reads are retried and
+each origin gets a circuit breaker (``circuit_open(origin)``, ``on_circuit`` callbacks).
 """
 
 from __future__ import annotations
@@ -13,6 +17,8 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 
 import httpx
 
+from searchport.adapters.circuit_breaker import CircuitBreaker, StateListener
+from searchport.adapters.resilience import CallPolicy, ResilientTransport
 from searchport.domain.config import ConfigError
 
 # httpx logs every request URL at INFO; searchport logs its own, credential-free lines.
@@ -56,10 +62,25 @@ class EngineAddress:
 class HttpClients:
     """Lazily created clients keyed by origin and TLS settings."""
 
-    def __init__(self, transport: httpx.AsyncBaseTransport | None = None) -> None:
-        """``transport`` replaces the network for every client (contract tests)."""
+    def __init__(
+        self,
+        transport: httpx.AsyncBaseTransport | None = None,
+        *,
+        policy: CallPolicy | None = None,
+        on_circuit: StateListener | None = None,
+    ) -> None:
+        """``transport`` replaces the network for every client (contract tests);
+        ``policy``: retries and circuit breakers (none: one attempt, no breaker);
+        ``on_circuit(origin, open)`` hears every breaker's state, starting closed."""
         self._transport = transport
+        self._policy = policy
+        self._on_circuit = on_circuit
         self._clients: dict[tuple[str, bool, str | None], httpx.AsyncClient] = {}
+        self._breakers: dict[str, CircuitBreaker] = {}
+
+    def circuit_open(self, origin: str) -> bool:
+        breaker = self._breakers.get(origin)
+        return breaker is not None and breaker.is_open
 
     def client(
         self, address: EngineAddress, *, verify: bool = True, ca_bundle: str | None = None
@@ -67,24 +88,44 @@ class HttpClients:
         key = (address.origin, verify, ca_bundle)
         client = self._clients.get(key)
         if client is None or client.is_closed:
+            tls = _tls(verify, ca_bundle)  # a bad CA bundle is a config error, test or not
+            network = self._transport or _network(tls)
             client = httpx.AsyncClient(
-                verify=_tls(verify, ca_bundle),
-                limits=httpx.Limits(
-                    max_connections=MAX_CONNECTIONS,
-                    max_keepalive_connections=MAX_KEEPALIVE,
-                    keepalive_expiry=KEEPALIVE_SECONDS,
-                ),
                 follow_redirects=False,
-                transport=self._transport,
+                transport=self._resilient(address.origin, network),
                 trust_env=False,  # proxies and .netrc never redirect engine credentials
             )
             self._clients[key] = client
         return client
 
+    def _resilient(self, origin: str, inner: httpx.AsyncBaseTransport) -> ResilientTransport:
+        policy = self._policy
+        if policy is None:
+            return ResilientTransport(inner)
+        breaker = self._breakers.get(origin)
+        if breaker is None:
+            breaker = CircuitBreaker(origin, threshold=policy.failures,
+                                     cool_down=policy.cool_down, on_change=self._on_circuit)
+            self._breakers[origin] = breaker
+        return ResilientTransport(inner, retries=policy.retries, backoff=policy.backoff,
+                                  breaker=breaker)
+
     async def aclose(self) -> None:
         clients, self._clients = list(self._clients.values()), {}
         for client in clients:
             await client.aclose()
+
+
+def _network(tls: ssl.SSLContext | bool) -> httpx.AsyncHTTPTransport:
+    return httpx.AsyncHTTPTransport(
+        verify=tls,
+        limits=httpx.Limits(
+            max_connections=MAX_CONNECTIONS,
+            max_keepalive_connections=MAX_KEEPALIVE,
+            keepalive_expiry=KEEPALIVE_SECONDS,
+        ),
+        trust_env=False,
+    )
 
 
 def _tls(verify: bool, ca_bundle: str | None) -> ssl.SSLContext | bool:
