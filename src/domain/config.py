@@ -111,6 +111,23 @@ class RateLimitConfig(_Section, frozen=True):
         return self.per_ip is not None or self.per_token is not None
 
 
+class CircuitBreakerConfig(_Section, frozen=True):
+    """``resilience.circuitBreaker``: per engine host (scheme://host:port)."""
+
+    failures: Annotated[int, msgspec.Meta(ge=1, le=1000)] = 5  # failed calls in a row: open
+    cool_down: Annotated[float, msgspec.Meta(gt=0, le=3600)] = 10.0  # seconds before a probe
+
+
+class ResilienceConfig(_Section, frozen=True):
+    """``resilience``: how calls to the server engines survive a failing engine. Each
+    index's ``timeout`` is the budget of a whole call, retries included."""
+
+    retries: Annotated[int, msgspec.Meta(ge=0, le=5)] = 2  # refused/dropped, 502/503 only
+    retry_backoff: Annotated[float, msgspec.Meta(gt=0, le=10)] = 0.1  # first wait, doubled
+    circuit_breaker: CircuitBreakerConfig = msgspec.field(default_factory=CircuitBreakerConfig)
+    health_interval: Annotated[float, msgspec.Meta(gt=0, le=3600)] = 5.0  # /health re-pings
+
+
 class MetricsConfig(_Section, frozen=True):
     enabled: bool = True  # GET /metrics (Prometheus text format)
     public: bool = False  # True: /metrics needs no token even when apiKey is set
@@ -127,6 +144,7 @@ class Config(_Section, frozen=True):
     access_log: Literal["json", "text", "off"] = "json"  # one line per request on stdout
     metrics: MetricsConfig = msgspec.field(default_factory=MetricsConfig)
     rate_limit: RateLimitConfig = msgspec.field(default_factory=RateLimitConfig)
+    resilience: ResilienceConfig = msgspec.field(default_factory=ResilienceConfig)
 
     @property
     def api_keys(self) -> tuple[str, ...]:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 
+from searchport.domain.engine_health import EngineStatus
 from searchport.domain.results import Bucket, FacetValue
 
 SearchHit = dict[str, Any]  # objectID, _index, _score, _highlights, then the document fields
@@ -47,9 +48,10 @@ class AutocompleteResponse(_Body):
 
 
 class HealthResponse(_Body):
-    status: str
+    status: Literal["ok", "degraded"]  # degraded: an engine is unreachable
     cache: str
     version: str
+    engines: dict[str, EngineStatus]  # handle -> ok | unreachable | unknown
 
 
 class CapabilitiesBody(_Body):

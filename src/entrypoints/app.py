@@ -101,6 +101,7 @@ def create_app(
         try:
             yield
         finally:
+            await container.engine_health().close()
             for entry in catalog.values():
                 await entry.engine.close()
             await container.http_clients().aclose()

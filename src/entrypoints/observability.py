@@ -17,7 +17,7 @@ import time
 from typing import Literal
 
 import msgspec
-from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
 LogFormat = Literal["json", "text"]
@@ -100,6 +100,11 @@ class Metrics:
             "searchport_cache_lookups", "Response cache lookups, by result (hit or miss).",
             ["result"], registry=registry,
         )
+        self.circuit_open = Gauge(
+            "searchport_circuit_open", "1 while calls to an engine host are refused after "
+            "repeated failures (circuit open or half-open), else 0.",
+            ["host"], registry=registry,
+        )
 
     def handle_label(self, handle: str | None) -> str:
         return handle if handle in self.handles else NO_HANDLE
@@ -116,6 +121,10 @@ class Metrics:
 
     def cache_lookup(self, hit: bool) -> None:
         self.cache_lookups.labels("hit" if hit else "miss").inc()
+
+    def circuit(self, host: str, is_open: bool) -> None:
+        """``host``: scheme://host:port of an engine, never with credentials."""
+        self.circuit_open.labels(host).set(1 if is_open else 0)
 
     def render(self) -> bytes:
         return generate_latest(self.registry)

@@ -1,4 +1,4 @@
-"""Health: liveness and the cache's state."""
+"""Health: liveness, the cache's state and each handle's engine, never waiting on one."""
 
 from __future__ import annotations
 
@@ -7,16 +7,23 @@ from typing import TYPE_CHECKING
 from searchport.domain.responses import HealthResponse
 
 if TYPE_CHECKING:
+    from searchport.domain.engine_health import EngineHealth
     from searchport.ports.cache import CachePort
 
 
 class Health:
-    """Always ``ok`` while the process answers; the cache's status is checked on each call."""
+    """``ok`` while the process answers and every engine does (or is not known yet);
+    ``degraded`` while an engine is unreachable. Engine statuses come from a cached view."""
 
-    def __init__(self, *, cache: CachePort, version: str) -> None:
+    def __init__(self, *, cache: CachePort, version: str,
+                 engines: EngineHealth | None = None) -> None:
         self._cache = cache
         self._version = version
+        self._engines = engines
 
     async def __call__(self, request: None = None) -> HealthResponse:
         cache = await self._cache.probe()
-        return HealthResponse(status="ok", cache=cache, version=self._version)
+        engines = self._engines.statuses() if self._engines is not None else {}
+        degraded = "unreachable" in engines.values()
+        return HealthResponse(status="degraded" if degraded else "ok", cache=cache,
+                              version=self._version, engines=engines)
