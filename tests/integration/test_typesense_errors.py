@@ -68,7 +68,9 @@ def test_a_stopped_server_is_a_502(tmp_path_factory: pytest.TempPathFactory,
                                                            {"name": "genre", "type": "string",
                                                             "facet": True}]},
                               [{"id": "b01", "title": "Castle", "genre": "x"}])
-        with app_client({"h": index_settings(own)}) as client:
+        # the circuit breaker out of reach: every call meets the stopped server itself
+        never_open = {"circuitBreaker": {"failures": 1000}}
+        with app_client({"h": index_settings(own)}, resilience=never_open) as client:
             assert client.get("/h/search?q=castle").status_code == 200
             own.stop()
             found = answers(client)
@@ -76,6 +78,34 @@ def test_a_stopped_server_is_a_502(tmp_path_factory: pytest.TempPathFactory,
         own.stop()
     assert found == [(502, {"error": "The typesense engine cannot be reached"})] * len(found)
     assert not leaks(caplog.text, own.api_key, own.url, str(own.port))
+
+
+def test_a_stopped_server_opens_the_circuit_with_502s(
+        tmp_path_factory: pytest.TempPathFactory, caplog: pytest.LogCaptureFixture) -> None:
+    """With the default breaker, the failed calls open the circuit; from then on the answer
+    is the breaker's own 502, still without the engine's URL or key."""
+    own = TypesenseServer(tmp_path_factory.mktemp("typesense-circuit"))
+    own.start()
+    try:
+        own.create_collection({"name": "books", "fields": [{"name": "title", "type": "string"},
+                                                           {"name": "genre", "type": "string",
+                                                            "facet": True}]},
+                              [{"id": "b01", "title": "Castle", "genre": "x"}])
+        with app_client({"h": index_settings(own)}) as client:
+            assert client.get("/h/search?q=castle").status_code == 200
+            own.stop()
+            found = answers(client) + answers(client)
+    finally:
+        own.stop()
+    unreachable = (502, {"error": "The typesense engine cannot be reached"})
+    circuit_open = (502, {"error": "The engine is unavailable after repeated failures; "
+                                   "searchport will try it again in 10 s"})
+    opened = found.index(circuit_open)
+    assert opened > 0 and found[:opened] == [unreachable] * opened
+    assert found[opened:] == [circuit_open] * (len(found) - opened)
+    adapter_logs = "\n".join(r.getMessage() for r in caplog.records
+                              if r.name == "searchport.typesense")
+    assert not leaks(adapter_logs, own.api_key, own.url, str(own.port))
 
 
 @pytest.fixture

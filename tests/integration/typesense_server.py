@@ -129,9 +129,10 @@ def tokens(text: str) -> tuple[str, ...]:
 
 
 @contextmanager
-def app_client(indexes: dict[str, dict[str, Any]]) -> Iterator[TestClient[Any]]:
-    """The real app (container, use cases, HTTP) over the given typesense handles."""
-    config = msgspec.convert({"indexes": indexes}, Config)
+def app_client(indexes: dict[str, dict[str, Any]], **settings: Any) -> Iterator[TestClient[Any]]:
+    """The real app (container, use cases, HTTP) over the given typesense handles;
+    ``settings``: other top-level config keys (``resilience``...)."""
+    config = msgspec.convert({"indexes": indexes, **settings}, Config)
     with TestClient(create_app(create_container(config, Path(".")))) as client:
         yield client
 
