@@ -66,6 +66,12 @@ class IndexConfig(_Section, frozen=True):
     fields: dict[str, FieldConfig] = msgspec.field(default_factory=dict)
     defaults: DefaultsConfig = msgspec.field(default_factory=DefaultsConfig)
     raw_query: bool = True
+    # engine features a raw query may not use (403 naming the feature). Elasticsearch and
+    # OpenSearch know "scripts" (any script: queries, scores, sorts, fields, aggregations)
+    # and "runtimeFields" (runtime_mappings); the default denies both. [] allows them.
+    raw_query_deny: list[Literal["scripts", "runtimeFields"]] = msgspec.field(
+        default_factory=lambda: ["scripts", "runtimeFields"]
+    )
     exact_totals: bool = True
     max_result_window: Annotated[int, msgspec.Meta(ge=1)] = 10_000
     cache: IndexCacheConfig = msgspec.field(default_factory=IndexCacheConfig)

@@ -21,7 +21,7 @@ import httpx
 
 from searchport.adapters.elastic import parse, translate
 from searchport.adapters.elastic.fields import FieldCatalog
-from searchport.adapters.elastic.raw_query import scoped_body
+from searchport.adapters.elastic.raw_query import check_features, scoped_body
 from searchport.adapters.elastic.transport import Transport
 from searchport.adapters.http_clients import EngineAddress
 from searchport.adapters.resources import EngineResources
@@ -61,6 +61,7 @@ class ElasticCompatEngine:
         self._indices = ",".join(quote(n, safe="*-_.+,") for n in names)
         self._single = len(names) == 1 and "*" not in names[0] and "," not in names[0]
         self._names = frozenset(part for name in names for part in name.split(","))
+        self._denied: list[str] = list(config.raw_query_deny)
         where = f"indexes.{handle}"
         try:
             address = EngineAddress(config.host)
@@ -153,6 +154,7 @@ class ElasticCompatEngine:
 
     async def raw_query(self, body: dict[str, Any]) -> bytes:
         path = f"/{self._indices}/_search"
+        check_features(body, self._denied)
         response = await self._transport.send("POST", path, scoped_body(body, self._names))
         if not response.is_success:
             raise self._transport.failure("POST", path, response)

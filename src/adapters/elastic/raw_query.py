@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from searchport.domain.errors import InvalidRequest
+from searchport.domain.errors import Forbidden, InvalidRequest
 
 Json = dict[str, Any]
 
@@ -38,6 +38,38 @@ RETARGETING_KEYS = frozenset({"index", "indices", "_index"})
 DEFAULT_SHAPE_INDEX = "shapes"  # indexed_shape without ``index`` reads this one
 MLT_DOCUMENTS = ("like", "unlike", "docs")
 MAX_WHERE = 120
+
+# a denied feature -> the keys that use it, anywhere in the body
+FEATURE_KEYS = {
+    "scripts": frozenset({
+        "script", "_script", "script_fields", "scripted_metric", "init_script", "map_script",
+        "combine_script", "reduce_script",
+    }),
+    "runtimeFields": frozenset({"runtime_mappings"}),
+}
+FEATURE_NAMES = {"scripts": "scripts", "runtimeFields": "runtime fields"}
+
+
+def check_features(body: Json, denied: list[str]) -> None:
+    """``Forbidden`` (403) naming the first denied feature the body uses, and where."""
+    keys = {key: feature for feature in denied for key in FEATURE_KEYS.get(feature, ())}
+    if not keys:
+        return
+    stack: list[tuple[Any, tuple[str, ...]]] = [(body, ())]
+    while stack:
+        node, where = stack.pop()
+        if isinstance(node, list):
+            stack.extend((item, (*where, f"[{i}]")) for i, item in enumerate(node))
+        elif isinstance(node, dict):
+            for key, value in node.items():
+                here = (*where, str(key))
+                feature = keys.get(str(key))
+                if feature is not None:
+                    raise Forbidden(
+                        f"The raw query uses {FEATURE_NAMES[feature]} ({_where(here)}), "
+                        "which this handle does not allow (rawQueryDeny)"
+                    )
+                stack.append((value, here))
 
 
 def scoped_body(body: Json, indices: frozenset[str]) -> Json:

@@ -117,8 +117,15 @@ def test_a_raw_query_reading_its_own_index_passes_unchanged(
     assert cities.last_search().body == body
 
 
-def test_a_lookup_runtime_field(cities: EsApp, double: EngineDouble) -> None:
-    double.search((200, es.empty_search()))
+def allowing_runtime_fields(engine: str, es_app: Callable[..., EsApp]) -> EsApp:
+    """A handle whose raw queries may use runtime fields and scripts (``rawQueryDeny: []``)."""
+    double = EngineDouble(engine)
+    double.on("POST", "/cities/_search", (200, es.empty_search()))
+    return es_app(city_yaml(engine, settings="rawQueryDeny: []"), double)
+
+
+def test_a_lookup_runtime_field(engine: str, es_app: Callable[..., EsApp]) -> None:
+    cities = allowing_runtime_fields(engine, es_app)
     assert post(cities, lookup_field("cities")).status_code == 200
     assert cities.last_search().body == lookup_field("cities")
     for index in ("salaries", None, ["cities"]):
@@ -184,7 +191,6 @@ def test_constructs_that_hide_their_query_are_refused(
     {"query": {"more_like_this": {"fields": ["name"], "like": [{"_id": "1"}, "text"]}}},
     {"query": {"geo_shape": {"location": {"shape": {"type": "point",
                                                     "coordinates": [2.3, 48.8]}}}}},
-    {"runtime_mappings": {"day": {"type": "keyword", "script": "emit('x')"}}},
 ])
 def test_bodies_that_read_no_other_index_pass_unchanged(
     cities: EsApp, double: EngineDouble, body: Json
@@ -193,6 +199,72 @@ def test_bodies_that_read_no_other_index_pass_unchanged(
     response = post(cities, body)
     assert response.status_code == 200, response.text
     assert cities.last_search().body == body
+
+
+def test_a_script_runtime_field_reads_no_other_index(
+    engine: str, es_app: Callable[..., EsApp]
+) -> None:
+    cities = allowing_runtime_fields(engine, es_app)
+    body = {"runtime_mappings": {"day": {"type": "keyword", "script": "emit('x')"}}}
+    assert post(cities, body).status_code == 200
+    assert cities.last_search().body == body
+
+
+# ---------------------------------------------------------------- denied features
+
+
+SCRIPTED: dict[str, tuple[Json, str]] = {
+    "script query": ({"query": {"bool": {"filter": {"script": {"script": {
+        "source": "doc['population'].value > 1"}}}}}}, "query.bool.filter.script"),
+    "script_score": ({"query": {"script_score": {"query": {"match_all": {}}, "script": {
+        "source": "_score * 2"}}}}, "query.script_score.script"),
+    "script sort": ({"sort": [{"_script": {"type": "number", "script": "1"}}]},
+                    "sort[0]._script"),
+    "script_fields": ({"script_fields": {"x": {"script": "1"}}}, "script_fields"),
+    "scripted_metric": ({"aggs": {"m": {"scripted_metric": {"map_script": "state.x = 1"}}}},
+                        "aggs.m.scripted_metric"),
+    "bucket_script": ({"aggs": {"t": {"terms": {"field": "country"}, "aggs": {"b": {
+        "bucket_script": {"buckets_path": {}, "script": "1"}}}}}},
+                      "aggs.t.aggs.b.bucket_script.script"),
+}
+
+
+@pytest.mark.parametrize("case", list(SCRIPTED))
+def test_scripts_are_denied_by_default_with_a_403_naming_them(
+    cities: EsApp, case: str
+) -> None:
+    body, where = SCRIPTED[case]
+    response = post(cities, body)
+    assert response.status_code == 403, response.text
+    assert response.json()["error"] == (
+        f"The raw query uses scripts (at {where}), which this handle does not allow "
+        "(rawQueryDeny)"
+    )
+    assert cities.data_requests() == []
+
+
+def test_runtime_fields_are_denied_by_default(cities: EsApp) -> None:
+    response = post(cities, {"runtime_mappings": {"day": {"type": "keyword"}},
+                             "query": {"match_all": {}}})
+    assert response.status_code == 403
+    assert response.json()["error"] == (
+        "The raw query uses runtime fields (at runtime_mappings), which this handle does not "
+        "allow (rawQueryDeny)"
+    )
+    assert cities.data_requests() == []
+
+
+def test_the_deny_list_is_per_handle(engine: str, es_app: Callable[..., EsApp]) -> None:
+    double = EngineDouble(engine)
+    double.on("POST", "/cities/_search", (200, es.empty_search()))
+    only_scripts = es_app(city_yaml(engine, settings="rawQueryDeny: [scripts]"), double)
+    runtime = {"runtime_mappings": {"day": {"type": "keyword"}}}
+    assert post(only_scripts, runtime).status_code == 200
+    assert post(only_scripts, SCRIPTED["script query"][0]).status_code == 403
+    everything = allowing_runtime_fields(engine, es_app)
+    for body, _ in SCRIPTED.values():
+        assert post(everything, body).status_code == 200
+        assert everything.last_search().body == body
 
 
 @pytest.mark.parametrize(("index_name", "allowed", "refused"), [
