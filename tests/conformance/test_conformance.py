@@ -338,22 +338,13 @@ def test_facet_value_text_is_a_string(api: TestClient[Any]) -> None:
 # ---------------------------------------------------------------- date facet values
 # DECISIONS.md: dates come back as ISO-8601 strings, never as epoch numbers. The format is
 # the tantivy engine's (``2002-07-18T12:54:00Z``, UTC, whole seconds): the rows' own text.
-# Elasticsearch and OpenSearch write the ``key_as_string`` of their default date format,
-# with milliseconds (``2002-07-18T12:54:00.000Z``): a known difference, to be fixed in
-# their adapter (a ``format`` on the terms aggregation of a date field), so expected to
-# fail there until then; strict, so the fix shows.
-DATE_FORMAT_DIFFERS = frozenset({"elasticsearch", "opensearch"})
+# Elasticsearch and OpenSearch write milliseconds in ``key_as_string``; their adapter drops
+# zero ones, so every engine answers the same text.
 DATE_FACET_FILTERS: list[dict[str, Any]] = [
     {},
     {"genre": "poetry"},
     {"published": {"min": "2005-01-01"}, "genre": "fiction"},
 ]
-
-
-def expect_iso_dates(api: TestClient[Any], request: pytest.FixtureRequest) -> None:
-    if engine_of(api) in DATE_FORMAT_DIFFERS:
-        request.applymarker(pytest.mark.xfail(
-            strict=True, reason="date facet values carry milliseconds on this engine"))
 
 
 def ordered(counts: dict[str, int]) -> list[dict[str, Any]]:
@@ -363,9 +354,8 @@ def ordered(counts: dict[str, int]) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize("filters", DATE_FACET_FILTERS, ids=json.dumps)
 def test_date_facet_values_are_iso_strings_by_count_then_value(
-    api: TestClient[Any], request: pytest.FixtureRequest, filters: dict[str, Any]
+    api: TestClient[Any], filters: dict[str, Any]
 ) -> None:
-    expect_iso_dates(api, request)
     body = search(api, filters=filters, facets="published,genre", perPage=1)
     assert body["facets"]["published"] == ordered(facet_counts(filters, "published"))
     assert body["facets"]["genre"] == ordered(facet_counts(filters, "genre"))
@@ -376,10 +366,9 @@ def test_date_facet_values_are_iso_strings_by_count_then_value(
     ("2005", {"available": True}, 100), ("Z", {"genre": "poetry"}, 4), ("1899", {}, 10),
 ])
 def test_date_facet_value_search_matches_the_iso_text(
-    api: TestClient[Any], request: pytest.FixtureRequest, text: str,
+    api: TestClient[Any], text: str,
     filters: dict[str, Any], limit: int,
 ) -> None:
-    expect_iso_dates(api, request)
     response = api.get(f"/{HANDLE}/facets/published", params={
         "q": text, "filters": json.dumps(filters), "maxValues": str(limit)})
     assert response.status_code == 200, response.text
@@ -389,9 +378,8 @@ def test_date_facet_value_search_matches_the_iso_text(
 
 
 def test_autocomplete_offers_date_values_containing_the_text(
-    api: TestClient[Any], request: pytest.FixtureRequest
+    api: TestClient[Any]
 ) -> None:
-    expect_iso_dates(api, request)
     response = api.get(f"/{HANDLE}/autocomplete", params={"q": "2011", "facets": "published",
                                                           "maxFacetsPerField": "20"})
     assert response.status_code == 200, response.text

@@ -7,6 +7,7 @@ a 502: a gateway never guesses at what an engine meant.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -107,13 +108,27 @@ def bucket_value(bucket: Json) -> str:
     from ``key_as_string``), numbers as JSON writes them."""
     text = bucket.get("key_as_string")
     if isinstance(text, str):
-        return text
+        return _whole_seconds(text)
     key = bucket.get("key")
     if isinstance(key, bool):
         return "true" if key else "false"
     if isinstance(key, int | float):
         return format_number(key)
     return str(key)
+
+
+_ZERO_FRACTION = re.compile(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)\.0+(Z|[+-]\d\d:?\d\d)")
+_UTC = ("Z", "+00:00", "+0000", "-00:00", "-0000")
+
+
+def _whole_seconds(text: str) -> str:
+    """A date written as every engine writes it (``2024-01-01T00:00:00Z``): the default
+    date format's ``.000`` milliseconds and a zero offset dropped; other text unchanged."""
+    match = _ZERO_FRACTION.fullmatch(text)
+    if match is None:
+        return text
+    offset = match.group(2)
+    return match.group(1) + ("Z" if offset in _UTC else offset)
 
 
 def histogram_buckets(node: Any) -> list[Bucket]:

@@ -14,6 +14,9 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+
+from searchport.adapters.elastic import parse
 from tests.contract.elastic import es_answers as es
 from tests.contract.elastic.conftest import EngineDouble, EsApp, city_yaml
 
@@ -92,7 +95,7 @@ def test_hits_facets_highlights_and_suggestions(cities: EsApp, double: EngineDou
             "region": [{"value": "Asia", "count": 52}, {"value": "Africa", "count": 40},
                        {"value": "Europe", "count": 40}],
             "capital": [{"value": "false", "count": 90}, {"value": "true", "count": 42}],
-            "founded": [{"value": "2024-01-01T00:00:00.000Z", "count": 2}],
+            "founded": [{"value": "2024-01-01T00:00:00Z", "count": 2}],
             "people": [{"value": "3", "count": 7}, {"value": "2102650", "count": 1}],
             "area": [{"value": "2.5", "count": 5}, {"value": "3", "count": 5}],
             "tags.label": [{"value": "unesco", "count": 31}, {"value": "port", "count": 14}],
@@ -259,3 +262,17 @@ def test_a_missing_document_of_several_indices(
     assert response.status_code == 404
     assert response.json() == {"error": "Document not found"}
     assert app.last_search().body == {"size": 1, "query": {"ids": {"values": ["7"]}}}
+
+
+@pytest.mark.parametrize(("key_as_string", "value"), [
+    ("2024-01-01T00:00:00.000Z", "2024-01-01T00:00:00Z"),  # the default date format
+    ("2002-07-18T12:54:00.000+00:00", "2002-07-18T12:54:00Z"),
+    ("2002-07-18T12:54:00.000+02:00", "2002-07-18T12:54:00+02:00"),
+    ("2002-07-18T12:54:00.250Z", "2002-07-18T12:54:00.250Z"),  # real milliseconds stay
+    ("2024-01-01", "2024-01-01"),  # a custom format: as written
+    ("true", "true"),
+])
+def test_date_facet_values_read_as_every_engine_writes_them(
+    key_as_string: str, value: str
+) -> None:
+    assert parse.bucket_value({"key": 0, "key_as_string": key_as_string}) == value
