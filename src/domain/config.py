@@ -93,6 +93,8 @@ class CacheConfig(_Section, frozen=True):
 
 class LimitsConfig(_Section, frozen=True):
     max_body_bytes: Annotated[int, msgspec.Meta(ge=1024, le=16 * 1024 * 1024)] = 65_536
+    # a longer query string (after the "?", as sent) is a 414
+    max_query_bytes: Annotated[int, msgspec.Meta(ge=1024, le=1024 * 1024)] = 16_384
 
 
 class RateRule(_Section, frozen=True):

@@ -23,6 +23,7 @@ from searchport.entrypoints.controllers.service_routes import ServiceController,
 from searchport.entrypoints.di import bridge
 from searchport.entrypoints.http_cache import cache_control
 from searchport.entrypoints.http_errors import EXCEPTION_HANDLERS
+from searchport.entrypoints.limits import query_length_guard
 from searchport.entrypoints.observability import AccessLog, LogFormat
 from searchport.entrypoints.rate_limit import rate_limit
 from searchport.entrypoints.request_context import Observer, RequestContext
@@ -45,8 +46,8 @@ def _openapi(auth: bool) -> OpenAPIConfig:
         version=__version__,
         description="One stable JSON search API in front of Elasticsearch, OpenSearch, "
         "Meilisearch, Typesense or an embedded tantivy index. Errors are "
-        '{"error": "..."} with 400, 401, 403, 404, 405, 413, 429 (with Retry-After), 502 or '
-        "504."
+        '{"error": "..."} with 400, 401, 403, 404, 405, 413 (body too large), 414 (query '
+        "string too long), 429 (with Retry-After), 502 or 504."
         + (" Send `Authorization: Bearer <key>`." if auth else ""),
         path="/openapi",
         render_plugins=[swagger, JsonRenderPlugin(path=["/json", "/openapi.json"])],
@@ -131,6 +132,7 @@ def create_app(
         middleware=[
             rate_limit(config.rate_limit, container.rate_limit_store()),
             bearer_auth(config.api_keys, open_paths),
+            query_length_guard(config.limits.max_query_bytes),
         ],
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
         openapi_config=_openapi(auth),

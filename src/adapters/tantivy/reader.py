@@ -72,9 +72,12 @@ class OpenIndex:
         try:
             return self.searcher.aggregate(query, aggregations)
         except ValueError as exc:
-            if "bucket" in str(exc).lower():  # a histogram interval far too small
+            reason = str(exc).lower()
+            # a histogram interval far too small: tantivy stops at its bucket or memory limit
+            if "bucket limit" in reason or "memory limit" in reason:
                 raise InvalidRequest(
-                    f"The request asks for too many buckets: {exc}"
+                    "The request asks for too many buckets: use a larger histogram interval "
+                    "or a smaller geoGrid precision"
                 ) from None
             raise
 

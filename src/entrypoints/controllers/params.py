@@ -26,6 +26,7 @@ ERRORS = {
                 "engine rejected. The message says what to fix."),
     **GUARDS,
     404: _error("Unknown index handle (or document)."),
+    414: _error("The query string is longer than limits.maxQueryBytes (16 KiB by default)."),
     502: _error("The engine is unreachable or failing."),
     504: _error("The engine did not answer in time."),
 }
@@ -77,7 +78,8 @@ SORT = QueryParameter(
 )
 FACETS = QueryParameter(
     description="Comma-separated fields to count values of (default: the index's "
-    "defaults.facets). Counts are disjunctive: a field's own filter does not narrow its counts.",
+    "defaults.facets), at most 100. Counts are disjunctive: a field's own filter does not "
+    "narrow its counts.",
     examples=_ex("continent,country", "two facets"),
 )
 FILTERS = QueryParameter(
@@ -107,8 +109,9 @@ BOOSTS = QueryParameter(
     examples=_ex('{"name":3,"alternateNames":1}', "favour names"),
 )
 HISTOGRAM = QueryParameter(
-    description="JSON object numeric field -> interval (> 0). Response histograms[field] lists "
-    "{key, count} buckets ascending, empty buckets inside the range included.",
+    description="JSON object numeric field -> interval (> 0), at most 100 fields. Response "
+    "histograms[field] lists {key, count} buckets ascending, empty buckets inside the range "
+    "included; an interval that would give too many buckets is a 400.",
     examples=_ex('{"population":1000000}', "population in steps of one million"),
 )
 GEO_GRID = QueryParameter(
