@@ -13,11 +13,14 @@ from searchport.adapters.cache.memory import MemoryCache
 from searchport.adapters.cache.null import NullCache
 from searchport.adapters.cache.redis import RedisCache
 from searchport.adapters.cache.two_tier import TwoTierCache
-from searchport.adapters.http_clients import HttpClients
+from searchport.adapters.http_clients import EngineAddress, HttpClients
 from searchport.adapters.rate_limit.memory import MemoryRateLimitStore
+from searchport.adapters.rate_limit.redis import RedisRateLimitStore
+from searchport.adapters.resilience import CallPolicy
 from searchport.adapters.resources import EngineResources
 from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.config import Config, ConfigError, IndexConfig
+from searchport.domain.engine_health import EngineHealth
 from searchport.domain.response_cache import ResponseCache
 from searchport.domain.usecases.autocomplete import Autocomplete
 from searchport.domain.usecases.clear_cache import ClearCache
@@ -67,12 +70,41 @@ def build_catalog(config: Config, resources: EngineResources, metrics: Metrics) 
     })
 
 
+def build_http_clients(config: Config, metrics: Metrics) -> HttpClients:
+    """The engine connection pools, with ``resilience``'s retries and circuit breakers."""
+    settings = config.resilience
+    policy = CallPolicy(retries=settings.retries, backoff=settings.retry_backoff,
+                        failures=settings.circuit_breaker.failures,
+                        cool_down=settings.circuit_breaker.cool_down)
+    return HttpClients(policy=policy, on_circuit=metrics.circuit)
+
+
+def build_engine_health(config: Config, catalog: Catalog, http: HttpClients) -> EngineHealth:
+    """/health's view of the engines: pings, and each server engine's circuit by handle."""
+    origins = {handle: EngineAddress(index.host).origin
+               for handle, index in config.indexes.items() if index.host}
+
+    def circuit_open(handle: str) -> bool:
+        origin = origins.get(handle)
+        return origin is not None and http.circuit_open(origin)
+
+    return EngineHealth(catalog=catalog, interval=config.resilience.health_interval,
+                        circuit_open=circuit_open)
+
+
 def build_rate_limit_store(config: Config) -> RateLimitStore:
     """Where ``rateLimit`` counts live (``store``: auto, memory, redis)."""
     settings = config.rate_limit
-    if settings.store == "redis" and settings.enabled:
-        raise ConfigError("rateLimit.store: redis is not available in this version yet")
-    return MemoryRateLimitStore()
+    wanted = settings.store
+    if wanted == "auto":
+        wanted = "redis" if config.cache.backend == "redis" else "memory"
+    if wanted == "memory" or not settings.enabled:
+        return MemoryRateLimitStore()
+    if not config.cache.url:
+        raise ConfigError("rateLimit.store: redis needs cache.url (or REDIS_URL)")
+    return RedisRateLimitStore(
+        config.cache.url, prefix=config.cache.prefix, timeout=config.cache.timeout
+    )
 
 
 def build_metrics(config: Config) -> Metrics:
@@ -107,14 +139,17 @@ class Container(containers.DeclarativeContainer):
     config = providers.Dependency(instance_of=Config)
     base_dir = providers.Dependency(instance_of=Path)
 
-    http_clients = providers.Singleton(HttpClients)
-    resources = providers.Singleton(EngineResources, base_dir=base_dir, http=http_clients)
     metrics = providers.Singleton(build_metrics, config=config)
+    http_clients = providers.Singleton(build_http_clients, config=config, metrics=metrics)
+    resources = providers.Singleton(EngineResources, base_dir=base_dir, http=http_clients)
     rate_limit_store = providers.Singleton(build_rate_limit_store, config=config)
     catalog = providers.Singleton(
         build_catalog, config=config, resources=resources, metrics=metrics
     )
     cache = providers.Singleton(observed_cache, config=config, metrics=metrics)
+    engine_health = providers.Singleton(
+        build_engine_health, config=config, catalog=catalog, http=http_clients
+    )
     max_body_bytes = providers.Callable(lambda c: c.limits.max_body_bytes, config)
     cache_settings = providers.Callable(lambda c: c.cache, config)
     responses = providers.Singleton(
@@ -127,7 +162,8 @@ class Container(containers.DeclarativeContainer):
     get_document = providers.Singleton(GetDocument, catalog=catalog, responses=responses)
     get_mapping = providers.Singleton(GetMapping, catalog=catalog, responses=responses)
     raw_query = providers.Singleton(RawQuery, catalog=catalog, max_body_bytes=max_body_bytes)
-    health = providers.Singleton(Health, cache=cache, version=__version__)
+    health = providers.Singleton(Health, cache=cache, version=__version__,
+                                 engines=engine_health)
     list_indexes = providers.Singleton(ListIndexes, catalog=catalog)
     clear_cache = providers.Singleton(ClearCache, cache=cache)
 
