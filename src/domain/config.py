@@ -150,6 +150,9 @@ class Config(_Section, frozen=True):
     cache: CacheConfig = msgspec.field(default_factory=CacheConfig)
     limits: LimitsConfig = msgspec.field(default_factory=LimitsConfig)
     access_log: Literal["json", "text", "off"] = "json"  # one line per request on stdout
+    # on SIGTERM/SIGINT: requests under way get this many seconds to finish, then the
+    # workers are stopped (new connections are refused at once)
+    shutdown_timeout: Annotated[int, msgspec.Meta(ge=1, le=3600)] = 30
     metrics: MetricsConfig = msgspec.field(default_factory=MetricsConfig)
     rate_limit: RateLimitConfig = msgspec.field(default_factory=RateLimitConfig)
     resilience: ResilienceConfig = msgspec.field(default_factory=ResilienceConfig)

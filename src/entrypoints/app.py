@@ -109,6 +109,7 @@ def create_app(
             await container.responses().drain()
             await container.cache().close()
             await container.rate_limit_store().close()
+            logger.info("searchport stopped: engine, cache and rate-limit connections closed")
 
     app = Litestar(
         route_handlers=[

@@ -155,6 +155,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         reload=args.reload,
         reload_paths=[Path(__file__).resolve().parents[1], path] if args.reload else None,
         log_access=False,  # searchport writes its own access log (see observability.py)
+        workers_kill_timeout=config.shutdown_timeout,
     )
     server.serve()
     return 0
