@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -197,7 +198,17 @@ def test_raw_query_needs_a_json_object(open_client: TestClient[Any], body: bytes
 def test_health(open_client: TestClient[Any]) -> None:
     response = open_client.get("/health")
     assert response.status_code == 200
-    assert response.json() == {"status": "ok", "cache": "disabled", "version": __version__}
+    body = response.json()
+    engines = body.pop("engines")
+    assert body == {"status": "ok", "cache": "disabled", "version": __version__}
+    # the engines' pings run in the background: "unknown" until the first one answers
+    assert set(engines) == {"cities", "locked"}
+    assert set(engines.values()) <= {"unknown", "ok"}
+    deadline = time.monotonic() + 5
+    while set(engines.values()) != {"ok"} and time.monotonic() < deadline:
+        time.sleep(0.01)
+        engines = open_client.get("/health").json()["engines"]
+    assert engines == {"cities": "ok", "locked": "ok"}
 
 
 def test_indexes(open_client: TestClient[Any]) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -166,8 +167,13 @@ def test_a_failing_engine_at_startup_does_not_stop_the_app(
     _, reply, _, _ = next(f for f in failures(engine) if f[0] == case)
     double = EngineDouble(engine, prefix="/prod")
     double.on("GET", "/cities/_mapping", reply)
+    double.search(reply)  # /health's background ping meets the same failing engine
     app = es_app(secret_yaml(engine), double)
     assert app.get("/health").json()["status"] == "ok"
+    deadline = time.monotonic() + 5
+    while app.get("/health").json()["engines"] != {"cities": "unreachable"}:
+        assert time.monotonic() < deadline, "the failed ping never showed in /health"
+        time.sleep(0.01)
     assert any("the mapping could not be read" in r.getMessage() for r in caplog.records)
     for record in caplog.records:
         for secret in SECRETS:
