@@ -1,7 +1,8 @@
 """``EngineHealth``: what ``/health`` says of each handle's engine, without waiting on one.
 
 The view is a table handle -> ``ok`` | ``unreachable`` | ``unknown``. Reading it never
-calls an engine: a read that finds the table older than ``interval`` seconds starts one
+waits on an engine (but for at most a quarter of a second before the first answer, see
+``current``): a read that finds the table older than ``interval`` seconds starts one
 refresh in the background (every engine's ``ping()`` at once, each bounded by its index's
 ``timeout``) and answers with what is known now. Engines are pinged only while someone asks,
 at most once per interval. A handle whose engine host has an open circuit (the adapters'
@@ -63,6 +64,22 @@ class EngineHealth:
             for handle in self._catalog
         }
 
+    async def current(self, first_wait: float = 0.25) -> dict[str, EngineStatus]:
+        """``statuses()``; while a handle has never been checked, the round under way gets up
+        to ``first_wait`` seconds to finish first, so that right after a start the engines
+        that answer at once (the embedded one, a healthy server) are already ``ok``."""
+        known = self.statuses()
+        refresh = self._refresh
+        if "unknown" in known.values() and refresh is not None and not refresh.done():
+            deadline = self._clock() + first_wait
+            while not refresh.done() and "unknown" in known.values():
+                left = deadline - self._clock()
+                if left <= 0:
+                    break
+                await asyncio.wait({refresh}, timeout=min(left, 0.01))
+                known = self.statuses()
+        return known
+
     async def close(self) -> None:
         task, self._refresh = self._refresh, None
         if task is not None and not task.done():
@@ -71,10 +88,10 @@ class EngineHealth:
                 await task
 
     async def _ping_all(self) -> None:
-        entries = list(self._catalog.values())
-        results = await asyncio.gather(*(self._ping(entry) for entry in entries))
-        for entry, status in zip(entries, results, strict=True):
-            self._known[entry.handle] = status
+        async def ping_one(entry: IndexEntry) -> None:
+            self._known[entry.handle] = await self._ping(entry)  # known as soon as answered
+
+        await asyncio.gather(*(ping_one(entry) for entry in self._catalog.values()))
         self._checked_at = self._clock()
 
     async def _ping(self, entry: IndexEntry) -> EngineStatus:

@@ -1,7 +1,8 @@
 """Rate limiting per client address and per token: 429 with ``Retry-After``, before auth.
 
 Checked before the token is (a client guessing keys is limited too), after routing (an
-unknown route is a cheap 404 anyway). ``/health`` and the API docs are never limited.
+unknown route is a cheap 404 anyway). ``/health``, ``/metrics`` and the API docs are never
+limited: a flood must not blind the monitoring.
 Tokens are counted by a hash: the store never sees one.
 """
 
@@ -18,7 +19,7 @@ from searchport.domain.config import RateLimitConfig
 from searchport.entrypoints.auth import bearer_token
 from searchport.ports.rate_limit import RateLimitStore
 
-EXEMPT_PATHS = ("/health", "/openapi")
+EXEMPT_PATHS = ("/health", "/openapi", "/metrics")  # probes, docs and scrapers
 
 
 def client_address(scope: Scope, trust_forwarded_for: bool) -> str:

@@ -113,6 +113,7 @@ def test_per_ip_limit_answers_429_with_retry_after() -> None:
                     for _ in range(4)]
         refused = client.get("/cities/search", headers=bearer(KEY))
         health = client.get("/health")
+        metrics = client.get("/metrics", headers=bearer(KEY))
     assert statuses == [200, 200, 200, 429]
     assert refused.status_code == 429
     assert refused.json()["error"].startswith("Too many requests")
@@ -120,6 +121,7 @@ def test_per_ip_limit_answers_429_with_retry_after() -> None:
     assert refused.headers["cache-control"] == "no-store"
     assert refused.headers["x-request-id"]
     assert health.status_code == 200  # never limited
+    assert metrics.status_code == 200
 
 
 def test_a_client_guessing_keys_is_limited_before_auth() -> None:

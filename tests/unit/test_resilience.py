@@ -227,4 +227,25 @@ def test_health_is_degraded_while_an_engine_is_unreachable() -> None:
     response = asyncio.run(run())
     assert (response.status, response.cache, response.version) == ("degraded", "memory",
                                                                     "1.2.3")
-    assert response.engines == {"a": "unknown", "b": "unreachable"}
+    # "a" answers its first ping at once, so the first look already has it
+    assert response.engines == {"a": "ok", "b": "unreachable"}
+
+
+def test_the_first_look_waits_a_moment_for_engines_that_answer_at_once() -> None:
+    engines = {"up": PingEngine(), "stuck": PingEngine(60.0)}
+    view = EngineHealth(catalog=catalog(**engines), interval=5.0)
+
+    async def run() -> tuple[dict[str, str], float, dict[str, str]]:
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        first = await view.current(first_wait=0.3)  # bounded: "stuck" never answers
+        took = loop.time() - started
+        again = await view.current(first_wait=0.3)
+        await view.close()
+        return first, took, again
+
+    first, took, again = asyncio.run(run())
+    assert first == {"up": "ok", "stuck": "unknown"}
+    assert 0.25 <= took < 1.0
+    assert again == first
+    assert [e.pings for e in engines.values()] == [1, 1]  # no second round within interval

@@ -23,7 +23,7 @@ class Health:
 
     async def __call__(self, request: None = None) -> HealthResponse:
         cache = await self._cache.probe()
-        engines = self._engines.statuses() if self._engines is not None else {}
+        engines = await self._engines.current() if self._engines is not None else {}
         degraded = "unreachable" in engines.values()
         return HealthResponse(status="degraded" if degraded else "ok", cache=cache,
                               version=self._version, engines=engines)
