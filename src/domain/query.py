@@ -21,11 +21,23 @@ class TermFilter(msgspec.Struct, frozen=True, kw_only=True, tag="term"):
 
 
 class RangeFilter(msgspec.Struct, frozen=True, kw_only=True, tag="range"):
-    """Inclusive range; a bound is a number or an ISO-8601 date string, ``None`` when open."""
+    """A range; a bound is a number or an ISO-8601 date string, ``None`` when open.
+
+    Bounds are inclusive unless ``min_exclusive``/``max_exclusive`` say otherwise (Algolia's
+    ``price > 10`` is ``min=10, min_exclusive=True``); an exclusive bound is always a number.
+    """
 
     field: str
     min: float | str | None = None
     max: float | str | None = None
+    min_exclusive: bool = False
+    max_exclusive: bool = False
+
+    def __post_init__(self) -> None:
+        if (self.min_exclusive and (self.min is None or isinstance(self.min, str))) or (
+            self.max_exclusive and (self.max is None or isinstance(self.max, str))
+        ):
+            raise ValueError("an exclusive range bound must be a number")
 
 
 class NotFilter(msgspec.Struct, frozen=True, kw_only=True, tag="not"):

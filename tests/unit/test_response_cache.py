@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.config import CacheConfig, FieldConfig, IndexCacheConfig, IndexConfig
 from searchport.domain.errors import DocumentNotFound, InvalidQuery, SearchportError
-from searchport.domain.query import FacetValuesQuery
+from searchport.domain.query import FacetValuesQuery, RangeFilter, SearchQuery
 from searchport.domain.response_cache import FORMAT, ResponseCache
 from searchport.domain.responses import SearchResponse
 from searchport.domain.results import FacetValue
@@ -526,3 +526,15 @@ def test_facet_and_autocomplete_requests_never_share_an_entry_unless_equal(
     else:
         event("different answers: two entries")
         assert again > 0
+
+
+def test_strict_and_inclusive_range_bounds_make_different_entries() -> None:
+    cache = responses(FakeCache())
+    entry = catalog(EchoEngine()).get_entry("cities")
+    inclusive = SearchQuery(filters=(RangeFilter(field="population", min=10, max=20),))
+    strict_low = SearchQuery(filters=(RangeFilter(field="population", min=10, max=20,
+                                                  min_exclusive=True),))
+    strict_high = SearchQuery(filters=(RangeFilter(field="population", min=10, max=20,
+                                                   max_exclusive=True),))
+    keys = {cache.key("search", entry, [q, 1, 20]) for q in (inclusive, strict_low, strict_high)}
+    assert len(keys) == 3

@@ -70,7 +70,9 @@ def filter_clause(f: Filter, catalog: FieldCatalog) -> Json:
         case TermFilter(field=field, values=values):
             return _nest(path, _terms(catalog.exact(field), values))
         case RangeFilter(field=field, min=low, max=high):
-            bounds = {k: v for k, v in (("gte", low), ("lte", high)) if v is not None}
+            bounds = {k: v for k, v in (("gt" if f.min_exclusive else "gte", low),
+                                        ("lt" if f.max_exclusive else "lte", high))
+                      if v is not None}
             return _nest(path, {"range": {catalog.exact(field): bounds}})
         case NotFilter(field=field, values=values):
             return {"bool": {"must_not": [_nest(path, _terms(catalog.exact(field), values))]}}

@@ -140,9 +140,9 @@ def _date_equality(name: str, values: Iterable[Scalar]) -> str:
     return parts[0] if len(parts) == 1 else "(" + " OR ".join(parts) + ")"
 
 
-def _date_bound(field: str, value: float | str, upper: bool) -> str:
+def _date_bound(field: str, value: float | str, upper: bool, strict: bool = False) -> str:
     if not isinstance(value, str):
-        return f"{'<=' if upper else '>='} {number(value)}"
+        return f"{'<' if upper else '>'}{'' if strict else '='} {number(value)}"
     found = span(value)
     if found is None:
         raise InvalidRequest(f"The bounds of {field!r} must be numbers or ISO-8601 dates")
@@ -164,16 +164,16 @@ def expression(f: Filter, dates: frozenset[str] = frozenset()) -> str:
         case RangeFilter(field=field, min=low, max=high) if dated:
             parts = []
             if low is not None:
-                parts.append(f"{name} {_date_bound(field, low, upper=False)}")
+                parts.append(f"{name} {_date_bound(field, low, False, f.min_exclusive)}")
             if high is not None:
-                parts.append(f"{name} {_date_bound(field, high, upper=True)}")
+                parts.append(f"{name} {_date_bound(field, high, True, f.max_exclusive)}")
             return " AND ".join(parts)
         case RangeFilter(field=field, min=low, max=high):
             parts = []
             if low is not None:
-                parts.append(f"{name} >= {_bound(field, low)}")
+                parts.append(f"{name} {'>' if f.min_exclusive else '>='} {_bound(field, low)}")
             if high is not None:
-                parts.append(f"{name} <= {_bound(field, high)}")
+                parts.append(f"{name} {'<' if f.max_exclusive else '<='} {_bound(field, high)}")
             return " AND ".join(parts)
         case NotFilter(values=values) if dated and any(isinstance(v, str) for v in values):
             return f"NOT {_date_equality(name, values)}"

@@ -84,7 +84,7 @@ class FilterTranslator:
             return present if flt.exists else exclude(present)
         spec = field_spec(self._layout, flt.field, "filter on")
         if isinstance(flt, RangeFilter):
-            return self._range(spec, flt.min, flt.max)
+            return self._range(spec, flt.min, flt.max, flt.min_exclusive, flt.max_exclusive)
         matches = self.equals_any(spec, flt.values)
         return matches if isinstance(flt, TermFilter) else exclude(matches)
 
@@ -112,8 +112,8 @@ class FilterTranslator:
             return tantivy.Query.term_query(self._schema, name, tokens[0])
         return tantivy.Query.phrase_query(self._schema, name, list(tokens))
 
-    def _range(self, spec: FieldSpec, low: float | str | None,
-               high: float | str | None) -> tantivy.Query:
+    def _range(self, spec: FieldSpec, low: float | str | None, high: float | str | None,
+               low_exclusive: bool = False, high_exclusive: bool = False) -> tantivy.Query:
         if low is None and high is None:
             return tantivy.Query.term_query(self._schema, PRESENT_FIELD, spec.name)
         if spec.type == "date":
@@ -127,15 +127,21 @@ class FilterTranslator:
         lower = None if low is None else _checked(spec, values.as_float, low)
         upper = None if high is None else _checked(spec, values.as_float, high)
         bounds: tuple[Any, Any] = (lower, upper)
+        include = (not low_exclusive, not high_exclusive)
         if spec.type == "integer":  # inclusive integer bounds inside the float ones
-            if (lower is not None and lower > _I64_MAX) or (upper is not None and upper < _I64_MIN):
+            first = None if lower is None else _integer_above(lower, low_exclusive)
+            last = None if upper is None else _integer_below(upper, high_exclusive)
+            if (first is not None and first > _I64_MAX) or (last is not None and last < _I64_MIN):
                 return tantivy.Query.empty_query()  # beyond what a 64-bit field can hold
-            bounds = (None if lower is None else max(_I64_MIN, math.ceil(lower)),
-                      None if upper is None else min(_I64_MAX, math.floor(upper)))
-        if None not in bounds and bounds[0] > bounds[1]:
+            bounds = (None if first is None else max(_I64_MIN, first),
+                      None if last is None else min(_I64_MAX, last))
+            include = (True, True)
+        if None not in bounds and (bounds[0] > bounds[1] or (
+                bounds[0] == bounds[1] and not all(include))):
             return tantivy.Query.empty_query()
         return tantivy.Query.range_query(self._schema, spec.name, field_type,
-                                         bounds[0], bounds[1])
+                                         bounds[0], bounds[1],
+                                         include_lower=include[0], include_upper=include[1])
 
     def _date_range(self, spec: FieldSpec, low: Any, high: Any) -> tantivy.Query:
         # A written date covers a span: "max: 2020-12-31" includes that whole day.
@@ -145,6 +151,16 @@ class FilterTranslator:
             return tantivy.Query.empty_query()
         return tantivy.Query.range_query(self._schema, spec.name, tantivy.FieldType.Date,
                                          start, end, include_upper=end is None)
+
+
+def _integer_above(bound: float, exclusive: bool) -> int:
+    """The least integer above (``exclusive``) or at ``bound``."""
+    return math.floor(bound) + 1 if exclusive else math.ceil(bound)
+
+
+def _integer_below(bound: float, exclusive: bool) -> int:
+    """The greatest integer below (``exclusive``) or at ``bound``."""
+    return math.ceil(bound) - 1 if exclusive else math.floor(bound)
 
 
 def _checked(spec: FieldSpec, coerce: Callable[[Any], Any], value: Any) -> Any:

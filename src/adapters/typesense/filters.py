@@ -88,8 +88,9 @@ def clause(f: Filter, schema: Schema) -> str:
             return f"{info.name}:={_list(info, values, schema)}"
         case NotFilter(values=values):
             return _not(info, values, schema)
-        case RangeFilter(min=low, max=high):
-            return _range(info, low, high)
+        case RangeFilter(min=low, max=high, min_exclusive=strict_low,
+                         max_exclusive=strict_high):
+            return _range(info, low, high, strict_low, strict_high)
         case ExistsFilter(exists=exists):
             return _exists(info, exists)
     raise TypeError(f"unknown filter {f!r}")  # pragma: no cover - the union is closed
@@ -145,17 +146,26 @@ def _numbers(info: FieldInfo, values: Iterable[Scalar]) -> tuple[list[str], list
     return list(exact), list(spans)
 
 
-def _range(info: FieldInfo, low: float | str | None, high: float | str | None) -> str:
+def _range(info: FieldInfo, low: float | str | None, high: float | str | None,
+           strict_low: bool = False, strict_high: bool = False) -> str:
     name = info.name
     if not info.is_number:
         raise UnsupportedFeature(f"A range filter on the {info.type} field '{name}'", ENGINE)
     parts = []
     if isinstance(low, str):
         parts.append(f"{name}:>={number(_span(low)[0])}")
+    elif low is not None and strict_low and info.is_integer:
+        parts.append(f"{name}:>={math.floor(low) + 1}")  # the least integer above
+    elif low is not None and strict_low:
+        parts.append(f"{name}:>{number(low)}")
     elif low is not None:
         parts.append(f"{name}:>={_bound(info, low, math.ceil)}")
     if isinstance(high, str):
         parts.append(f"{name}:<{number(_span(high)[1])}")
+    elif high is not None and strict_high and info.is_integer:
+        parts.append(f"{name}:<={math.ceil(high) - 1}")  # the greatest integer below
+    elif high is not None and strict_high:
+        parts.append(f"{name}:<{number(high)}")
     elif high is not None:
         parts.append(f"{name}:<={_bound(info, high, math.floor)}")
     return " && ".join(parts)

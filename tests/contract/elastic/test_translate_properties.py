@@ -236,10 +236,14 @@ values = st.lists(scalars, min_size=1, max_size=4).map(tuple)
 names = st.sampled_from(POOL)
 
 
-def _range(name: str, bounds: list[Any], keep: str) -> RangeFilter:
+def _range(name: str, bounds: list[Any], keep: str,
+           strict: tuple[bool, bool] = (False, False)) -> RangeFilter:
     low, high = bounds if isinstance(bounds[0], str) else sorted(bounds)
+    numeric = not isinstance(low, str)
     return RangeFilter(field=name, min=None if keep == "max" else low,
-                       max=None if keep == "min" else high)
+                       max=None if keep == "min" else high,
+                       min_exclusive=numeric and keep != "max" and strict[0],
+                       max_exclusive=numeric and keep != "min" and strict[1])
 
 
 filters: st.SearchStrategy[Filter] = st.one_of(
@@ -247,7 +251,8 @@ filters: st.SearchStrategy[Filter] = st.one_of(
     st.builds(_range, names,
               st.lists(numbers, min_size=2, max_size=2) | st.lists(dates, min_size=2,
                                                                    max_size=2),
-              st.sampled_from(("both", "min", "max"))),
+              st.sampled_from(("both", "min", "max")),
+              st.tuples(st.booleans(), st.booleans())),
     st.builds(NotFilter, field=names, values=values),
     st.builds(ExistsFilter, field=names, exists=st.booleans()),
 )
@@ -632,8 +637,12 @@ def test_each_filter_clause_has_its_exact_shape(model: Model, data: st.DataObjec
             assert clause == nest(terms(found))
         case NotFilter(values=found):
             assert clause == {"bool": {"must_not": [nest(terms(found))]}}
-        case RangeFilter(min=low, max=high):
-            bounds = {k: v for k, v in (("gte", low), ("lte", high)) if v is not None}
+        case RangeFilter(min=low, max=high, min_exclusive=strict_low, max_exclusive=strict_high):
+            bounds: Json = {}
+            if low is not None:
+                bounds["gt" if strict_low else "gte"] = low
+            if high is not None:
+                bounds["lt" if strict_high else "lte"] = high
             assert clause == nest({"range": {spec.exact: bounds}})
         case ExistsFilter(exists=True):
             assert clause == nest({"exists": {"field": f.field}})

@@ -216,9 +216,10 @@ def read(text: str) -> Filter:
             return TermFilter(field=name, values=tuple(scalar(t) for t in tokens))  # type: ignore[misc]
         case ("not", ("in", name, tokens)):
             return NotFilter(field=name, values=tuple(scalar(t) for t in tokens))  # type: ignore[misc]
-        case ("cmp", name, ">=" | "<=", token):
+        case ("cmp", name, ">=" | "<=" | ">" | "<", token):
             return _range(name, [node])
-        case ("and", [("cmp", name, ">=", _), ("cmp", other, "<=", _)]) if name == other:
+        case ("and", [("cmp", name, ">=" | ">", _), ("cmp", other, "<=" | "<", _)]) \
+                if name == other:
             return _range(name, node[1])
         case ("and", [("exists", name), ("not", ("null", other))]) if name == other:
             return ExistsFilter(field=name, exists=True)
@@ -233,7 +234,9 @@ def _range(name: str, parts: list[Any]) -> RangeFilter:
         value = scalar(token)
         if not isinstance(value, Fraction):
             raise Unreadable("a range bound is not a number")
-        bounds["min" if op == ">=" else "max"] = value
+        side = "min" if op in (">=", ">") else "max"
+        bounds[side] = value
+        bounds[f"{side}_exclusive"] = op in (">", "<")
     return RangeFilter(field=name, **bounds)
 
 
@@ -261,7 +264,8 @@ def same(expected: Filter, found: Filter) -> bool:
             return all(
                 (a is None and b is None) or (a is not None and same_value(a, b))
                 for a, b in ((expected.min, found.min), (expected.max, found.max))  # type: ignore[union-attr]
-            )
+            ) and (expected.min_exclusive, expected.max_exclusive) == (  # type: ignore[union-attr]
+                found.min_exclusive, found.max_exclusive)  # type: ignore[union-attr]
         case ExistsFilter():
             return expected.exists == found.exists  # type: ignore[union-attr]
     return False

@@ -53,7 +53,9 @@ value_lists = st.lists(scalars, min_size=1, max_size=5).map(tuple)
 def ranges(draw: st.DrawFn, field: str) -> RangeFilter:
     low = draw(st.none() | numbers)
     high = draw(numbers if low is None else st.none() | numbers)
-    return RangeFilter(field=field, min=low, max=high)
+    return RangeFilter(field=field, min=low, max=high,
+                       min_exclusive=low is not None and draw(st.booleans()),
+                       max_exclusive=high is not None and draw(st.booleans()))
 
 
 def filters_on(field: str) -> st.SearchStrategy[Filter]:
