@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 import msgspec
 
+from searchport.domain.config import FieldType
 from searchport.domain.engine_health import EngineStatus
 from searchport.domain.results import Bucket, FacetValue
 
@@ -84,3 +85,16 @@ class ErrorBody(_Body):
     error: str
     details: list[str] | msgspec.UnsetType = msgspec.UNSET
     request_id: str | msgspec.UnsetType = msgspec.UNSET
+
+
+class FieldInfo(_Body):
+    name: str  # the public name (an alias when one is configured)
+    searchable: bool  # searched by a plain q (a weight or searchable: true)
+    type: FieldType | msgspec.UnsetType = msgspec.UNSET  # when the config gives one
+
+
+class IndexFieldsResponse(_Body):
+    handle: str
+    fields: list[FieldInfo]
+    facets: list[str]  # the default facets
+    per_page: int  # the default perPage

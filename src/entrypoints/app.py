@@ -18,8 +18,10 @@ from swagger_ui_bundle import swagger_ui_path
 from searchport import __version__
 from searchport.entrypoints.auth import bearer_auth
 from searchport.entrypoints.container import Container
+from searchport.entrypoints.controllers.field_routes import fields_route
 from searchport.entrypoints.controllers.index_routes import IndexController
 from searchport.entrypoints.controllers.service_routes import ServiceController, metrics_route
+from searchport.entrypoints.controllers.ui_routes import UI_PATH, ui_routes
 from searchport.entrypoints.di import bridge
 from searchport.entrypoints.http_cache import cache_control
 from searchport.entrypoints.http_errors import EXCEPTION_HANDLERS
@@ -89,7 +91,8 @@ def create_app(
     log_format = access_log or config.access_log
     if log_format != "off":
         observers.append(AccessLog(log_format))
-    open_paths = ("/metrics",) if config.metrics.public else ()
+    # the search page and its files need no token: the page asks for one itself
+    open_paths = ("/", UI_PATH, *(("/metrics",) if config.metrics.public else ()))
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
@@ -114,9 +117,11 @@ def create_app(
     app = Litestar(
         route_handlers=[
             ServiceController,
-            Router("/", route_handlers=[IndexController], after_request=cache_control(auth)),
+            Router("/", route_handlers=[IndexController, fields_route],
+                   after_request=cache_control(auth)),
             create_static_files_router(ASSETS, directories=[swagger_ui_path], name="assets"),
             *([metrics_route] if config.metrics.enabled else []),
+            *ui_routes(),
         ],
         dependencies={
             "search_uc": bridge(container.search),
@@ -127,6 +132,7 @@ def create_app(
             "raw_query_uc": bridge(container.raw_query),
             "health_uc": bridge(container.health),
             "list_indexes": bridge(container.list_indexes),
+            "describe_fields": bridge(container.describe_fields),
             "clear_cache_uc": bridge(container.clear_cache),
             "metrics": bridge(container.metrics),
         },

@@ -24,6 +24,7 @@ from searchport.domain.engine_health import EngineHealth
 from searchport.domain.response_cache import ResponseCache
 from searchport.domain.usecases.autocomplete import Autocomplete
 from searchport.domain.usecases.clear_cache import ClearCache
+from searchport.domain.usecases.describe_fields import DescribeFields
 from searchport.domain.usecases.facet_search import FacetSearch
 from searchport.domain.usecases.get_document import GetDocument
 from searchport.domain.usecases.get_mapping import GetMapping
@@ -165,6 +166,7 @@ class Container(containers.DeclarativeContainer):
     health = providers.Singleton(Health, cache=cache, version=__version__,
                                  engines=engine_health)
     list_indexes = providers.Singleton(ListIndexes, catalog=catalog)
+    describe_fields = providers.Singleton(DescribeFields, catalog=catalog)
     clear_cache = providers.Singleton(ClearCache, cache=cache)
 
 

@@ -1,0 +1,37 @@
+"""DescribeFields: the public field names, types and defaults of one handle."""
+
+from __future__ import annotations
+
+import msgspec
+
+from searchport.domain.catalog import Catalog
+from searchport.domain.responses import FieldInfo, IndexFieldsResponse
+
+
+class DescribeFieldsRequest(msgspec.Struct, frozen=True, kw_only=True):
+    handle: str
+
+
+class DescribeFields:
+    """What the configuration says about a handle's fields; no hosts, names or credentials."""
+
+    def __init__(self, *, catalog: Catalog) -> None:
+        self._catalog = catalog
+
+    async def __call__(self, request: DescribeFieldsRequest) -> IndexFieldsResponse:
+        entry = self._catalog.get_entry(request.handle)
+        fields = [
+            FieldInfo(
+                name=name,
+                type=fc.type if fc.type is not None else msgspec.UNSET,
+                searchable=fc.weight is not None or fc.searchable,
+            )
+            for name, fc in entry.config.fields.items()
+        ]
+        defaults = entry.config.defaults
+        return IndexFieldsResponse(
+            handle=request.handle,
+            fields=fields,
+            facets=list(defaults.facets),
+            per_page=defaults.per_page,
+        )

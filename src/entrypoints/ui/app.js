@@ -1,0 +1,638 @@
+// The built-in search page: state in the URL, one search request per change, DOM built with
+// textContent (highlights through highlight.js only).
+
+import { ApiError, apiKey, getJson } from "./api.js";
+import { drawHistogram, drawMap, tileBounds } from "./charts.js";
+import { appendHighlighted } from "./highlight.js";
+
+const $ = (selector) => document.querySelector(selector);
+const whole = new Intl.NumberFormat();
+const NUMERIC = new Set(["integer", "float"]);
+const SORTABLE = new Set(["integer", "float", "keyword", "date", "boolean"]);
+const FACET_SHOWN = 8;
+const MAX_WINDOW = 10000;
+
+const state = {
+  indexes: [],
+  handle: "",
+  meta: null, // {fields: {name: type}, facets, perPage, capabilities, numeric, geo, title}
+  q: "",
+  page: 1,
+  sort: "",
+  filters: {}, // facet field -> [values]
+  range: null, // {field, min, max}
+  geo: null, // {bounds, precision}
+  expanded: new Set(),
+  facetQuery: {},
+};
+let inFlight = null;
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (key === "class") node.className = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else if (value !== undefined && value !== false) node.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children) if (child !== null && child !== undefined) node.append(child);
+  return node;
+}
+
+function debounce(fn, ms) {
+  let timer;
+  return (...args) => {
+    clearTimeout(timer);
+    timer = setTimeout(() => fn(...args), ms);
+  };
+}
+
+function label(field) {
+  return field.replace(/([a-z])([A-Z])/g, "$1 $2").replace(/^./, (c) => c.toUpperCase());
+}
+
+function formatValue(value) {
+  if (value === null || value === undefined) return "";
+  if (typeof value === "number") return whole.format(value);
+  if (typeof value === "boolean") return value ? "yes" : "no";
+  if (Array.isArray(value)) return value.map(formatValue).join(", ");
+  if (typeof value === "object" && "lat" in value && "lon" in value) return formatPoint(value.lat, value.lon);
+  if (typeof value === "object") return JSON.stringify(value);
+  return String(value);
+}
+
+function formatPoint(lat, lon) {
+  const f = (v, pos, neg) => `${Math.abs(v).toFixed(2)}°${v >= 0 ? pos : neg}`;
+  return `${f(lat, "N", "S")} ${f(lon, "E", "W")}`;
+}
+
+// -- status, errors, loading -------------------------------------------------------------
+
+function showError(message) {
+  const box = $("#error");
+  box.hidden = !message;
+  box.textContent = message || "";
+}
+
+function busy(on) {
+  $("#progress").classList.toggle("on", on);
+  $("#hits").setAttribute("aria-busy", on ? "true" : "false");
+}
+
+function askForKey(message) {
+  $("#key-panel").hidden = false;
+  $("#app").hidden = true;
+  $("#key-error").textContent = message || "";
+  $("#key").value = "";
+  $("#key").focus();
+}
+
+function failed(error) {
+  if (error.name === "AbortError") return;
+  if (error instanceof ApiError && error.status === 401) {
+    askForKey(apiKey.get() ? "That key was refused. Check it and try again." : "");
+    return;
+  }
+  showError(error.message);
+}
+
+// -- the URL holds the state, so a reload or a shared link shows the same page -------------
+
+function writeUrl() {
+  const params = new URLSearchParams();
+  params.set("index", state.handle);
+  if (state.q) params.set("q", state.q);
+  if (state.page > 1) params.set("page", state.page);
+  if (state.sort) params.set("sort", state.sort);
+  if (Object.keys(state.filters).length) params.set("filters", JSON.stringify(state.filters));
+  if (state.range) params.set("range", JSON.stringify(state.range));
+  if (state.geo) params.set("geo", JSON.stringify(state.geo));
+  history.replaceState(null, "", `${location.pathname}?${params}`);
+}
+
+function readUrl() {
+  const params = new URLSearchParams(location.search);
+  const json = (name, fallback) => {
+    try {
+      const value = JSON.parse(params.get(name));
+      return value && typeof value === "object" ? value : fallback;
+    } catch {
+      return fallback;
+    }
+  };
+  return {
+    handle: params.get("index") || "", q: params.get("q") || "",
+    page: Math.max(1, parseInt(params.get("page"), 10) || 1), sort: params.get("sort") || "",
+    filters: json("filters", {}), range: json("range", null), geo: json("geo", null),
+  };
+}
+
+// -- loading a handle ----------------------------------------------------------------------
+
+async function loadIndexes() {
+  const { body } = await getJson("/indexes");
+  state.indexes = body.indexes;
+  const select = $("#handle");
+  select.replaceChildren(...body.indexes.map((i) => el("option", { value: i.handle }, i.handle)));
+  select.disabled = body.indexes.length < 2;
+  $("#key-button").hidden = !apiKey.get();
+  $("#key-panel").hidden = true;
+  $("#app").hidden = false;
+  if (!body.indexes.length) {
+    showError("No index is configured: add one under `indexes` in the config file.");
+    return;
+  }
+  const wanted = readUrl();
+  const handle = body.indexes.some((i) => i.handle === wanted.handle) ? wanted.handle : body.indexes[0].handle;
+  await selectHandle(handle, wanted.handle === handle ? wanted : null);
+}
+
+async function selectHandle(handle, restore) {
+  const info = state.indexes.find((i) => i.handle === handle);
+  $("#handle").value = handle;
+  const { body } = await getJson(`/${encodeURIComponent(handle)}/fields`);
+  const fields = Object.fromEntries(body.fields.map((f) => [f.name, f.type || null]));
+  const typed = (wanted) => body.fields.filter((f) => wanted.has(f.type)).map((f) => f.name);
+  const meta = {
+    fields, capabilities: info.capabilities, perPage: body.perPage,
+    facets: body.facets.length ? body.facets : typed(new Set(["keyword", "boolean"])).slice(0, 4),
+    numeric: typed(NUMERIC), geo: typed(new Set(["geo_point"]))[0] || null,
+    sortable: typed(SORTABLE),
+    title: body.fields.find((f) => f.type === "text" && f.searchable)?.name
+      || body.fields.find((f) => f.type === "text")?.name || null,
+    histogram: null,
+  };
+  Object.assign(state, {
+    handle, meta, q: "", page: 1, sort: "", filters: {}, range: null, geo: null,
+    expanded: new Set(), facetQuery: {},
+  });
+  if (restore) Object.assign(state, restore, { handle });
+  $("#q").value = state.q;
+  $("#q").placeholder = `Search ${handle}…`;
+  $("#q").disabled = false;
+  document.title = `${handle} · searchport`;
+  await learnFromHits();
+  buildSortOptions();
+  await prepareHistogram();
+  await search();
+}
+
+// Without types in the config, the first hits say which fields are numbers or points.
+async function learnFromHits() {
+  const { meta } = state;
+  if (meta.numeric.length && (meta.geo || !meta.capabilities.geoGrid)) return;
+  const { body } = await getJson(`/${encodeURIComponent(state.handle)}/search`, { perPage: 20 });
+  for (const hit of body.hits) {
+    for (const [name, value] of Object.entries(hit)) {
+      if (name.startsWith("_") || name === "objectID" || meta.fields[name]) continue;
+      if (typeof value === "number" && !meta.numeric.includes(name)) {
+        meta.numeric.push(name);
+        meta.sortable.push(name);
+      } else if (!meta.geo && value && typeof value === "object" && "lat" in value && "lon" in value) {
+        meta.geo = name;
+      }
+    }
+  }
+}
+
+function buildSortOptions() {
+  const select = $("#sort");
+  const options = [el("option", { value: "" }, "Relevance")];
+  for (const field of state.meta.sortable) {
+    const numeric = state.meta.numeric.includes(field);
+    const [up, down] = numeric ? ["low to high", "high to low"] : ["A to Z", "Z to A"];
+    options.push(el("option", { value: `${field}:desc` }, `${label(field)}: ${down}`));
+    options.push(el("option", { value: `${field}:asc` }, `${label(field)}: ${up}`));
+  }
+  select.replaceChildren(...options);
+  select.value = state.sort;
+}
+
+function niceStep(span, buckets) {
+  const raw = Math.max(span / buckets, 1e-9);
+  const power = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 2.5, 5, 10].map((m) => m * power).find((s) => s >= raw);
+  return state.meta.fields[state.meta.histogram?.field] === "integer" ? Math.max(1, Math.round(step)) : step;
+}
+
+// The histogram's interval comes from the field's range over the whole index.
+async function prepareHistogram() {
+  const { meta } = state;
+  const field = meta.numeric[0];
+  if (!field || !meta.capabilities.histogram) return;
+  try {
+    const ends = await Promise.all(["asc", "desc"].map((order) =>
+      getJson(`/${encodeURIComponent(state.handle)}/search`, {
+        perPage: 1, fields: field, sort: { [field]: order }, filters: { [field]: { exists: true } },
+      })));
+    const [min, max] = ends.map(({ body }) => body.hits[0]?.[field]);
+    if (typeof min === "number" && typeof max === "number") meta.histogram = { field, min, max };
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.status === 401) throw error;
+  }
+}
+
+// -- searching -----------------------------------------------------------------------------
+
+function filterValue(field, value) {
+  return NUMERIC.has(state.meta.fields[field]) && value !== "" && !Number.isNaN(Number(value))
+    ? Number(value) : value;
+}
+
+function currentFilters(except = null) {
+  const filters = {};
+  for (const [field, values] of Object.entries(state.filters)) {
+    if (field !== except && values.length) filters[field] = values.map((v) => filterValue(field, v));
+  }
+  if (state.range && state.range.field !== except) {
+    filters[state.range.field] = { min: state.range.min, max: state.range.max };
+  }
+  return filters;
+}
+
+function histogramInterval() {
+  const h = state.meta.histogram;
+  const range = state.range && state.range.field === h.field ? state.range : h;
+  return niceStep(range.max - range.min, 30);
+}
+
+function searchParams() {
+  const { meta } = state;
+  const params = {
+    q: state.q, page: state.page, perPage: meta.perPage, highlight: "true",
+    facets: meta.facets.join(","),
+  };
+  const filters = currentFilters();
+  if (Object.keys(filters).length) params.filters = filters;
+  if (state.sort) {
+    const [field, order] = state.sort.split(":");
+    params.sort = { [field]: order };
+  }
+  if (meta.histogram) params.histogram = { [meta.histogram.field]: histogramInterval() };
+  if (meta.geo && meta.capabilities.geoGrid) {
+    params.geoGrid = { field: meta.geo, precision: state.geo?.precision ?? 4 };
+    if (state.geo?.bounds) params.geoGrid.bounds = state.geo.bounds;
+  }
+  return params;
+}
+
+async function search() {
+  inFlight?.abort();
+  const controller = new AbortController();
+  inFlight = controller;
+  busy(true);
+  writeUrl();
+  try {
+    const { body, timing } = await getJson(
+      `/${encodeURIComponent(state.handle)}/search`, searchParams(), controller.signal);
+    if (controller !== inFlight) return;
+    showError("");
+    render(body, timing);
+    await refineHistogram(body.histograms || {}, controller);
+  } catch (error) {
+    if (controller === inFlight) failed(error);
+  } finally {
+    if (controller === inFlight) busy(false);
+  }
+}
+
+function refresh() {
+  state.page = 1;
+  search();
+}
+
+// -- rendering -----------------------------------------------------------------------------
+
+function render(body, timing) {
+  renderStatus(body, timing);
+  renderChips();
+  renderFacets(body.facets || {});
+  renderSuggestions(body.suggestions || []);
+  renderHistogram(body.histograms || {});
+  renderMap(body.geoClusters);
+  renderHits(body.hits);
+  renderPagination(body);
+}
+
+function renderStatus(body, timing) {
+  const noun = body.totalHits === 1 ? "result" : "results";
+  let text = `${whole.format(body.totalHits)} ${noun}`;
+  if (body.totalPages > 1) text += ` · page ${body.page} of ${whole.format(body.totalPages)}`;
+  if (timing.total !== undefined) text += ` · ${timing.total.toFixed(1)} ms`;
+  $("#status").textContent = text;
+}
+
+function renderChips() {
+  const chips = [];
+  const chip = (text, onremove) => el("button", {
+    type: "button", class: "chip", "aria-label": `Remove filter ${text}`, onclick: onremove,
+  }, text, el("span", { "aria-hidden": "true" }, "×"));
+  for (const [field, values] of Object.entries(state.filters)) {
+    for (const value of values) {
+      chips.push(chip(`${label(field)}: ${value}`, () => toggleValue(field, value)));
+    }
+  }
+  if (state.range) {
+    const { field, min, max } = state.range;
+    chips.push(chip(`${label(field)}: ${whole.format(min)} – ${whole.format(max)}`, () => {
+      state.range = null;
+      refresh();
+    }));
+  }
+  if (state.geo?.bounds) {
+    chips.push(chip("Map area", () => {
+      state.geo = null;
+      refresh();
+    }));
+  }
+  if (chips.length > 1) {
+    chips.push(el("button", { type: "button", class: "link", onclick: () => {
+      Object.assign(state, { filters: {}, range: null, geo: null });
+      refresh();
+    } }, "Clear all"));
+  }
+  $("#chips").replaceChildren(...chips);
+}
+
+function toggleValue(field, value) {
+  const values = new Set(state.filters[field] || []);
+  if (values.has(value)) values.delete(value);
+  else values.add(value);
+  if (values.size) state.filters[field] = [...values];
+  else delete state.filters[field];
+  refresh();
+}
+
+function facetOption(field, { value, count }) {
+  const checked = (state.filters[field] || []).includes(value);
+  const id = `f-${field}-${value}`.replace(/[^\w-]/g, (c) => `_${c.charCodeAt(0)}`);
+  return el("li", { class: "facet-value" },
+    el("input", { type: "checkbox", id, checked, "data-value": value, onchange: () => toggleValue(field, value) }),
+    el("label", { for: id }, el("span", { class: "value" }, value === "true" ? "yes" : value === "false" ? "no" : value),
+      el("span", { class: "count" }, count === null ? "" : whole.format(count))));
+}
+
+function renderFacets(facets) {
+  const groups = [];
+  for (const field of state.meta.facets) {
+    const values = facets[field] || [];
+    const selected = state.filters[field] || [];
+    const listed = new Set(values.map((v) => v.value));
+    const found = state.facetQuery[field];
+    let shown;
+    if (found) {
+      shown = found.values;
+    } else {
+      const expanded = state.expanded.has(field);
+      shown = [
+        ...selected.filter((v) => !listed.has(v)).map((value) => ({ value, count: null })),
+        ...values.filter((v, i) => expanded || i < FACET_SHOWN || selected.includes(v.value)),
+      ];
+    }
+    const list = el("ul", { class: "facet-values" }, ...shown.map((v) => facetOption(field, v)));
+    if (found && !found.values.length) list.append(el("li", { class: "muted" }, "No match"));
+    const group = el("fieldset", { class: "facet", "data-field": field },
+      el("legend", {}, label(field)), list);
+    if (!found && values.length > FACET_SHOWN) {
+      const expanded = state.expanded.has(field);
+      group.append(el("button", { type: "button", class: "link", "aria-expanded": String(expanded), onclick: () => {
+        if (expanded) state.expanded.delete(field);
+        else state.expanded.add(field);
+        renderFacets(facets);
+      } }, expanded ? "Show fewer" : `Show ${values.length - FACET_SHOWN} more`));
+    }
+    if (state.meta.fields[field] !== "boolean" && (values.length >= FACET_SHOWN || found)) {
+      group.append(facetSearchBox(field, facets));
+    }
+    if (!values.length && !selected.length) continue;
+    groups.push(group);
+  }
+  const active = document.activeElement?.dataset?.facetSearch;
+  $("#facets").replaceChildren(...groups);
+  if (active) {
+    const input = $(`input[data-facet-search="${CSS.escape(active)}"]`);
+    input?.focus();
+    input?.setSelectionRange(input.value.length, input.value.length);
+  }
+}
+
+function facetSearchBox(field, facets) {
+  const lookup = debounce(async (text) => {
+    if (!text) {
+      delete state.facetQuery[field];
+      renderFacets(facets);
+      return;
+    }
+    try {
+      const filters = currentFilters(field);
+      const { body } = await getJson(
+        `/${encodeURIComponent(state.handle)}/facets/${encodeURIComponent(field)}`,
+        { q: text, maxValues: 20, filters: Object.keys(filters).length ? filters : undefined });
+      state.facetQuery[field] = { text, values: body.values };
+      renderFacets(facets);
+    } catch (error) {
+      failed(error);
+    }
+  }, 200);
+  return el("input", {
+    type: "search", class: "facet-search", placeholder: `Find ${label(field).toLowerCase()}…`,
+    "aria-label": `Find a value of ${label(field)}`, "data-facet-search": field,
+    value: state.facetQuery[field]?.text || "", oninput: (event) => lookup(event.target.value.trim()),
+  });
+}
+
+function renderSuggestions(suggestions) {
+  const box = $("#suggestions");
+  box.hidden = !suggestions.length;
+  box.replaceChildren("Did you mean ", ...suggestions.slice(0, 3).map((s) => el("button", {
+    type: "button", class: "link", onclick: () => {
+      $("#q").value = s;
+      state.q = s;
+      refresh();
+    },
+  }, s)));
+}
+
+// The first answer's buckets use the interval of the field's whole range; when the results
+// cover only a few of them, one more small request asks for finer ones.
+async function refineHistogram(histograms, controller) {
+  const h = state.meta.histogram;
+  let buckets = h && histograms[h.field];
+  let interval = histogramInterval();
+  for (let round = 0; round < 3 && buckets && buckets.length > 0 && buckets.length < 10; round += 1) {
+    const finer = niceStep(buckets.length * interval, 30);
+    if (finer >= interval) return;
+    const params = { ...searchParams(), perPage: 1, fields: h.field, histogram: { [h.field]: finer } };
+    delete params.geoGrid;
+    const { body } = await getJson(
+      `/${encodeURIComponent(state.handle)}/search`, params, controller.signal);
+    if (controller !== inFlight) return;
+    renderHistogram(body.histograms || {}, finer);
+    [buckets, interval] = [(body.histograms || {})[h.field], finer];
+  }
+}
+
+function renderHistogram(histograms, interval = histogramInterval()) {
+  const figure = $("#histogram");
+  const h = state.meta.histogram;
+  figure.hidden = !h;
+  if (!h) return;
+  figure.querySelector("figcaption").textContent = `${label(h.field)} · log scale · click a bar to filter`;
+  drawHistogram(figure.querySelector(".chart"), histograms[h.field] || [], interval, (lower, upper) => {
+    const integer = state.meta.fields[h.field] === "integer";
+    state.range = { field: h.field, min: lower, max: integer ? upper - 1 : upper };
+    refresh();
+  });
+}
+
+function renderMap(clusters) {
+  const figure = $("#map");
+  figure.hidden = !clusters;
+  if (!clusters) return;
+  const total = clusters.reduce((sum, c) => sum + c.count, 0);
+  figure.querySelector("figcaption").textContent =
+    `${label(state.meta.geo)} · ${whole.format(clusters.length)} clusters of ${whole.format(total)} · click to zoom`;
+  const title = state.meta.title;
+  const describe = (c) => {
+    const sample = c.hit && title && c.hit[title] ? `, e.g. ${formatValue(c.hit[title])}` : "";
+    return `${whole.format(c.count)} near ${formatPoint(c.lat, c.lng)}${sample}`;
+  };
+  drawMap(figure.querySelector(".chart"), clusters, state.geo?.bounds, describe, (cluster) => {
+    const precision = Math.min(29, Number(cluster.key.split("/")[0]) + 3);
+    state.geo = { bounds: tileBounds(cluster.key), precision };
+    refresh();
+  });
+}
+
+function renderHits(hits) {
+  const list = $("#hits");
+  if (!hits.length) {
+    const what = state.q ? `Nothing matches “${state.q}”` : "Nothing matches";
+    const anyFilter = Object.keys(state.filters).length || state.range || state.geo;
+    list.replaceChildren(el("li", { class: "empty" }, el("strong", {}, `${what}${anyFilter ? " with these filters" : ""}.`),
+      el("span", {}, anyFilter ? " Remove a filter, or try other words." : " Try other words.")));
+    return;
+  }
+  list.replaceChildren(...hits.map(renderHit));
+}
+
+function renderHit(hit) {
+  const { meta } = state;
+  const highlights = hit._highlights || {};
+  const titleField = meta.title && hit[meta.title] !== undefined ? meta.title : null;
+  const heading = el("h3", { class: "hit-title" });
+  if (titleField && highlights[titleField]?.length) appendHighlighted(heading, highlights[titleField][0]);
+  else heading.textContent = titleField ? formatValue(hit[titleField]) : hit.objectID;
+
+  const facts = el("div", { class: "facts" });
+  for (const field of meta.facets) {
+    const value = hit[field];
+    if (value === undefined || value === null || value === "") continue;
+    if (typeof value === "boolean") {
+      if (value) facts.append(el("span", { class: "badge" }, label(field)));
+    } else {
+      facts.append(el("span", { class: "fact", title: label(field) }, formatValue(value)));
+    }
+  }
+  const side = el("div", { class: "hit-side" });
+  for (const field of meta.numeric.slice(0, 2)) {
+    if (typeof hit[field] === "number") {
+      side.append(el("div", { class: "metric" }, el("strong", {}, whole.format(hit[field])),
+        el("span", {}, label(field).toLowerCase())));
+    }
+  }
+  if (meta.geo && hit[meta.geo]?.lat !== undefined) {
+    side.append(el("div", { class: "coords" }, formatPoint(hit[meta.geo].lat, hit[meta.geo].lon)));
+  }
+
+  const matched = el("div", { class: "matched" });
+  for (const [field, fragments] of Object.entries(highlights)) {
+    if (field === titleField || !fragments.length) continue;
+    const line = el("p", {}, el("span", { class: "field" }, `${label(field)}: `));
+    fragments.slice(0, 3).forEach((fragment, i) => {
+      if (i) line.append(" · ");
+      appendHighlighted(line, fragment);
+    });
+    matched.append(line);
+  }
+
+  const rows = Object.entries(hit).filter(([k]) => !k.startsWith("_"))
+    .map(([k, v]) => el("tr", {}, el("th", { scope: "row" }, k), el("td", {}, formatValue(v))));
+  const details = el("details", { class: "all-fields" }, el("summary", {}, "All fields"),
+    el("table", {}, el("tbody", {}, ...rows)));
+
+  facts.append(details);
+  return el("li", { class: "hit", "data-id": hit.objectID },
+    el("div", { class: "hit-main" }, heading, facts, matched.childElementCount ? matched : null),
+    side);
+}
+
+function renderPagination(body) {
+  const nav = $("#pagination");
+  const last = Math.min(body.totalPages, Math.max(1, Math.floor(MAX_WINDOW / body.perPage)));
+  if (last <= 1) {
+    nav.replaceChildren();
+    return;
+  }
+  const go = (page) => () => {
+    state.page = page;
+    search();
+    $("#hits").focus({ preventScroll: true });
+    window.scrollTo({ top: 0, behavior: "smooth" });
+  };
+  const pages = new Set([1, last]);
+  for (let p = body.page - 2; p <= body.page + 2; p += 1) if (p >= 1 && p <= last) pages.add(p);
+  const items = [el("button", { type: "button", class: "page", disabled: body.page <= 1,
+    "aria-label": "Previous page", onclick: go(body.page - 1) }, "‹ Prev")];
+  let previous = 0;
+  for (const page of [...pages].sort((a, b) => a - b)) {
+    if (page - previous > 1) items.push(el("span", { class: "gap" }, "…"));
+    items.push(el("button", {
+      type: "button", class: "page", "aria-current": page === body.page ? "page" : undefined,
+      "aria-label": `Page ${page}`, onclick: go(page),
+    }, whole.format(page)));
+    previous = page;
+  }
+  items.push(el("button", { type: "button", class: "page", disabled: body.page >= last,
+    "aria-label": "Next page", onclick: go(body.page + 1) }, "Next ›"));
+  nav.replaceChildren(...items);
+}
+
+// -- wiring --------------------------------------------------------------------------------
+
+function start() {
+  const typed = debounce(() => {
+    state.q = $("#q").value.trim();
+    refresh();
+  }, 180);
+  $("#q").addEventListener("input", typed);
+  $("#search-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    state.q = $("#q").value.trim();
+    refresh();
+  });
+  $("#handle").addEventListener("change", (event) => selectHandle(event.target.value, null).catch(failed));
+  $("#sort").addEventListener("change", (event) => {
+    state.sort = event.target.value;
+    refresh();
+  });
+  $("#key-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    apiKey.set($("#key").value.trim());
+    loadIndexes().catch(failed);
+  });
+  $("#key-forget").addEventListener("click", () => {
+    apiKey.clear();
+    askForKey("");
+  });
+  $("#key-button").addEventListener("click", () => askForKey(""));
+  document.addEventListener("keydown", (event) => {
+    const typing = /^(INPUT|SELECT|TEXTAREA)$/.test(document.activeElement?.tagName);
+    if (event.key === "/" && !typing) {
+      event.preventDefault();
+      $("#q").focus();
+    }
+  });
+  loadIndexes().catch(failed);
+}
+
+start();
