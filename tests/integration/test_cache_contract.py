@@ -38,7 +38,7 @@ async def cache(kind: str, request: pytest.FixtureRequest) -> AsyncIterator[Cach
         adapter = MemoryCache()
     else:
         server: RedisServer = request.getfixturevalue("redis_server")
-        redis = RedisCache(server.url, prefix="searchport")
+        redis = RedisCache(server.url, prefix="searchport", timeout=1.0)  # not under test
         adapter = redis if kind == "redis" else TwoTierCache(MemoryCache(), redis, local_ttl=5)
     try:
         yield adapter
