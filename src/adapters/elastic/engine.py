@@ -13,7 +13,6 @@ import math
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import quote
 
@@ -22,11 +21,12 @@ import httpx
 from searchport.adapters.elastic import parse, translate
 from searchport.adapters.elastic.fields import FieldCatalog
 from searchport.adapters.elastic.raw_query import check_features, scoped_body
-from searchport.adapters.elastic.transport import Transport
+from searchport.adapters.elastic.transport import transport
+from searchport.adapters.engine_http import open_link
 from searchport.adapters.http_clients import EngineAddress
 from searchport.adapters.resources import EngineResources
-from searchport.domain.config import ConfigError, IndexConfig
-from searchport.domain.errors import EngineUnavailable, InvalidQuery, SearchportError
+from searchport.domain.config import IndexConfig
+from searchport.domain.errors import InvalidQuery, SearchportError
 from searchport.domain.fields import FieldMap
 from searchport.domain.query import FacetValuesQuery, SearchQuery
 from searchport.domain.results import Capabilities, EngineResult, FacetValue, Hit
@@ -62,29 +62,10 @@ class ElasticCompatEngine:
         self._single = len(names) == 1 and "*" not in names[0] and "," not in names[0]
         self._names = frozenset(part for name in names for part in name.split(","))
         self._denied: list[str] = list(config.raw_query_deny)
-        where = f"indexes.{handle}"
-        try:
-            address = EngineAddress(config.host)
-        except ConfigError as exc:
-            raise ConfigError(f"{where}.{exc}") from None
-        ca_bundle = config.ca_bundle
-        if ca_bundle is not None:
-            ca_bundle = str(resources.base_dir / Path(ca_bundle).expanduser())
-        try:  # open the pool now, so a bad CA bundle stops startup
-            resources.http.client(address, verify=config.verify_tls, ca_bundle=ca_bundle)
-        except ConfigError as exc:
-            raise ConfigError(f"{where}.{exc}") from None
-        self._transport = Transport(
-            handle=handle,
-            engine=flavor.name,
-            address=address,
-            http=resources.http,
-            headers=flavor.auth_headers(config, address),
-            timeout=config.timeout,
-            verify=config.verify_tls,
-            ca_bundle=ca_bundle,
-            on_response=self._check_product,
-        )
+        link = open_link(handle, config, resources)
+        self._transport = transport(handle=handle, engine=flavor.name, link=link,
+                                    headers=flavor.auth_headers(config, link.address),
+                                    on_response=self._check_product)
         self._fields = FieldCatalog(configured_nested=FieldMap(config.fields).nested_paths)
         self._fields_due = -math.inf  # monotonic time of the next mapping fetch
         self._fields_lock = asyncio.Lock()
@@ -192,9 +173,7 @@ class ElasticCompatEngine:
             return parse_answer()
         except (parse.UnreadableAnswer, KeyError, TypeError, ValueError, AttributeError) as exc:
             logger.warning("%s: unexpected answer shape: %s", self._handle, exc)
-            raise EngineUnavailable(
-                f"The {self._flavor.name} engine sent an answer searchport cannot read"
-            ) from None
+            raise self._transport.unreadable() from None
 
     def _check_product(self, response: httpx.Response) -> None:
         if self._product_checked:

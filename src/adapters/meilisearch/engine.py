@@ -14,15 +14,14 @@ import math
 import re
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, TypeVar
 
-from searchport.adapters.http_clients import EngineAddress
+from searchport.adapters.engine_http import open_link
 from searchport.adapters.meilisearch import parse, translate
-from searchport.adapters.meilisearch.transport import ENGINE, Transport
+from searchport.adapters.meilisearch.transport import ENGINE, transport
 from searchport.adapters.resources import EngineResources
-from searchport.domain.config import ConfigError, IndexConfig
-from searchport.domain.errors import EngineUnavailable, SearchportError
+from searchport.domain.config import IndexConfig
+from searchport.domain.errors import SearchportError
 from searchport.domain.query import FacetValuesQuery, SearchQuery
 from searchport.domain.results import Capabilities, EngineResult, FacetValue, Hit
 
@@ -44,21 +43,8 @@ class MeilisearchEngine:
         self._handle = handle
         self._uid = config.index_name if isinstance(config.index_name, str) \
             else config.index_name[0]
-        where = f"indexes.{handle}"
-        try:
-            address = EngineAddress(config.host)
-        except ConfigError as exc:
-            raise ConfigError(f"{where}.{exc}") from None
-        ca_bundle = config.ca_bundle
-        if ca_bundle is not None:
-            ca_bundle = str(resources.base_dir / Path(ca_bundle).expanduser())
-        try:  # open the pool now, so a bad CA bundle stops startup
-            resources.http.client(address, verify=config.verify_tls, ca_bundle=ca_bundle)
-        except ConfigError as exc:
-            raise ConfigError(f"{where}.{exc}") from None
-        self._transport = Transport(handle=handle, address=address, http=resources.http,
-                                    api_key=config.api_key, timeout=config.timeout,
-                                    verify=config.verify_tls, ca_bundle=ca_bundle)
+        self._transport = transport(handle=handle, link=open_link(handle, config, resources),
+                                    api_key=config.api_key)
         self._fallback_key = config.id_field
         self._dates = frozenset(spec.field or name for name, spec in config.fields.items()
                                 if spec.type == "date")
@@ -194,6 +180,4 @@ class MeilisearchEngine:
             return parse_answer()
         except (parse.UnreadableAnswer, KeyError, TypeError, ValueError, AttributeError) as exc:
             logger.warning("%s: unexpected answer shape: %s", self._handle, exc)
-            raise EngineUnavailable(
-                f"The {ENGINE} engine sent an answer searchport cannot read"
-            ) from None
+            raise self._transport.unreadable() from None

@@ -13,17 +13,16 @@ import logging
 import math
 import time
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import quote
 
-from searchport.adapters.http_clients import EngineAddress
+from searchport.adapters.engine_http import open_link
 from searchport.adapters.resources import EngineResources
 from searchport.adapters.typesense import parse, translate
 from searchport.adapters.typesense.filters import literal
 from searchport.adapters.typesense.schema import Schema, read_schema
-from searchport.adapters.typesense.transport import ENGINE, Transport, unreadable
-from searchport.domain.config import ConfigError, IndexConfig
+from searchport.adapters.typesense.transport import ENGINE, search_failure, transport
+from searchport.domain.config import IndexConfig
 from searchport.domain.errors import InvalidQuery, InvalidRequest, SearchportError
 from searchport.domain.query import FacetValuesQuery, SearchQuery
 from searchport.domain.results import Capabilities, EngineResult, FacetValue, Hit
@@ -47,21 +46,8 @@ class TypesenseEngine:
         names = [config.index_name] if isinstance(config.index_name, str) else config.index_name
         self._collection = names[0]
         self._path = f"/collections/{_segment(self._collection)}"
-        where = f"indexes.{handle}"
-        try:
-            address = EngineAddress(config.host)
-        except ConfigError as exc:
-            raise ConfigError(f"{where}.{exc}") from None
-        ca_bundle = config.ca_bundle
-        if ca_bundle is not None:
-            ca_bundle = str(resources.base_dir / Path(ca_bundle).expanduser())
-        try:  # open the pool now, so a bad CA bundle stops startup
-            resources.http.client(address, verify=config.verify_tls, ca_bundle=ca_bundle)
-        except ConfigError as exc:
-            raise ConfigError(f"{where}.{exc}") from None
-        self._transport = Transport(handle=handle, address=address, http=resources.http,
-                                    api_key=config.api_key, timeout=config.timeout,
-                                    verify=config.verify_tls, ca_bundle=ca_bundle)
+        self._transport = transport(handle=handle, link=open_link(handle, config, resources),
+                                    api_key=config.api_key)
         # fields the config types date: Typesense stores them as Unix seconds (int64)
         self._dates = frozenset(spec.field or name for name, spec in config.fields.items()
                                 if spec.type == "date")
@@ -160,7 +146,7 @@ class TypesenseEngine:
     async def get_mapping(self) -> dict[str, Any]:
         answer = await self._transport.json("GET", self._path)
         if not isinstance(answer, dict):
-            raise unreadable()
+            raise self._transport.unreadable()
         schema = self._read(read_schema, answer)
         self._schema, self._schema_due = schema, time.monotonic() + SCHEMA_TTL
         return answer
@@ -186,7 +172,7 @@ class TypesenseEngine:
             results.extend(self._read(parse.multi_search_results, answer, len(chunk)))
         for result in results:
             if "error" in result or "code" in result:
-                error = self._transport.search_failure(result.get("code"), result.get("error"))
+                error = search_failure(self._transport, result.get("code"), result.get("error"))
                 if isinstance(error, InvalidQuery):
                     self._schema_due = -math.inf  # the schema may have changed: read it again
                 raise error
@@ -244,7 +230,7 @@ class TypesenseEngine:
             return parse_answer(*args)
         except (parse.UnreadableAnswer, KeyError, TypeError, ValueError, AttributeError) as exc:
             logger.warning("%s: unexpected answer shape: %s", self._handle, exc)
-            raise unreadable() from None
+            raise self._transport.unreadable() from None
 
 
 def _segment(text: str) -> str:

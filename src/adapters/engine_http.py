@@ -1,0 +1,204 @@
+"""``EngineHttp``: one HTTP exchange with a server engine, failures as domain errors.
+
+Shared by the Elasticsearch/OpenSearch, Typesense and Meilisearch adapters; each brings
+its authentication headers and ``ReadError``, its way of reading an error body. Responses
+and messages never carry the engine's URL or a credential: the log gets the handle, the
+method, the path, the status and the engine's own reason; the client gets one actionable
+sentence (``status_error``, DECISIONS.md, Errors).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from http import HTTPStatus
+from pathlib import Path
+from typing import Any
+
+import httpx
+import msgspec
+
+from searchport.adapters.http_clients import EngineAddress, HttpClients
+from searchport.adapters.resources import EngineResources
+from searchport.domain.config import ConfigError, IndexConfig
+from searchport.domain.errors import (
+    EngineTimeout,
+    EngineUnavailable,
+    InvalidQuery,
+    SearchportError,
+)
+
+MAX_REASON = 300
+
+
+@dataclass(frozen=True)
+class EngineLink:
+    """Where one handle's engine is and how to reach it: its pooled client's settings."""
+
+    address: EngineAddress
+    http: HttpClients
+    timeout: float
+    verify: bool
+    ca_bundle: str | None  # absolute: resolved against the config's folder
+
+
+def open_link(handle: str, config: IndexConfig, resources: EngineResources) -> EngineLink:
+    """The handle's ``host`` and TLS settings checked, its pool opened now so that a bad CA
+    bundle stops startup; a ``ConfigError`` names ``indexes.<handle>``."""
+    assert config.host  # checked by the config loader
+    where = f"indexes.{handle}"
+    try:
+        address = EngineAddress(config.host)
+    except ConfigError as exc:
+        raise ConfigError(f"{where}.{exc}") from None
+    ca_bundle = config.ca_bundle
+    if ca_bundle is not None:
+        ca_bundle = str(resources.base_dir / Path(ca_bundle).expanduser())
+    try:
+        resources.http.client(address, verify=config.verify_tls, ca_bundle=ca_bundle)
+    except ConfigError as exc:
+        raise ConfigError(f"{where}.{exc}") from None
+    return EngineLink(address=address, http=resources.http, timeout=config.timeout,
+                      verify=config.verify_tls, ca_bundle=ca_bundle)
+
+
+@dataclass(frozen=True)
+class EngineError:
+    """What an engine's error body says."""
+
+    reason: str = ""  # its own words, white space folded and cut to MAX_REASON
+    code: str | None = None  # its error type or code, for the log; None: it has none
+    bad_query: bool = False  # the query is at fault whatever the status
+    missing_target: bool = True  # a 404 means the index or collection does not exist
+
+
+# An engine's error body (decoded JSON, or None when it is not JSON) and the status.
+ReadError = Callable[[int, Any], EngineError]
+
+
+def folded(text: str) -> str:
+    """An engine's message as one line of at most ``MAX_REASON`` characters."""
+    return " ".join(text.split())[:MAX_REASON]
+
+
+def status_error(status: int, said: EngineError, *, engine: str, missing: str,
+                 overloaded: tuple[int, ...] = (429,)) -> SearchportError:
+    """The domain error for an engine's failure status; ``missing`` names what the handle
+    points at (index, collection)."""
+    if status == 400 or said.bad_query:
+        return InvalidQuery(
+            f"The {engine} engine rejected the query: {said.reason or 'no reason given'}"
+        )
+    if status in (401, 403):
+        return EngineUnavailable(f"The {engine} engine rejected searchport's credentials")
+    if status == 404 and said.missing_target:
+        return EngineUnavailable(
+            f"The {missing} configured for this handle does not exist in the {engine} engine"
+        )
+    if status in (408, 504):
+        return EngineTimeout(f"The {engine} engine timed out")
+    if status in overloaded:
+        return EngineUnavailable(
+            f"The {engine} engine is overloaded (it answered {status} "
+            f"{HTTPStatus(status).phrase})"
+        )
+    return EngineUnavailable(f"The {engine} engine failed (HTTP {status})")
+
+
+class EngineHttp:
+    def __init__(
+        self,
+        *,
+        handle: str,
+        engine: str,
+        missing: str,
+        link: EngineLink,
+        headers: Mapping[str, str],
+        read_error: ReadError,
+        logger: logging.Logger,
+        overloaded: tuple[int, ...] = (429,),
+        on_response: Callable[[httpx.Response], None] | None = None,
+    ) -> None:
+        self.handle = handle
+        self.engine = engine
+        self.logger = logger
+        self._missing = missing
+        self._link = link
+        self._headers = {"Accept": "application/json", **headers}
+        self._timeout = httpx.Timeout(link.timeout)
+        self._read_error = read_error
+        self._overloaded = overloaded
+        self._on_response = on_response
+
+    async def send(self, method: str, path: str, body: Any = None, *,
+                   params: Mapping[str, str] | None = None) -> httpx.Response:
+        """The engine's response, whatever its status; network failures raise
+        ``EngineUnavailable`` or ``EngineTimeout``."""
+        link = self._link
+        headers = self._headers
+        content = None
+        if body is not None:
+            content = msgspec.json.encode(body)
+            headers = {**headers, "Content-Type": "application/json"}
+        client = link.http.client(link.address, verify=link.verify, ca_bundle=link.ca_bundle)
+        try:
+            response = await client.request(method, link.address.url(path), content=content,
+                                            params=params, headers=headers,
+                                            timeout=self._timeout)
+        except httpx.TimeoutException:
+            self.logger.warning("%s: %s %s timed out after %s s", self.handle, method, path,
+                                link.timeout)
+            raise EngineTimeout(
+                f"The {self.engine} engine did not answer within {link.timeout:g} s"
+            ) from None
+        except httpx.HTTPError as exc:
+            self.logger.warning("%s: %s %s failed: %s", self.handle, method, path,
+                                type(exc).__name__)
+            raise EngineUnavailable(f"The {self.engine} engine cannot be reached") from None
+        if self._on_response is not None and response.is_success:
+            self._on_response(response)
+        return response
+
+    async def json(self, method: str, path: str, body: Any = None, *,
+                   params: Mapping[str, str] | None = None) -> Any:
+        """The decoded body of a 2xx answer; any other status raises its domain error."""
+        response = await self.send(method, path, body, params=params)
+        if not response.is_success:
+            raise self.failure(method, path, response)
+        return self.decode(response)
+
+    def decode(self, response: httpx.Response) -> Any:
+        try:
+            return msgspec.json.decode(response.content)
+        except msgspec.DecodeError:
+            self.logger.warning("%s: the engine answered %s with a body that is not JSON",
+                                self.handle, response.status_code)
+            raise self.unreadable() from None
+
+    def unreadable(self) -> EngineUnavailable:
+        return EngineUnavailable(f"The {self.engine} engine sent an answer searchport cannot read")
+
+    @staticmethod
+    def error_body(response: httpx.Response) -> Any:
+        """The decoded body of an error answer; ``None`` when it is not JSON."""
+        try:
+            return msgspec.json.decode(response.content)
+        except msgspec.DecodeError:
+            return None
+
+    def failure(self, method: str, path: str, response: httpx.Response) -> SearchportError:
+        """The domain error for a non-2xx answer, logged with the engine's reason."""
+        status = response.status_code
+        said = self._read_error(status, self.error_body(response))
+        if said.code is None:
+            self.logger.warning("%s: %s %s answered %s %s", self.handle, method, path, status,
+                                said.reason)
+        else:
+            self.logger.warning("%s: %s %s answered %s %s %s", self.handle, method, path,
+                                status, said.code, said.reason)
+        return self.error_for(status, said)
+
+    def error_for(self, status: int, said: EngineError) -> SearchportError:
+        return status_error(status, said, engine=self.engine, missing=self._missing,
+                            overloaded=self._overloaded)
