@@ -12,10 +12,11 @@ from pathlib import Path
 from searchport import __version__
 from searchport.adapters.config_loader import load_config
 from searchport.adapters.http_clients import HttpClients
+from searchport.adapters.redis_link import redacted
 from searchport.adapters.resources import EngineResources
 from searchport.domain.config import Config, ConfigError
 from searchport.domain.errors import SearchportError
-from searchport.entrypoints.container import make_engine
+from searchport.entrypoints.container import build_cache, make_engine
 
 
 def _config_path(flag: str | None) -> Path:
@@ -117,7 +118,24 @@ async def _check(config: Config, base_dir: Path) -> int:
                 print(f"FAILED  {handle} ({index.engine}): {message}")
     finally:
         await resources.http.aclose()
+    if config.cache.backend == "redis":
+        failures += not await _check_cache(config)
     return 1 if failures else 0
+
+
+async def _check_cache(config: Config) -> bool:
+    """Whether the configured Redis answers (its address shown without credentials)."""
+    cache = build_cache(config)
+    try:
+        status = await cache.probe()
+    finally:
+        await cache.close()
+    where = redacted(config.cache.url or "")
+    if status == "connected":
+        print(f"ok      cache (redis at {where})")
+        return True
+    print(f"FAILED  cache (redis at {where}): not reachable; searches would run uncached")
+    return False
 
 
 def cmd_check(args: argparse.Namespace) -> int:

@@ -9,6 +9,7 @@ from typing import Any
 import httpx
 
 from tests.e2e.conftest import SEARCHPORT, sample_config, start_server
+from tests.redis_server import RedisServer
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -23,6 +24,23 @@ def test_check_reports_each_handle(tmp_path: Path) -> None:
     result = run("check", cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "ok      cities (tantivy)" in result.stdout
+
+
+def test_check_pings_the_redis_cache(tmp_path: Path) -> None:
+    server = RedisServer(tmp_path, password="check-secret-5Tg")
+    server.start()
+    try:
+        (tmp_path / "config.yaml").write_text(sample_config(
+            extra_top=f"cache: {{backend: redis, url: '{server.url}'}}"), encoding="utf-8")
+        up = run("check", cwd=tmp_path)
+    finally:
+        server.stop()
+    down = run("check", cwd=tmp_path)
+    assert up.returncode == 0, up.stdout + up.stderr
+    assert f"ok      cache (redis at redis://127.0.0.1:{server.port})" in up.stdout
+    assert down.returncode == 1
+    assert f"FAILED  cache (redis at redis://127.0.0.1:{server.port})" in down.stdout
+    assert "check-secret-5Tg" not in up.stdout + up.stderr + down.stdout + down.stderr
 
 
 def test_check_names_the_bad_key(tmp_path: Path) -> None:
