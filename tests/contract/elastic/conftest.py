@@ -14,35 +14,24 @@ from __future__ import annotations
 
 import json
 import textwrap
-import threading
-import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote
 
-import httpx
 import pytest
-from dependency_injector import providers
-from litestar.testing import TestClient
 
-from searchport.adapters.config_loader import parse_config
-from searchport.adapters.http_clients import HttpClients
 from searchport.domain.config import Config
-from searchport.entrypoints.app import create_app
-from searchport.entrypoints.container import Container
 from tests.contract.elastic import es_answers as es
+from tests.contract.scripted import Handler as Handler
+from tests.contract.scripted import Recorder as Recorder
+from tests.contract.scripted import Reply as Reply
+from tests.contract.scripted import ScriptedEngine, Sent, StartedApp, started
+from tests.contract.scripted import build_container as build_container
 
 ENGINES = ("elasticsearch", "opensearch")
 HOST = "http://es.test:9200"
-
-Handler = Callable[[httpx.Request], httpx.Response]
-# What a scripted route answers: a response; (status, JSON body or text[, headers]);
-# an exception to raise (httpx.ConnectError...); or a function of the request.
-Reply = httpx.Response | tuple[Any, ...] | BaseException | Handler
-
 
 @pytest.fixture(params=ENGINES)
 def engine(request: pytest.FixtureRequest) -> str:
@@ -52,7 +41,7 @@ def engine(request: pytest.FixtureRequest) -> str:
 # ---------------------------------------------------------------- the scripted engine
 
 
-class EngineDouble:
+class EngineDouble(ScriptedEngine):
     """An Elasticsearch or OpenSearch server reduced to a table of answers.
 
     ``on(method, path, *replies)`` scripts a route; replies are used in order and the last
@@ -62,15 +51,15 @@ class EngineDouble:
     A request to an unscripted route fails the test (the app answers 500).
     """
 
+    content_type = "application/json; charset=UTF-8"
+
     def __init__(self, engine: str, *, index: str = es.INDEX, prefix: str = "",
                  mapping: Any = None, product_header: bool | None = None) -> None:
+        super().__init__()
         self.engine = engine
         self.prefix = prefix
         self.product_header = engine == "elasticsearch" if product_header is None \
             else product_header
-        self.unexpected: list[str] = []
-        self._routes: dict[tuple[str, str], list[Reply]] = {}
-        self._lock = threading.Lock()
         self._mapping_route = ("GET", f"{prefix}/{index}/_mapping")
         self._default_mapping: Reply = (200, mapping or es.city_mapping(index))
         self.on("GET", f"/{index}/_mapping", self._default_mapping)
@@ -83,119 +72,27 @@ class EngineDouble:
 
     def on(self, method: str, path: str, *replies: Reply) -> EngineDouble:
         """Script ``method path`` (the path after the host's prefix, percent-encoded)."""
-        assert replies
-        self._routes[(method, self.prefix + path)] = list(replies)
-        return self
+        return super().on(method, self.prefix + path, *replies)
 
     def search(self, *replies: Reply, index: str = es.INDEX) -> EngineDouble:
         return self.on("POST", f"/{index}/_search", *replies)
 
-    def __call__(self, request: httpx.Request) -> httpx.Response:
-        path = request.url.raw_path.decode("ascii").split("?", 1)[0]
-        with self._lock:
-            queue = self._routes.get((request.method, path))
-            if not queue:
-                self.unexpected.append(f"{request.method} {path}")
-                raise AssertionError(f"unscripted engine request {request.method} {path}")
-            reply = queue.pop(0) if len(queue) > 1 else queue[0]
-        return self.respond(reply, request)
-
-    def respond(self, reply: Reply, request: httpx.Request) -> httpx.Response:
-        if isinstance(reply, BaseException):
-            raise reply
-        if isinstance(reply, httpx.Response):
-            return reply
-        if callable(reply):
-            return reply(request)
-        status, body, *rest = reply
-        headers: dict[str, str] = dict(rest[0]) if rest else {}
-        return self.response(status, body, headers)
-
-    def response(self, status: int, body: Any, headers: Mapping[str, str] | None = None
-                 ) -> httpx.Response:
-        out = {"Content-Type": "application/json; charset=UTF-8"}
-        if self.product_header:
-            out["X-Elastic-Product"] = "Elasticsearch"
-        out.update(headers or {})
-        if isinstance(body, bytes):
-            content = body
-        elif isinstance(body, str):
-            content = body.encode()
-        else:
-            content = json.dumps(body).encode()
-        return httpx.Response(status, content=content, headers=out)
+    def answer_headers(self) -> dict[str, str]:
+        return {"X-Elastic-Product": "Elasticsearch"} if self.product_header else {}
 
 
 # ---------------------------------------------------------------- recording
 
 
-@dataclass(frozen=True)
-class Sent:
-    """One request the adapter sent."""
-
-    method: str
-    path: str  # as on the wire: percent-encoded, without the query string
-    query: str
-    url: str
-    headers: httpx.Headers
-    content: bytes
-    body: Any  # the decoded JSON body, or None without one
-
-    @property
-    def decoded_path(self) -> str:
-        return unquote(self.path)
-
-
 @dataclass
-class Recorder:
-    """Wraps a handler; every request is recorded before it is answered."""
-
-    handler: Handler
-    sent: list[Sent] = field(default_factory=list)
-    answered: int = 0
-
-    def __call__(self, request: httpx.Request) -> httpx.Response:
-        content = request.content
-        raw_path, _, query = request.url.raw_path.decode("ascii").partition("?")
-        self.sent.append(Sent(
-            method=request.method,
-            path=raw_path,
-            query=query,
-            url=str(request.url),
-            headers=request.headers,
-            content=content,
-            body=json.loads(content) if content else None,
-        ))
-        try:
-            return self.handler(request)
-        finally:
-            self.answered += 1
-
-
-@dataclass
-class EsApp:
-    """A started application over a scripted engine."""
-
-    client: TestClient[Any]
-    recorder: Recorder
-    config: Config
-    container: Container
+class EsApp(StartedApp):
+    """A started application over a scripted Elasticsearch or OpenSearch."""
 
     @property
     def double(self) -> EngineDouble:
         handler = self.recorder.handler
         assert isinstance(handler, EngineDouble)
         return handler
-
-    @property
-    def sent(self) -> list[Sent]:
-        return self.recorder.sent
-
-    def get(self, url: str, **kwargs: Any) -> httpx.Response:
-        return self.client.get(url, **kwargs)
-
-    def post(self, url: str, **kwargs: Any) -> httpx.Response:
-        return self.client.post(url, **kwargs)
 
     def requests(self, method: str | None = None, path: str | None = None) -> list[Sent]:
         return [s for s in self.sent
@@ -217,22 +114,6 @@ class EsApp:
         return [s for s in self.sent if not s.path.endswith("/_mapping")]
 
 
-def build_container(config_yaml: str, handler: Handler, *,
-                    environ: Mapping[str, str] | None = None,
-                    base_dir: Path | None = None) -> tuple[Container, Recorder]:
-    """The production container with the network replaced; engines are built (and
-    configuration errors raised) here."""
-    config = parse_config(textwrap.dedent(config_yaml), environ or {})
-    recorder = Recorder(handler)
-    container = Container(config=config, base_dir=base_dir or Path("."))
-    container.http_clients.override(
-        providers.Object(HttpClients(transport=httpx.MockTransport(recorder)))
-    )
-    container.catalog()
-    container.cache()
-    return container, recorder
-
-
 def _elastic_handles(config: Config) -> int:
     return sum(1 for i in config.indexes.values() if i.engine in ENGINES)
 
@@ -243,20 +124,9 @@ def serve_es(config_yaml: str, handler: Handler, *, environ: Mapping[str, str] |
     """``es_app`` as a context manager. With ``settle``, startup's background mapping fetch
     (one per handle) has been answered before the first test request, so the order of
     ``sent`` does not depend on scheduling."""
-    container, recorder = build_container(config_yaml, handler, environ=environ,
-                                          base_dir=base_dir)
-    app = create_app(container)
-    with TestClient(app) as client:
-        if settle:
-            expected = _elastic_handles(container.config())
-            deadline = time.monotonic() + 5
-            while recorder.answered < expected and time.monotonic() < deadline:
-                time.sleep(0.001)
-            time.sleep(0.005)  # let the engine store what it read
-        yield EsApp(client=client, recorder=recorder, config=container.config(),
-                    container=container)
-    unexpected = getattr(handler, "unexpected", [])
-    assert not unexpected, f"the adapter sent unscripted requests: {unexpected}"
+    with started(EsApp, config_yaml, handler, environ=environ, base_dir=base_dir,
+                 warm_up=_elastic_handles if settle else None) as app:
+        yield app
 
 
 @pytest.fixture
