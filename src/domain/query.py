@@ -121,6 +121,8 @@ class SearchQuery(msgspec.Struct, frozen=True, kw_only=True):
     histograms: tuple[HistogramSpec, ...] = ()
     geo_grid: GeoGridSpec | None = None
     exact_total: bool = True
+    # False: facet counts follow every filter, their own field's too (Algolia's semantics)
+    disjunctive_facets: bool = True
 
 
 class FacetValuesQuery(msgspec.Struct, frozen=True, kw_only=True):

@@ -18,6 +18,7 @@ from swagger_ui_bundle import swagger_ui_path
 from searchport import __version__
 from searchport.entrypoints.auth import bearer_auth
 from searchport.entrypoints.container import Container
+from searchport.entrypoints.controllers.algolia_routes import AlgoliaController
 from searchport.entrypoints.controllers.field_routes import fields_route
 from searchport.entrypoints.controllers.index_routes import IndexController
 from searchport.entrypoints.controllers.service_routes import ServiceController, metrics_route
@@ -69,7 +70,9 @@ def _cors(origins: str | list[str] | None) -> CORSConfig | None:
     return CORSConfig(
         allow_origins=allowed,
         allow_methods=["GET", "POST", "OPTIONS"],
-        allow_headers=["Authorization", "Content-Type", "X-Request-ID"],
+        # the algoliasearch client's headers (it may also put them in the query string)
+        allow_headers=["Authorization", "Content-Type", "X-Request-ID", "X-Algolia-API-Key",
+                       "X-Algolia-Application-Id", "X-Algolia-Agent", "X-Algolia-UserToken"],
         expose_headers=["X-Request-ID", "Server-Timing"],
         allow_credentials=False,
         max_age=600,
@@ -117,6 +120,7 @@ def create_app(
     app = Litestar(
         route_handlers=[
             ServiceController,
+            AlgoliaController,
             Router("/", route_handlers=[IndexController, fields_route],
                    after_request=cache_control(auth)),
             create_static_files_router(ASSETS, directories=[swagger_ui_path], name="assets"),
@@ -134,6 +138,7 @@ def create_app(
             "list_indexes": bridge(container.list_indexes),
             "describe_fields": bridge(container.describe_fields),
             "clear_cache_uc": bridge(container.clear_cache),
+            "algolia_search": bridge(container.algolia_search),
             "metrics": bridge(container.metrics),
         },
         middleware=[

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hmac
+from urllib.parse import unquote_to_bytes
 
 from litestar.enums import ScopeType
 from litestar.types import (
@@ -18,14 +19,35 @@ UNAUTHORIZED_BODY = b'{"error":"Unauthorized"}'
 OPEN_PATHS = ("/health", "/openapi")
 
 
+ALGOLIA_KEY = b"x-algolia-api-key"
+
+
 def bearer_token(scope: Scope) -> bytes:
-    """The bearer token of the request (empty when there is none)."""
+    """The token of the request (empty when there is none): ``Authorization: Bearer``, else
+    the ``x-algolia-api-key`` header the algoliasearch client sends, else, on the Algolia
+    routes only, that key in the query string (the browser client's default, which avoids a
+    CORS preflight). ``x-algolia-application-id`` may be anything."""
+    algolia = b""
     for name, value in scope.get("headers", ()):
         if name == b"authorization":
             scheme, _, token = value.partition(b" ")
-            if scheme.lower() == b"bearer":
-                return token.strip()
-            return b""
+            return token.strip() if scheme.lower() == b"bearer" else b""
+        if name == ALGOLIA_KEY:
+            algolia = value.strip()
+    if algolia or not is_algolia_path(scope.get("path", "")):
+        return algolia
+    return _query_key(scope.get("query_string", b""))
+
+
+def is_algolia_path(path: str) -> bool:
+    return path.startswith("/1/indexes/") or path.endswith("/instantsearch")
+
+
+def _query_key(query: bytes) -> bytes:
+    for pair in query.split(b"&"):
+        name, _, value = pair.partition(b"=")
+        if unquote_to_bytes(name).lower() == ALGOLIA_KEY:
+            return unquote_to_bytes(value.replace(b"+", b" ")).strip()
     return b""
 
 

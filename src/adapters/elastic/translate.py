@@ -149,7 +149,7 @@ def _weighted(fw: FieldWeight) -> str:
 
 
 def search_body(query: SearchQuery, catalog: FieldCatalog) -> Json:
-    facet_fields = set(query.facets)
+    facet_fields = set(query.facets) if query.disjunctive_facets else set()
     main: list[Json] = []
     post: dict[str, list[Json]] = {}  # facet field -> its filters' clauses
     for f in query.filters:

@@ -107,7 +107,7 @@ def search_plan(query: SearchQuery, uid: str, primary_key: str,
                       cropMarker="")
     params["showRankingScore"] = True
 
-    filtered = {field for field, _ in by_field}
+    filtered = {field for field, _ in by_field} if query.disjunctive_facets else set()
     own = tuple(dict.fromkeys(f for f in query.facets if f in filtered))
     if not own:
         return SearchPlan(path=index_path(uid, "/search"), body=params, skip=skip)

@@ -55,7 +55,8 @@ def run_search(ix: OpenIndex, query: SearchQuery) -> EngineResult:
     shared: dict[str, Any] = {}
     own_filters: dict[str, set[int]] = {}
     for i, spec in enumerate(facet_specs):
-        mine = {j for j, flt in enumerate(query.filters) if flt.field == spec.name}
+        mine = {j for j, flt in enumerate(query.filters)
+                if flt.field == spec.name and query.disjunctive_facets}
         if mine:
             own_filters[spec.name] = mine
         else:

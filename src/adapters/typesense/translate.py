@@ -62,7 +62,7 @@ def search_plan(query: SearchQuery, schema: Schema, collection: str) -> SearchPl
     for name in query.facets:
         schema.facet(name)
     budget = query.max_facet_values + 1  # one more, to see a tie across the cut
-    own = {f.field for f in query.filters}
+    own = {f.field for f in query.filters} if query.disjunctive_facets else set()
     page, per_page, skip = page_window(query.offset, query.limit)
     main: Json = {**base, "page": page, "per_page": per_page}
     where = filter_by(query.filters, schema)

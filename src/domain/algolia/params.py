@@ -1,0 +1,172 @@
+"""One Algolia request's parameters: from the client's JSON (``params`` as a URL-encoded
+string, client v4, or an object, client v5, or flat next to ``indexName``) to checked values.
+
+Three groups, listed in README ("Use with InstantSearch"):
+- ``SUPPORTED``: applied with Algolia's meaning;
+- ``IGNORED``: accepted and ignored, because ignoring them cannot change hits, counts or
+  facets (analytics, tracking, rules that searchport does not have);
+- ``NO_OP_VALUES``: refused unless given a value that changes nothing (``tagFilters: ""``,
+  ``attributesToSnippet: []``...). Anything else is a 400 naming the parameter.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import parse_qsl, urlencode
+
+import msgspec
+
+from searchport.domain.errors import InvalidRequest
+
+SUPPORTED = frozenset({
+    "query", "page", "hitsPerPage", "facets", "facetFilters", "numericFilters", "filters",
+    "attributesToRetrieve", "attributesToHighlight", "highlightPreTag", "highlightPostTag",
+    "maxValuesPerFacet", "insideBoundingBox", "aroundLatLng", "aroundRadius",
+    # facet-value search
+    "facetQuery", "maxFacetHits", "facetName",
+})
+IGNORED = frozenset({
+    "analytics", "clickAnalytics", "analyticsTags", "getRankingInfo", "userToken",
+    "enableABTest", "percentileComputation", "enablePersonalization", "personalizationImpact",
+    "ruleContexts", "enableRules", "facetingAfterDistinct", "responseFields",
+})
+# Refused unless the value is one of these: then the parameter changes nothing.
+NO_OP_VALUES: dict[str, tuple[Any, ...]] = {
+    "tagFilters": ("", [], None),
+    "optionalFilters": ("", [], None),
+    "attributesToSnippet": ([], "", None),
+    "distinct": (False, 0, "false", "0", None),
+    "sortFacetValuesBy": ("count",),
+    "advancedSyntax": (False, "false"),
+    "sumOrFiltersScores": (False, "false"),
+    "snippetEllipsisText": ("", "…"),
+    "restrictHighlightAndSnippetArrays": (False, "false"),
+}
+
+
+class RawParams(msgspec.Struct, frozen=True):
+    """The parameters of one request, as sent, and their URL-encoded form for ``params``."""
+
+    values: dict[str, Any]
+    encoded: str
+
+
+def collect(request: dict[str, Any], outer: frozenset[str]) -> RawParams:
+    """The parameters of one request object: its own keys (but ``outer``: ``indexName``...),
+    then those of ``params`` (a URL-encoded string or an object), which win."""
+    values = {k: v for k, v in request.items() if k not in outer and k != "params"}
+    params = request.get("params")
+    if isinstance(params, str):
+        try:
+            pairs = parse_qsl(params, keep_blank_values=True, strict_parsing=False)
+        except ValueError:
+            raise InvalidRequest("params: is not a valid URL-encoded string") from None
+        values.update(pairs)
+    elif isinstance(params, dict):
+        values.update(params)
+    elif params is not None:
+        raise InvalidRequest("params: must be a URL-encoded string or an object")
+    check_names(values)
+    return RawParams(values, encode(values))
+
+
+def check_names(values: dict[str, Any]) -> None:
+    for name in sorted(values):
+        if name in SUPPORTED or name in IGNORED:
+            continue
+        if name in NO_OP_VALUES:
+            if _same_as_any(values[name], NO_OP_VALUES[name]):
+                continue
+            raise InvalidRequest(
+                f"{name} is not supported by searchport (only its default, which changes "
+                "nothing, is accepted)"
+            )
+        raise InvalidRequest(f"{name} is not a supported Algolia search parameter")
+
+
+def _same_as_any(value: Any, allowed: tuple[Any, ...]) -> bool:
+    return any(type(value) is type(a) and value == a for a in allowed)
+
+
+def encode(values: dict[str, Any]) -> str:
+    """Algolia's ``params`` echo: ``key=value`` pairs, lists and objects as JSON."""
+    return urlencode([
+        (k, v if isinstance(v, str) else msgspec.json.encode(v).decode()) for k, v in
+        values.items()
+    ])
+
+
+# ---------------------------------------------------------------- typed readers
+
+
+def text(values: dict[str, Any], name: str, default: str = "") -> str:
+    value = values.get(name, default)
+    if value is None:
+        return default
+    if not isinstance(value, str):
+        raise InvalidRequest(f"{name}: must be a string")
+    return value
+
+
+def integer(values: dict[str, Any], name: str) -> int | None:
+    value = values.get(name)
+    if value is None:
+        return None
+    if isinstance(value, str):
+        try:
+            return int(value.strip())
+        except ValueError:
+            pass
+    elif isinstance(value, int) and not isinstance(value, bool):
+        return value
+    elif isinstance(value, float) and value.is_integer():
+        return int(value)
+    raise InvalidRequest(f"{name}: must be an integer, got {value!r}")
+
+
+def names(values: dict[str, Any], name: str) -> list[str] | None:
+    """A list of attribute names: a list, a JSON list text or a comma-separated text."""
+    value = values.get(name)
+    if value is None:
+        return None
+    if isinstance(value, str):
+        stripped = value.strip()
+        if stripped.startswith("["):
+            try:
+                value = msgspec.json.decode(stripped)
+            except msgspec.DecodeError:
+                raise InvalidRequest(f"{name}: is not valid JSON") from None
+        else:
+            return [p.strip() for p in stripped.split(",") if p.strip()]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise InvalidRequest(f"{name}: must be a list of attribute names")
+    if len(value) > 100:
+        raise InvalidRequest(f"{name}: at most 100 attributes")
+    return [v.strip() for v in value if v.strip()]
+
+
+def numbers(values: dict[str, Any], name: str) -> list[float] | None:
+    """A list of numbers: a list, or a comma-separated text (``insideBoundingBox``)."""
+    value = values.get(name)
+    if value is None:
+        return None
+    if isinstance(value, str):
+        stripped = value.strip()
+        if stripped.startswith("["):
+            try:
+                value = msgspec.json.decode(stripped)
+            except msgspec.DecodeError:
+                raise InvalidRequest(f"{name}: is not valid JSON") from None
+        else:
+            value = stripped.split(",")
+    if isinstance(value, list) and len(value) == 1 and isinstance(value[0], list):
+        value = value[0]  # one box given as a list of boxes
+    try:
+        found = [float(v) for v in value if not isinstance(v, bool | list | dict)]
+    except (TypeError, ValueError):
+        raise InvalidRequest(f"{name}: must be a list of numbers") from None
+    if not isinstance(value, list) or len(found) != len(value):
+        raise InvalidRequest(f"{name}: must be a list of numbers (one box)")
+    if any(f != f or abs(f) == float("inf") for f in found):
+        raise InvalidRequest(f"{name}: must be finite numbers")
+    return found

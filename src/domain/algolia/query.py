@@ -1,0 +1,194 @@
+"""Algolia search parameters as a domain ``SearchQuery``, and the answer as an Algolia result.
+
+Algolia's semantics, not those of ``/search``: ``page`` counts from 0, ``hitsPerPage`` may
+be 0 (facets only), facet counts follow every filter of the query (InstantSearch asks for
+disjunctive counts itself, with extra queries), a page past the result window has no hits
+(not a 400).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import msgspec
+
+from searchport.domain.algolia import params as ap
+from searchport.domain.algolia.filters import (
+    Cnf,
+    parse_facet_filters,
+    parse_filters,
+    parse_numeric_filters,
+)
+from searchport.domain.algolia.highlight import (
+    DEFAULT_POST,
+    DEFAULT_PRE,
+    HighlightResult,
+    Tags,
+    highlight_result,
+    query_words,
+)
+from searchport.domain.algolia.responses import AlgoliaHit, AlgoliaResult
+from searchport.domain.algolia.translate import to_domain_filters
+from searchport.domain.catalog import IndexEntry
+from searchport.domain.errors import InvalidRequest, UnsupportedFeature
+from searchport.domain.fields import FieldMap
+from searchport.domain.params import clamp
+from searchport.domain.query import Filter, GeoBounds, GeoGridSpec, GeoPoint, SearchQuery
+from searchport.domain.results import EngineResult, Hit
+
+MAX_HITS_PER_PAGE = 100
+MAX_FACET_VALUES = 100
+
+
+class Plan(msgspec.Struct, frozen=True, kw_only=True):
+    """What one Algolia search asks of the engine, and how to shape the answer."""
+
+    query: SearchQuery
+    page: int
+    hits_per_page: int
+    tags: Tags
+    highlighted: tuple[str, ...]  # public names of the attributes given a _highlightResult
+
+
+def algolia_filters(values: dict[str, Any], fields: FieldMap) -> tuple[Filter, ...]:
+    cnf: Cnf = ()
+    if values.get("facetFilters") not in (None, "", []):
+        cnf += parse_facet_filters(values["facetFilters"])
+    if values.get("numericFilters") not in (None, "", []):
+        cnf += parse_numeric_filters(values["numericFilters"])
+    cnf += parse_filters(ap.text(values, "filters"))
+    return to_domain_filters(cnf, fields.real)
+
+
+def plan_search(entry: IndexEntry, values: dict[str, Any]) -> Plan:
+    config, fields = entry.config, entry.fields
+    page = max(0, ap.integer(values, "page") or 0)
+    per_page = clamp(ap.integer(values, "hitsPerPage"), config.defaults.per_page, 0,
+                     MAX_HITS_PER_PAGE)
+    window = config.max_result_window
+    offset = page * per_page
+    limit = max(0, min(per_page, window - offset))  # past the window: no hits, as Algolia
+
+    asked = ap.names(values, "facets")
+    facet_names = list(config.defaults.facets) if asked == ["*"] else (asked or [])
+    if "*" in facet_names:
+        facet_names = [*config.defaults.facets, *(f for f in facet_names if f != "*")]
+    max_values = clamp(ap.integer(values, "maxValuesPerFacet"), MAX_FACET_VALUES, 1,
+                       MAX_FACET_VALUES)
+
+    retrieve = ap.names(values, "attributesToRetrieve")
+    chosen = None if retrieve is None or "*" in retrieve else fields.real_all(retrieve)
+    to_highlight = ap.names(values, "attributesToHighlight")
+    if to_highlight is None or "*" in to_highlight:
+        highlighted = _searchable(entry)
+        highlight_fields: tuple[str, ...] = ()
+    else:
+        highlighted = tuple(dict.fromkeys(to_highlight))
+        highlight_fields = fields.real_all(highlighted)
+    tags = Tags(ap.text(values, "highlightPreTag", DEFAULT_PRE),
+                ap.text(values, "highlightPostTag", DEFAULT_POST))
+
+    query = SearchQuery(
+        text=ap.text(values, "query"),
+        offset=offset,
+        limit=limit,
+        filters=algolia_filters(values, fields),
+        facets=tuple(dict.fromkeys(fields.real_all(facet_names))),
+        max_facet_values=max_values,
+        highlight=bool(highlighted) and limit > 0,
+        highlight_fields=highlight_fields,
+        fields=chosen,
+        search_fields=fields.configured_weights,
+        geo_grid=_bounding_box(entry, values),
+        exact_total=config.exact_totals,
+        disjunctive_facets=False,
+    )
+    return Plan(query=query, page=page, hits_per_page=per_page, tags=tags,
+                highlighted=highlighted)
+
+
+def _searchable(entry: IndexEntry) -> tuple[str, ...]:
+    """Algolia highlights the searchable attributes by default."""
+    fields = entry.fields
+    configured = [fields.public(w.field) for w in fields.configured_weights]
+    texts = [fields.public(name) for name, kind in fields.types.items() if kind == "text"]
+    return tuple(dict.fromkeys([*configured, *texts]))
+
+
+def _bounding_box(entry: IndexEntry, values: dict[str, Any]) -> GeoGridSpec | None:
+    engine = entry.engine
+    for name in ("aroundLatLng", "aroundRadius"):
+        if values.get(name) not in (None, ""):
+            raise InvalidRequest(
+                f"{name} is not supported by searchport (a radius around a point cannot be "
+                "filtered yet); use insideBoundingBox"
+            )
+    box = ap.numbers(values, "insideBoundingBox")
+    if not box:
+        return None
+    if len(box) != 4:
+        raise InvalidRequest("insideBoundingBox: must be one box, four numbers "
+                             "(lat1, lng1, lat2, lng2)")
+    if not engine.capabilities.geo_grid:
+        raise UnsupportedFeature("insideBoundingBox", engine.name)
+    geo = [name for name, kind in entry.fields.types.items() if kind == "geo_point"]
+    if len(geo) != 1:
+        raise InvalidRequest("insideBoundingBox needs exactly one field of type geo_point in "
+                             "this handle's config")
+    lat1, lng1, lat2, lng2 = box
+    if not all(-90 <= v <= 90 for v in (lat1, lat2)) or not all(
+            -180 <= v <= 180 for v in (lng1, lng2)):
+        raise InvalidRequest("insideBoundingBox: latitudes in [-90, 90], longitudes in "
+                             "[-180, 180]")
+    bounds = GeoBounds(top_left=GeoPoint(lat=max(lat1, lat2), lon=min(lng1, lng2)),
+                       bottom_right=GeoPoint(lat=min(lat1, lat2), lon=max(lng1, lng2)))
+    return GeoGridSpec(field=geo[0], precision=0, bounds=bounds)
+
+
+def shape_result(entry: IndexEntry, plan: Plan, result: EngineResult, raw: ap.RawParams,
+                 took_ms: int) -> AlgoliaResult:
+    fields, per_page = entry.fields, plan.hits_per_page
+    pages = 0
+    if per_page > 0:
+        reachable = math.ceil(min(result.total, entry.config.max_result_window) / per_page)
+        pages = reachable
+    words = query_words(plan.query.text)
+    hits = [_hit(fields, hit, plan, words) for hit in result.hits[:plan.query.limit]]
+    facets = {
+        fields.public(name): {
+            v.value: v.count
+            for v in sorted(found, key=lambda v: (-v.count, v.value))[:plan.query.max_facet_values]
+        }
+        for name, found in result.facets.items()
+    }
+    return AlgoliaResult(
+        hits=hits,
+        nb_hits=result.total,
+        nb_pages=pages,
+        page=plan.page,
+        hits_per_page=per_page,
+        facets=facets,
+        exhaustive_nb_hits=plan.query.exact_total,
+        # only the embedded engine counts every value exactly; others may sample (shards)
+        exhaustive_facets_count=entry.engine.name == "tantivy",
+        processing_time_ms=took_ms,
+        query=plan.query.text,
+        params=raw.encoded,
+        index=entry.handle,
+    )
+
+
+def _hit(fields: FieldMap, hit: Hit, plan: Plan, words: list[str]) -> AlgoliaHit:
+    document = fields.document(hit.source)
+    shaped: AlgoliaHit = {**document, "objectID": hit.id}
+    highlights = fields.public_keys(hit.highlights)
+    results: dict[str, HighlightResult] = {}
+    for name in dict.fromkeys([*plan.highlighted, *highlights]):
+        if name not in document:
+            continue
+        entry = highlight_result(document[name], highlights.get(name), words, plan.tags)
+        if entry is not None:
+            results[name] = entry
+    shaped["_highlightResult"] = results
+    return shaped

@@ -1,0 +1,44 @@
+"""Algolia's response bodies, with Algolia's own key names."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+AlgoliaHit = dict[str, Any]  # objectID, the document's fields, _highlightResult
+
+
+class AlgoliaResult(msgspec.Struct, kw_only=True):
+    """One search's answer (``POST /1/indexes/:handle/query``, one of ``results``)."""
+
+    hits: list[AlgoliaHit]
+    nb_hits: int = msgspec.field(name="nbHits")
+    nb_pages: int = msgspec.field(name="nbPages")
+    page: int
+    hits_per_page: int = msgspec.field(name="hitsPerPage")
+    facets: dict[str, dict[str, int]]
+    exhaustive_nb_hits: bool = msgspec.field(name="exhaustiveNbHits")
+    exhaustive_facets_count: bool = msgspec.field(name="exhaustiveFacetsCount")
+    processing_time_ms: int = msgspec.field(name="processingTimeMS")
+    query: str
+    params: str
+    index: str
+
+
+class FacetHit(msgspec.Struct, kw_only=True):
+    value: str
+    highlighted: str
+    count: int
+
+
+class FacetHitsResult(msgspec.Struct, kw_only=True):
+    """A facet-value search's answer."""
+
+    facet_hits: list[FacetHit] = msgspec.field(name="facetHits")
+    exhaustive_facets_count: bool = msgspec.field(name="exhaustiveFacetsCount")
+    processing_time_ms: int = msgspec.field(name="processingTimeMS")
+
+
+class MultiResponse(msgspec.Struct, kw_only=True):
+    results: list[AlgoliaResult | FacetHitsResult]

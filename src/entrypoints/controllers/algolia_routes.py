@@ -1,0 +1,62 @@
+"""Algolia's search protocol: the routes the stock ``algoliasearch`` client and
+InstantSearch.js call, with the handle as index name.
+
+Bodies are read as JSON whatever the ``Content-Type``: the browser client sends
+``application/x-www-form-urlencoded`` to avoid a CORS preflight, with a JSON body.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from litestar import Controller, Request, Response, post
+from litestar.di import NamedDependency
+from litestar.params import PathParameter
+
+from searchport.domain.algolia.requests import multi_queries, one_query
+from searchport.domain.usecases.algolia_search import AlgoliaSearch
+from searchport.entrypoints.controllers import params as p
+
+Handle = Annotated[str, PathParameter(description="An index handle (the Algolia index name).")]
+Facet = Annotated[str, PathParameter(description="The facet attribute (alias allowed).")]
+AnyRequest = Request[Any, Any, Any]
+
+
+def _json(body: bytes) -> Response[bytes]:
+    return Response(content=body, status_code=200, media_type="application/json")
+
+
+class AlgoliaController(Controller):
+    tags = ["algolia"]
+
+    @post("/{handle:str}/instantsearch", status_code=200, responses=p.ERRORS,
+          summary="InstantSearch multi-query on one handle",
+          description='Algolia\'s multi-query body {"requests": [{"params": ..}]}; each '
+          "indexName, when given, must be this handle. Answers {\"results\": [..]}.")
+    async def instantsearch(self, request: AnyRequest,
+                            algolia_search: NamedDependency[AlgoliaSearch],
+                            handle: Handle) -> Response[bytes]:
+        answer = await algolia_search(multi_queries(await request.body(), handle))
+        return _json(answer.body)
+
+    @post("/1/indexes/*/queries", status_code=200, responses=p.ERRORS,
+          summary="Algolia multi-queries",
+          description="Several queries, each on the handle named by its indexName, answered "
+          "in request order.")
+    async def queries(self, request: AnyRequest,
+                      algolia_search: NamedDependency[AlgoliaSearch]) -> Response[bytes]:
+        return _json((await algolia_search(multi_queries(await request.body()))).body)
+
+    @post("/1/indexes/{handle:str}/query", status_code=200, responses=p.ERRORS,
+          summary="Algolia search on one handle")
+    async def query(self, request: AnyRequest, algolia_search: NamedDependency[AlgoliaSearch],
+                    handle: Handle) -> Response[bytes]:
+        return _json((await algolia_search(one_query(await request.body(), handle))).body)
+
+    @post("/1/indexes/{handle:str}/facets/{facet:str}/query", status_code=200,
+          responses=p.ERRORS, summary="Algolia search for facet values")
+    async def facet_values(self, request: AnyRequest,
+                           algolia_search: NamedDependency[AlgoliaSearch], handle: Handle,
+                           facet: Facet) -> Response[bytes]:
+        answer = await algolia_search(one_query(await request.body(), handle, facet))
+        return _json(answer.body)

@@ -1,0 +1,134 @@
+"""The Algolia endpoints through the real app over a real tantivy index of books.jsonl:
+nbHits, facets (Algolia's semantics: every filter counts), hits and pages against values
+computed from the rows."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+from urllib.parse import urlencode
+
+import msgspec
+import pytest
+from litestar.testing import TestClient
+
+from searchport.domain.config import Config
+from searchport.entrypoints.app import create_app
+from searchport.entrypoints.container import create_container
+from tests.integration.conftest import BOOK_FIELDS, BOOKS
+
+Row = dict[str, Any]
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient[Any]]:
+    base = tmp_path_factory.mktemp("algolia")
+    config = msgspec.convert({"indexes": {"books": {
+        "engine": "tantivy", "path": str(base / "index"), "source": str(BOOKS),
+        "fields": BOOK_FIELDS, "defaults": {"facets": ["genre", "language"]},
+    }}}, Config)
+    with TestClient(create_app(create_container(config, Path(base)))) as client:
+        yield client
+
+
+def search(client: TestClient[Any], **params: Any) -> dict[str, Any]:
+    encoded = urlencode({k: v if isinstance(v, str) else json.dumps(v)
+                         for k, v in params.items()})
+    response = client.post("/1/indexes/books/query", content=json.dumps({"params": encoded}),
+                           headers={"content-type": "application/x-www-form-urlencoded"})
+    assert response.status_code == 200, response.text
+    return response.json()  # type: ignore[no-any-return]
+
+
+def counts(rows: list[Row], field: str) -> dict[str, int]:
+    found: Counter[str] = Counter()
+    for row in rows:
+        value = row.get(field)
+        for v in value if isinstance(value, list) else [] if value is None else [value]:
+            found[str(v)] += 1
+    return dict(found)
+
+
+def test_facets_follow_every_filter(client: TestClient[Any], rows: list[Row]) -> None:
+    body = search(client, facetFilters=[["genre:fiction", "genre:poetry"], "language:-de"],
+                  numericFilters=["price>10"], facets=["genre", "tags"], hitsPerPage=0)
+    chosen = [r for r in rows if r.get("genre") in ("fiction", "poetry")
+              and r.get("language") != "de" and r.get("price", -1) > 10]
+    assert body["nbHits"] == len(chosen)
+    assert body["hits"] == [] and body["nbPages"] == 0 and body["hitsPerPage"] == 0
+    assert body["facets"] == {"genre": counts(chosen, "genre"), "tags": counts(chosen, "tags")}
+    assert body["exhaustiveNbHits"] is True and body["exhaustiveFacetsCount"] is True
+    assert body["index"] == "books"
+
+
+def test_strict_and_inclusive_bounds(client: TestClient[Any], rows: list[Row]) -> None:
+    strict = search(client, filters="year > 1850 AND year < 2004", hitsPerPage=100)
+    assert {h["objectID"] for h in strict["hits"]} == {
+        str(r["id"]) for r in rows if 1850 < r.get("year", 0) < 2004}
+    ranged = search(client, filters="year:1850 TO 2004", hitsPerPage=100)
+    assert ranged["nbHits"] == sum(1 for r in rows if 1850 <= r.get("year", 0) <= 2004)
+    not_equal = search(client, numericFilters="price != 10", hitsPerPage=100)
+    assert not_equal["nbHits"] == sum(1 for r in rows if r.get("price") != 10)
+
+
+def test_pages_count_from_zero(client: TestClient[Any], rows: list[Row]) -> None:
+    first = search(client, hitsPerPage=7, page=0, facets="*")
+    second = search(client, hitsPerPage=7, page=1)
+    assert first["nbHits"] == len(rows) and first["nbPages"] == math.ceil(len(rows) / 7)
+    assert len(first["hits"]) == 7 and second["page"] == 1
+    assert not {h["objectID"] for h in first["hits"]} & {h["objectID"] for h in second["hits"]}
+    assert set(first["facets"]) == {"genre", "language"}  # "*": the configured facets
+    past = search(client, hitsPerPage=20, page=600)  # past the result window: no hits
+    assert past["hits"] == [] and past["nbHits"] == len(rows)
+
+
+def test_hits_and_highlights(client: TestClient[Any], rows: list[Row],
+                             ref: SimpleNamespace) -> None:
+    body = search(client, query="castle", hitsPerPage=100,
+                  attributesToRetrieve=["title", "year"], attributesToHighlight=["title"],
+                  highlightPreTag="<b>", highlightPostTag="</b>")
+    expected = {str(r["id"]) for r in rows if ref.text_matches(r, "castle")}
+    assert {h["objectID"] for h in body["hits"]} == expected
+    by_id = {str(r["id"]): r for r in rows}
+    for hit in body["hits"]:
+        assert set(hit) <= {"objectID", "title", "year", "_highlightResult"}
+        title = hit["_highlightResult"]["title"]
+        # the last query word also matches as a prefix ("castles")
+        if any(w.startswith("castle") for w in ref.words(by_id[hit["objectID"]]["title"])):
+            assert "<b>" in title["value"] and title["matchLevel"] == "full"
+            assert title["matchedWords"] == ["castle"]
+        else:
+            assert title["matchLevel"] == "none"
+    assert body["query"] == "castle" and "query=castle" in body["params"]
+
+
+def test_multi_queries_on_several_handles_in_order(client: TestClient[Any],
+                                                   rows: list[Row]) -> None:
+    response = client.post("/1/indexes/*/queries", json={"requests": [
+        {"indexName": "books", "params": "hitsPerPage=0&facets=%5B%22genre%22%5D"},
+        {"indexName": "books", "query": "castle", "hitsPerPage": 1},
+        {"indexName": "books", "type": "facet", "facet": "genre", "params": "facetQuery=fic"},
+    ]})
+    assert response.status_code == 200, response.text
+    first, second, third = response.json()["results"]
+    assert first["facets"]["genre"] == counts(rows, "genre")
+    assert second["query"] == "castle" and len(second["hits"]) == 1
+    fiction = counts(rows, "genre")
+    assert third["facetHits"] == [
+        {"value": v, "highlighted": v.replace("fic", "<em>fic</em>", 1), "count": fiction[v]}
+        for v in sorted(fiction, key=lambda v: (-fiction[v], v)) if "fic" in v.lower()]
+
+
+def test_facet_value_search_with_filters(client: TestClient[Any], rows: list[Row]) -> None:
+    response = client.post("/1/indexes/books/facets/tags/query",
+                           json={"params": "facetQuery=&maxFacetHits=3&filters=year%20%3E%201950"})
+    assert response.status_code == 200, response.text
+    tags = counts([r for r in rows if r.get("year", 0) > 1950], "tags")
+    top = sorted(tags, key=lambda v: (-tags[v], v))[:3]
+    assert [(h["value"], h["count"]) for h in response.json()["facetHits"]] == [
+        (v, tags[v]) for v in top]
