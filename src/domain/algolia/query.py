@@ -160,7 +160,7 @@ def shape_result(entry: IndexEntry, plan: Plan, result: EngineResult, raw: ap.Ra
             v.value: v.count
             for v in sorted(found, key=lambda v: (-v.count, v.value))[:plan.query.max_facet_values]
         }
-        for name, found in result.facets.items()
+        for name, found in result.facets.items() if name in plan.query.facets
     }
     return AlgoliaResult(
         hits=hits,

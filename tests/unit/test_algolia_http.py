@@ -1,0 +1,259 @@
+"""The Algolia routes' HTTP contract through the real app over fakes: bodies in every form
+the clients send, the SearchQuery asked of the engine, the Algolia answer, statuses, auth
+and CORS."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from searchport.domain.config import Config, DefaultsConfig, FieldConfig, IndexConfig
+from searchport.domain.errors import EngineTimeout, EngineUnavailable
+from searchport.domain.query import (
+    FacetValuesQuery,
+    NotFilter,
+    RangeFilter,
+    SearchQuery,
+    TermFilter,
+)
+from searchport.domain.results import EngineResult, FacetValue, Hit
+from tests.fakes import FailingEngine, FakeEngine
+from tests.unit.test_http_contract import KEY, ORIGIN, serve
+
+FIELDS = {
+    "name": FieldConfig(weight=3, type="text"),
+    "region": FieldConfig(field="continent", type="keyword"),
+    "pop": FieldConfig(field="population", type="integer"),
+    "where": FieldConfig(field="location", type="geo_point"),
+}
+HITS = [Hit(id=str(i), index="cities", score=1.0,
+            source={"name": f"Port & {i}", "continent": "Europe", "population": i},
+            highlights={"name": [f"<mark>Port</mark> &amp; {i}"]} if i % 2 == 0 else {})
+        for i in range(3)]
+
+
+def cities_engine() -> FakeEngine:
+    return FakeEngine(
+        result=EngineResult(hits=list(HITS), total=45, facets={"continent": [
+            FacetValue(value="Asia", count=3), FacetValue(value="Europe", count=40)]}),
+        facet_values=[FacetValue(value="Europe", count=40), FacetValue(value="Eurasia", count=2)],
+    )
+
+
+def settings(**extra: Any) -> Config:
+    index = IndexConfig(engine="tantivy", path="unused", fields=FIELDS,
+                        defaults=DefaultsConfig(facets=["region"]))
+    return Config(indexes={"cities": index, "towns": index}, **extra)
+
+
+def engines() -> dict[str, FakeEngine]:
+    return {"cities": cities_engine(), "towns": cities_engine()}
+
+
+def queries(engine: FakeEngine) -> list[SearchQuery]:
+    return [q for q in engine.queries if isinstance(q, SearchQuery)]
+
+
+# ---------------------------------------------------------------- bodies and parameters
+
+
+@pytest.mark.parametrize("body", [
+    {"params": "query=port&page=1&hitsPerPage=2&facets=%5B%22region%22%5D"
+               "&numericFilters=%5B%22pop%3E10%22%5D&facetFilters=region%3A-Asia"},
+    {"params": {"query": "port", "page": 1, "hitsPerPage": 2, "facets": ["region"],
+                "numericFilters": ["pop>10"], "facetFilters": ["region:-Asia"]}},
+    {"query": "port", "page": "1", "hitsPerPage": 2, "facets": "region",
+     "numericFilters": "pop>10", "facetFilters": "region:-Asia"},
+])
+def test_params_as_a_string_an_object_or_flat(body: dict[str, Any]) -> None:
+    found = engines()
+    with serve(settings(), found) as client:
+        response = client.post("/1/indexes/cities/query", content=json.dumps(body),
+                               headers={"content-type": "application/x-www-form-urlencoded"})
+        assert response.status_code == 200, response.text
+    (query,) = queries(found["cities"])
+    assert (query.text, query.offset, query.limit, query.facets) == ("port", 2, 2, ("continent",))
+    assert query.filters == (NotFilter(field="continent", values=("Asia",)),
+                             RangeFilter(field="population", min=10, min_exclusive=True))
+    assert query.disjunctive_facets is False  # Algolia: counts follow every filter
+    answer = response.json()
+    assert answer["nbHits"] == 45 and answer["nbPages"] == 23 and answer["page"] == 1
+    assert answer["hitsPerPage"] == 2 and answer["index"] == "cities"
+    assert answer["facets"] == {"region": {"Europe": 40, "Asia": 3}}
+    assert list(answer["facets"]["region"]) == ["Europe", "Asia"]  # by count
+    assert answer["exhaustiveNbHits"] is True
+    assert answer["exhaustiveFacetsCount"] is False  # the fake is no tantivy engine
+    assert "query=port" in answer["params"] and isinstance(answer["processingTimeMS"], int)
+
+
+def test_hits_carry_object_ids_public_names_and_highlights() -> None:
+    with serve(settings(), engines()) as client:
+        answer = client.post("/1/indexes/cities/query", json={"params": {
+            "query": "port", "highlightPreTag": "__ais-highlight__",
+            "highlightPostTag": "__/ais-highlight__"}}).json()
+        html = client.post("/1/indexes/cities/query", json={"query": "port"}).json()
+    first = answer["hits"][0]
+    assert first["objectID"] == "0" and first["region"] == "Europe" and first["pop"] == 0
+    # placeholder tags: plain text, as Algolia gives it (the client escapes it)
+    assert first["_highlightResult"]["name"] == {
+        "value": "__ais-highlight__Port__/ais-highlight__ & 0", "matchLevel": "full",
+        "matchedWords": ["port"], "fullyHighlighted": False}
+    # HTML tags (the default <em>): the text stays escaped, so the value is safe as HTML
+    assert html["hits"][0]["_highlightResult"]["name"]["value"] == "<em>Port</em> &amp; 0"
+    assert html["hits"][1]["_highlightResult"]["name"] == {
+        "value": "Port &amp; 1", "matchLevel": "none", "matchedWords": []}
+
+
+def test_hits_per_page_zero_and_clamps() -> None:
+    found = engines()
+    with serve(settings(), found) as client:
+        zero = client.post("/1/indexes/cities/query", json={"hitsPerPage": 0}).json()
+        client.post("/1/indexes/cities/query", json={"hitsPerPage": 5000, "page": -3})
+        client.post("/1/indexes/cities/query", json={"hitsPerPage": 50, "page": 400})
+        bad = client.post("/1/indexes/cities/query", json={"hitsPerPage": "many"})
+    assert zero["hits"] == [] and zero["nbPages"] == 0 and zero["facets"] == {}
+    first, clamped, past = queries(found["cities"])
+    assert (first.limit, first.highlight) == (0, False)
+    assert (clamped.offset, clamped.limit) == (0, 100)
+    assert (past.offset, past.limit) == (20_000, 0)  # past the result window: no hits
+    assert bad.status_code == 400 and "hitsPerPage" in bad.json()["error"]
+
+
+def test_facets_star_is_the_configured_default() -> None:
+    found = engines()
+    with serve(settings(), found) as client:
+        client.post("/1/indexes/cities/query", json={"params": "facets=*&maxValuesPerFacet=7"})
+    (query,) = queries(found["cities"])
+    assert query.facets == ("continent",) and query.max_facet_values == 7
+
+
+@pytest.mark.parametrize(("params", "named"), [
+    ({"typoTolerance": False}, "typoTolerance"),
+    ({"distinct": True}, "distinct"),
+    ({"tagFilters": ["x"]}, "tagFilters"),
+    ({"aroundLatLng": "1,2", "aroundRadius": 1000}, "aroundLatLng"),
+    ({"filters": "region:Europe OR pop > 3"}, "region:Europe OR pop > 3"),
+    ({"filters": "region:"}, "filters"),
+    ({"insideBoundingBox": [[1, 2, 3]]}, "insideBoundingBox"),
+])
+def test_what_would_change_results_is_a_400_naming_it(params: dict[str, Any],
+                                                       named: str) -> None:
+    with serve(settings(), engines()) as client:
+        response = client.post("/1/indexes/cities/query", json={"params": params})
+    assert response.status_code == 400
+    assert named in response.json()["error"]
+
+
+def test_what_cannot_change_results_is_accepted_and_ignored() -> None:
+    with serve(settings(), engines()) as client:
+        response = client.post("/1/indexes/cities/query", json={"params": {
+            "analytics": False, "clickAnalytics": True, "getRankingInfo": True,
+            "analyticsTags": ["a"], "userToken": "u1", "tagFilters": "",
+            "attributesToSnippet": [], "distinct": False, "sortFacetValuesBy": "count"}})
+    assert response.status_code == 200, response.text
+
+
+def test_inside_bounding_box_limits_to_the_geo_field() -> None:
+    found = engines()
+    with serve(settings(), found) as client:
+        client.post("/1/indexes/cities/query", json={"insideBoundingBox": "10,20,-5,-30"})
+    (query,) = queries(found["cities"])
+    assert query.geo_grid is not None and query.geo_grid.field == "location"
+    bounds = query.geo_grid.bounds
+    assert bounds is not None
+    assert (bounds.top_left.lat, bounds.top_left.lon) == (10, -30)
+    assert (bounds.bottom_right.lat, bounds.bottom_right.lon) == (-5, 20)
+
+
+# ---------------------------------------------------------------- multi-queries
+
+
+def test_multi_queries_answer_each_handle_in_request_order() -> None:
+    found = engines()
+    with serve(settings(), found) as client:
+        response = client.post("/1/indexes/*/queries", json={"requests": [
+            {"indexName": "towns", "params": "query=a"},
+            {"indexName": "cities", "params": "query=b"},
+            {"indexName": "cities", "type": "facet", "facet": "region",
+             "params": "facetQuery=eur&facetFilters=%5B%22pop%3A3%22%5D"},
+        ]})
+    assert response.status_code == 200, response.text
+    towns, cities, values = response.json()["results"]
+    assert (towns["index"], towns["query"]) == ("towns", "a")
+    assert (cities["index"], cities["query"]) == ("cities", "b")
+    assert values["facetHits"] == [
+        {"value": "Europe", "highlighted": "<em>Eur</em>ope", "count": 40},
+        {"value": "Eurasia", "highlighted": "<em>Eur</em>asia", "count": 2}]
+    (asked,) = [q for q in found["cities"].queries if isinstance(q, FacetValuesQuery)]
+    assert (asked.field, asked.text, asked.limit) == ("continent", "eur", 10)
+    assert asked.filters == (TermFilter(field="population", values=("3",)),)
+
+
+def test_instantsearch_route_uses_the_url_handle() -> None:
+    with serve(settings(), engines()) as client:
+        ok = client.post("/cities/instantsearch", json={"requests": [
+            {"indexName": "cities", "params": {"query": "x"}}, {"params": {"query": "y"}}]})
+        other = client.post("/cities/instantsearch", json={"requests": [{"indexName": "towns"}]})
+    assert [r["index"] for r in ok.json()["results"]] == ["cities", "cities"]
+    assert other.status_code == 400 and "towns" in other.json()["error"]
+
+
+@pytest.mark.parametrize(("error", "status"), [
+    (EngineUnavailable("The engine cannot be reached"), 502),
+    (EngineTimeout("The engine did not answer in time"), 504),
+])
+def test_a_failing_query_fails_the_call_with_its_status(error: Exception, status: int) -> None:
+    found = engines()
+    found["towns"] = FailingEngine(error)
+    with serve(settings(), found) as client:
+        response = client.post("/1/indexes/*/queries", json={"requests": [
+            {"indexName": "cities"}, {"indexName": "towns"}]})
+        unknown = client.post("/1/indexes/*/queries", json={"requests": [{"indexName": "nope"}]})
+    assert response.status_code == status and set(response.json()) == {"error"}
+    assert unknown.status_code == 404
+
+
+@pytest.mark.parametrize("body", [b"", b"{", b"[]", b'{"requests": []}',
+                                  b'{"requests": [1]}', b'{"requests": [{}], "strategy": "x"}'])
+def test_bad_multi_query_bodies_are_400s(body: bytes) -> None:
+    with serve(settings(), engines()) as client:
+        response = client.post("/1/indexes/*/queries", content=body)
+    assert response.status_code == 400 and "error" in response.json()
+
+
+# ---------------------------------------------------------------- auth and CORS
+
+
+@pytest.mark.parametrize("where", ["bearer", "header", "query"])
+def test_the_algolia_api_key_is_the_token(where: str) -> None:
+    headers = {"bearer": {"Authorization": f"Bearer {KEY}"},
+               "header": {"x-algolia-api-key": KEY, "x-algolia-application-id": "anything"},
+               "query": {}}[where]
+    url = "/1/indexes/cities/query" + (f"?x-algolia-api-key={KEY}&x-algolia-application-id=x"
+                                       if where == "query" else "")
+    with serve(settings(api_key=KEY), engines()) as client:
+        assert client.post(url, json={}, headers=headers).status_code == 200
+        assert client.post("/1/indexes/cities/query", json={},
+                           headers={"x-algolia-api-key": "wrong"}).status_code == 401
+        assert client.post("/1/indexes/cities/query?x-algolia-api-key=wrong",
+                           json={}).status_code == 401
+        # the key in a query string counts on the Algolia routes only
+        assert client.get(f"/cities/search?x-algolia-api-key={KEY}").status_code == 401
+
+
+def test_cors_preflight_allows_the_algolia_headers() -> None:
+    with serve(settings(cors_origins=[ORIGIN], api_key=KEY), engines()) as client:
+        preflight = client.options("/1/indexes/*/queries", headers={
+            "Origin": ORIGIN, "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "x-algolia-api-key,x-algolia-application-id"})
+        assert preflight.status_code in (200, 204)
+        allowed = preflight.headers["access-control-allow-headers"].lower()
+        assert "x-algolia-api-key" in allowed and "x-algolia-application-id" in allowed
+        body = b'{"requests":[{"indexName":"cities"}]}'
+        simple = client.post("/1/indexes/*/queries", content=body,
+                             headers={"Origin": ORIGIN, "x-algolia-api-key": KEY,
+                                      "content-type": "application/x-www-form-urlencoded"})
+        assert simple.status_code == 200
+        assert simple.headers["access-control-allow-origin"] == ORIGIN
