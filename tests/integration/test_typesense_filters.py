@@ -255,3 +255,38 @@ def test_not_selects_every_other_document(
 def test_two_fields_and_together(client: TestClient[Any], value: str, other: str) -> None:
     assert found(client, {"v": value, "vs": other}, AWKWARD) == (
         matching_docs("v", [value]) & matching_docs("vs", [other]))
+
+
+def algolia(client: TestClient[Any], params: dict[str, Any]) -> dict[str, Any]:
+    response = client.post("/1/indexes/books/query",
+                           json={"params": {"hitsPerPage": 100, **params}})
+    assert response.status_code == 200, response.text
+    body: dict[str, Any] = response.json()
+    return body
+
+
+def algolia_found(client: TestClient[Any], params: dict[str, Any]) -> set[str]:
+    body = algolia(client, params)
+    assert body["nbHits"] == len(body["hits"])
+    return {h["objectID"] for h in body["hits"]}
+
+
+def test_strict_bounds_through_the_algolia_endpoint(client: TestClient[Any]) -> None:
+    assert algolia_found(client, {"filters": "year > 1850 AND year < 2004"}) == where(
+        lambda r: 1850 < r.get("year", -1) < 2004)
+    assert algolia_found(client, {"numericFilters": ["year>1899.5", "year<1950.5"]}) == where(
+        lambda r: 1900 <= r.get("year", -1) <= 1950)
+    assert algolia_found(client, {"numericFilters": ["price>10"]}) == where(
+        lambda r: r.get("price", -1) > 10)
+    assert algolia_found(client, {"numericFilters": ["price<10", "price>=4.5"]}) == where(
+        lambda r: 4.5 <= r.get("price", -1) < 10)
+
+
+def test_algolia_facet_counts_follow_every_filter(client: TestClient[Any]) -> None:
+    body = algolia(client, {"facetFilters": [["genre:fiction", "genre:poetry"]],
+                            "facets": ["genre"], "hitsPerPage": 0})
+    chosen = [r for r in ROWS if r.get("genre") in ("fiction", "poetry")]
+    expected: dict[str, int] = {}
+    for row in chosen:
+        expected[row["genre"]] = expected.get(row["genre"], 0) + 1
+    assert body["nbHits"] == len(chosen) and body["facets"] == {"genre": expected}

@@ -723,3 +723,38 @@ def test_a_raw_query_cannot_read_another_index_through_a_terms_lookup(
                            headers={"Content-Type": "application/json"})
     sent = [s.content for s in cities.data_requests()]
     assert response.status_code == 400 or all(b"salaries" not in c for c in sent)
+
+
+# ---------------------------------------------------------------- the Algolia endpoints
+
+
+def algolia_ok(cities: EsApp, double: EngineDouble, params: dict[str, Any]) -> dict[str, Any]:
+    double.search((200, es.empty_search()))
+    response = cities.post("/1/indexes/cities/query", json={"params": params})
+    assert response.status_code == 200, response.text
+    body = cities.last_search().body
+    assert isinstance(body, dict)
+    return body
+
+
+def test_algolia_strict_bounds_are_gt_and_lt(cities: EsApp, double: EngineDouble) -> None:
+    body = algolia_ok(cities, double, {"numericFilters": ["people>100000", "people<=900000"],
+                                       "filters": "area < 99.5 AND area >= 10"})
+    assert body["query"] == {"bool": {"must": [MATCH_ALL], "filter": [
+        {"range": {"population": {"gt": 100000}}},
+        {"range": {"population": {"lte": 900000}}},
+        {"range": {"area": {"lt": 99.5}}},
+        {"range": {"area": {"gte": 10}}},
+    ]}}
+
+
+def test_algolia_facet_counts_follow_every_filter(cities: EsApp, double: EngineDouble) -> None:
+    """Algolia's semantics: a filter on a faceted field narrows that facet's counts too, so
+    it goes into the query, not into a post_filter left out of its own aggregation."""
+    body = algolia_ok(cities, double, {"facetFilters": [["region:Europe", "region:Asia"]],
+                                       "facets": ["region"], "hitsPerPage": 0})
+    assert body["query"] == {"bool": {"must": [MATCH_ALL], "filter": [
+        {"terms": {"continent": ["Europe", "Asia"]}}]}}
+    assert "post_filter" not in body
+    assert body["aggs"] == {"facet_0": terms_agg("continent")}
+    assert body["size"] == 0

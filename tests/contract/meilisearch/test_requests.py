@@ -447,3 +447,31 @@ def test_the_primary_key_is_read_once_at_start(books: MeiliApp, double: MeiliDou
     assert lookups[0].method == "GET"
     assert lookups[0].headers["authorization"] == f"Bearer {KEY}"
 
+
+
+# ---------------------------------------------------------------- the Algolia endpoints
+
+
+def algolia_ok(books: MeiliApp, double: MeiliDouble, params: dict[str, Any]) -> dict[str, Any]:
+    double.search((200, ma.search()))
+    response = books.post("/1/indexes/books/query", json={"params": params})
+    assert response.status_code == 200, response.text
+    sent = books.last()
+    assert (sent.method, sent.path) == ("POST", SEARCH)
+    assert isinstance(sent.body, dict)
+    return sent.body
+
+
+def test_algolia_strict_bounds_are_strict_comparisons(books: MeiliApp,
+                                                      double: MeiliDouble) -> None:
+    body = algolia_ok(books, double, {"numericFilters": ["when>1900", "when<2000.5"],
+                                      "filters": "price:5 TO 10"})
+    assert body["filter"] == ["year > 1900", "year < 2000.5", "price >= 5 AND price <= 10"]
+
+
+def test_algolia_facet_counts_follow_every_filter(books: MeiliApp, double: MeiliDouble) -> None:
+    """One search: a facet's own filter narrows its counts too (no count-only query)."""
+    body = algolia_ok(books, double, {"facetFilters": ["kind:-poetry", ["kind:a", "kind:b"]],
+                                      "facets": ["kind"], "hitsPerPage": 0})
+    assert body["filter"] == ['genre NOT IN ["poetry"]', 'genre IN ["a", "b"]']
+    assert body["facets"] == ["genre"]
