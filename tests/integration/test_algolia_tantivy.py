@@ -132,3 +132,19 @@ def test_facet_value_search_with_filters(client: TestClient[Any], rows: list[Row
     top = sorted(tags, key=lambda v: (-tags[v], v))[:3]
     assert [(h["value"], h["count"]) for h in response.json()["facetHits"]] == [
         (v, tags[v]) for v in top]
+
+
+def test_facets_stats_of_numeric_facets(client: TestClient[Any], rows: list[Row]) -> None:
+    body = search(client, facets=["price", "year", "genre"], filters="year >= 1900",
+                  hitsPerPage=0)
+    chosen = [r for r in rows if r.get("year", 0) >= 1900]
+    for field in ("price", "year"):
+        found = [float(r[field]) for r in chosen if field in r]
+        stats = body["facets_stats"][field]
+        assert stats["min"] == min(found) and stats["max"] == max(found)
+        assert stats["sum"] == pytest.approx(sum(found))
+        assert stats["avg"] == pytest.approx(sum(found) / len(found))
+    assert "genre" not in body["facets_stats"]
+    # with fewer values asked than there are, the stats could not be exact: left out
+    few = search(client, facets=["price"], maxValuesPerFacet=2, hitsPerPage=0)
+    assert "facets_stats" not in few and len(few["facets"]["price"]) == 2

@@ -112,12 +112,14 @@ def test_hits_per_page_zero_and_clamps() -> None:
         zero = client.post("/1/indexes/cities/query", json={"hitsPerPage": 0}).json()
         client.post("/1/indexes/cities/query", json={"hitsPerPage": 5000, "page": -3})
         client.post("/1/indexes/cities/query", json={"hitsPerPage": 50, "page": 400})
+        huge = client.post("/1/indexes/cities/query", json={"page": 1e300})
         bad = client.post("/1/indexes/cities/query", json={"hitsPerPage": "many"})
     assert zero["hits"] == [] and zero["nbPages"] == 0 and zero["facets"] == {}
-    first, clamped, past = queries(found["cities"])
+    assert huge.status_code == 200 and huge.json()["hits"] == []
+    first, clamped, past, _ = queries(found["cities"])
     assert (first.limit, first.highlight) == (0, False)
     assert (clamped.offset, clamped.limit) == (0, 100)
-    assert (past.offset, past.limit) == (20_000, 0)  # past the result window: no hits
+    assert (past.offset, past.limit) == (10_000, 0)  # past the result window: no hits
     assert bad.status_code == 400 and "hitsPerPage" in bad.json()["error"]
 
 
@@ -257,3 +259,17 @@ def test_cors_preflight_allows_the_algolia_headers() -> None:
                                       "content-type": "application/x-www-form-urlencoded"})
         assert simple.status_code == 200
         assert simple.headers["access-control-allow-origin"] == ORIGIN
+
+
+def test_facets_stats_from_every_value_of_a_numeric_facet() -> None:
+    found = engines()
+    found["cities"].result = EngineResult(hits=[], total=3, facets={
+        "population": [FacetValue(value="10", count=2), FacetValue(value="5", count=1)],
+        "continent": [FacetValue(value="7", count=3)]})  # a keyword field: no stats
+    with serve(settings(), found) as client:
+        body = client.post("/1/indexes/cities/query",
+                           json={"facets": ["pop", "region"]}).json()
+        cut = client.post("/1/indexes/cities/query",
+                          json={"facets": ["pop"], "maxValuesPerFacet": 2}).json()
+    assert body["facets_stats"] == {"pop": {"min": 5, "max": 10, "avg": 25 / 3, "sum": 25}}
+    assert "facets_stats" not in cut  # as many values as asked: maybe not all of them

@@ -28,14 +28,14 @@ from searchport.domain.algolia.highlight import (
     highlight_result,
     query_words,
 )
-from searchport.domain.algolia.responses import AlgoliaHit, AlgoliaResult
+from searchport.domain.algolia.responses import AlgoliaHit, AlgoliaResult, FacetStats
 from searchport.domain.algolia.translate import to_domain_filters
 from searchport.domain.catalog import IndexEntry
 from searchport.domain.errors import InvalidRequest, UnsupportedFeature
 from searchport.domain.fields import FieldMap
 from searchport.domain.params import clamp
 from searchport.domain.query import Filter, GeoBounds, GeoGridSpec, GeoPoint, SearchQuery
-from searchport.domain.results import EngineResult, Hit
+from searchport.domain.results import EngineResult, FacetValue, Hit
 
 MAX_HITS_PER_PAGE = 100
 MAX_FACET_VALUES = 100
@@ -67,7 +67,7 @@ def plan_search(entry: IndexEntry, values: dict[str, Any]) -> Plan:
     per_page = clamp(ap.integer(values, "hitsPerPage"), config.defaults.per_page, 0,
                      MAX_HITS_PER_PAGE)
     window = config.max_result_window
-    offset = page * per_page
+    offset = min(page * per_page, window)
     limit = max(0, min(per_page, window - offset))  # past the window: no hits, as Algolia
 
     asked = ap.names(values, "facets")
@@ -162,6 +162,13 @@ def shape_result(entry: IndexEntry, plan: Plan, result: EngineResult, raw: ap.Ra
         }
         for name, found in result.facets.items() if name in plan.query.facets
     }
+    stats = {
+        fields.public(name): found_stats
+        for name, found in result.facets.items() if name in plan.query.facets
+        for found_stats in [facet_stats(fields.types.get(name), found,
+                                        plan.query.max_facet_values)]
+        if found_stats is not None
+    }
     return AlgoliaResult(
         hits=hits,
         nb_hits=result.total,
@@ -169,6 +176,7 @@ def shape_result(entry: IndexEntry, plan: Plan, result: EngineResult, raw: ap.Ra
         page=plan.page,
         hits_per_page=per_page,
         facets=facets,
+        facets_stats=stats or msgspec.UNSET,
         exhaustive_nb_hits=plan.query.exact_total,
         # only the embedded engine counts every value exactly; others may sample (shards)
         exhaustive_facets_count=entry.engine.name == "tantivy",
@@ -177,6 +185,26 @@ def shape_result(entry: IndexEntry, plan: Plan, result: EngineResult, raw: ap.Ra
         params=raw.encoded,
         index=entry.handle,
     )
+
+
+def facet_stats(kind: str | None, values: list[FacetValue], asked: int) -> FacetStats | None:
+    """min/max/avg/sum of a numeric facet over the matching records, from its value counts;
+    only when the engine gave every value (fewer than asked), so the stats are exact."""
+    if kind not in (None, "integer", "float") or not values or len(values) >= asked:
+        return None
+    numbers: list[tuple[float, int]] = []
+    for v in values:
+        try:
+            number = float(v.value)
+        except ValueError:
+            return None
+        if not math.isfinite(number):
+            return None
+        numbers.append((number, v.count))
+    total = sum(n * c for n, c in numbers)
+    count = sum(c for _, c in numbers)
+    return FacetStats(min=min(n for n, _ in numbers), max=max(n for n, _ in numbers),
+                      avg=total / count if count else 0.0, sum=total)
 
 
 def _hit(fields: FieldMap, hit: Hit, plan: Plan, words: list[str]) -> AlgoliaHit:

@@ -9,6 +9,13 @@ import msgspec
 AlgoliaHit = dict[str, Any]  # objectID, the document's fields, _highlightResult
 
 
+class FacetStats(msgspec.Struct, kw_only=True):
+    min: float
+    max: float
+    avg: float
+    sum: float
+
+
 class AlgoliaResult(msgspec.Struct, kw_only=True):
     """One search's answer (``POST /1/indexes/:handle/query``, one of ``results``)."""
 
@@ -18,6 +25,7 @@ class AlgoliaResult(msgspec.Struct, kw_only=True):
     page: int
     hits_per_page: int = msgspec.field(name="hitsPerPage")
     facets: dict[str, dict[str, int]]
+    facets_stats: dict[str, FacetStats] | msgspec.UnsetType = msgspec.UNSET
     exhaustive_nb_hits: bool = msgspec.field(name="exhaustiveNbHits")
     exhaustive_facets_count: bool = msgspec.field(name="exhaustiveFacetsCount")
     processing_time_ms: int = msgspec.field(name="processingTimeMS")
