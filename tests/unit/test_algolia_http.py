@@ -128,7 +128,16 @@ def test_facets_star_is_the_configured_default() -> None:
     with serve(settings(), found) as client:
         client.post("/1/indexes/cities/query", json={"params": "facets=*&maxValuesPerFacet=7"})
     (query,) = queries(found["cities"])
-    assert query.facets == ("continent",) and query.max_facet_values == 7
+    # the engine is asked for up to 100 values (exact facets_stats); the answer shows 7
+    assert query.facets == ("continent",) and query.max_facet_values == 100
+
+
+def test_max_values_per_facet_cuts_the_answer() -> None:
+    found = engines()
+    with serve(settings(), found) as client:
+        body = client.post("/1/indexes/cities/query",
+                           json={"facets": ["region"], "maxValuesPerFacet": 1}).json()
+    assert body["facets"] == {"region": {"Europe": 40}}
 
 
 @pytest.mark.parametrize(("params", "named"), [
@@ -269,7 +278,12 @@ def test_facets_stats_from_every_value_of_a_numeric_facet() -> None:
     with serve(settings(), found) as client:
         body = client.post("/1/indexes/cities/query",
                            json={"facets": ["pop", "region"]}).json()
-        cut = client.post("/1/indexes/cities/query",
-                          json={"facets": ["pop"], "maxValuesPerFacet": 2}).json()
+        shown = client.post("/1/indexes/cities/query",
+                            json={"facets": ["pop"], "maxValuesPerFacet": 1}).json()
+        found["cities"].result = EngineResult(hits=[], total=300, facets={"population": [
+            FacetValue(value=str(i), count=3) for i in range(100)]})
+        cut = client.post("/1/indexes/cities/query", json={"facets": ["pop"]}).json()
     assert body["facets_stats"] == {"pop": {"min": 5, "max": 10, "avg": 25 / 3, "sum": 25}}
-    assert "facets_stats" not in cut  # as many values as asked: maybe not all of them
+    # maxValuesPerFacet cuts the values shown, not the values the stats are computed from
+    assert shown["facets"] == {"pop": {"10": 2}} and shown["facets_stats"] == body["facets_stats"]
+    assert "facets_stats" not in cut  # 100 values, as many as asked: maybe not all of them

@@ -49,6 +49,7 @@ class Plan(msgspec.Struct, frozen=True, kw_only=True):
     hits_per_page: int
     tags: Tags
     highlighted: tuple[str, ...]  # public names of the attributes given a _highlightResult
+    max_values_per_facet: int  # values shown per facet; the engine is asked for 100 (stats)
 
 
 def algolia_filters(values: dict[str, Any], fields: FieldMap) -> tuple[Filter, ...]:
@@ -95,7 +96,8 @@ def plan_search(entry: IndexEntry, values: dict[str, Any]) -> Plan:
         limit=limit,
         filters=algolia_filters(values, fields),
         facets=tuple(dict.fromkeys(fields.real_all(facet_names))),
-        max_facet_values=max_values,
+        # every value up to 100, so facets_stats are exact more often; maxValuesPerFacet cuts
+        max_facet_values=MAX_FACET_VALUES,
         highlight=bool(highlighted) and limit > 0,
         highlight_fields=highlight_fields,
         fields=chosen,
@@ -105,7 +107,7 @@ def plan_search(entry: IndexEntry, values: dict[str, Any]) -> Plan:
         disjunctive_facets=False,
     )
     return Plan(query=query, page=page, hits_per_page=per_page, tags=tags,
-                highlighted=highlighted)
+                highlighted=highlighted, max_values_per_facet=max_values)
 
 
 def _searchable(entry: IndexEntry) -> tuple[str, ...]:
@@ -158,7 +160,7 @@ def shape_result(entry: IndexEntry, plan: Plan, result: EngineResult, raw: ap.Ra
     facets = {
         fields.public(name): {
             v.value: v.count
-            for v in sorted(found, key=lambda v: (-v.count, v.value))[:plan.query.max_facet_values]
+            for v in sorted(found, key=lambda v: (-v.count, v.value))[:plan.max_values_per_facet]
         }
         for name, found in result.facets.items() if name in plan.query.facets
     }
