@@ -49,4 +49,6 @@ class FacetHitsResult(msgspec.Struct, kw_only=True):
 
 
 class MultiResponse(msgspec.Struct, kw_only=True):
-    results: list[AlgoliaResult | FacetHitsResult]
+    # each an AlgoliaResult, or a FacetHitsResult for a query of type "facet" (two untagged
+    # structs cannot share a union in msgspec's schema, hence the plain objects)
+    results: list[dict[str, Any]]

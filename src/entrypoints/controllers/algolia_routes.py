@@ -11,15 +11,27 @@ from typing import Annotated, Any
 
 from litestar import Controller, Request, Response, post
 from litestar.di import NamedDependency
+from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import PathParameter
 
 from searchport.domain.algolia.requests import multi_queries, one_query
+from searchport.domain.algolia.responses import AlgoliaResult, FacetHitsResult, MultiResponse
 from searchport.domain.usecases.algolia_search import AlgoliaSearch
 from searchport.entrypoints.controllers import params as p
 
 Handle = Annotated[str, PathParameter(description="An index handle (the Algolia index name).")]
 Facet = Annotated[str, PathParameter(description="The facet attribute (alias allowed).")]
 AnyRequest = Request[Any, Any, Any]
+
+
+def _answers(body: Any, description: str) -> dict[int, ResponseSpec]:
+    return {200: ResponseSpec(data_container=body, generate_examples=False,
+                              description=description), **p.ERRORS}
+
+
+MULTI = _answers(MultiResponse, "One result per query, in request order.")
+ONE = _answers(AlgoliaResult, "The hits, counts and facets of the query.")
+FACET_HITS = _answers(FacetHitsResult, "The facet values matching facetQuery.")
 
 
 def _json(body: bytes) -> Response[bytes]:
@@ -29,7 +41,7 @@ def _json(body: bytes) -> Response[bytes]:
 class AlgoliaController(Controller):
     tags = ["algolia"]
 
-    @post("/{handle:str}/instantsearch", status_code=200, responses=p.ERRORS,
+    @post("/{handle:str}/instantsearch", status_code=200, responses=MULTI,
           summary="InstantSearch multi-query on one handle",
           description='Algolia\'s multi-query body {"requests": [{"params": ..}]}; each '
           "indexName, when given, must be this handle. Answers {\"results\": [..]}.")
@@ -39,7 +51,7 @@ class AlgoliaController(Controller):
         answer = await algolia_search(multi_queries(await request.body(), handle))
         return _json(answer.body)
 
-    @post("/1/indexes/*/queries", status_code=200, responses=p.ERRORS,
+    @post("/1/indexes/*/queries", status_code=200, responses=MULTI,
           summary="Algolia multi-queries",
           description="Several queries, each on the handle named by its indexName, answered "
           "in request order.")
@@ -47,14 +59,14 @@ class AlgoliaController(Controller):
                       algolia_search: NamedDependency[AlgoliaSearch]) -> Response[bytes]:
         return _json((await algolia_search(multi_queries(await request.body()))).body)
 
-    @post("/1/indexes/{handle:str}/query", status_code=200, responses=p.ERRORS,
+    @post("/1/indexes/{handle:str}/query", status_code=200, responses=ONE,
           summary="Algolia search on one handle")
     async def query(self, request: AnyRequest, algolia_search: NamedDependency[AlgoliaSearch],
                     handle: Handle) -> Response[bytes]:
         return _json((await algolia_search(one_query(await request.body(), handle))).body)
 
     @post("/1/indexes/{handle:str}/facets/{facet:str}/query", status_code=200,
-          responses=p.ERRORS, summary="Algolia search for facet values")
+          responses=FACET_HITS, summary="Algolia search for facet values")
     async def facet_values(self, request: AnyRequest,
                            algolia_search: NamedDependency[AlgoliaSearch], handle: Handle,
                            facet: Facet) -> Response[bytes]:
