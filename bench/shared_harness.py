@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""searchport under the shared load harness (../shared/bench), with its settings unchanged.
+
+Writes the harness's gateway config (one handle `bench`: elasticsearch at the fake upstream,
+indexName bench, facets category and period, highlight, perPage 20; no cache, no API key,
+access log off), starts the fake upstream when it is not running, starts `searchport serve`
+(one worker) under `taskset -c 0`, runs the harness's `run_bench.py` against it, then stops
+what it started, by pid. The summary is in `<out>/summary.md` and `<out>/raw.json`.
+
+    .venv/bin/python bench/shared_harness.py                      # this checkout
+    .venv/bin/python bench/shared_harness.py --compare HEAD~1     # side by side with a commit
+    .venv/bin/python bench/shared_harness.py --rounds 5 --cases search,query
+
+`--compare REV` checks REV out into a temporary git worktree and serves it from there too
+(both on core 0, interleaved by run_bench.py, `vs base` computed per round), so one change
+is measured against the state before it in the same run. Extra `run_bench.py` options go
+after `--`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared" / "bench"
+UPSTREAM = "http://127.0.0.1:9201"
+GATEWAY_CORE = "0"
+
+BENCH_CONFIG = {
+    "host": "127.0.0.1",
+    "apiKey": "",
+    "accessLog": "off",
+    "cache": {"backend": "none"},
+    "indexes": {
+        "bench": {
+            "engine": "elasticsearch",
+            "host": UPSTREAM,
+            "indexName": "bench",
+            "defaults": {"perPage": 20, "facets": ["category", "period"], "highlight": True},
+        }
+    },
+}
+
+
+def answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=1) as response:
+            return bool(response.status == 200)
+    except OSError:
+        return False
+
+
+def serve(name: str, source: Path | None, config: Path, port: int, workdir: Path,
+          extra: list[str]) -> subprocess.Popen[bytes]:
+    """`searchport serve` pinned to the gateway core; ``source``: another checkout's `src`
+    (imported first through PYTHONPATH, ahead of this venv's editable install)."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("API_KEY", "REDIS_URL", "SEARCHPORT_CONFIG", "PORT", "PYTHONPATH")}
+    if source is not None:
+        shim = workdir / f"{name}-path"
+        shim.mkdir()
+        (shim / "searchport").symlink_to(source)
+        env["PYTHONPATH"] = str(shim)
+    log = (workdir / f"{name}.log").open("wb")
+    command = ["taskset", "-c", GATEWAY_CORE, sys.executable, "-m", "searchport.entrypoints.cli",
+               "serve", "--config", str(config), "--port", str(port), *extra]
+    return subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
+
+
+def wait_ready(url: str, server: subprocess.Popen[bytes]) -> float:
+    started = time.monotonic()
+    while time.monotonic() - started < 60:
+        if server.poll() is not None:
+            raise SystemExit(f"the gateway exited with {server.returncode}")
+        if answers(url + "/bench/search?q=castle"):
+            return time.monotonic() - started
+        time.sleep(0.05)
+    raise SystemExit("the gateway did not answer within 60 s")
+
+
+def stop(server: subprocess.Popen[bytes]) -> None:
+    if server.poll() is None:
+        server.send_signal(signal.SIGTERM)
+        try:
+            server.wait(timeout=40)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--compare", metavar="REV", help="also serve this commit, as `base`")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--duration", type=int, default=15)
+    ap.add_argument("--cases", default="search,query,health,search_gzip")
+    ap.add_argument("--access-log", choices=["off", "json"], default="off")
+    ap.add_argument("--serve-args", default="", help="extra `searchport serve` arguments")
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    ap.add_argument("--out", default=f"/tmp/bench-results/searchport-{stamp}")
+    ap.add_argument("rest", nargs="*", help="passed on to run_bench.py (after --)")
+    args = ap.parse_args()
+
+    workdir = Path(tempfile.mkdtemp(prefix="searchport-bench-"))
+    config = workdir / "bench.yaml"
+    config.write_text(json.dumps({**BENCH_CONFIG, "accessLog": args.access_log}),
+                      encoding="utf-8")  # JSON is YAML
+    started_upstream = not answers(UPSTREAM + "/")
+    if started_upstream:
+        subprocess.run([str(SHARED / "upstream" / "run-upstream.sh"), "start"], check=True)
+    worktree: Path | None = None
+    servers: dict[str, subprocess.Popen[bytes]] = {}
+    try:
+        gateways = {"ours": (None, 8710)}
+        if args.compare:
+            worktree = workdir / "base"
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q",
+                            str(worktree), args.compare], check=True)
+            gateways["base"] = (worktree / "src", 8711)
+        extra = args.serve_args.split()
+        for name, (source, port) in gateways.items():
+            servers[name] = serve(name, source, config, port, workdir, extra)
+        for name, (_, port) in gateways.items():
+            took = wait_ready(f"http://127.0.0.1:{port}", servers[name])
+            print(f"{name}: pid {servers[name].pid}, first search answered {took:.2f} s "
+                  "after start", flush=True)
+        command = [sys.executable, str(SHARED / "run_bench.py"),
+                   "--rounds", str(args.rounds), "--duration", str(args.duration),
+                   "--cases", args.cases, "--out", args.out]
+        for name, (_, port) in gateways.items():
+            command += ["--gateway", f"{name}=http://127.0.0.1:{port}",
+                        "--pid", f"{name}={servers[name].pid}"]
+        if args.compare:
+            command += ["--baseline", "base"]
+        print("uptime:", subprocess.run(["uptime"], capture_output=True, text=True).stdout,
+              flush=True)
+        result = subprocess.run(command + args.rest)
+        print("uptime:", subprocess.run(["uptime"], capture_output=True, text=True).stdout)
+        return result.returncode
+    finally:
+        for server in servers.values():
+            stop(server)
+        if worktree is not None:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force",
+                            str(worktree)], check=False)
+        if started_upstream:
+            subprocess.run([str(SHARED / "upstream" / "run-upstream.sh"), "stop"], check=False)
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
