@@ -42,8 +42,9 @@ class Encoded(Generic[T]):
         return msgspec.json.decode(self.body, type=kind)
 
 
-class _NoStore:
-    """A cache that stores nothing (for use cases built without one)."""
+class NoCache:
+    """A ``CachePort`` that stores nothing: what runs when no cache is configured (the
+    ``none`` backend) and what use cases built without a ``ResponseCache`` use."""
 
     status = "disabled"
 
@@ -78,7 +79,7 @@ class ResponseCache:
 
     @classmethod
     def uncached(cls) -> ResponseCache:
-        return cls(cache=_NoStore())
+        return cls(cache=NoCache())
 
     @property
     def in_flight(self) -> int:

@@ -1,22 +1,11 @@
-"""The cache used when none is configured: every lookup is a miss."""
+"""The cache used when none is configured (``cache.backend: none``): every lookup is a miss.
+
+It is the domain's ``NoCache``: storing nothing needs no I/O, and the use cases fall back to
+the same object when they are built without a cache.
+"""
 
 from __future__ import annotations
 
+from searchport.domain.response_cache import NoCache as NullCache
 
-class NullCache:
-    status = "disabled"
-
-    async def probe(self) -> str:
-        return self.status
-
-    async def get(self, key: str) -> bytes | None:
-        return None
-
-    async def set(self, key: str, value: bytes, ttl: float) -> None:
-        return None
-
-    async def clear(self) -> int:
-        return 0
-
-    async def close(self) -> None:
-        return None
+__all__ = ["NullCache"]
