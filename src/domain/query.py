@@ -98,6 +98,11 @@ class SearchQuery(msgspec.Struct, frozen=True, kw_only=True):
     - ``filters`` AND together. Hits, ``total``, histograms and geo clusters follow all of
       them (and the geo bounds). Facet counts are disjunctive: a facet field's own filters do
       not narrow its own counts, every other filter does.
+    - ``stats``: numeric fields (integer or float) whose ``FieldStats`` are wanted, over every
+      value of the field in the matching documents (a list counts each of its values; a field
+      inside nested objects, each object's value). They follow the filters as a facet on that
+      field would: with ``disjunctive_facets`` the field's own filters do not narrow them,
+      every other filter does; without, every filter does.
     - ``sort`` keys in priority order; empty means by relevance.
     - ``highlight``: highlight ``highlight_fields`` (empty tuple: every text field) with
       ``<mark>`` around matched terms in HTML-escaped text.
@@ -123,6 +128,7 @@ class SearchQuery(msgspec.Struct, frozen=True, kw_only=True):
     exact_total: bool = True
     # False: facet counts follow every filter, their own field's too (Algolia's semantics)
     disjunctive_facets: bool = True
+    stats: tuple[str, ...] = ()
 
 
 class FacetValuesQuery(msgspec.Struct, frozen=True, kw_only=True):

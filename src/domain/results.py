@@ -35,6 +35,19 @@ class EngineGeoCluster(msgspec.Struct, kw_only=True):
     hit: Hit | None = None
 
 
+class FieldStats(msgspec.Struct, frozen=True, kw_only=True):
+    """Numeric stats of one field over the values in the matching documents (at least one).
+
+    ``None`` where the engine cannot tell exactly (Meilisearch gives only min and max).
+    """
+
+    min: float
+    max: float
+    avg: float | None = None
+    sum: float | None = None
+    count: int | None = None  # values counted (a list counts each of its values)
+
+
 class EngineResult(msgspec.Struct, kw_only=True):
     hits: list[Hit]
     total: int
@@ -42,6 +55,8 @@ class EngineResult(msgspec.Struct, kw_only=True):
     histograms: dict[str, list[Bucket]] = msgspec.field(default_factory=dict)
     geo_clusters: list[EngineGeoCluster] | None = None
     suggestions: list[str] = msgspec.field(default_factory=list)
+    # a stats field without any value in the matching documents is absent
+    stats: dict[str, FieldStats] = msgspec.field(default_factory=dict)
 
 
 class Capabilities(msgspec.Struct, frozen=True, kw_only=True):

@@ -18,7 +18,7 @@ from searchport.domain.query import (
     SearchQuery,
     TermFilter,
 )
-from searchport.domain.results import EngineResult, FacetValue, Hit
+from searchport.domain.results import EngineResult, FacetValue, FieldStats, Hit
 from tests.fakes import FailingEngine, FakeEngine
 from tests.unit.test_http_contract import KEY, ORIGIN, serve
 
@@ -222,8 +222,11 @@ def test_a_failing_query_fails_the_call_with_its_status(error: Exception, status
         response = client.post("/1/indexes/*/queries", json={"requests": [
             {"indexName": "cities"}, {"indexName": "towns"}]})
         unknown = client.post("/1/indexes/*/queries", json={"requests": [{"indexName": "nope"}]})
-    assert response.status_code == status and set(response.json()) == {"error"}
+    assert response.status_code == status
+    assert response.json() == {"error": str(error), "message": str(error), "status": status}
     assert unknown.status_code == 404
+    assert unknown.json() == {"error": 'Index "nope" not found',
+                              "message": 'Index "nope" not found', "status": 404}
 
 
 @pytest.mark.parametrize("body", [b"", b"{", b"[]", b'{"requests": []}',
@@ -287,3 +290,28 @@ def test_facets_stats_from_every_value_of_a_numeric_facet() -> None:
     # maxValuesPerFacet cuts the values shown, not the values the stats are computed from
     assert shown["facets"] == {"pop": {"10": 2}} and shown["facets_stats"] == body["facets_stats"]
     assert "facets_stats" not in cut  # 100 values, as many as asked: maybe not all of them
+
+
+def test_facets_stats_of_typed_numeric_facets_come_from_the_engine() -> None:
+    found = engines()
+    many = [FacetValue(value=str(i), count=3) for i in range(100)]  # not every value
+    found["cities"].result = EngineResult(hits=[], total=300, facets={"population": many},
+                                          stats={"population": FieldStats(
+                                              min=0, max=250, avg=120.5, sum=36150, count=300)})
+    with serve(settings(), found) as client:
+        body = client.post("/1/indexes/cities/query",
+                           json={"facets": ["pop", "region"]}).json()
+        found["cities"].result = EngineResult(hits=[], total=300, facets={"population": many},
+                                              stats={"population": FieldStats(min=0, max=250)})
+        bounds_only = client.post("/1/indexes/cities/query", json={"facets": ["pop"]}).json()
+        few = [FacetValue(value="10", count=2), FacetValue(value="5", count=1)]
+        found["cities"].result = EngineResult(hits=[], total=3, facets={"population": few},
+                                              stats={"population": FieldStats(min=5, max=10)})
+        counted = client.post("/1/indexes/cities/query", json={"facets": ["pop"]}).json()
+    # only the numeric facets among those requested are asked for stats
+    assert [q.stats for q in queries(found["cities"])] == [("population",)] * 3
+    assert body["facets_stats"] == {"pop": {"min": 0, "max": 250, "avg": 120.5, "sum": 36150}}
+    # min and max alone (Meilisearch): avg and sum left out rather than guessed
+    assert bounds_only["facets_stats"] == {"pop": {"min": 0, "max": 250}}
+    # ... unless the value counts hold every value: then they give all four exactly
+    assert counted["facets_stats"] == {"pop": {"min": 5, "max": 10, "avg": 25 / 3, "sum": 25}}

@@ -1,4 +1,4 @@
-"""Facet counts and histograms, as tantivy aggregations.
+"""Facet counts, histograms and numeric stats, as tantivy aggregations.
 
 Terms buckets come back from tantivy in no reliable order among equal counts, so the
 request asks for more buckets than needed and the order (count desc, then value in the
@@ -13,7 +13,7 @@ from typing import Any
 from searchport.adapters.tantivy.filters import field_spec
 from searchport.adapters.tantivy.schema import FACETABLE, NUMERIC, FieldSpec, IndexLayout
 from searchport.domain.errors import InvalidRequest
-from searchport.domain.results import Bucket, FacetValue
+from searchport.domain.results import Bucket, FacetValue, FieldStats
 from searchport.domain.shaping import format_number
 
 ALL_VALUES = 65_000  # tantivy refuses aggregations of more buckets than this
@@ -39,6 +39,29 @@ def histogram_spec(layout: IndexLayout, name: str) -> FieldSpec:
             f"or float field"
         )
     return spec
+
+
+def stats_spec(layout: IndexLayout, name: str) -> FieldSpec:
+    spec = field_spec(layout, name, "compute stats of")
+    if spec.type not in NUMERIC:
+        raise InvalidRequest(
+            f'Cannot compute stats of "{name}": it is a {spec.type} field; use an integer '
+            f"or float field"
+        )
+    return spec
+
+
+def stats_request(spec: FieldSpec) -> dict[str, Any]:
+    return {"stats": {"field": spec.name}}
+
+
+def field_stats(result: dict[str, Any] | None) -> FieldStats | None:
+    """tantivy's ``stats`` answer; ``None`` when no matching document has a value."""
+    if not result or not result.get("count") or result.get("min") is None:
+        return None
+    return FieldStats(min=float(result["min"]), max=float(result["max"]),
+                      avg=float(result["avg"]), sum=float(result["sum"]),
+                      count=int(result["count"]))
 
 
 def terms_request(spec: FieldSpec, wanted: int, everything: bool = False) -> dict[str, Any]:

@@ -1,8 +1,9 @@
-"""One ``SearchQuery`` against an open index: hits, total, facets, histograms, tiles.
+"""One ``SearchQuery`` against an open index: hits, total, facets, stats, histograms, tiles.
 
-Aggregations that see the same documents share one tantivy call: facets without a filter
-of their own, histograms and the geo grid all follow the full query. A facet field that
-is also filtered gets a call of its own without its own filters (disjunctive counts).
+Aggregations that see the same documents share one tantivy call: facets and stats without a
+filter of their own, histograms and the geo grid all follow the full query. A facet or stats
+field that is also filtered (disjunctive facets) gets a call of its own without its own
+filters.
 """
 
 from __future__ import annotations
@@ -19,7 +20,13 @@ from searchport.adapters.tantivy.reader import OpenIndex
 from searchport.adapters.tantivy.schema import FieldSpec
 from searchport.adapters.tantivy.sorting import sorted_page
 from searchport.domain.query import FacetValuesQuery, SearchQuery
-from searchport.domain.results import EngineGeoCluster, EngineResult, FacetValue, Hit
+from searchport.domain.results import (
+    EngineGeoCluster,
+    EngineResult,
+    FacetValue,
+    FieldStats,
+    Hit,
+)
 
 
 def run_search(ix: OpenIndex, query: SearchQuery) -> EngineResult:
@@ -31,6 +38,7 @@ def run_search(ix: OpenIndex, query: SearchQuery) -> EngineResult:
             filters.append(geogrid.bounds_query(ix.schema, query.geo_grid.field,
                                                 query.geo_grid.bounds))
     facet_specs = [facet_aggs.facet_spec(ix.layout, name) for name in query.facets]
+    stats_specs = [facet_aggs.stats_spec(ix.layout, name) for name in query.stats]
     histogram_specs = [(facet_aggs.histogram_spec(ix.layout, h.field), h.interval)
                        for h in query.histograms]
     highlighter = (Highlighter(match, highlight_specs(ix.layout, query.highlight_fields, match))
@@ -61,6 +69,13 @@ def run_search(ix: OpenIndex, query: SearchQuery) -> EngineResult:
             own_filters[spec.name] = mine
         else:
             shared[f"facet{i}"] = _terms_request(ix, spec, query.max_facet_values)
+    for i, spec in enumerate(stats_specs):
+        mine = {j for j, flt in enumerate(query.filters)
+                if flt.field == spec.name and query.disjunctive_facets}
+        if mine:
+            own_filters[spec.name] = mine
+        else:
+            shared[f"stats{i}"] = facet_aggs.stats_request(spec)
     for i, (spec, interval) in enumerate(histogram_specs):
         shared[f"histogram{i}"] = facet_aggs.histogram_request(spec, interval)
     if query.geo_grid is not None:
@@ -74,6 +89,14 @@ def run_search(ix: OpenIndex, query: SearchQuery) -> EngineResult:
         counted = results.get(f"facet{i}") if skip is None else None
         facet_counts[spec.name] = count_values(ix, scope, spec, query.max_facet_values,
                                                counted, total > 0 or skip is not None)
+    stats: dict[str, FieldStats] = {}
+    for i, spec in enumerate(stats_specs):
+        skip = own_filters.get(spec.name)
+        found = (results.get(f"stats{i}") if skip is None else
+                 ix.aggregate(combined(skip), {"s": facet_aggs.stats_request(spec)})["s"])
+        field_stats = facet_aggs.field_stats(found)
+        if field_stats is not None:
+            stats[spec.name] = field_stats
     histograms = {
         spec.name: facet_aggs.buckets(results[f"histogram{i}"]) if results else []
         for i, (spec, _) in enumerate(histogram_specs)
@@ -81,7 +104,7 @@ def run_search(ix: OpenIndex, query: SearchQuery) -> EngineResult:
     clusters = (_clusters(ix, query, results.get("grid"))
                 if query.geo_grid is not None else None)
     return EngineResult(hits=hits, total=total, facets=facet_counts, histograms=histograms,
-                        geo_clusters=clusters)
+                        geo_clusters=clusters, stats=stats)
 
 
 def count_values(ix: OpenIndex, scope: tantivy.Query, spec: FieldSpec, limit: int,

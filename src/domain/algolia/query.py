@@ -4,6 +4,11 @@ Algolia's semantics, not those of ``/search``: ``page`` counts from 0, ``hitsPer
 be 0 (facets only), facet counts follow every filter of the query (InstantSearch asks for
 disjunctive counts itself, with extra queries), a page past the result window has no hits
 (not a 400).
+
+``facets_stats``: the engine computes the stats of every requested facet typed ``integer`` or
+``float`` in the config, over all matching records (so a range slider gets the bounds of
+the whole result, however many distinct values); when it cannot give avg and sum (Meilisearch)
+or for an untyped facet, they come from the facet's value counts if those hold every value.
 """
 
 from __future__ import annotations
@@ -35,10 +40,11 @@ from searchport.domain.errors import InvalidRequest, UnsupportedFeature
 from searchport.domain.fields import FieldMap
 from searchport.domain.params import clamp
 from searchport.domain.query import Filter, GeoBounds, GeoGridSpec, GeoPoint, SearchQuery
-from searchport.domain.results import EngineResult, FacetValue, Hit
+from searchport.domain.results import EngineResult, FacetValue, FieldStats, Hit
 
 MAX_HITS_PER_PAGE = 100
 MAX_FACET_VALUES = 100
+NUMERIC = ("integer", "float")
 
 
 class Plan(msgspec.Struct, frozen=True, kw_only=True):
@@ -90,14 +96,16 @@ def plan_search(entry: IndexEntry, values: dict[str, Any]) -> Plan:
     tags = Tags(ap.text(values, "highlightPreTag", DEFAULT_PRE),
                 ap.text(values, "highlightPostTag", DEFAULT_POST))
 
+    facets = tuple(dict.fromkeys(fields.real_all(facet_names)))
     query = SearchQuery(
         text=ap.text(values, "query"),
         offset=offset,
         limit=limit,
         filters=algolia_filters(values, fields),
-        facets=tuple(dict.fromkeys(fields.real_all(facet_names))),
-        # every value up to 100, so facets_stats are exact more often; maxValuesPerFacet cuts
+        facets=facets,
+        # every value up to 100, for stats of untyped facets; maxValuesPerFacet cuts
         max_facet_values=MAX_FACET_VALUES,
+        stats=tuple(name for name in facets if fields.types.get(name) in NUMERIC),
         highlight=bool(highlighted) and limit > 0,
         highlight_fields=highlight_fields,
         fields=chosen,
@@ -166,9 +174,10 @@ def shape_result(entry: IndexEntry, plan: Plan, result: EngineResult, raw: ap.Ra
     }
     stats = {
         fields.public(name): found_stats
-        for name, found in result.facets.items() if name in plan.query.facets
-        for found_stats in [facet_stats(fields.types.get(name), found,
-                                        plan.query.max_facet_values)]
+        for name in plan.query.facets
+        for found_stats in [algolia_stats(fields.types.get(name), result.stats.get(name),
+                                          result.facets.get(name, []),
+                                          plan.query.max_facet_values)]
         if found_stats is not None
     }
     return AlgoliaResult(
@@ -187,6 +196,18 @@ def shape_result(entry: IndexEntry, plan: Plan, result: EngineResult, raw: ap.Ra
         params=raw.encoded,
         index=entry.handle,
     )
+
+
+def algolia_stats(kind: str | None, engine: FieldStats | None, values: list[FacetValue],
+                  asked: int) -> FacetStats | None:
+    """The engine's stats when complete; else those of the value counts when they hold every
+    value; else the engine's min and max alone (avg and sum left out, never guessed)."""
+    if engine is not None and engine.avg is not None and engine.sum is not None:
+        return FacetStats(min=engine.min, max=engine.max, avg=engine.avg, sum=engine.sum)
+    counted = facet_stats(kind, values, asked)
+    if counted is not None or engine is None:
+        return counted
+    return FacetStats(min=engine.min, max=engine.max)
 
 
 def facet_stats(kind: str | None, values: list[FacetValue], asked: int) -> FacetStats | None:

@@ -10,10 +10,13 @@ AlgoliaHit = dict[str, Any]  # objectID, the document's fields, _highlightResult
 
 
 class FacetStats(msgspec.Struct, kw_only=True):
+    """A numeric facet over the matching records; ``avg`` and ``sum`` are left out when the
+    engine cannot tell them exactly (Meilisearch with 100 or more distinct values)."""
+
     min: float
     max: float
-    avg: float
-    sum: float
+    avg: float | msgspec.UnsetType = msgspec.UNSET
+    sum: float | msgspec.UnsetType = msgspec.UNSET
 
 
 class AlgoliaResult(msgspec.Struct, kw_only=True):
