@@ -15,7 +15,9 @@ from litestar.types import (
     Send,
 )
 
-UNAUTHORIZED_BODY = b'{"error":"Unauthorized"}'
+from searchport.entrypoints.error_bodies import error_body, is_algolia_path
+
+UNAUTHORIZED = "Unauthorized"
 OPEN_PATHS = ("/health", "/openapi")
 
 
@@ -37,10 +39,6 @@ def bearer_token(scope: Scope) -> bytes:
     if algolia or not is_algolia_path(scope.get("path", "")):
         return algolia
     return _query_key(scope.get("query_string", b""))
-
-
-def is_algolia_path(path: str) -> bool:
-    return path.startswith("/1/indexes/") or path.endswith("/instantsearch")
 
 
 def _query_key(query: bytes) -> bytes:
@@ -94,7 +92,7 @@ def bearer_auth(keys: tuple[str, ...], also_open: tuple[str, ...] = ()):  # type
             await send(start)
             body: HTTPResponseBodyEvent = {
                 "type": "http.response.body",
-                "body": UNAUTHORIZED_BODY,
+                "body": error_body(401, UNAUTHORIZED, scope["path"]),
                 "more_body": False,
             }
             await send(body)

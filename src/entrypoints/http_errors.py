@@ -1,4 +1,5 @@
-"""One table from domain errors to HTTP statuses, and the ``{"error": ...}`` bodies."""
+"""One table from domain errors to HTTP statuses, and the ``{"error": ...}`` bodies (with
+Algolia's ``message`` and ``status`` on the Algolia routes: ``error_bodies``)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 
 from searchport.domain import errors
-from searchport.domain.responses import ErrorBody
+from searchport.entrypoints.error_bodies import error_body
 from searchport.entrypoints.request_context import REQUEST_ID_KEY
 
 logger = logging.getLogger("searchport")
@@ -31,9 +32,19 @@ _HTTP_MESSAGES = {
 }
 
 
-def _json(status: int, body: ErrorBody, headers: dict[str, str] | None = None) -> Response[bytes]:
+def _json(
+    request: Request,  # type: ignore[type-arg]
+    status: int,
+    sentence: str,
+    headers: dict[str, str] | None = None,
+    *,
+    details: list[str] | msgspec.UnsetType = msgspec.UNSET,
+    request_id: str | msgspec.UnsetType = msgspec.UNSET,
+) -> Response[bytes]:
+    body = error_body(status, sentence, request.scope["path"], details=details,
+                      request_id=request_id)
     return Response(
-        content=msgspec.json.encode(body),
+        content=body,
         status_code=status,
         media_type="application/json",
         headers={"cache-control": "no-store", **(headers or {})},
@@ -55,7 +66,7 @@ def status_of(exc: errors.SearchportError) -> int:
 
 def domain_error(request: Request, exc: errors.SearchportError) -> Response[bytes]:  # type: ignore[type-arg]
     details = exc.details or msgspec.UNSET
-    return _json(status_of(exc), ErrorBody(error=exc.message, details=details))
+    return _json(request, status_of(exc), exc.message, details=details)
 
 
 def validation_error(request: Request, exc: ValidationException) -> Response[bytes]:  # type: ignore[type-arg]
@@ -70,7 +81,7 @@ def validation_error(request: Request, exc: ValidationException) -> Response[byt
         detail = str(exc.detail or "The request is not valid")
         details.append(detail.split(" for path ")[0])
     extra = details if len(details) > 1 else msgspec.UNSET
-    return _json(400, ErrorBody(error=details[0], details=extra))
+    return _json(request, 400, details[0], details=extra)
 
 
 def http_error(request: Request, exc: HTTPException) -> Response[bytes]:  # type: ignore[type-arg]
@@ -78,7 +89,7 @@ def http_error(request: Request, exc: HTTPException) -> Response[bytes]:  # type
     if status >= 500:
         return internal_error(request, exc)
     message = _HTTP_MESSAGES.get(status) or (exc.detail if exc.detail else "Bad request")
-    return _json(status, ErrorBody(error=str(message)), dict(exc.headers or {}))
+    return _json(request, status, str(message), dict(exc.headers or {}))
 
 
 def internal_error(request: Request, exc: Exception) -> Response[bytes]:  # type: ignore[type-arg]
@@ -92,11 +103,10 @@ def internal_error(request: Request, exc: Exception) -> Response[bytes]:  # type
         exc_info=exc,
     )
     return _json(
+        request,
         500,
-        ErrorBody(
-            error="Internal server error; quote the request id when reporting it",
-            request_id=request_id or msgspec.UNSET,
-        ),
+        "Internal server error; quote the request id when reporting it",
+        request_id=request_id or msgspec.UNSET,
     )
 
 

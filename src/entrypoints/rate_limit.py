@@ -11,12 +11,12 @@ from __future__ import annotations
 import hashlib
 import math
 
-import msgspec
 from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Receive, Scope, Send
 
 from searchport.domain.config import RateLimitConfig
 from searchport.entrypoints.auth import bearer_token
+from searchport.entrypoints.error_bodies import error_body
 from searchport.ports.rate_limit import RateLimitStore
 
 EXEMPT_PATHS = ("/health", "/openapi", "/metrics")  # probes, docs and scrapers
@@ -39,11 +39,10 @@ def _exempt(path: str) -> bool:
     return any(path == p or path.startswith(p + "/") for p in EXEMPT_PATHS)
 
 
-def _refusal(seconds: float) -> tuple[list[tuple[bytes, bytes]], bytes]:
+def _refusal(seconds: float, path: str) -> tuple[list[tuple[bytes, bytes]], bytes]:
     wait = max(1, math.ceil(seconds))
-    body = msgspec.json.encode(
-        {"error": f"Too many requests: try again in {wait} second{'s' if wait > 1 else ''}"}
-    )
+    sentence = f"Too many requests: try again in {wait} second{'s' if wait > 1 else ''}"
+    body = error_body(429, sentence, path)
     headers = [
         (b"content-type", b"application/json"),
         (b"retry-after", str(wait).encode("ascii")),
@@ -80,7 +79,7 @@ def rate_limit(settings: RateLimitConfig, store: RateLimitStore):  # type: ignor
             if wait <= 0:
                 await app(scope, receive, send)
                 return
-            headers, body = _refusal(wait)
+            headers, body = _refusal(wait, scope["path"])
             await send({"type": "http.response.start", "status": 429, "headers": headers})
             await send({"type": "http.response.body", "body": body, "more_body": False})
 

@@ -222,8 +222,11 @@ def test_a_failing_query_fails_the_call_with_its_status(error: Exception, status
         response = client.post("/1/indexes/*/queries", json={"requests": [
             {"indexName": "cities"}, {"indexName": "towns"}]})
         unknown = client.post("/1/indexes/*/queries", json={"requests": [{"indexName": "nope"}]})
-    assert response.status_code == status and set(response.json()) == {"error"}
+    assert response.status_code == status
+    assert response.json() == {"error": str(error), "message": str(error), "status": status}
     assert unknown.status_code == 404
+    assert unknown.json() == {"error": 'Index "nope" not found',
+                              "message": 'Index "nope" not found', "status": 404}
 
 
 @pytest.mark.parametrize("body", [b"", b"{", b"[]", b'{"requests": []}',

@@ -1,8 +1,11 @@
 """Algolia's search protocol: the routes the stock ``algoliasearch`` client and
 InstantSearch.js call, with the handle as index name.
 
-Bodies are read as JSON whatever the ``Content-Type``: the browser client sends
-``application/x-www-form-urlencoded`` to avoid a CORS preflight, with a JSON body.
+Bodies are read as JSON whatever the ``Content-Type``: the v5 browser client sends
+``Content-Type: text/plain`` (no CORS preflight) with a JSON body whose parameters are flat
+next to ``indexName``; the v4 client sent ``application/x-www-form-urlencoded`` with
+``params`` as a URL-encoded string. Error bodies carry Algolia's ``message`` and ``status``
+next to ``error`` (``entrypoints.error_bodies``): the clients show ``message``.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ AnyRequest = Request[Any, Any, Any]
 
 def _answers(body: Any, description: str) -> dict[int, ResponseSpec]:
     return {200: ResponseSpec(data_container=body, generate_examples=False,
-                              description=description), **p.ERRORS}
+                              description=description), **p.ALGOLIA_ERRORS}
 
 
 MULTI = _answers(MultiResponse, "One result per query, in request order.")

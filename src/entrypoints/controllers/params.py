@@ -9,10 +9,16 @@ from litestar.openapi.spec import Example
 from litestar.params import QueryParameter
 
 from searchport.domain.responses import ErrorBody
+from searchport.entrypoints.error_bodies import AlgoliaErrorBody
 
 
 def _error(description: str) -> ResponseSpec:
     return ResponseSpec(data_container=ErrorBody, description=description)
+
+
+def _algolia(spec: ResponseSpec) -> ResponseSpec:
+    return ResponseSpec(data_container=AlgoliaErrorBody, description=f"{spec.description} "
+                        'Algolia\'s "message" (the same sentence) and "status" come with "error".')
 
 
 GUARDS = {
@@ -43,6 +49,12 @@ def answers(body: Any, description: str) -> dict[int, ResponseSpec]:
         **ERRORS,
     }
 
+
+ALGOLIA_ERRORS = {
+    status: _algolia(spec) for status, spec in {
+        **ERRORS, 413: _error("The body is larger than limits.maxBodyBytes."),
+    }.items()
+}
 
 RAW_ERRORS = {
     **ERRORS,
