@@ -17,9 +17,17 @@ from searchport.adapters.elastic.translate import (
     INNER,
     facet_name,
     histogram_name,
+    stats_name,
 )
 from searchport.domain.query import FacetValuesQuery, SearchQuery
-from searchport.domain.results import Bucket, EngineGeoCluster, EngineResult, FacetValue, Hit
+from searchport.domain.results import (
+    Bucket,
+    EngineGeoCluster,
+    EngineResult,
+    FacetValue,
+    FieldStats,
+    Hit,
+)
 from searchport.domain.shaping import format_number
 
 Json = Mapping[str, Any]
@@ -40,6 +48,11 @@ def search_result(answer: Json, query: SearchQuery) -> EngineResult:
         node = aggs.get(facet_name(position))
         if node is not None:
             result.facets[field] = facet_buckets(node)
+    for position, field in enumerate(query.stats):
+        node = aggs.get(stats_name(position))
+        found = field_stats(node) if node is not None else None
+        if found is not None:
+            result.stats[field] = found
     for position, spec in enumerate(query.histograms):
         node = aggs.get(histogram_name(position))
         if node is not None:
@@ -129,6 +142,25 @@ def _whole_seconds(text: str) -> str:
         return text
     offset = match.group(2)
     return match.group(1) + ("Z" if offset in _UTC else offset)
+
+
+def field_stats(node: Any) -> FieldStats | None:
+    """A ``stats`` aggregation under its ``filter``/``nested`` wrappers; ``None`` when it
+    counted no value (min and max are then null)."""
+    found = _mapping(node, "aggregation")
+    while "count" not in found:
+        found = _mapping(found.get(INNER), "aggregation")
+    count = found["count"]
+    if not isinstance(count, int) or count <= 0:
+        return None
+    numbers: list[float] = []
+    for key in ("min", "max", "avg", "sum"):
+        number = found.get(key)
+        if not isinstance(number, int | float) or isinstance(number, bool):
+            raise UnreadableAnswer(f"a stats aggregation without a number as {key}")
+        numbers.append(float(number))
+    low, high, avg, total = numbers
+    return FieldStats(min=low, max=high, avg=avg, sum=total, count=count)
 
 
 def histogram_buckets(node: Any) -> list[Bucket]:

@@ -6,13 +6,16 @@ Where each filter goes (disjunctive faceting in one request):
 - a filter on a field that is not a requested facet: ``query.bool.filter``;
 - a filter on a requested facet field: ``post_filter`` (hits and total follow it), plus the
   wrapper ``filter`` aggregation of every *other* facet; never its own facet's aggregation;
+- stats of a field follow the filters as a facet on it would (with disjunctive facets a
+  filter on a stats field is a ``post_filter`` clause too, left out of its own stats);
 - histograms and geo clusters sit inside a wrapper holding every ``post_filter`` clause, so
   they count exactly the documents the hits come from.
 An aggregation on a field inside ``nested`` objects runs in a ``nested`` wrapper and counts
 root documents per bucket through a ``reverse_nested`` child named ``docs`` (a facet also picks
 its top values by that count; a geo cluster takes its sample hit from there).
-Aggregation names are positional (``facet_0``, ``histogram_0``, ``geo_grid``), so no field
-name can collide with them; a wrapper's single child is always named ``inner``.
+A ``stats`` aggregation on a nested field reads every nested object's value.
+Aggregation names are positional (``facet_0``, ``stats_0``, ``histogram_0``, ``geo_grid``),
+so no field name can collide with them; a wrapper's single child is always named ``inner``.
 """
 
 from __future__ import annotations
@@ -52,6 +55,10 @@ MAX_SUGGESTIONS = 3
 
 def facet_name(position: int) -> str:
     return f"facet_{position}"
+
+
+def stats_name(position: int) -> str:
+    return f"stats_{position}"
 
 
 def histogram_name(position: int) -> str:
@@ -149,7 +156,7 @@ def _weighted(fw: FieldWeight) -> str:
 
 
 def search_body(query: SearchQuery, catalog: FieldCatalog) -> Json:
-    facet_fields = set(query.facets) if query.disjunctive_facets else set()
+    facet_fields = {*query.facets, *query.stats} if query.disjunctive_facets else set()
     main: list[Json] = []
     post: dict[str, list[Json]] = {}  # facet field -> its filters' clauses
     for f in query.filters:
@@ -184,6 +191,9 @@ def search_body(query: SearchQuery, catalog: FieldCatalog) -> Json:
         others = [c for field, clauses in post.items() if field != name for c in clauses]
         aggs[facet_name(position)] = _wrap(others, facet_agg(name, query.max_facet_values,
                                                              catalog))
+    for position, name in enumerate(query.stats):
+        others = [c for field, clauses in post.items() if field != name for c in clauses]
+        aggs[stats_name(position)] = _wrap(others, stats_agg(name, catalog))
     for position, spec in enumerate(query.histograms):
         aggs[histogram_name(position)] = _wrap(post_clauses, histogram_agg(spec, catalog))
     if query.geo_grid is not None:
@@ -216,6 +226,14 @@ def _per_document(path: str | None, agg: Json, docs: Json | None = None) -> Json
         back["aggs"] = docs
     agg["aggs"] = {**agg.get("aggs", {}), DOCS: back}
     return {"nested": {"path": path}, "aggs": {INNER: agg}}
+
+
+def stats_agg(field: str, catalog: FieldCatalog) -> Json:
+    """min, max, avg, sum and count of a numeric field; inside its nested object when it has
+    one (then over every nested object's value)."""
+    path = catalog.nested_path(field)
+    agg: Json = {"stats": {"field": field}}
+    return agg if path is None else {"nested": {"path": path}, "aggs": {INNER: agg}}
 
 
 def histogram_agg(spec: HistogramSpec, catalog: FieldCatalog) -> Json:
