@@ -13,8 +13,9 @@ what it started, by pid. The summary is in `<out>/summary.md` and `<out>/raw.jso
 
 `--compare REV` checks REV out into a temporary git worktree and serves it from there too
 (both on core 0, interleaved by run_bench.py, `vs base` computed per round), so one change
-is measured against the state before it in the same run. Extra `run_bench.py` options go
-after `--`.
+is measured against the state before it in the same run; `--ours REV` serves `ours` from a
+commit too (instead of the working tree, which may hold other people's unfinished edits).
+Extra `run_bench.py` options go after `--`.
 """
 
 from __future__ import annotations
@@ -102,6 +103,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--compare", metavar="REV", help="also serve this commit, as `base`")
+    ap.add_argument("--ours", metavar="REV", help="serve `ours` from this commit")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--duration", type=int, default=15)
     ap.add_argument("--cases", default="search,query,health,search_gzip")
@@ -119,15 +121,20 @@ def main() -> int:
     started_upstream = not answers(UPSTREAM + "/")
     if started_upstream:
         subprocess.run([str(SHARED / "upstream" / "run-upstream.sh"), "start"], check=True)
-    worktree: Path | None = None
+    worktrees: list[Path] = []
     servers: dict[str, subprocess.Popen[bytes]] = {}
+
+    def checkout(name: str, rev: str) -> Path:
+        worktree = workdir / name
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q",
+                        str(worktree), rev], check=True)
+        worktrees.append(worktree)
+        return worktree / "src"
+
     try:
-        gateways = {"ours": (None, 8710)}
+        gateways = {"ours": (checkout("ours", args.ours) if args.ours else None, 8710)}
         if args.compare:
-            worktree = workdir / "base"
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q",
-                            str(worktree), args.compare], check=True)
-            gateways["base"] = (worktree / "src", 8711)
+            gateways["base"] = (checkout("base", args.compare), 8711)
         extra = args.serve_args.split()
         for name, (source, port) in gateways.items():
             servers[name] = serve(name, source, config, port, workdir, extra)
@@ -151,7 +158,7 @@ def main() -> int:
     finally:
         for server in servers.values():
             stop(server)
-        if worktree is not None:
+        for worktree in worktrees:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force",
                             str(worktree)], check=False)
         if started_upstream:
