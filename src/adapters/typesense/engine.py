@@ -20,7 +20,7 @@ from searchport.adapters.engine_http import open_link
 from searchport.adapters.resources import EngineResources
 from searchport.adapters.typesense import parse, translate
 from searchport.adapters.typesense.filters import literal
-from searchport.adapters.typesense.schema import Schema, read_schema
+from searchport.adapters.typesense.schema import FLOAT_TYPES, Schema, read_schema
 from searchport.adapters.typesense.transport import ENGINE, search_failure, transport
 from searchport.domain.config import IndexConfig
 from searchport.domain.errors import InvalidQuery, InvalidRequest, SearchportError
@@ -101,6 +101,11 @@ class TypesenseEngine:
                 plan.searches[position], name, values, plan.facet_budget,
                 query.max_facet_values, dates,
             )
+        for name in query.stats:
+            single = schema.fields[name].type in FLOAT_TYPES
+            found = self._read(parse.field_stats, answers[plan.facet_search[name]], name, single)
+            if found is not None:
+                result.stats[name] = found
         return result
 
     async def facet_values(self, query: FacetValuesQuery) -> list[FacetValue]:

@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import html
 import re
+import struct
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
 from searchport.adapters.typesense.translate import MARK_END, MARK_START
-from searchport.domain.results import FacetValue, Hit
+from searchport.domain.results import FacetValue, FieldStats, Hit
 
 Json = Mapping[str, Any]
 _SECONDS = re.compile(r"-?[0-9]{1,19}")
@@ -88,6 +89,44 @@ def total(answer: Json) -> int:
     if isinstance(found, int) and not isinstance(found, bool):
         return found
     raise UnreadableAnswer("found is not a number")
+
+
+def field_stats(answer: Json, name: str, single_precision: bool = False) -> FieldStats | None:
+    """The ``stats`` Typesense gives with a numeric facet's counts (min, max, avg, sum over
+    every value in the matching documents; ``total_values`` is the number of *distinct*
+    values); ``None`` when no value matched. The values counted are ``sum / avg``, which is
+    exact (avg is computed as sum / count), or unknown when avg is 0. A float field holds
+    single-precision numbers: min and max are given as the shortest decimal of that float
+    (19.99, not 19.989999771118164)."""
+    for group in _list(answer.get("facet_counts", []), "facet_counts"):
+        group = _mapping(group, "facet_counts entry")
+        if str(group.get("field_name")) != name:
+            continue
+        stats = _mapping(group.get("stats", {}), "stats")
+        if "min" not in stats:
+            return None
+        low, high, avg, total = (_number(stats.get(k), k) for k in ("min", "max", "avg", "sum"))
+        if single_precision:
+            low, high = _single(low), _single(high)
+        return FieldStats(min=low, max=high, avg=avg, sum=total,
+                          count=round(total / avg) if avg else None)
+    return None
+
+
+def _number(value: Any, what: str) -> float:
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        raise UnreadableAnswer(f"stats.{what} is not a number")
+    return float(value)
+
+
+def _single(value: float) -> float:
+    """The shortest decimal that reads back as the same single-precision float."""
+    packed = struct.pack("<f", value)
+    for digits in range(1, 10):
+        shortest = float(f"{value:.{digits}g}")
+        if struct.pack("<f", shortest) == packed:
+            return shortest
+    return value
 
 
 def facet_counts(answer: Json, dates: frozenset[str] = frozenset()) -> dict[str, list[FacetValue]]:

@@ -91,6 +91,16 @@ class Schema:
             raise UnsupportedFeature(f"A facet on the float field '{name}'", ENGINE)
         return info
 
+    def stats(self, name: str) -> FieldInfo:
+        """A numeric facet field: Typesense gives stats only of fields in ``facet_by``."""
+        info = self.get(name, "compute stats")
+        if info is ID_FIELD or not info.facet or not info.is_number:
+            raise InvalidRequest(
+                f"Cannot compute stats on '{name}': it is not a numeric field marked as a "
+                f"facet (facet: true) in the {ENGINE} collection schema"
+            )
+        return info
+
     def sortable(self, name: str) -> FieldInfo:
         info = self.get(name, "sort")
         if info is ID_FIELD or not info.sort or info.type == "geopoint":

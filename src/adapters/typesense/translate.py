@@ -21,6 +21,8 @@ Pure functions of the query and the collection ``Schema``; ``parse.py`` reads th
 - Disjunctive facets, in one ``multi_search``: the first search has every filter and the
   facets that have no filter of their own; each facet with its own filters gets one more
   search with every other filter, ``per_page: 0`` and only that facet.
+- Stats of a numeric field come with its ``facet_counts`` (``stats``), so a stats field is
+  faceted like a facet, in the same search as a facet on it would be.
 - Pages: 0.24 ignores ``offset``/``limit``; ``page_window`` finds a page size holding the
   requested window.
 """
@@ -51,7 +53,7 @@ MARK_END = "\ue001\ue000"
 @dataclass(frozen=True)
 class SearchPlan:
     searches: list[Json]  # the main search first
-    facet_search: dict[str, int]  # facet field -> the search whose facet_counts hold it
+    facet_search: dict[str, int]  # facet or stats field -> the search whose facet_counts hold it
     skip: int  # hits of the fetched page before the requested window
     highlight_fields: frozenset[str]
     facet_budget: int  # max_facet_values asked for
@@ -61,6 +63,9 @@ def search_plan(query: SearchQuery, schema: Schema, collection: str) -> SearchPl
     base = {"collection": collection, **text_params(query, schema)}
     for name in query.facets:
         schema.facet(name)
+    for name in query.stats:
+        schema.stats(name)
+    faceted = tuple(dict.fromkeys([*query.facets, *query.stats]))
     budget = query.max_facet_values + 1  # one more, to see a tie across the cut
     own = {f.field for f in query.filters} if query.disjunctive_facets else set()
     page, per_page, skip = page_window(query.offset, query.limit)
@@ -84,11 +89,11 @@ def search_plan(query: SearchQuery, schema: Schema, collection: str) -> SearchPl
         if highlighted:
             main.update(highlight_fields=",".join(highlighted),
                         highlight_start_tag=MARK_START, highlight_end_tag=MARK_END)
-    plain = [f for f in query.facets if f not in own]
+    plain = [f for f in faceted if f not in own]
     if plain:
         main.update(facet_by=",".join(plain), max_facet_values=budget)
     searches, sources = [main], dict.fromkeys(plain, 0)
-    for name in query.facets:
+    for name in faceted:
         if name not in own:
             continue
         extra: Json = {**base, "per_page": 0, "facet_by": name, "max_facet_values": budget}
