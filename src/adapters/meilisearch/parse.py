@@ -15,7 +15,7 @@ from typing import Any
 
 from searchport.adapters.meilisearch.translate import POST, PRE, SearchPlan
 from searchport.domain.query import SearchQuery
-from searchport.domain.results import EngineResult, FacetValue, Hit
+from searchport.domain.results import EngineResult, FacetValue, FieldStats, Hit
 
 Json = Mapping[str, Any]
 _SECONDS = re.compile(r"-?[0-9]{1,19}")
@@ -50,6 +50,10 @@ def search_result(answer: Json, plan: SearchPlan, query: SearchQuery, *, uid: st
     result = EngineResult(hits=hits, total=total(main, exact=query.exact_total))
     for field in query.facets:
         result.facets[field] = distribution(extra.get(field, main), field, dates)
+    for field in query.stats:
+        found = facet_stats(extra.get(field, main), field)
+        if found is not None:
+            result.stats[field] = found
     return result
 
 
@@ -136,6 +140,21 @@ def distribution(answer: Json, field: str,
     text = iso_date if field in dates else str
     return [FacetValue(value=text(value), count=_count(count))
             for value, count in _mapping(counts, "facetDistribution[field]").items()]
+
+
+def facet_stats(answer: Json, field: str) -> FieldStats | None:
+    """``facetStats`` of one field: min and max of its numeric values in the matching
+    documents (absent when none has one). Meilisearch gives nothing more, and avg, sum and
+    count cannot be derived exactly: they stay unknown."""
+    stats = _mapping(answer.get("facetStats") or {}, "facetStats").get(field)
+    if stats is None:
+        return None
+    stats = _mapping(stats, "facetStats[field]")
+    low, high = stats.get("min"), stats.get("max")
+    if not isinstance(low, int | float) or not isinstance(high, int | float) or (
+            isinstance(low, bool) or isinstance(high, bool)):
+        raise UnreadableAnswer("facetStats min and max must be numbers")
+    return FieldStats(min=float(low), max=float(high))
 
 
 def iso_date(value: Any) -> str:

@@ -12,6 +12,8 @@ Pure functions; ``parse.py`` reads the answers back.
 - Disjunctive facets: when a requested facet has a filter of its own, one ``/multi-search``
   carries the main query (every filter; it counts the other facets) and, per such facet, a
   count-only query with every filter but that facet's own.
+- Stats: Meilisearch gives ``facetStats`` (min and max only) of the numeric fields in
+  ``facets``, so a stats field is requested as a facet, in the query a facet on it would be.
 - Pages: ``page``/``hitsPerPage`` (exhaustive ``totalHits``) unless exact totals are off,
   then ``offset``/``limit`` (``estimatedTotalHits``).
 - Highlights: ``_formatted`` with private sentinel tags, which ``parse`` turns into
@@ -91,8 +93,9 @@ def search_plan(query: SearchQuery, uid: str, primary_key: str,
     params = text_params(query)
     if by_field:
         params["filter"] = [text for _, text in by_field]
-    if query.facets:
-        params["facets"] = list(query.facets)
+    faceted = tuple(dict.fromkeys([*query.facets, *query.stats]))
+    if faceted:
+        params["facets"] = list(faceted)
     sort = sort_rules(query.sort)
     if sort:
         params["sort"] = sort
@@ -108,10 +111,10 @@ def search_plan(query: SearchQuery, uid: str, primary_key: str,
     params["showRankingScore"] = True
 
     filtered = {field for field, _ in by_field} if query.disjunctive_facets else set()
-    own = tuple(dict.fromkeys(f for f in query.facets if f in filtered))
+    own = tuple(f for f in faceted if f in filtered)
     if not own:
         return SearchPlan(path=index_path(uid, "/search"), body=params, skip=skip)
-    shared = [f for f in query.facets if f not in own]
+    shared = [f for f in faceted if f not in own]
     main = {k: v for k, v in params.items() if k != "facets"}
     if shared:
         main["facets"] = shared

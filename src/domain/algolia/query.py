@@ -201,11 +201,15 @@ def shape_result(entry: IndexEntry, plan: Plan, result: EngineResult, raw: ap.Ra
 def algolia_stats(kind: str | None, engine: FieldStats | None, values: list[FacetValue],
                   asked: int) -> FacetStats | None:
     """The engine's stats when complete; else those of the value counts when they hold every
-    value; else the engine's min and max alone (avg and sum left out, never guessed)."""
+    value (and agree with the engine's min and max); else the engine's min and max alone
+    (avg and sum left out, never guessed)."""
     if engine is not None and engine.avg is not None and engine.sum is not None:
         return FacetStats(min=engine.min, max=engine.max, avg=engine.avg, sum=engine.sum)
     counted = facet_stats(kind, values, asked)
-    if counted is not None or engine is None:
+    if engine is None:
+        return counted
+    # value counts cut short by the engine (Meilisearch's maxValuesPerFacet) miss an extreme
+    if counted is not None and (counted.min, counted.max) == (engine.min, engine.max):
         return counted
     return FacetStats(min=engine.min, max=engine.max)
 
