@@ -310,17 +310,27 @@ def test_range_widgets_show_facets_stats_and_narrow_the_hits(
     page: Page, page_origin: str, open_server: Server, rows: list[Row]
 ) -> None:
     open_page(page, page_origin, open_server, len(rows))
-    # facets_stats are exact only below 100 distinct values (README): narrow to a region first
+    lower = page.locator("#population-slider .rheostat-handle-lower")
+    upper = page.locator("#population-slider .rheostat-handle-upper")
+    # over the whole index, nothing selected: facets_stats come from the engine's stats, so
+    # the bounds are the rows' extremes however many distinct populations there are
+    everywhere = sorted(r["population"] for r in rows)
+    assert len(set(everywhere)) >= 100  # more values than a facet answer holds
+    for handle, now in ((lower, everywhere[0]), (upper, everywhere[-1])):
+        expect(handle).to_have_attribute("aria-valuemin", str(everywhere[0]))
+        expect(handle).to_have_attribute("aria-valuemax", str(everywhere[-1]))
+        expect(handle).to_have_attribute("aria-valuenow", str(now))
+
+    # within a region, the bounds are the region's
     region = "South America"
     inside = [r for r in rows if r["continent"] == region]
     populations = sorted(r["population"] for r in inside)
-    assert len(set(populations)) < 100
+    assert len(set(populations)) < 100  # a region small enough to hold every value
     toggle(page, "#region", region)
     expect(page.locator(STATS)).to_have_text(stats_text(len(inside)))
 
     low, high = populations[0], populations[-1]
-    lower = page.locator("#population-slider .rheostat-handle-lower")
-    upper = page.locator("#population-slider .rheostat-handle-upper")
+    assert (low, high) != (everywhere[0], everywhere[-1])
     expect(page.locator("#population-slider .ais-RangeSlider")).not_to_have_class(
         re.compile("disabled")
     )
