@@ -31,12 +31,23 @@ _encoder = msgspec.json.Encoder()
 
 
 class Encoded(Generic[T]):
-    """A response of type ``T`` as JSON bytes: what the cache stores and the HTTP layer sends."""
+    """A response of type ``T`` as JSON bytes: what the cache stores and the HTTP layer sends.
 
-    __slots__ = ("body",)
+    Every request that joined one computation gets the same ``Encoded``, so the digest of
+    its bytes (the HTTP layer's ETag) is computed once for all of them."""
+
+    __slots__ = ("_digest", "body")
 
     def __init__(self, body: bytes) -> None:
         self.body = body
+        self._digest: str | None = None
+
+    @property
+    def digest(self) -> str:
+        """128-bit BLAKE2b of the bytes, in hex."""
+        if self._digest is None:
+            self._digest = hashlib.blake2b(self.body, digest_size=16).hexdigest()
+        return self._digest
 
     def decode(self, kind: type[T]) -> T:
         return msgspec.json.decode(self.body, type=kind)
@@ -73,7 +84,7 @@ class ResponseCache:
         self._cache = cache
         self._settings = settings or CacheConfig()
         self._version = version
-        self._flights: dict[str, asyncio.Future[bytes]] = {}
+        self._flights: dict[str, asyncio.Future[Encoded[Any]]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._config_digests: dict[int, tuple[IndexConfig, str]] = {}
 
@@ -129,13 +140,13 @@ class ResponseCache:
             self._flights[key] = flight
             self._spawn(self._fly(key, ttl, flight, compute))
         # shielded: a caller that goes away does not cancel the answer the others await
-        return Encoded(await asyncio.shield(flight))
+        return await asyncio.shield(flight)
 
     async def _fly(
         self,
         key: str,
         ttl: float,
-        flight: asyncio.Future[bytes],
+        flight: asyncio.Future[Encoded[Any]],
         compute: Callable[[], Awaitable[Any]],
     ) -> None:
         try:
@@ -147,7 +158,7 @@ class ResponseCache:
             except Exception as exc:  # every caller of this flight gets the same error
                 flight.set_exception(exc)
                 return
-            flight.set_result(body)
+            flight.set_result(Encoded(body))
             if ttl > 0:
                 # until the write is done, identical requests still join this flight
                 await self._cache.set(key, body, ttl)
@@ -166,7 +177,7 @@ class ResponseCache:
             await asyncio.wait(set(self._tasks), timeout=timeout)
 
 
-def _retrieve(flight: asyncio.Future[bytes]) -> None:
+def _retrieve(flight: asyncio.Future[Encoded[Any]]) -> None:
     # an answer nobody awaits any more must not be reported as "never retrieved"
     if not flight.cancelled():
         flight.exception()
