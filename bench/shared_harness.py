@@ -109,6 +109,7 @@ def main() -> int:
     ap.add_argument("--cases", default="search,query,health,search_gzip")
     ap.add_argument("--access-log", choices=["off", "json"], default="off")
     ap.add_argument("--serve-args", default="", help="extra `searchport serve` arguments")
+    ap.add_argument("--base-serve-args", help="the same for base (default: --serve-args)")
     stamp = time.strftime("%Y%m%d-%H%M%S")
     ap.add_argument("--out", default=f"/tmp/bench-results/searchport-{stamp}")
     ap.add_argument("rest", nargs="*", help="passed on to run_bench.py (after --)")
@@ -135,9 +136,11 @@ def main() -> int:
         gateways = {"ours": (checkout("ours", args.ours) if args.ours else None, 8710)}
         if args.compare:
             gateways["base"] = (checkout("base", args.compare), 8711)
-        extra = args.serve_args.split()
+        extra = {"ours": args.serve_args.split(),
+                 "base": (args.serve_args if args.base_serve_args is None
+                          else args.base_serve_args).split()}
         for name, (source, port) in gateways.items():
-            servers[name] = serve(name, source, config, port, workdir, extra)
+            servers[name] = serve(name, source, config, port, workdir, extra[name])
         for name, (_, port) in gateways.items():
             took = wait_ready(f"http://127.0.0.1:{port}", servers[name])
             print(f"{name}: pid {servers[name].pid}, first search answered {took:.2f} s "

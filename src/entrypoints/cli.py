@@ -145,7 +145,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from granian.constants import Interfaces
+    from granian.constants import Interfaces, Loops
     from granian.server import Server
 
     config, path = _load(args.config)
@@ -169,6 +169,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         port=port,
         interface=Interfaces.ASGI,
         workers=args.workers,
+        loop=Loops(args.loop),
         factory=True,
         reload=args.reload,
         reload_paths=[Path(__file__).resolve().parents[1], path] if args.reload else None,
@@ -191,6 +192,8 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, help="port (default: config port, 3000)")
     serve.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     serve.add_argument("--reload", action="store_true", help="development: reload on changes")
+    serve.add_argument("--loop", choices=["auto", "asyncio", "uvloop"], default="auto",
+                       help="event loop (default auto: uvloop when installed, else asyncio)")
     serve.set_defaults(func=cmd_serve)
 
     check = sub.add_parser("check", help="validate the config and ping every engine")
