@@ -54,7 +54,25 @@ class ExistsFilter(msgspec.Struct, frozen=True, kw_only=True, tag="exists"):
     exists: bool
 
 
-Filter = TermFilter | RangeFilter | NotFilter | ExistsFilter
+class GeoRadiusFilter(msgspec.Struct, frozen=True, kw_only=True, tag="geo_radius"):
+    """The geo point ``field`` lies within ``radius_m`` meters (great-circle distance) of
+    ``lat``/``lon``; a document without the field does not. Engines whose ``Capabilities``
+    lack ``geo_radius`` refuse it."""
+
+    field: str
+    lat: float
+    lon: float
+    radius_m: float
+
+    def __post_init__(self) -> None:
+        if not (-90 <= self.lat <= 90 and -180 <= self.lon <= 180):
+            raise ValueError("a geo radius centre needs a latitude in [-90, 90] and a "
+                             "longitude in [-180, 180]")
+        if not self.radius_m > 0 or self.radius_m == float("inf"):
+            raise ValueError("a geo radius must be a positive finite number of meters")
+
+
+Filter = TermFilter | RangeFilter | NotFilter | ExistsFilter | GeoRadiusFilter
 
 
 class SortClause(msgspec.Struct, frozen=True, kw_only=True):

@@ -13,12 +13,13 @@ from searchport.domain.config import Config, DefaultsConfig, FieldConfig, IndexC
 from searchport.domain.errors import EngineTimeout, EngineUnavailable
 from searchport.domain.query import (
     FacetValuesQuery,
+    GeoRadiusFilter,
     NotFilter,
     RangeFilter,
     SearchQuery,
     TermFilter,
 )
-from searchport.domain.results import EngineResult, FacetValue, FieldStats, Hit
+from searchport.domain.results import Capabilities, EngineResult, FacetValue, FieldStats, Hit
 from tests.fakes import FailingEngine, FakeEngine
 from tests.unit.test_http_contract import KEY, ORIGIN, serve
 
@@ -144,7 +145,8 @@ def test_max_values_per_facet_cuts_the_answer() -> None:
     ({"typoTolerance": False}, "typoTolerance"),
     ({"distinct": True}, "distinct"),
     ({"tagFilters": ["x"]}, "tagFilters"),
-    ({"aroundLatLng": "1,2", "aroundRadius": 1000}, "aroundLatLng"),
+    ({"aroundLatLng": "1,2"}, "aroundLatLng"),  # Algolia would choose a radius itself
+    ({"aroundLatLng": "1,2", "aroundRadius": 1000}, "aroundRadius"),  # no geo_radius here
     ({"filters": "region:Europe OR pop > 3"}, "region:Europe OR pop > 3"),
     ({"filters": "region:"}, "filters"),
     ({"insideBoundingBox": [[1, 2, 3]]}, "insideBoundingBox"),
@@ -176,6 +178,88 @@ def test_inside_bounding_box_limits_to_the_geo_field() -> None:
     assert bounds is not None
     assert (bounds.top_left.lat, bounds.top_left.lon) == (10, -30)
     assert (bounds.bottom_right.lat, bounds.bottom_right.lon) == (-5, 20)
+
+
+def geo_engines() -> dict[str, FakeEngine]:
+    able = Capabilities(geo_grid=True, geo_radius=True)
+    return {"cities": FakeEngine(name="geo", capabilities=able),
+            "towns": FakeEngine(name="geo", capabilities=able)}
+
+
+@pytest.mark.parametrize("params", [
+    {"aroundLatLng": "48.85, 2.35", "aroundRadius": 1500},
+    {"params": "aroundLatLng=48.85%2C2.35&aroundRadius=1500"},
+    {"aroundLatLng": [48.85, 2.35], "aroundRadius": "1500"},
+])
+def test_around_lat_lng_and_radius_are_a_radius_filter(params: dict[str, Any]) -> None:
+    found = geo_engines()
+    body = params if "params" in params else {"params": params}
+    with serve(settings(), found) as client:
+        response = client.post("/1/indexes/cities/query",
+                               json={**body, "facetFilters": ["region:Europe"]})
+    assert response.status_code == 200, response.text
+    (query,) = queries(found["cities"])
+    assert query.filters == (
+        TermFilter(field="continent", values=("Europe",)),
+        GeoRadiusFilter(field="location", lat=48.85, lon=2.35, radius_m=1500))
+
+
+def test_the_radius_filters_facet_value_search_too() -> None:
+    found = geo_engines()
+    with serve(settings(), found) as client:
+        response = client.post("/1/indexes/cities/facets/region/query", json={
+            "params": {"facetQuery": "eu", "aroundLatLng": "1,2", "aroundRadius": 10}})
+    assert response.status_code == 200, response.text
+    (asked,) = [q for q in found["cities"].queries if isinstance(q, FacetValuesQuery)]
+    assert asked.filters == (GeoRadiusFilter(field="location", lat=1, lon=2, radius_m=10),)
+
+
+@pytest.mark.parametrize("params", [
+    {"aroundLatLng": "1,2", "aroundRadius": "all"},
+    {"aroundRadius": "all"},
+    # Algolia ignores both when a bounding box is given
+    {"aroundLatLng": "1,2", "aroundRadius": 10, "insideBoundingBox": "10,20,-5,-30"},
+])
+def test_what_sets_no_radius(params: dict[str, Any]) -> None:
+    found = geo_engines()
+    with serve(settings(), found) as client:
+        response = client.post("/1/indexes/cities/query", json={"params": params})
+    assert response.status_code == 200, response.text
+    (query,) = queries(found["cities"])
+    assert query.filters == ()
+
+
+@pytest.mark.parametrize(("params", "named"), [
+    ({"aroundLatLng": "1,2"}, "aroundRadius"),
+    ({"aroundRadius": 1000}, "aroundLatLng"),
+    ({"aroundLatLng": "-90.5,2", "aroundRadius": 1000}, "aroundLatLng"),
+    ({"aroundLatLng": "1,180.1", "aroundRadius": 1000}, "aroundLatLng"),
+    ({"aroundLatLng": "1,2,3", "aroundRadius": 1000}, "aroundLatLng"),
+    ({"aroundLatLng": "x,2", "aroundRadius": 1000}, "aroundLatLng"),
+    ({"aroundLatLng": "nan,2", "aroundRadius": 1000}, "aroundLatLng"),
+    ({"aroundLatLng": {"lat": 1}, "aroundRadius": 1000}, "aroundLatLng"),
+    ({"aroundLatLng": "1,2", "aroundRadius": 0}, "aroundRadius"),
+    ({"aroundLatLng": "1,2", "aroundRadius": 1.5}, "aroundRadius"),
+    ({"aroundLatLng": "1,2", "aroundRadius": "near"}, "aroundRadius"),
+])
+def test_bad_around_parameters_are_a_400_naming_them(params: dict[str, Any],
+                                                      named: str) -> None:
+    found = geo_engines()
+    with serve(settings(), found) as client:
+        response = client.post("/1/indexes/cities/query", json={"params": params})
+    assert response.status_code == 400
+    assert named in response.json()["error"]
+    assert queries(found["cities"]) == []
+
+
+def test_an_engine_without_geo_radius_refuses_naming_it() -> None:
+    found = {"cities": FakeEngine(name="plain", capabilities=Capabilities(geo_grid=True)),
+             "towns": FakeEngine()}
+    with serve(settings(), found) as client:
+        response = client.post("/1/indexes/cities/query",
+                               json={"aroundLatLng": "1,2", "aroundRadius": 1000})
+    assert response.status_code == 400
+    assert response.json()["error"] == "aroundRadius is not supported by the plain engine"
 
 
 # ---------------------------------------------------------------- multi-queries

@@ -31,12 +31,14 @@ from searchport.domain.query import (
     Filter,
     GeoBounds,
     GeoGridSpec,
+    GeoRadiusFilter,
     HistogramSpec,
     NotFilter,
     RangeFilter,
     SearchQuery,
     TermFilter,
 )
+from searchport.domain.shaping import format_number
 
 Json = dict[str, Any]
 
@@ -87,6 +89,10 @@ def filter_clause(f: Filter, catalog: FieldCatalog) -> Json:
             return _nest(path, {"exists": {"field": field}})
         case ExistsFilter(field=field):
             return {"bool": {"must_not": [_nest(path, {"exists": {"field": field}})]}}
+        case GeoRadiusFilter(field=field, lat=lat, lon=lon, radius_m=meters):
+            # arc distance (the default): great-circle, as Algolia's aroundRadius
+            return _nest(path, {"geo_distance": {"distance": f"{format_number(meters)}m",
+                                                 field: {"lat": lat, "lon": lon}}})
     raise TypeError(f"unknown filter {f!r}")  # pragma: no cover - the union is closed
 
 

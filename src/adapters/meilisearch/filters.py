@@ -34,6 +34,7 @@ from searchport.domain.errors import InvalidRequest, UnsupportedFeature
 from searchport.domain.query import (
     ExistsFilter,
     Filter,
+    GeoRadiusFilter,
     NotFilter,
     RangeFilter,
     Scalar,
@@ -42,6 +43,7 @@ from searchport.domain.query import (
 )
 
 ENGINE = "meilisearch"
+GEO_FIELD = "_geo"  # the one geo field: {"lat", "lng"}; _geoRadius and _geoBoundingBox read it
 KEYWORDS = frozenset({
     "AND", "OR", "IN", "NOT", "TO", "EXISTS", "IS", "NULL", "EMPTY", "CONTAINS", "STARTS",
     "WITH", "_geoRadius", "_geoBoundingBox",
@@ -183,6 +185,12 @@ def expression(f: Filter, dates: frozenset[str] = frozenset()) -> str:
             return f"{name} EXISTS AND {name} IS NOT NULL"
         case ExistsFilter():
             return f"{name} NOT EXISTS OR {name} IS NULL"
+        case GeoRadiusFilter(field=field, lat=lat, lon=lon, radius_m=meters):
+            if field != GEO_FIELD:  # _geoRadius reads the reserved _geo field only
+                raise UnsupportedFeature(
+                    f"A geo radius on {field!r} (only on the {GEO_FIELD} field)", ENGINE)
+            radius = int(meters) if float(meters).is_integer() else meters
+            return f"_geoRadius({number(lat)}, {number(lon)}, {number(radius)})"
     raise TypeError(f"unknown filter {f!r}")  # pragma: no cover - the union is closed
 
 

@@ -15,10 +15,11 @@ from searchport.adapters.tantivy.schema import (
     IndexLayout,
     text_analyzer,
 )
-from searchport.domain.errors import InvalidRequest
+from searchport.domain.errors import InvalidRequest, UnsupportedFeature
 from searchport.domain.query import (
     ExistsFilter,
     Filter,
+    GeoRadiusFilter,
     RangeFilter,
     Scalar,
     TermFilter,
@@ -78,6 +79,8 @@ class FilterTranslator:
         self._analyzer = text_analyzer()
 
     def translate(self, flt: Filter) -> tantivy.Query:
+        if isinstance(flt, GeoRadiusFilter):  # no exact distance query in tantivy-py
+            raise UnsupportedFeature("aroundRadius", "tantivy")
         if isinstance(flt, ExistsFilter):
             field_spec(self._layout, flt.field, "filter on")
             present = tantivy.Query.term_query(self._schema, PRESENT_FIELD, flt.field)

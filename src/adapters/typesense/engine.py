@@ -31,7 +31,7 @@ T = TypeVar("T")
 logger = logging.getLogger("searchport.typesense")
 
 CAPABILITIES = Capabilities(suggest=False, boosts=True, histogram=False, geo_grid=False,
-                            nested=False, multi_index=False, raw_query=True)
+                            geo_radius=True, nested=False, multi_index=False, raw_query=True)
 SCHEMA_TTL = 300.0  # seconds a fetched schema steers the queries
 MULTI_SEARCH_LIMIT = 50  # Typesense's default cap on searches per multi_search request
 FACET_RETRY_MAX = 10_000  # values read at most to settle a tie across the facet cut

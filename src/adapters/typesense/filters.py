@@ -48,6 +48,7 @@ from searchport.domain.errors import InvalidRequest, UnsupportedFeature
 from searchport.domain.query import (
     ExistsFilter,
     Filter,
+    GeoRadiusFilter,
     NotFilter,
     RangeFilter,
     Scalar,
@@ -79,6 +80,11 @@ def filter_by(filters: Iterable[Filter], schema: Schema) -> str:
 def clause(f: Filter, schema: Schema) -> str:
     """One filter; an empty string when it holds for every document."""
     info = schema.get(f.field, "filter")
+    if isinstance(f, GeoRadiusFilter):
+        if info.type != "geopoint":
+            raise InvalidRequest(f"A geo radius needs a geopoint field; '{f.field}' is "
+                                 f"{info.type}")
+        return f"{info.name}:({_coordinate(f.lat)}, {_coordinate(f.lon)}, {_km(f.radius_m)} km)"
     if info.type == "geopoint":
         raise UnsupportedFeature(f"A filter on the geopoint field '{f.field}'", ENGINE)
     match f:
@@ -94,6 +100,16 @@ def clause(f: Filter, schema: Schema) -> str:
         case ExistsFilter(exists=exists):
             return _exists(info, exists)
     raise TypeError(f"unknown filter {f!r}")  # pragma: no cover - the union is closed
+
+
+def _coordinate(value: float) -> str:
+    return format(Decimal(repr(float(value))), "f")  # never an exponent
+
+
+def _km(meters: float) -> str:
+    """Meters as kilometres, exact: 0.24.1 takes a radius in ``km`` or ``mi`` only."""
+    km = Decimal(repr(float(meters))) / 1000
+    return format(km.normalize(), "f")
 
 
 def _list(info: FieldInfo, values: Iterable[Scalar], schema: Schema) -> str:

@@ -39,7 +39,14 @@ from searchport.domain.catalog import IndexEntry
 from searchport.domain.errors import InvalidRequest, UnsupportedFeature
 from searchport.domain.fields import FieldMap
 from searchport.domain.params import clamp
-from searchport.domain.query import Filter, GeoBounds, GeoGridSpec, GeoPoint, SearchQuery
+from searchport.domain.query import (
+    Filter,
+    GeoBounds,
+    GeoGridSpec,
+    GeoPoint,
+    GeoRadiusFilter,
+    SearchQuery,
+)
 from searchport.domain.results import EngineResult, FacetValue, FieldStats, Hit
 
 MAX_HITS_PER_PAGE = 100
@@ -58,14 +65,17 @@ class Plan(msgspec.Struct, frozen=True, kw_only=True):
     max_values_per_facet: int  # values shown per facet; the engine is asked for 100 (stats)
 
 
-def algolia_filters(values: dict[str, Any], fields: FieldMap) -> tuple[Filter, ...]:
+def algolia_filters(values: dict[str, Any], entry: IndexEntry) -> tuple[Filter, ...]:
+    """The filters of ``facetFilters``, ``numericFilters``, ``filters`` and the radius of
+    ``aroundLatLng``/``aroundRadius``."""
     cnf: Cnf = ()
     if values.get("facetFilters") not in (None, "", []):
         cnf += parse_facet_filters(values["facetFilters"])
     if values.get("numericFilters") not in (None, "", []):
         cnf += parse_numeric_filters(values["numericFilters"])
     cnf += parse_filters(ap.text(values, "filters"))
-    return to_domain_filters(cnf, fields.real)
+    around = around_filter(entry, values)
+    return to_domain_filters(cnf, entry.fields.real) + ((around,) if around else ())
 
 
 def plan_search(entry: IndexEntry, values: dict[str, Any]) -> Plan:
@@ -101,7 +111,7 @@ def plan_search(entry: IndexEntry, values: dict[str, Any]) -> Plan:
         text=ap.text(values, "query"),
         offset=offset,
         limit=limit,
-        filters=algolia_filters(values, fields),
+        filters=algolia_filters(values, entry),
         facets=facets,
         # every value up to 100, for stats of untyped facets; maxValuesPerFacet cuts
         max_facet_values=MAX_FACET_VALUES,
@@ -126,14 +136,62 @@ def _searchable(entry: IndexEntry) -> tuple[str, ...]:
     return tuple(dict.fromkeys([*configured, *texts]))
 
 
+def _geo_field(entry: IndexEntry, parameter: str) -> str:
+    geo = [name for name, kind in entry.fields.types.items() if kind == "geo_point"]
+    if len(geo) != 1:
+        raise InvalidRequest(f"{parameter} needs exactly one field of type geo_point in "
+                             "this handle's config")
+    return geo[0]
+
+
+def _given(values: dict[str, Any], name: str) -> bool:
+    return values.get(name) not in (None, "")
+
+
+def around_filter(entry: IndexEntry, values: dict[str, Any]) -> GeoRadiusFilter | None:
+    """``aroundLatLng`` + ``aroundRadius`` (meters) as a radius filter on the handle's geo
+    field. Algolia ignores both when ``insideBoundingBox`` is given, and so does searchport;
+    ``aroundRadius: "all"`` filters nothing. Algolia would also rank by distance: searchport
+    ranks by relevance (README)."""
+    if ap.numbers(values, "insideBoundingBox"):
+        return None
+    radius = values.get("aroundRadius")
+    if isinstance(radius, str) and radius.strip() == "all":
+        return None
+    if not _given(values, "aroundLatLng"):
+        if _given(values, "aroundRadius"):
+            raise InvalidRequest("aroundRadius needs aroundLatLng (aroundLatLngViaIP is not "
+                                 "supported)")
+        return None
+    if not _given(values, "aroundRadius"):
+        raise InvalidRequest("aroundLatLng without aroundRadius is not supported by "
+                             "searchport (Algolia would pick a radius itself); give "
+                             "aroundRadius in meters, or use insideBoundingBox")
+    meters = ap.integer(values, "aroundRadius")
+    if meters is None or meters < 1:
+        raise InvalidRequest('aroundRadius: must be an integer of meters >= 1, or "all"')
+    centre = values["aroundLatLng"]
+    if isinstance(centre, str):
+        parts: list[Any] = centre.split(",")
+    elif isinstance(centre, list):
+        parts = centre
+    else:
+        parts = []
+    try:
+        lat, lng = (float(p) for p in parts if not isinstance(p, bool | list | dict))
+    except (TypeError, ValueError):
+        raise InvalidRequest('aroundLatLng: must be "lat, lng"') from None
+    if not (-90 <= lat <= 90 and -180 <= lng <= 180):
+        raise InvalidRequest("aroundLatLng: latitude in [-90, 90], longitude in [-180, 180]")
+    engine = entry.engine
+    if not engine.capabilities.geo_radius:
+        raise UnsupportedFeature("aroundRadius", engine.name)
+    return GeoRadiusFilter(field=_geo_field(entry, "aroundLatLng"), lat=lat, lon=lng,
+                           radius_m=meters)
+
+
 def _bounding_box(entry: IndexEntry, values: dict[str, Any]) -> GeoGridSpec | None:
     engine = entry.engine
-    for name in ("aroundLatLng", "aroundRadius"):
-        if values.get(name) not in (None, ""):
-            raise InvalidRequest(
-                f"{name} is not supported by searchport (a radius around a point cannot be "
-                "filtered yet); use insideBoundingBox"
-            )
     box = ap.numbers(values, "insideBoundingBox")
     if not box:
         return None
@@ -142,10 +200,7 @@ def _bounding_box(entry: IndexEntry, values: dict[str, Any]) -> GeoGridSpec | No
                              "(lat1, lng1, lat2, lng2)")
     if not engine.capabilities.geo_grid:
         raise UnsupportedFeature("insideBoundingBox", engine.name)
-    geo = [name for name, kind in entry.fields.types.items() if kind == "geo_point"]
-    if len(geo) != 1:
-        raise InvalidRequest("insideBoundingBox needs exactly one field of type geo_point in "
-                             "this handle's config")
+    field = _geo_field(entry, "insideBoundingBox")
     lat1, lng1, lat2, lng2 = box
     if not all(-90 <= v <= 90 for v in (lat1, lat2)) or not all(
             -180 <= v <= 180 for v in (lng1, lng2)):
@@ -153,7 +208,7 @@ def _bounding_box(entry: IndexEntry, values: dict[str, Any]) -> GeoGridSpec | No
                              "[-180, 180]")
     bounds = GeoBounds(top_left=GeoPoint(lat=max(lat1, lat2), lon=min(lng1, lng2)),
                        bottom_right=GeoPoint(lat=min(lat1, lat2), lon=max(lng1, lng2)))
-    return GeoGridSpec(field=geo[0], precision=0, bounds=bounds)
+    return GeoGridSpec(field=field, precision=0, bounds=bounds)
 
 
 def shape_result(entry: IndexEntry, plan: Plan, result: EngineResult, raw: ap.RawParams,

@@ -37,7 +37,7 @@ class AlgoliaFacetSearch:
         limit = clamp(ap.integer(values, "maxFacetHits"), 10, 1, MAX_FACET_VALUES)
         tags = Tags(ap.text(values, "highlightPreTag", DEFAULT_PRE),
                     ap.text(values, "highlightPostTag", DEFAULT_POST))
-        filters = algolia_filters(values, entry.fields)
+        filters = algolia_filters(values, entry)
         text = ap.text(values, "query")
         started = time.perf_counter()
         found: list[FacetValue]

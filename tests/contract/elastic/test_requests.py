@@ -758,3 +758,33 @@ def test_algolia_facet_counts_follow_every_filter(cities: EsApp, double: EngineD
     assert "post_filter" not in body
     assert body["aggs"] == {"facet_0": terms_agg("continent")}
     assert body["size"] == 0
+
+
+@pytest.mark.parametrize(("fields", "clause"), [
+    ("      where: {field: location, type: geo_point}\n",
+     {"geo_distance": {"distance": "1500m", "location": {"lat": 48.85, "lon": 2.35}}}),
+    # a geo point inside nested objects: some landmark within the radius
+    ("      spot: {field: landmarks.location, nestedPath: landmarks, type: geo_point}\n",
+     {"nested": {"path": "landmarks", "query": {"geo_distance": {
+         "distance": "1500m", "landmarks.location": {"lat": 48.85, "lon": 2.35}}}}}),
+])
+def test_algolia_around_radius_is_a_geo_distance_filter(
+    engine: str, es_app: Callable[..., EsApp], fields: str, clause: dict[str, Any]
+) -> None:
+    """aroundLatLng + aroundRadius (meters): a geo_distance filter, arc distance (the
+    default), on the handle's one geo_point field, next to the other filters."""
+    double = EngineDouble(engine)
+    yaml = ("    fields:\n      region: {field: continent}\n" + fields)
+    app = es_app(city_yaml(engine, fields=yaml), double)
+    double.search((200, es.empty_search()))
+    response = app.post("/1/indexes/cities/query", json={"params": {
+        "aroundLatLng": "48.85, 2.35", "aroundRadius": 1500, "facetFilters": ["region:Europe"],
+        "attributesToHighlight": []}})
+    assert response.status_code == 200, response.text
+    assert app.last_search().body == {
+        "from": 0,
+        "size": 20,
+        "query": {"bool": {"must": [MATCH_ALL], "filter": [
+            {"term": {"continent": "Europe"}}, clause]}},
+        "track_total_hits": True,
+    }

@@ -1,0 +1,110 @@
+"""Algolia's ``aroundLatLng`` + ``aroundRadius`` on a real Typesense 0.24.1, through the real
+app: the radius filter (``location:(lat, lng, <km> km)``) selects exactly the rows whose
+great-circle distance from the centre is within the radius, computed here with the
+haversine formula from the fixture rows."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from litestar.testing import TestClient
+
+from tests.integration.typesense_server import (
+    app_client,
+    index_settings,
+    shared_server,
+    typesense_rows,
+)
+from tests.typesense_server import TypesenseServer
+
+ROWS = typesense_rows()
+EARTH_RADIUS_M = 6_371_008.8  # mean radius; every case keeps 1% away from the boundary
+CENTRES = [(48.8566, 2.3522), (51.5074, -0.1278), (40.7, -74.0), (-33.9, 151.2)]
+RADII = [1_500, 3_750, 5_000, 400_000, 1_000_000, 6_000_000]
+
+
+def haversine_m(lat1: float, lon1: float, lat2: float, lon2: float) -> float:
+    p1, p2 = math.radians(lat1), math.radians(lat2)
+    dp, dl = p2 - p1, math.radians(lon2 - lon1)
+    h = math.sin(dp / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(dl / 2) ** 2
+    return 2 * EARTH_RADIUS_M * math.asin(math.sqrt(h))
+
+
+def distances(lat: float, lng: float) -> dict[str, float]:
+    return {row["id"]: haversine_m(lat, lng, *row["location"])
+            for row in ROWS if row.get("location")}
+
+
+@pytest.fixture(scope="module")
+def server(request: pytest.FixtureRequest,
+           tmp_path_factory: pytest.TempPathFactory) -> TypesenseServer:
+    return shared_server(request, tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def client(server: TypesenseServer) -> Iterator[TestClient[Any]]:
+    books = index_settings(server, fields={"location": {"type": "geo_point"}})
+    with app_client({"books": books}) as client:
+        yield client
+
+
+def algolia(client: TestClient[Any], params: dict[str, Any]) -> Any:
+    return client.post("/1/indexes/books/query", json={"params": {"hitsPerPage": 100, **params}})
+
+
+def found(client: TestClient[Any], params: dict[str, Any]) -> set[str]:
+    response = algolia(client, params)
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["nbHits"] == len(body["hits"])
+    return {hit["objectID"] for hit in body["hits"]}
+
+
+@pytest.mark.parametrize("centre", CENTRES)
+@pytest.mark.parametrize("radius", RADII)
+def test_around_radius_selects_the_rows_within_it(client: TestClient[Any],
+                                                  centre: tuple[float, float],
+                                                  radius: int) -> None:
+    away = distances(*centre)
+    # the case is decided by the rows, not by the engine's earth radius or rounding
+    assert all(abs(d - radius) > radius / 100 for d in away.values())
+    expected = {row_id for row_id, d in away.items() if d <= radius}
+    params = {"aroundLatLng": f"{centre[0]}, {centre[1]}", "aroundRadius": radius}
+    assert found(client, params) == expected
+
+
+def test_the_fixture_has_rows_on_both_sides() -> None:
+    near = {row_id for row_id, d in distances(*CENTRES[0]).items() if d <= 3_750}
+    assert 0 < len(near) < len(distances(*CENTRES[0]))
+
+
+def test_radius_combines_with_other_filters(client: TestClient[Any]) -> None:
+    away = distances(*CENTRES[0])
+    expected = {r["id"] for r in ROWS
+                if r["id"] in away and away[r["id"]] <= 1_000_000 and r.get("year", 0) > 1900}
+    assert found(client, {"aroundLatLng": "48.8566,2.3522", "aroundRadius": "1000000",
+                          "numericFilters": ["year>1900"]}) == expected
+
+
+def test_radius_all_filters_nothing(client: TestClient[Any]) -> None:
+    assert found(client, {"aroundLatLng": "48.8566,2.3522", "aroundRadius": "all"}) == {
+        r["id"] for r in ROWS}
+
+
+@pytest.mark.parametrize(("params", "named"), [
+    ({"aroundLatLng": "48.8566,2.3522"}, "aroundRadius"),
+    ({"aroundRadius": 1000}, "aroundLatLng"),
+    ({"aroundLatLng": "91,2", "aroundRadius": 1000}, "aroundLatLng"),
+    ({"aroundLatLng": "48,181", "aroundRadius": 1000}, "aroundLatLng"),
+    ({"aroundLatLng": "48", "aroundRadius": 1000}, "aroundLatLng"),
+    ({"aroundLatLng": "48,2", "aroundRadius": 0}, "aroundRadius"),
+    ({"aroundLatLng": "48,2", "aroundRadius": "far"}, "aroundRadius"),
+])
+def test_bad_geo_parameters_are_a_400_naming_them(client: TestClient[Any],
+                                                   params: dict[str, Any], named: str) -> None:
+    response = algolia(client, params)
+    assert response.status_code == 400
+    assert named in response.json()["error"]
