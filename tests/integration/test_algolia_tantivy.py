@@ -150,3 +150,11 @@ def test_facets_stats_of_numeric_facets(client: TestClient[Any], rows: list[Row]
     prices = [float(r["price"]) for r in rows if "price" in r]
     assert len(few["facets"]["price"]) == 2
     assert few["facets_stats"]["price"]["max"] == max(prices)
+
+
+def test_around_radius_is_refused_naming_it_and_the_engine(client: TestClient[Any]) -> None:
+    """tantivy has no exact distance filter: a radius is a 400, never an approximation."""
+    response = client.post("/1/indexes/books/query", json={"params": {
+        "aroundLatLng": "48.85, 2.35", "aroundRadius": 5000}})
+    assert response.status_code == 400
+    assert response.json()["error"] == "aroundRadius is not supported by the tantivy engine"

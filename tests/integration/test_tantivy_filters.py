@@ -10,10 +10,11 @@ from typing import Any
 import pytest
 
 from searchport.adapters.tantivy import TantivyEngine
-from searchport.domain.errors import InvalidRequest
+from searchport.domain.errors import InvalidRequest, UnsupportedFeature
 from searchport.domain.query import (
     ExistsFilter,
     Filter,
+    GeoRadiusFilter,
     NotFilter,
     RangeFilter,
     SearchQuery,
@@ -165,3 +166,11 @@ async def test_filter_values_cannot_inject_query_syntax(books_engine: TantivyEng
     for value in ('fiction" OR genre:"Art', "*", "genre:*", "(", "fiction OR Art"):
         assert await matching_ids(books_engine, TermFilter(field="genre", values=(value,))) \
             == set()
+
+
+async def test_a_geo_radius_is_refused_naming_it(books_engine: TantivyEngine) -> None:
+    """Whatever asks: the adapter never reads a radius filter as another filter."""
+    flt = GeoRadiusFilter(field="location", lat=48.85, lon=2.35, radius_m=5000)
+    with pytest.raises(UnsupportedFeature) as caught:
+        await books_engine.search(SearchQuery(filters=(flt,)))
+    assert (caught.value.feature, caught.value.engine) == ("aroundRadius", "tantivy")

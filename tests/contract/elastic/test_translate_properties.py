@@ -44,6 +44,7 @@ from searchport.domain.query import (
     GeoBounds,
     GeoGridSpec,
     GeoPoint,
+    GeoRadiusFilter,
     HistogramSpec,
     NotFilter,
     RangeFilter,
@@ -648,6 +649,12 @@ def test_each_filter_clause_has_its_exact_shape(model: Model, data: st.DataObjec
             assert clause == nest({"exists": {"field": f.field}})
         case ExistsFilter():
             assert clause == {"bool": {"must_not": [nest({"exists": {"field": f.field}})]}}
+        case GeoRadiusFilter(lat=lat, lon=lon, radius_m=meters):
+            distance = f"{int(meters)}m" if float(meters).is_integer() else f"{meters}m"
+            assert clause == nest({"geo_distance": {"distance": distance,
+                                                    f.field: {"lat": lat, "lon": lon}}})
+        case _:  # a new kind of filter needs its expected shape here
+            raise AssertionError(f"no expected clause for {f!r}")
 
 
 @SOME

@@ -475,3 +475,37 @@ def test_algolia_facet_counts_follow_every_filter(books: MeiliApp, double: Meili
                                       "facets": ["kind"], "hitsPerPage": 0})
     assert body["filter"] == ['genre NOT IN ["poetry"]', 'genre IN ["a", "b"]']
     assert body["facets"] == ["genre"]
+
+
+GEO_FIELDS = """\
+    fields:
+      kind: {field: genre}
+      where: {field: _geo, type: geo_point}
+"""
+
+
+def test_algolia_around_radius_is_a_geo_radius_expression(
+    double: MeiliDouble, meili_app: Callable[..., MeiliApp]
+) -> None:
+    """aroundLatLng + aroundRadius (meters): ``_geoRadius(lat, lng, meters)``, which reads
+    the reserved ``_geo`` field, next to the other filters."""
+    books = meili_app(books_yaml(fields=GEO_FIELDS), double)
+    body = algolia_ok(books, double, {"aroundLatLng": "48.85, -2.5", "aroundRadius": 1500,
+                                      "facetFilters": ["kind:poetry"]})
+    assert body["filter"] == ['genre = "poetry"', "_geoRadius(48.85, -2.5, 1500)"]
+
+
+def test_a_geo_radius_on_another_field_is_refused(
+    double: MeiliDouble, meili_app: Callable[..., MeiliApp]
+) -> None:
+    """Meilisearch filters by distance on ``_geo`` only: any other geo_point field is a
+    400 naming it, and nothing is sent."""
+    fields = "    fields:\n      where: {field: location, type: geo_point}\n"
+    books = meili_app(books_yaml(fields=fields), double)
+    response = books.post("/1/indexes/books/query",
+                          json={"aroundLatLng": "1,2", "aroundRadius": 10})
+    assert response.status_code == 400
+    assert response.json()["error"] == (
+        "A geo radius on 'location' (only on the _geo field) is not supported by the "
+        "meilisearch engine")
+    assert books.data_requests() == []
