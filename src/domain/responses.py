@@ -60,6 +60,7 @@ class CapabilitiesBody(_Body):
     boosts: bool
     histogram: bool
     geo_grid: bool
+    geo_radius: bool  # aroundLatLng + aroundRadius on the Algolia routes
     nested: bool
     multi_index: bool
     raw_query: bool

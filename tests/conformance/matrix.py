@@ -27,6 +27,7 @@ FEATURES = {
     "suggest": "suggest",
     "histogram": "histogram",
     "geoGrid": "geo_grid",
+    "aroundRadius": "geo_radius",
     "nestedPath": "nested",
     "multi-index": "multi_index",
     "raw query": "raw_query",

@@ -33,6 +33,6 @@ def test_the_running_engines_report_what_the_matrix_says(api: TestClient[Any]) -
     for title, attr in FEATURES.items():
         if title == "suggest":
             continue  # also needs defaults.suggestField, which the dataset does not set
-        key = {"nestedPath": "nested", "multi-index": "multiIndex", "raw query": "rawQuery"}.get(
-            title, title)
+        key = {"nestedPath": "nested", "multi-index": "multiIndex", "raw query": "rawQuery",
+               "aroundRadius": "geoRadius"}.get(title, title)
         assert reported[key] == getattr(caps, attr), title

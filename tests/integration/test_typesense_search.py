@@ -284,7 +284,8 @@ def test_capabilities_say_what_typesense_can_do(client: TestClient[Any]) -> None
     assert indexes[0] == {
         "handle": "books", "engine": "typesense",
         "capabilities": {"suggest": False, "boosts": True, "histogram": False,
-                         "geoGrid": False, "nested": False, "multiIndex": False,
+                         "geoGrid": False, "geoRadius": True, "nested": False,
+                         "multiIndex": False,
                          "rawQuery": True},
     }
 

@@ -415,7 +415,8 @@ def test_list_indexes_reports_capabilities_without_secrets() -> None:
             index(engine="elasticsearch", path=None, defaults=DefaultsConfig(suggest_field="t"),
                   **SECRETS),
             FakeEngine(name="elasticsearch", capabilities=Capabilities(
-                suggest=True, histogram=True, geo_grid=True, nested=True, multi_index=True)),
+                suggest=True, histogram=True, geo_grid=True, geo_radius=True, nested=True,
+                multi_index=True)),
         ),
         "cities": IndexEntry(
             "cities", index(raw_query=False),
@@ -428,11 +429,11 @@ def test_list_indexes_reports_capabilities_without_secrets() -> None:
     assert body == {"indexes": [
         {"handle": "books", "engine": "elasticsearch", "capabilities": {
             "suggest": True, "boosts": True, "histogram": True, "geoGrid": True,
-            "nested": True, "multiIndex": True, "rawQuery": True}},
+            "geoRadius": True, "nested": True, "multiIndex": True, "rawQuery": True}},
         {"handle": "cities", "engine": "tantivy", "capabilities": {
             # suggest needs a suggestField; rawQuery: false in the config turns it off
             "suggest": False, "boosts": False, "histogram": False, "geoGrid": False,
-            "nested": False, "multiIndex": False, "rawQuery": False}},
+            "geoRadius": False, "nested": False, "multiIndex": False, "rawQuery": False}},
     ]}
     text = msgspec.json.encode(response).decode()
     for secret in SECRETS.values():

@@ -26,6 +26,7 @@ class ListIndexes:
                         boosts=caps.boosts,
                         histogram=caps.histogram,
                         geo_grid=caps.geo_grid,
+                        geo_radius=caps.geo_radius,
                         nested=caps.nested,
                         multi_index=caps.multi_index,
                         raw_query=raw,
