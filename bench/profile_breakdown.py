@@ -20,6 +20,7 @@ import re
 # (stage, pattern on one frame "function (file:line)"), first match from the leaf wins
 STAGES: list[tuple[str, str]] = [
     ("compression", r"compression|gzip|zlib|brotli"),
+    ("ETag (hash of the body)", r"etag_of|Encoded\.digest"),
     ("decode engine JSON", r"EngineHttp\.decode|parse\.py|_wire|decode_answer"),
     ("reshape (domain shaping)", r"shaping\.py|usecases/search\.py.*_search"),
     ("encode response", r"response_cache\.py.*_fly|Encoder|encode_json"),
@@ -36,6 +37,11 @@ STAGES: list[tuple[str, str]] = [
 ]
 COMPILED = [(stage, re.compile(pattern)) for stage, pattern in STAGES]
 NATIVE = "server native threads (granian: HTTP I/O)"
+SERVER = "HTTP server (granian, called from the loop: send, receive)"
+# the ASGI send/receive callables are granian's (native): a sample whose innermost Python
+# frame is the one calling them is time spent in the server
+SERVER_CALL = re.compile(r"send_with_headers|capture_response_started|Request\.stream|"
+                         r"RequestContext\.__call__ |_future_watcher|_callback_wrapper")
 
 
 def stage_of(frames: list[str]) -> str:
@@ -44,6 +50,8 @@ def stage_of(frames: list[str]) -> str:
     python = [f for f in frames if "(" in f and not f.startswith(("process ", "thread "))]
     if not python:
         return NATIVE
+    if SERVER_CALL.search(python[-1]):  # the innermost Python frame is inside a call to granian
+        return SERVER
     for frame in reversed(python):
         for stage, pattern in COMPILED:
             if stage != "other Python" and pattern.search(frame):
@@ -62,7 +70,8 @@ def main() -> None:
     with open(args.raw, encoding="utf-8") as raw:
         for line in raw:
             stack, _, n = line.rstrip("\n").rpartition(" ")
-            counts[stage_of([f for f in stack.split(";") if f])] += int(n)
+            if n.isdigit():  # py-spy may cut the last line short
+                counts[stage_of([f for f in stack.split(";") if f])] += int(n)
     native = counts.pop(NATIVE, 0)
     total = sum(counts.values())
     per_request = args.requests and 1e6 / args.rate / args.requests
