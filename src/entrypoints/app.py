@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -106,9 +105,6 @@ def create_app(
         logger.info("cache: %s", await container.cache().probe())
         if listen_url:
             logger.info("searchport %s listening on %s", __version__, listen_url)
-        # everything built so far lives as long as the process: out of the collector's
-        # sight, a full collection no longer walks it (a pause that was the p99 under load)
-        gc.freeze()
         try:
             yield
         finally:
