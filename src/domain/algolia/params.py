@@ -124,20 +124,28 @@ def integer(values: dict[str, Any], name: str) -> int | None:
     raise InvalidRequest(f"{name}: must be an integer, got {value!r}")
 
 
+def _listed(values: dict[str, Any], name: str) -> Any:
+    """``values[name]`` with a JSON list text decoded; a comma-separated text becomes a tuple
+    of its parts (callers trim them); ``None`` when absent."""
+    value = values.get(name)
+    if not isinstance(value, str):
+        return value
+    stripped = value.strip()
+    if not stripped.startswith("["):
+        return tuple(stripped.split(","))
+    try:
+        return msgspec.json.decode(stripped)
+    except msgspec.DecodeError:
+        raise InvalidRequest(f"{name}: is not valid JSON") from None
+
+
 def names(values: dict[str, Any], name: str) -> list[str] | None:
     """A list of attribute names: a list, a JSON list text or a comma-separated text."""
-    value = values.get(name)
+    value = _listed(values, name)
     if value is None:
         return None
-    if isinstance(value, str):
-        stripped = value.strip()
-        if stripped.startswith("["):
-            try:
-                value = msgspec.json.decode(stripped)
-            except msgspec.DecodeError:
-                raise InvalidRequest(f"{name}: is not valid JSON") from None
-        else:
-            return [p.strip() for p in stripped.split(",") if p.strip()]
+    if isinstance(value, tuple):  # comma-separated text
+        return [p.strip() for p in value if p.strip()]
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise InvalidRequest(f"{name}: must be a list of attribute names")
     if len(value) > 100:
@@ -147,18 +155,11 @@ def names(values: dict[str, Any], name: str) -> list[str] | None:
 
 def numbers(values: dict[str, Any], name: str) -> list[float] | None:
     """A list of numbers: a list, or a comma-separated text (``insideBoundingBox``)."""
-    value = values.get(name)
+    value = _listed(values, name)
     if value is None:
         return None
-    if isinstance(value, str):
-        stripped = value.strip()
-        if stripped.startswith("["):
-            try:
-                value = msgspec.json.decode(stripped)
-            except msgspec.DecodeError:
-                raise InvalidRequest(f"{name}: is not valid JSON") from None
-        else:
-            value = stripped.split(",")
+    if isinstance(value, tuple):  # comma-separated text
+        value = list(value)
     if isinstance(value, list) and len(value) == 1 and isinstance(value[0], list):
         value = value[0]  # one box given as a list of boxes
     try:
