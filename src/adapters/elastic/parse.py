@@ -11,6 +11,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from searchport.adapters.answers import UnreadableAnswer as UnreadableAnswer
+from searchport.adapters.answers import as_list as _list
+from searchport.adapters.answers import mapping as _mapping
 from searchport.adapters.elastic.translate import (
     DOCS,
     GEO_GRID,
@@ -31,10 +34,6 @@ from searchport.domain.results import (
 from searchport.domain.shaping import format_number
 
 Json = Mapping[str, Any]
-
-
-class UnreadableAnswer(ValueError):
-    """The engine answered 2xx with a body searchport cannot read."""
 
 
 def search_result(answer: Json, query: SearchQuery) -> EngineResult:
@@ -246,15 +245,3 @@ def error_type(answer: Any) -> str:
         kind = answer["error"].get("type")
         return kind if isinstance(kind, str) else ""
     return ""
-
-
-def _mapping(value: Any, what: str) -> Json:
-    if not isinstance(value, Mapping):
-        raise UnreadableAnswer(f"{what} is not an object")
-    return value
-
-
-def _list(value: Any, what: str) -> list[Any]:
-    if not isinstance(value, list):
-        raise UnreadableAnswer(f"{what} is not a list")
-    return value

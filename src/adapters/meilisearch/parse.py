@@ -13,6 +13,9 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+from searchport.adapters.answers import UnreadableAnswer as UnreadableAnswer
+from searchport.adapters.answers import as_list as _list
+from searchport.adapters.answers import mapping as _mapping
 from searchport.adapters.meilisearch.translate import POST, PRE, SearchPlan
 from searchport.domain.query import SearchQuery
 from searchport.domain.results import EngineResult, FacetValue, FieldStats, Hit
@@ -25,10 +28,6 @@ HIT_METADATA = frozenset({
     "_formatted", "_rankingScore", "_rankingScoreDetails", "_matchesPosition",
     "_geoDistance", "_semanticScore", "_federation",
 })
-
-
-class UnreadableAnswer(ValueError):
-    """The engine answered 2xx with a body searchport cannot read."""
 
 
 def search_result(answer: Json, plan: SearchPlan, query: SearchQuery, *, uid: str,
@@ -205,15 +204,3 @@ def _count(value: Any) -> int:
     if isinstance(value, int) and not isinstance(value, bool):
         return value
     raise UnreadableAnswer("a facet count is not a number")
-
-
-def _mapping(value: Any, what: str) -> Json:
-    if not isinstance(value, Mapping):
-        raise UnreadableAnswer(f"{what} is not an object")
-    return value
-
-
-def _list(value: Any, what: str) -> list[Any]:
-    if not isinstance(value, list):
-        raise UnreadableAnswer(f"{what} is not a list")
-    return value

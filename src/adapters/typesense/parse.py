@@ -25,15 +25,14 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+from searchport.adapters.answers import UnreadableAnswer as UnreadableAnswer
+from searchport.adapters.answers import as_list as _list
+from searchport.adapters.answers import mapping as _mapping
 from searchport.adapters.typesense.translate import MARK_END, MARK_START
 from searchport.domain.results import FacetValue, FieldStats, Hit
 
 Json = Mapping[str, Any]
 _SECONDS = re.compile(r"-?[0-9]{1,19}")
-
-
-class UnreadableAnswer(ValueError):
-    """The engine answered 2xx with a body searchport cannot read."""
 
 
 def hits(answer: Json, collection: str, *, skip: int, limit: int,
@@ -189,15 +188,3 @@ def _text(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
-
-
-def _mapping(value: Any, what: str = "value") -> Json:
-    if not isinstance(value, Mapping):
-        raise UnreadableAnswer(f"{what} is not an object")
-    return value
-
-
-def _list(value: Any, what: str) -> list[Any]:
-    if not isinstance(value, list):
-        raise UnreadableAnswer(f"{what} is not a list")
-    return value
