@@ -29,6 +29,7 @@ from searchport.domain.query import (
     Scalar,
     SortClause,
     TermFilter,
+    filter_field,
 )
 
 MAX_LIST_ITEMS = 100
@@ -246,4 +247,5 @@ def parse_filters(value: Any, fields: FieldMap, param: str = "filters") -> tuple
 
 
 def own_fields(filters: Iterable[Filter]) -> set[str]:
-    return {f.field for f in filters}
+    """The fields filtered on by single-field filters (a group narrows every facet)."""
+    return {name for f in filters if (name := filter_field(f)) is not None}

@@ -72,7 +72,30 @@ class GeoRadiusFilter(msgspec.Struct, frozen=True, kw_only=True, tag="geo_radius
             raise ValueError("a geo radius must be a positive finite number of meters")
 
 
-Filter = TermFilter | RangeFilter | NotFilter | ExistsFilter | GeoRadiusFilter
+class AnyOf(msgspec.Struct, frozen=True, kw_only=True, tag="any_of"):
+    """At least one of ``filters`` holds (two or more; they may name different fields)."""
+
+    filters: tuple[Filter, ...]
+
+    def __post_init__(self) -> None:
+        if len(self.filters) < 2:
+            raise ValueError("AnyOf needs at least two filters")
+
+
+class Negated(msgspec.Struct, frozen=True, kw_only=True, tag="negated"):
+    """The complement of ``filter``: every document it does not select, documents without
+    its field included."""
+
+    filter: Filter
+
+
+Filter = TermFilter | RangeFilter | NotFilter | ExistsFilter | GeoRadiusFilter | AnyOf | Negated
+
+
+def filter_field(f: Filter) -> str | None:
+    """The one field a filter is on; ``None`` for a group (``AnyOf``, ``Negated``), which is
+    never a facet's own filter."""
+    return None if isinstance(f, AnyOf | Negated) else f.field
 
 
 class SortClause(msgspec.Struct, frozen=True, kw_only=True):
@@ -115,7 +138,14 @@ class SearchQuery(msgspec.Struct, frozen=True, kw_only=True):
       also matching as a prefix when ``prefix_last_word``.
     - ``filters`` AND together. Hits, ``total``, histograms and geo clusters follow all of
       them (and the geo bounds). Facet counts are disjunctive: a facet field's own filters do
-      not narrow its own counts, every other filter does.
+      not narrow its own counts, every other filter does. A filter on a field with several
+      values holds when *some* value does (``NotFilter``: when none does).
+    - ``AnyOf`` holds when at least one of its filters does; ``Negated`` is the exact
+      complement of its filter (a document without the field is selected by
+      ``Negated(TermFilter(...))`` and ``Negated(RangeFilter(...))``). Both nest freely and
+      are never a facet's own filter (``filter_field`` is ``None``): they narrow every facet's
+      counts. An adapter that cannot express one exactly refuses it with a 400 naming the
+      engine; an unknown filter kind is an error, never "match everything".
     - ``stats``: numeric fields (integer or float) whose ``FieldStats`` are wanted, over every
       value of the field in the matching documents (a list counts each of its values; a field
       inside nested objects, each object's value). They follow the filters as a facet on that

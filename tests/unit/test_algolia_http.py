@@ -12,8 +12,10 @@ import pytest
 from searchport.domain.config import Config, DefaultsConfig, FieldConfig, IndexConfig
 from searchport.domain.errors import EngineTimeout, EngineUnavailable
 from searchport.domain.query import (
+    AnyOf,
     FacetValuesQuery,
     GeoRadiusFilter,
+    Negated,
     NotFilter,
     RangeFilter,
     SearchQuery,
@@ -147,7 +149,6 @@ def test_max_values_per_facet_cuts_the_answer() -> None:
     ({"tagFilters": ["x"]}, "tagFilters"),
     ({"aroundLatLng": "1,2"}, "aroundLatLng"),  # Algolia would choose a radius itself
     ({"aroundLatLng": "1,2", "aroundRadius": 1000}, "aroundRadius"),  # no geo_radius here
-    ({"filters": "region:Europe OR pop > 3"}, "region:Europe OR pop > 3"),
     ({"filters": "region:"}, "filters"),
     ({"insideBoundingBox": [[1, 2, 3]]}, "insideBoundingBox"),
 ])
@@ -157,6 +158,23 @@ def test_what_would_change_results_is_a_400_naming_it(params: dict[str, Any],
         response = client.post("/1/indexes/cities/query", json={"params": params})
     assert response.status_code == 400
     assert named in response.json()["error"]
+
+
+def test_filters_across_attributes_and_negated_ranges_reach_the_engine_in_real_names() -> None:
+    found = engines()
+    with serve(settings(), found) as client:
+        response = client.post("/1/indexes/cities/query", json={"params": {
+            "filters": "(region:Europe OR pop > 3) AND NOT pop:10 TO 20 "
+                       "AND (pop < 1 OR pop > 100)"}})
+        assert response.status_code == 200, response.text
+    (query,) = queries(found["cities"])
+    assert query.filters == (
+        AnyOf(filters=(TermFilter(field="continent", values=("Europe",)),
+                       RangeFilter(field="population", min=3, min_exclusive=True))),
+        Negated(filter=RangeFilter(field="population", min=10, max=20)),
+        AnyOf(filters=(RangeFilter(field="population", max=1, max_exclusive=True),
+                       RangeFilter(field="population", min=100, min_exclusive=True))),
+    )
 
 
 def test_what_cannot_change_results_is_accepted_and_ignored() -> None:

@@ -2,8 +2,9 @@
 
 Pure functions of the query and a ``FieldCatalog``; ``parse.py`` reads the answers back.
 
-Where each filter goes (disjunctive faceting in one request):
-- a filter on a field that is not a requested facet: ``query.bool.filter``;
+Where each filter goes (disjunctive faceting in one request; ``filters.py`` writes each one):
+- a filter on a field that is not a requested facet, and every ``AnyOf``/``Negated`` group:
+  ``query.bool.filter``;
 - a filter on a requested facet field: ``post_filter`` (hits and total follow it), plus the
   wrapper ``filter`` aggregation of every *other* facet; never its own facet's aggregation;
 - stats of a field follow the filters as a facet on it would (with disjunctive facets a
@@ -24,21 +25,16 @@ import re
 from typing import Any
 
 from searchport.adapters.elastic.fields import FieldCatalog
+from searchport.adapters.elastic.filters import all_of, filter_clause, nest
 from searchport.domain.query import (
-    ExistsFilter,
     FacetValuesQuery,
     FieldWeight,
-    Filter,
     GeoBounds,
     GeoGridSpec,
-    GeoRadiusFilter,
     HistogramSpec,
-    NotFilter,
-    RangeFilter,
     SearchQuery,
-    TermFilter,
+    filter_field,
 )
-from searchport.domain.shaping import format_number
 
 Json = dict[str, Any]
 
@@ -67,54 +63,14 @@ def histogram_name(position: int) -> str:
     return f"histogram_{position}"
 
 
-# ---------------------------------------------------------------- filters
-
-
-def filter_clause(f: Filter, catalog: FieldCatalog) -> Json:
-    """One filter as a query clause; fields inside a ``nested`` object are wrapped so the
-    clause tests one nested object at a time, and negations stay outside the wrapper
-    ("no object matches"), not inside it ("some object does not match")."""
-    path = catalog.nested_path(f.field)
-    match f:
-        case TermFilter(field=field, values=values):
-            return _nest(path, _terms(catalog.exact(field), values))
-        case RangeFilter(field=field, min=low, max=high):
-            bounds = {k: v for k, v in (("gt" if f.min_exclusive else "gte", low),
-                                        ("lt" if f.max_exclusive else "lte", high))
-                      if v is not None}
-            return _nest(path, {"range": {catalog.exact(field): bounds}})
-        case NotFilter(field=field, values=values):
-            return {"bool": {"must_not": [_nest(path, _terms(catalog.exact(field), values))]}}
-        case ExistsFilter(field=field, exists=True):
-            return _nest(path, {"exists": {"field": field}})
-        case ExistsFilter(field=field):
-            return {"bool": {"must_not": [_nest(path, {"exists": {"field": field}})]}}
-        case GeoRadiusFilter(field=field, lat=lat, lon=lon, radius_m=meters):
-            # arc distance (the default): great-circle, as Algolia's aroundRadius
-            return _nest(path, {"geo_distance": {"distance": f"{format_number(meters)}m",
-                                                 field: {"lat": lat, "lon": lon}}})
-    raise TypeError(f"unknown filter {f!r}")  # pragma: no cover - the union is closed
-
-
-def _terms(field: str, values: tuple[Any, ...]) -> Json:
-    if len(values) == 1:
-        return {"term": {field: values[0]}}
-    return {"terms": {field: list(values)}}
-
-
-def _nest(path: str | None, clause: Json) -> Json:
-    return clause if path is None else {"nested": {"path": path, "query": clause}}
-
-
-def _all_of(clauses: list[Json]) -> Json:
-    return {"bool": {"filter": clauses}}
+# ---------------------------------------------------------------- filters (see filters.py)
 
 
 def _wrap(clauses: list[Json], agg: Json) -> Json:
     """``agg`` counted over the documents matching every clause (bare when none)."""
     if not clauses:
         return agg
-    return {"filter": _all_of(clauses), "aggs": {INNER: agg}}
+    return {"filter": all_of(clauses), "aggs": {INNER: agg}}
 
 
 # ---------------------------------------------------------------- text
@@ -167,8 +123,9 @@ def search_body(query: SearchQuery, catalog: FieldCatalog) -> Json:
     post: dict[str, list[Json]] = {}  # facet field -> its filters' clauses
     for f in query.filters:
         clause = filter_clause(f, catalog)
-        if f.field in facet_fields:
-            post.setdefault(f.field, []).append(clause)
+        field = filter_field(f)  # None: a group (AnyOf, Negated), never a facet's own
+        if field is not None and field in facet_fields:
+            post.setdefault(field, []).append(clause)
         else:
             main.append(clause)
     if query.geo_grid is not None and query.geo_grid.bounds is not None:
@@ -184,7 +141,7 @@ def search_body(query: SearchQuery, catalog: FieldCatalog) -> Json:
         body["track_total_hits"] = True
     post_clauses = [c for clauses in post.values() for c in clauses]
     if post_clauses:
-        body["post_filter"] = _all_of(post_clauses)
+        body["post_filter"] = all_of(post_clauses)
     if query.sort:
         body["sort"] = sort_clauses(query, catalog)
     if query.fields is not None:
@@ -248,7 +205,7 @@ def histogram_agg(spec: HistogramSpec, catalog: FieldCatalog) -> Json:
 
 
 def bounds_clause(field: str, bounds: GeoBounds, catalog: FieldCatalog) -> Json:
-    return _nest(catalog.nested_path(field), {"geo_bounding_box": {field: _box(bounds)}})
+    return nest(catalog, field, {"geo_bounding_box": {field: _box(bounds)}})
 
 
 def _box(bounds: GeoBounds) -> Json:
@@ -329,7 +286,7 @@ def facet_values_body(query: FacetValuesQuery, catalog: FieldCatalog) -> Json:
     return {
         "size": 0,
         "track_total_hits": False,
-        "query": _all_of(clauses) if clauses else {"match_all": {}},
+        "query": all_of(clauses) if clauses else {"match_all": {}},
         "aggs": {facet_name(0): facet_agg(query.field, size, catalog, **terms)},
     }
 

@@ -12,7 +12,10 @@ change the shape of the expression.
   is one of the grammar's keywords is written in quotes.
 
 One ``Filter`` becomes one expression; the search sends them as a list (ANDed by
-Meilisearch), so an ``OR`` inside one expression never reaches another.
+Meilisearch), so an ``OR`` inside one expression never reaches another. ``AnyOf`` is its
+members' expressions in parentheses joined by ``OR``; ``Negated`` is ``NOT (...)``, which
+Meilisearch reads as the complement (documents without the attribute included, as its
+``!=`` and ``NOT IN``).
 
 Meilisearch has no date type: dates are stored as Unix timestamps (seconds) and compared as
 numbers. On a field the config types ``date``, a written date in a filter is turned into
@@ -32,9 +35,11 @@ from datetime import UTC, date, datetime, time, timedelta
 
 from searchport.domain.errors import InvalidRequest, UnsupportedFeature
 from searchport.domain.query import (
+    AnyOf,
     ExistsFilter,
     Filter,
     GeoRadiusFilter,
+    Negated,
     NotFilter,
     RangeFilter,
     Scalar,
@@ -154,6 +159,18 @@ def _date_bound(field: str, value: float | str, upper: bool, strict: bool = Fals
 def expression(f: Filter, dates: frozenset[str] = frozenset()) -> str:
     """One filter as one Meilisearch filter expression; ``dates``: the fields the config
     types ``date`` (stored as Unix seconds)."""
+    match f:
+        case AnyOf(filters=members):
+            return " OR ".join(f"({expression(m, dates)})" for m in members)
+        case Negated(filter=inner):
+            return f"NOT ({expression(inner, dates)})"
+        case TermFilter() | RangeFilter() | NotFilter() | ExistsFilter() | GeoRadiusFilter():
+            return _on_field(f, dates)
+    raise TypeError(f"unknown filter {f!r}")
+
+
+def _on_field(f: TermFilter | RangeFilter | NotFilter | ExistsFilter | GeoRadiusFilter,
+              dates: frozenset[str]) -> str:
     name = attribute(f.field)
     dated = f.field in dates
     match f:
@@ -191,7 +208,7 @@ def expression(f: Filter, dates: frozenset[str] = frozenset()) -> str:
                     f"A geo radius on {field!r} (only on the {GEO_FIELD} field)", ENGINE)
             radius = int(meters) if float(meters).is_integer() else meters
             return f"_geoRadius({number(lat)}, {number(lon)}, {number(radius)})"
-    raise TypeError(f"unknown filter {f!r}")  # pragma: no cover - the union is closed
+    raise TypeError(f"unknown filter {f!r}")
 
 
 def expressions(filters: Iterable[Filter], dates: frozenset[str] = frozenset()) -> list[str]:

@@ -27,7 +27,7 @@ from typing import Any
 from urllib.parse import quote
 
 from searchport.adapters.meilisearch.filters import expression, sort_rules
-from searchport.domain.query import FacetValuesQuery, Filter, SearchQuery
+from searchport.domain.query import FacetValuesQuery, Filter, SearchQuery, filter_field
 
 Json = dict[str, Any]
 
@@ -89,7 +89,7 @@ def retrieved(fields: tuple[str, ...], primary_key: str) -> list[str]:
 def search_plan(query: SearchQuery, uid: str, primary_key: str,
                 dates: frozenset[str] = frozenset()) -> SearchPlan:
     """``dates``: the fields the config types ``date`` (see ``filters``)."""
-    by_field = [(f.field, expression(f, dates)) for f in query.filters]
+    by_field = [(filter_field(f), expression(f, dates)) for f in query.filters]
     params = text_params(query)
     if by_field:
         params["filter"] = [text for _, text in by_field]

@@ -17,9 +17,12 @@ from searchport.adapters.tantivy.schema import (
 )
 from searchport.domain.errors import InvalidRequest, UnsupportedFeature
 from searchport.domain.query import (
+    AnyOf,
     ExistsFilter,
     Filter,
     GeoRadiusFilter,
+    Negated,
+    NotFilter,
     RangeFilter,
     Scalar,
     TermFilter,
@@ -79,17 +82,27 @@ class FilterTranslator:
         self._analyzer = text_analyzer()
 
     def translate(self, flt: Filter) -> tantivy.Query:
-        if isinstance(flt, GeoRadiusFilter):  # no exact distance query in tantivy-py
-            raise UnsupportedFeature("aroundRadius", "tantivy")
-        if isinstance(flt, ExistsFilter):
-            field_spec(self._layout, flt.field, "filter on")
-            present = tantivy.Query.term_query(self._schema, PRESENT_FIELD, flt.field)
-            return present if flt.exists else exclude(present)
-        spec = field_spec(self._layout, flt.field, "filter on")
-        if isinstance(flt, RangeFilter):
-            return self._range(spec, flt.min, flt.max, flt.min_exclusive, flt.max_exclusive)
-        matches = self.equals_any(spec, flt.values)
-        return matches if isinstance(flt, TermFilter) else exclude(matches)
+        match flt:
+            case AnyOf(filters=members):  # Should clauses only: at least one must match
+                return any_of([self.translate(member) for member in members])
+            case Negated(filter=inner):  # every document the inner query leaves out
+                return exclude(self.translate(inner))
+            case GeoRadiusFilter():  # no exact distance query in tantivy-py
+                raise UnsupportedFeature("aroundRadius", "tantivy")
+            case ExistsFilter(field=field, exists=exists):
+                field_spec(self._layout, field, "filter on")
+                present = tantivy.Query.term_query(self._schema, PRESENT_FIELD, field)
+                return present if exists else exclude(present)
+            case RangeFilter(field=field):
+                spec = field_spec(self._layout, field, "filter on")
+                return self._range(spec, flt.min, flt.max, flt.min_exclusive,
+                                   flt.max_exclusive)
+            case TermFilter(field=field, values=wanted):
+                return self.equals_any(field_spec(self._layout, field, "filter on"), wanted)
+            case NotFilter(field=field, values=wanted):
+                return exclude(self.equals_any(field_spec(self._layout, field, "filter on"),
+                                               wanted))
+        raise TypeError(f"unknown filter {flt!r}")
 
     def equals_any(self, spec: FieldSpec, wanted: Sequence[Scalar]) -> tantivy.Query:
         if spec.type == "text":

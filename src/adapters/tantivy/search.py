@@ -19,7 +19,7 @@ from searchport.adapters.tantivy.highlight import Highlighter, highlight_specs
 from searchport.adapters.tantivy.reader import OpenIndex
 from searchport.adapters.tantivy.schema import FieldSpec
 from searchport.adapters.tantivy.sorting import sorted_page
-from searchport.domain.query import FacetValuesQuery, SearchQuery
+from searchport.domain.query import FacetValuesQuery, SearchQuery, filter_field
 from searchport.domain.results import (
     EngineGeoCluster,
     EngineResult,
@@ -64,14 +64,14 @@ def run_search(ix: OpenIndex, query: SearchQuery) -> EngineResult:
     own_filters: dict[str, set[int]] = {}
     for i, spec in enumerate(facet_specs):
         mine = {j for j, flt in enumerate(query.filters)
-                if flt.field == spec.name and query.disjunctive_facets}
+                if filter_field(flt) == spec.name and query.disjunctive_facets}
         if mine:
             own_filters[spec.name] = mine
         else:
             shared[f"facet{i}"] = _terms_request(ix, spec, query.max_facet_values)
     for i, spec in enumerate(stats_specs):
         mine = {j for j, flt in enumerate(query.filters)
-                if flt.field == spec.name and query.disjunctive_facets}
+                if filter_field(flt) == spec.name and query.disjunctive_facets}
         if mine:
             own_filters[spec.name] = mine
         else:

@@ -31,6 +31,15 @@ What Typesense 0.24.1 does, verified against the real server (see
   engines: a date (``2020-05-10``) its whole day, a date-time its second. Equality is
   ``f:>=start && f:<end``, a ``max`` bound ``f:<end`` (so ``max: 2020-05-10`` includes that
   day's evening), a ``min`` bound ``f:>=start``.
+- ``||`` and parentheses group across fields (``(genre:=`a` || year:>2000)``). ``AnyOf``
+  is its members in parentheses joined by ``||`` (no clause when one member holds for every
+  document). ``Negated`` is pushed down to the filters (De Morgan): the complement of an
+  equality is the not filter above, of a not filter the equality, of ``exists`` the other
+  ``exists``; a string's or a boolean's ``!=`` keeps the documents without the field, as
+  a complement must. The complement of a range is the complementary comparisons
+  (``(f:<lo || f:>hi)``), exact only on a number field every document holds once: on an
+  optional or array field it is refused (no comparison selects a document without the
+  number, and "some value outside" is not "no value inside"), as is a negated geo radius.
 - Field names come from the schema (``Schema.get``), never from the request as such.
 """
 
@@ -46,9 +55,11 @@ from decimal import Decimal
 from searchport.adapters.typesense.schema import ENGINE, ID_FIELD, FieldInfo, Schema
 from searchport.domain.errors import InvalidRequest, UnsupportedFeature
 from searchport.domain.query import (
+    AnyOf,
     ExistsFilter,
     Filter,
     GeoRadiusFilter,
+    Negated,
     NotFilter,
     RangeFilter,
     Scalar,
@@ -77,16 +88,48 @@ def filter_by(filters: Iterable[Filter], schema: Schema) -> str:
     return " && ".join(clauses)
 
 
-def clause(f: Filter, schema: Schema) -> str:
-    """One filter; an empty string when it holds for every document."""
+def clause(f: Filter, schema: Schema, negate: bool = False) -> str:
+    """One filter, or its complement when ``negate``; an empty string when it holds for
+    every document."""
+    match f:
+        case AnyOf(filters=members):
+            parts = [clause(m, schema, negate) for m in members]
+            if negate:  # none of them holds: every member's complement
+                return _group([p for p in parts if p], " && ")
+            return "" if "" in parts else _group(parts, " || ")
+        case Negated(filter=inner):
+            return clause(inner, schema, not negate)
+        case TermFilter() | RangeFilter() | NotFilter() | ExistsFilter() | GeoRadiusFilter():
+            return _on_field(f, schema, negate)
+    raise TypeError(f"unknown filter {f!r}")
+
+
+def _group(parts: list[str], operator: str) -> str:
+    if len(parts) <= 1:
+        return "".join(parts)
+    return "(" + operator.join(f"({p})" for p in parts) + ")"
+
+
+def _on_field(f: TermFilter | RangeFilter | NotFilter | ExistsFilter | GeoRadiusFilter,
+              schema: Schema, negate: bool) -> str:
     info = schema.get(f.field, "filter")
     if isinstance(f, GeoRadiusFilter):
         if info.type != "geopoint":
             raise InvalidRequest(f"A geo radius needs a geopoint field; '{f.field}' is "
                                  f"{info.type}")
+        if negate:
+            raise UnsupportedFeature(f"A negated geo radius on '{f.field}'", ENGINE)
         return f"{info.name}:({_coordinate(f.lat)}, {_coordinate(f.lon)}, {_km(f.radius_m)} km)"
     if info.type == "geopoint":
         raise UnsupportedFeature(f"A filter on the geopoint field '{f.field}'", ENGINE)
+    if negate:  # the complement of "some value is one of" is "no value is one of"
+        match f:
+            case TermFilter(field=field, values=values):
+                f = NotFilter(field=field, values=values)
+            case NotFilter(field=field, values=values):
+                f = TermFilter(field=field, values=values)
+            case ExistsFilter(field=field, exists=exists):
+                f = ExistsFilter(field=field, exists=not exists)
     match f:
         case TermFilter(values=values) if info.is_number:
             return _numbers_equal(info, values)
@@ -96,10 +139,10 @@ def clause(f: Filter, schema: Schema) -> str:
             return _not(info, values, schema)
         case RangeFilter(min=low, max=high, min_exclusive=strict_low,
                          max_exclusive=strict_high):
-            return _range(info, low, high, strict_low, strict_high)
+            return _range(info, low, high, strict_low, strict_high, negate)
         case ExistsFilter(exists=exists):
             return _exists(info, exists)
-    raise TypeError(f"unknown filter {f!r}")  # pragma: no cover - the union is closed
+    raise TypeError(f"unknown filter {f!r}")
 
 
 def _coordinate(value: float) -> str:
@@ -162,29 +205,49 @@ def _numbers(info: FieldInfo, values: Iterable[Scalar]) -> tuple[list[str], list
     return list(exact), list(spans)
 
 
+_COMPLEMENT = {">=": "<", ">": "<=", "<=": ">", "<": ">="}
+
+
 def _range(info: FieldInfo, low: float | str | None, high: float | str | None,
-           strict_low: bool = False, strict_high: bool = False) -> str:
+           strict_low: bool = False, strict_high: bool = False, negate: bool = False) -> str:
+    """Some value in the range; with ``negate`` no value in it, written as the complementary
+    comparisons, which is exact only when every document holds exactly one value."""
     name = info.name
     if not info.is_number:
         raise UnsupportedFeature(f"A range filter on the {info.type} field '{name}'", ENGINE)
+    bounds = _bounds(info, low, high, strict_low, strict_high)
+    if not negate:
+        return " && ".join(f"{name}:{op}{value}" for op, value in bounds)
+    if info.optional or info.is_array:  # 0.24.1 cannot select a document without a number
+        what = "optional " if info.optional else ""
+        raise UnsupportedFeature(
+            f"A negated range filter on the {what}{info.type} field '{name}'", ENGINE)
+    if not bounds:
+        return NEVER  # the range holds every value, and every document has one
+    return _group([f"{name}:{_COMPLEMENT[op]}{value}" for op, value in bounds], " || ")
+
+
+def _bounds(info: FieldInfo, low: float | str | None, high: float | str | None,
+            strict_low: bool, strict_high: bool) -> list[tuple[str, str]]:
+    """The comparisons (operator, number) that together say "in the range"."""
     parts = []
     if isinstance(low, str):
-        parts.append(f"{name}:>={number(_span(low)[0])}")
+        parts.append((">=", number(_span(low)[0])))
     elif low is not None and strict_low and info.is_integer:
-        parts.append(f"{name}:>={math.floor(low) + 1}")  # the least integer above
+        parts.append((">=", str(math.floor(low) + 1)))  # the least integer above
     elif low is not None and strict_low:
-        parts.append(f"{name}:>{number(low)}")
+        parts.append((">", number(low)))
     elif low is not None:
-        parts.append(f"{name}:>={_bound(info, low, math.ceil)}")
+        parts.append((">=", _bound(info, low, math.ceil)))
     if isinstance(high, str):
-        parts.append(f"{name}:<{number(_span(high)[1])}")
+        parts.append(("<", number(_span(high)[1])))
     elif high is not None and strict_high and info.is_integer:
-        parts.append(f"{name}:<={math.ceil(high) - 1}")  # the greatest integer below
+        parts.append(("<=", str(math.ceil(high) - 1)))  # the greatest integer below
     elif high is not None and strict_high:
-        parts.append(f"{name}:<{number(high)}")
+        parts.append(("<", number(high)))
     elif high is not None:
-        parts.append(f"{name}:<={_bound(info, high, math.floor)}")
-    return " && ".join(parts)
+        parts.append(("<=", _bound(info, high, math.floor)))
+    return parts
 
 
 def _exists(info: FieldInfo, exists: bool) -> str:

@@ -36,7 +36,7 @@ from typing import Any
 from searchport.adapters.typesense.filters import filter_by, number
 from searchport.adapters.typesense.schema import Schema
 from searchport.domain.errors import InvalidRequest
-from searchport.domain.query import FacetValuesQuery, FieldWeight, SearchQuery
+from searchport.domain.query import FacetValuesQuery, FieldWeight, SearchQuery, filter_field
 
 Json = dict[str, Any]
 
@@ -67,7 +67,7 @@ def search_plan(query: SearchQuery, schema: Schema, collection: str) -> SearchPl
         schema.stats(name)
     faceted = tuple(dict.fromkeys([*query.facets, *query.stats]))
     budget = query.max_facet_values + 1  # one more, to see a tie across the cut
-    own = {f.field for f in query.filters} if query.disjunctive_facets else set()
+    own = {filter_field(f) for f in query.filters} if query.disjunctive_facets else set()
     page, per_page, skip = page_window(query.offset, query.limit)
     main: Json = {**base, "page": page, "per_page": per_page}
     where = filter_by(query.filters, schema)
@@ -97,7 +97,7 @@ def search_plan(query: SearchQuery, schema: Schema, collection: str) -> SearchPl
         if name not in own:
             continue
         extra: Json = {**base, "per_page": 0, "facet_by": name, "max_facet_values": budget}
-        others = filter_by((f for f in query.filters if f.field != name), schema)
+        others = filter_by((f for f in query.filters if filter_field(f) != name), schema)
         if others:
             extra["filter_by"] = others
         sources[name] = len(searches)

@@ -1,20 +1,28 @@
 """Algolia filters (one CNF) as domain filters, with Algolia's meaning kept exactly.
 
-Domain filters AND together and each names one field, so every CNF clause (an OR of
-literals) must become one domain filter on one attribute:
+Every CNF clause (an OR of literals) becomes one domain filter; the filters AND together.
+A literal holds when *some* value of its attribute matches, and ``NOT x`` is the complement
+of ``x`` (records without the attribute are selected by a negated literal; Algolia's ``!=``
+is ``NOT =``). The literals of a clause are grouped by attribute, each group written in the
+most compact filters that select exactly the same records:
 
 - equalities (``genre:a OR genre:b``, ``year = 1999``): ``TermFilter`` (any of the values);
-- numeric comparisons and ``TO`` ranges, with equalities among them: their union, when it is
-  one interval, a ``RangeFilter`` (strict bounds stay strict; ``a < 5 OR a >= 5`` is any
-  value: ``ExistsFilter``). Each literal holds when *some* value of the attribute is in its
-  interval, so the clause holds exactly when some value is in the union;
-- one negated equality (``NOT genre:a``, ``genre:-a``, ``price != 10``: Algolia's ``!=`` is
-  ``NOT =``, records without the attribute included): ``NotFilter``.
+- numeric comparisons and ``TO`` ranges, with numeric equalities among them: their union
+  as intervals; one interval is a ``RangeFilter`` (strict bounds stay strict; ``a < 5 OR
+  a >= 5`` is any value: ``ExistsFilter``), separate intervals one ``RangeFilter`` each (a
+  set of single points: one ``TermFilter``). The clause holds exactly when some value is in
+  the union;
+- a negated equality (``NOT genre:a``, ``genre:-a``, ``price != 10``): ``NotFilter``, one per
+  value (``NOT a OR NOT b`` is not "neither a nor b");
+- a negated comparison or range (``NOT price > 10``, ``NOT price:1 TO 5``):
+  ``Negated(RangeFilter)`` (a single point: ``NotFilter``): the records with no value in it, records without the attribute
+  included (a record priced ``[3, 20]`` is not selected by ``NOT price > 10``: 20 is).
 
-Any other clause (an OR across attributes, a negated comparison or range, an OR of
-negations, numbers in two separate intervals, an equality mixed with a negation) has no
-domain filter that selects the same records, so it is an ``InvalidRequest`` naming it,
-never an approximation.
+A clause of one such filter is that filter; otherwise an ``AnyOf`` of them (an OR across
+attributes, separate intervals, an equality ORed with a negation...). A clause that holds
+for every record (a negated empty range such as ``NOT price:5 TO 1``) adds no filter.
+Nothing here is refused: parsing errors are ``filters.py``'s, and an engine that cannot
+express a filter refuses it with a 400 naming itself.
 """
 
 from __future__ import annotations
@@ -23,9 +31,17 @@ from collections.abc import Callable
 
 import msgspec
 
-from searchport.domain.algolia.filters import Between, Clause, Cnf, Compare, FacetIs, Lit
-from searchport.domain.errors import InvalidRequest
-from searchport.domain.query import ExistsFilter, Filter, NotFilter, RangeFilter, Scalar, TermFilter
+from searchport.domain.algolia.filters import Between, Clause, Cnf, Compare, FacetIs
+from searchport.domain.query import (
+    AnyOf,
+    ExistsFilter,
+    Filter,
+    Negated,
+    NotFilter,
+    RangeFilter,
+    Scalar,
+    TermFilter,
+)
 
 _FLIP = {"=": "!=", "!=": "=", "<": ">=", "<=": ">", ">": "<=", ">=": "<"}
 
@@ -50,55 +66,75 @@ class _Interval(msgspec.Struct, frozen=True):
 
 def to_domain_filters(cnf: Cnf, real: Callable[[str], str] = lambda name: name
                       ) -> tuple[Filter, ...]:
-    """One domain filter per clause; ``real`` maps a public attribute name to its field."""
-    return tuple(_clause(clause, real) for clause in cnf)
+    """One domain filter per clause (none for a clause that always holds); ``real`` maps a
+    public attribute name to its field."""
+    return tuple(f for clause in cnf if (f := _clause(clause, real)) is not None)
 
 
-def describe(clause: Clause) -> str:
-    """A clause written back in Algolia's filter syntax, for error messages."""
-    return " OR ".join(_literal_text(lit) for lit in clause)
+def _clause(clause: Clause, real: Callable[[str], str]) -> Filter | None:
+    by_attribute: dict[str, list[tuple[Compare | FacetIs | Between, bool]]] = {}
+    for lit in clause:
+        by_attribute.setdefault(lit.atom.attribute, []).append((lit.atom, lit.negated))
+    members: list[Filter] = []
+    for attribute, literals in by_attribute.items():
+        found = _on_attribute(real(attribute), literals)
+        if found is None:
+            return None  # one literal always holds: so does the clause
+        members += found
+    if not members:  # only empty intervals: no record has a number in them
+        return RangeFilter(field=real(clause[0].atom.attribute), min=1, max=0)
+    return members[0] if len(members) == 1 else AnyOf(filters=tuple(members))
 
 
-def _clause(clause: Clause, real: Callable[[str], str]) -> Filter:
-    attributes = {lit.atom.attribute for lit in clause}
-    if len(attributes) != 1:
-        names = ", ".join(sorted(attributes))
-        raise InvalidRequest(
-            f"filters: the condition '{describe(clause)}' ORs different attributes ({names}); "
-            "searchport can only OR conditions on one attribute"
-        )
-    field = real(attributes.pop())
+def _on_attribute(field: str, literals: list[tuple[Compare | FacetIs | Between, bool]]
+                  ) -> list[Filter] | None:
+    """The filters (ORed) selecting what the literals on one attribute select; an empty
+    list when none can hold, ``None`` when one always holds."""
     equal: dict[Scalar, None] = {}  # value -> None: an ordered set
     excluded: dict[Scalar, None] = {}
     intervals: list[_Interval] = []
-    for lit in clause:
-        atom, negated = lit.atom, lit.negated
+    outside: list[_Interval] = []  # negated comparisons and ranges
+    for atom, negated in literals:
         if isinstance(atom, Compare) and negated and atom.op in ("=", "!="):
             atom, negated = Compare(atom.attribute, _FLIP[atom.op], atom.value), False  # type: ignore[arg-type]
         if isinstance(atom, FacetIs):
             (excluded if negated else equal)[atom.value] = None
-        elif negated:
-            raise _unsupported(clause, f"'{_literal_text(lit)}' (a negated comparison or range)")
-        elif isinstance(atom, Between):
-            intervals.append(_Interval(atom.low, atom.high))
-        elif atom.op == "!=":
+        elif isinstance(atom, Compare) and atom.op == "!=":
             excluded[_number(atom.value)] = None
-        elif atom.op == "=":
+        elif isinstance(atom, Compare) and atom.op == "=":
             equal[_number(atom.value)] = None
         else:
-            intervals.append(_comparison(atom))
-    if excluded:
-        if equal or intervals or len(excluded) > 1:
-            raise _unsupported(clause, "an OR of a negation with another condition")
-        return NotFilter(field=field, values=tuple(excluded))
-    if not intervals:
-        return TermFilter(field=field, values=tuple(equal))
-    for value in equal:  # equalities among comparisons are points of the number line
-        point = _as_number(value)
-        if point is None:
-            raise _unsupported(clause, f"an OR of the text value {value!r} with a comparison")
-        intervals.append(_Interval(point, point))
-    return _union(clause, field, intervals)
+            interval = _Interval(atom.low, atom.high) if isinstance(atom, Between) else \
+                _comparison(atom)
+            (outside if negated else intervals).append(interval)
+    if any(i.is_empty() for i in outside):
+        return None  # no value is in an empty interval: its negation holds for every record
+    found: list[Filter] = []
+    if intervals:
+        texts: list[Scalar] = []
+        for value in equal:  # numeric equalities among comparisons are points of the line
+            point = _as_number(value)
+            if point is None:
+                texts.append(value)
+            else:
+                intervals.append(_Interval(point, point))
+        if texts:
+            found.append(TermFilter(field=field, values=tuple(texts)))
+        found += _union(field, intervals)
+    elif equal:
+        found.append(TermFilter(field=field, values=tuple(equal)))
+    found += [NotFilter(field=field, values=(value,)) for value in excluded]
+    found += [_complement(_range(field, i)) for i in outside]
+    return found
+
+
+def _complement(f: Filter) -> Filter:
+    match f:
+        case TermFilter(field=field, values=values):
+            return NotFilter(field=field, values=values)
+        case ExistsFilter(field=field, exists=exists):
+            return ExistsFilter(field=field, exists=not exists)
+    return Negated(filter=f)
 
 
 def _comparison(atom: Compare) -> _Interval:
@@ -111,12 +147,12 @@ def _comparison(atom: Compare) -> _Interval:
     }[atom.op]
 
 
-def _union(clause: Clause, field: str, intervals: list[_Interval]) -> Filter:
-    """One filter for "some value is in one of ``intervals``", when their union is one
-    interval (an empty union selects nothing)."""
+def _union(field: str, intervals: list[_Interval]) -> list[Filter]:
+    """Filters (ORed) for "some value is in one of ``intervals``": one per separate interval
+    of their union, single points together in one ``TermFilter`` (an empty union: none)."""
     kept = sorted((i for i in intervals if not i.is_empty()), key=_start)
     if not kept:
-        return RangeFilter(field=field, min=1, max=0)  # no number is in an empty interval
+        return []
     merged = [kept[0]]
     for nxt in kept[1:]:
         last = merged[-1]
@@ -125,15 +161,19 @@ def _union(clause: Clause, field: str, intervals: list[_Interval]) -> Filter:
             continue
         if _end_before(last, nxt):
             merged[-1] = _Interval(last.low, nxt.high, last.low_strict, nxt.high_strict)
-    if len(merged) > 1:
-        if all(i.is_point() for i in merged):
-            return TermFilter(field=field, values=tuple(_number(i.low) for i in merged))  # type: ignore[arg-type]
-        raise _unsupported(clause, "numbers in separate intervals")
-    whole = merged[0]
+    points = tuple(_number(i.low) for i in merged if i.is_point())  # type: ignore[arg-type]
+    found: list[Filter] = [TermFilter(field=field, values=points)] if points else []
+    return found + [_range(field, i) for i in merged if not i.is_point()]
+
+
+def _range(field: str, whole: _Interval) -> Filter:
+    """Some value is in ``whole`` (not a single point)."""
     if whole.low is None and whole.high is None:
         return ExistsFilter(field=field, exists=True)
     if whole.is_point():
         return TermFilter(field=field, values=(_number(whole.low),))  # type: ignore[arg-type]
+    if whole.is_empty():
+        return RangeFilter(field=field, min=1, max=0)
     return RangeFilter(
         field=field,
         min=None if whole.low is None else _number(whole.low),
@@ -183,21 +223,3 @@ def _as_number(value: Scalar) -> float | None:
     except ValueError:
         return None
     return number if number == number and abs(number) != float("inf") else None
-
-
-def _literal_text(lit: Lit) -> str:
-    atom = lit.atom
-    if isinstance(atom, FacetIs):
-        text = f"{atom.attribute}:{atom.value}"
-    elif isinstance(atom, Between):
-        text = f"{atom.attribute}:{atom.low:g} TO {atom.high:g}"
-    else:
-        text = f"{atom.attribute} {atom.op} {atom.value:g}"
-    return f"NOT {text}" if lit.negated else text
-
-
-def _unsupported(clause: Clause, what: str) -> InvalidRequest:
-    return InvalidRequest(
-        f"filters: the condition '{describe(clause)}' is not supported: {what} cannot be "
-        "expressed by searchport's filters"
-    )
