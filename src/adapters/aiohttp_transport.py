@@ -48,8 +48,7 @@ class _Body(httpx.AsyncByteStream):
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         try:
-            async for chunk in self._response.content.iter_any():
-                yield chunk
+            yield await self._response.read()  # the whole body: one await, not one per chunk
         except aiohttp.ClientError as exc:
             raise _as_httpx(exc, self._request) from exc
 

@@ -56,7 +56,7 @@ def open_link(handle: str, config: IndexConfig, resources: EngineResources) -> E
     if ca_bundle is not None:
         ca_bundle = str(resources.base_dir / Path(ca_bundle).expanduser())
     try:
-        resources.http.client(address, verify=config.verify_tls, ca_bundle=ca_bundle)
+        resources.http.transport(address, verify=config.verify_tls, ca_bundle=ca_bundle)
     except ConfigError as exc:
         raise ConfigError(f"{where}.{exc}") from None
     return EngineLink(address=address, http=resources.http, timeout=config.timeout,
@@ -126,7 +126,7 @@ class EngineHttp:
         self._missing = missing
         self._link = link
         self._headers = {"Accept": "application/json", **headers}
-        self._timeout = httpx.Timeout(link.timeout)
+        self._timeout = {"timeout": httpx.Timeout(link.timeout).as_dict()}  # a request extension
         self._read_error = read_error
         self._overloaded = overloaded
         self._on_response = on_response
@@ -141,11 +141,13 @@ class EngineHttp:
         if body is not None:
             content = msgspec.json.encode(body)
             headers = {**headers, "Content-Type": "application/json"}
-        client = link.http.client(link.address, verify=link.verify, ca_bundle=link.ca_bundle)
+        transport = link.http.transport(link.address, verify=link.verify,
+                                        ca_bundle=link.ca_bundle)
+        request = httpx.Request(method, link.address.url(path), params=params,
+                                headers=headers, content=content, extensions=self._timeout)
         try:
-            response = await client.request(method, link.address.url(path), content=content,
-                                            params=params, headers=headers,
-                                            timeout=self._timeout)
+            response = await transport.handle_async_request(request)
+            await response.aread()  # already in memory (``ResilientTransport``): decodes it
         except httpx.TimeoutException:
             self.logger.warning("%s: %s %s timed out after %s s", self.handle, method, path,
                                 link.timeout)

@@ -1,8 +1,12 @@
-"""Pooled HTTP clients for the server engines: one ``httpx.AsyncClient`` per engine origin.
+"""Pooled HTTP transports for the server engines: one per engine origin and TLS setting.
 
 Handles that point at the same engine host share one connection pool (keep-alive, bounded);
 credentials and timeouts are per request, so each handle keeps its own. The composition root
 owns the pool and closes it after the engines.
+
+Engines send ``httpx.Request``s straight to the transport (``engine_http.py``): searchport
+needs none of ``httpx.AsyncClient``'s per-request work (cookie jar, auth and redirect
+flows, event hooks), which cost about a third of an engine exchange's CPU under load.
 
 The network under every client is ``AiohttpTransport`` (``aiohttp_transport.py``: httpx's
 API over aiohttp's pool, several times cheaper per exchange than httpcore's under load).
@@ -62,7 +66,7 @@ class EngineAddress:
 
 
 class HttpClients:
-    """Lazily created clients keyed by origin and TLS settings."""
+    """Lazily created transports keyed by origin and TLS settings."""
 
     def __init__(
         self,
@@ -77,28 +81,23 @@ class HttpClients:
         self._transport = transport
         self._policy = policy
         self._on_circuit = on_circuit
-        self._clients: dict[tuple[str, bool, str | None], httpx.AsyncClient] = {}
+        self._transports: dict[tuple[str, bool, str | None], ResilientTransport] = {}
         self._breakers: dict[str, CircuitBreaker] = {}
 
     def circuit_open(self, origin: str) -> bool:
         breaker = self._breakers.get(origin)
         return breaker is not None and breaker.is_open
 
-    def client(
+    def transport(
         self, address: EngineAddress, *, verify: bool = True, ca_bundle: str | None = None
-    ) -> httpx.AsyncClient:
+    ) -> httpx.AsyncBaseTransport:
         key = (address.origin, verify, ca_bundle)
-        client = self._clients.get(key)
-        if client is None or client.is_closed:
+        transport = self._transports.get(key)
+        if transport is None:
             tls = _tls(verify, ca_bundle)  # a bad CA bundle is a config error, test or not
-            network = self._transport or _network(tls)
-            client = httpx.AsyncClient(
-                follow_redirects=False,
-                transport=self._resilient(address.origin, network),
-                trust_env=False,  # proxies and .netrc never redirect engine credentials
-            )
-            self._clients[key] = client
-        return client
+            transport = self._resilient(address.origin, self._transport or _network(tls))
+            self._transports[key] = transport
+        return transport
 
     def _resilient(self, origin: str, inner: httpx.AsyncBaseTransport) -> ResilientTransport:
         policy = self._policy
@@ -113,9 +112,9 @@ class HttpClients:
                                   breaker=breaker)
 
     async def aclose(self) -> None:
-        clients, self._clients = list(self._clients.values()), {}
-        for client in clients:
-            await client.aclose()
+        transports, self._transports = list(self._transports.values()), {}
+        for transport in transports:
+            await transport.aclose()
 
 
 def _network(tls: ssl.SSLContext | bool) -> AiohttpTransport:
