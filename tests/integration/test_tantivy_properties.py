@@ -29,12 +29,14 @@ from hypothesis import strategies as st
 from searchport.adapters.tantivy import TantivyEngine
 from searchport.domain.errors import InvalidRequest, SearchportError
 from searchport.domain.query import (
+    AnyOf,
     ExistsFilter,
     FacetValuesQuery,
     FieldWeight,
     Filter,
     GeoRadiusFilter,
     HistogramSpec,
+    Negated,
     NotFilter,
     RangeFilter,
     Scalar,
@@ -131,13 +133,24 @@ def in_range(kind: str, cell: Any, flt: RangeFilter) -> bool:
         low = None if flt.min is None else span(str(flt.min))[0]
         high = None if flt.max is None else span(str(flt.max))[1]  # a max day: the whole day
         return (low is None or low <= cell) and (high is None or cell < high)
-    return ((flt.min is None or number(flt.min) <= cell)
-            and (flt.max is None or cell <= number(flt.max)))
+    above = flt.min is None or (number(flt.min) < cell if flt.min_exclusive
+                                else number(flt.min) <= cell)
+    below = flt.max is None or (cell < number(flt.max) if flt.max_exclusive
+                                else cell <= number(flt.max))
+    return above and below
 
 
 def matches(row: Row, flt: Filter) -> bool:
+    """A filter on a field holds when some value does (not: when none does); ``AnyOf`` when
+    one member does; ``Negated`` when its filter does not (rows without the field too)."""
+    if isinstance(flt, AnyOf):
+        return any(matches(row, member) for member in flt.filters)
+    if isinstance(flt, Negated):
+        return not matches(row, flt.filter)
     if isinstance(flt, GeoRadiusFilter):  # refused by tantivy (aroundRadius): no reading
         raise AssertionError(f"tantivy cannot select by {flt!r}")
+    if not isinstance(flt, TermFilter | NotFilter | RangeFilter | ExistsFilter):
+        raise AssertionError(f"no reading of {flt!r}")  # a new kind needs one here
     kind, found = TYPES[flt.field], typed(row, flt.field)
     if isinstance(flt, ExistsFilter):
         return bool(found) == flt.exists
@@ -321,7 +334,18 @@ def range_filters(field: str) -> st.SearchStrategy[Filter]:
             st.builds(RangeFilter, field=st.just(field), min=date_values,
                       max=st.none() | date_values))
     bound = bound_strategy(field)
-    return st.builds(RangeFilter, field=st.just(field), min=bound, max=bound)
+    return st.one_of(
+        st.builds(RangeFilter, field=st.just(field), min=bound, max=bound),
+        # strict bounds (Algolia's ``>``, ``<``), on the bounds that are set
+        st.builds(_strict_range, st.just(field), bound, bound, st.booleans(), st.booleans()),
+    )
+
+
+def _strict_range(field: str, low: Any, high: Any, strict_low: bool, strict_high: bool
+                  ) -> RangeFilter:
+    return RangeFilter(field=field, min=low, max=high,
+                       min_exclusive=strict_low and low is not None,
+                       max_exclusive=strict_high and high is not None)
 
 
 def evenly(*options: st.SearchStrategy[Filter]) -> st.SearchStrategy[Filter]:
@@ -331,12 +355,24 @@ def evenly(*options: st.SearchStrategy[Filter]) -> st.SearchStrategy[Filter]:
 
 
 # Each form as likely as the others, on any field it applies to (presence: on every field).
-any_filter = evenly(
+field_filter = evenly(
     term_filters(TermFilter),
     term_filters(NotFilter),
     st.one_of([range_filters(field) for field in (*NUMBERS, "published")]),
     st.builds(ExistsFilter, field=st.sampled_from(sorted(TYPES)), exists=st.booleans()),
 )
+
+
+def groups(inner: st.SearchStrategy[Filter]) -> st.SearchStrategy[Filter]:
+    return evenly(
+        st.lists(inner, min_size=2, max_size=3).map(lambda fs: AnyOf(filters=tuple(fs))),
+        inner.map(lambda f: Negated(filter=f)),
+    )
+
+
+# AnyOf/Negated at the top, filters or groups inside (Algolia's ORs across fields...)
+group_filter = groups(st.recursive(field_filter, groups, max_leaves=3))
+any_filter = evenly(field_filter, field_filter, field_filter, group_filter)
 filter_lists: st.SearchStrategy[tuple[Filter, ...]] = st.lists(any_filter, max_size=4).map(tuple)
 
 # Any text: query syntax, the rows' words, long words (regex prefixes), unicode.
@@ -432,6 +468,13 @@ def check_filters(books: Books, filters: tuple[Filter, ...]) -> None:
 @example(filters=(TermFilter(field="available", values=(" TRUE ",)),
                   NotFilter(field="available", values=("False",))))
 @example(filters=(RangeFilter(field="year", min=1899.5, max=1950.5),))
+@example(filters=(AnyOf(filters=(TermFilter(field="genre", values=("fiction",)),
+                                 RangeFilter(field="year", min=1950, min_exclusive=True))),))
+@example(filters=(Negated(filter=RangeFilter(field="price", min=10, max=20)),))  # no price too
+@example(filters=(AnyOf(filters=(RangeFilter(field="year", max=1900, max_exclusive=True),
+                                 RangeFilter(field="year", min=2000))),))
+@example(filters=(AnyOf(filters=(NotFilter(field="tags", values=("city",)),
+                                 NotFilter(field="tags", values=("sea",)))),))
 @given(filters=filter_lists)
 def test_filters_match_the_evaluator(books: Books, filters: tuple[Filter, ...]) -> None:
     check_filters(books, filters)
@@ -482,7 +525,9 @@ def test_facets_are_disjunctive(books: Books, filters: tuple[Filter, ...], text:
     assert result.total == len(books.matching(filters, text))
     assert set(result.facets) == set(facets)
     for field in facets:
-        others = [flt for flt in filters if flt.field != field]
+        # a group (AnyOf, Negated) is never a facet's own filter: it narrows every facet
+        others = [flt for flt in filters
+                  if isinstance(flt, AnyOf | Negated) or flt.field != field]
         counts = facet_counts(books.matching(others, text), field)
         event("own filter" if len(others) < len(filters) else "no own filter")
         got = result.facets[field]

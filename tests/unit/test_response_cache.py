@@ -15,7 +15,15 @@ from hypothesis import strategies as st
 from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.config import CacheConfig, FieldConfig, IndexCacheConfig, IndexConfig
 from searchport.domain.errors import DocumentNotFound, InvalidQuery, SearchportError
-from searchport.domain.query import FacetValuesQuery, RangeFilter, SearchQuery
+from searchport.domain.query import (
+    AnyOf,
+    FacetValuesQuery,
+    Negated,
+    NotFilter,
+    RangeFilter,
+    SearchQuery,
+    TermFilter,
+)
 from searchport.domain.response_cache import FORMAT, ResponseCache
 from searchport.domain.responses import SearchResponse
 from searchport.domain.results import FacetValue
@@ -538,3 +546,25 @@ def test_strict_and_inclusive_range_bounds_make_different_entries() -> None:
                                                    max_exclusive=True),))
     keys = {cache.key("search", entry, [q, 1, 20]) for q in (inclusive, strict_low, strict_high)}
     assert len(keys) == 3
+
+
+def test_groups_of_filters_make_different_entries() -> None:
+    """AnyOf, Negated and the filters they hold are all in the key: the same filters as a
+    group, negated, or ANDed never share an entry."""
+    cache = responses(FakeCache())
+    entry = catalog(EchoEngine()).get_entry("cities")
+    europe = TermFilter(field="continent", values=("Europe",))
+    big = RangeFilter(field="population", min=10)
+    queries = [
+        SearchQuery(filters=(europe, big)),
+        SearchQuery(filters=(AnyOf(filters=(europe, big)),)),
+        SearchQuery(filters=(AnyOf(filters=(big, europe)),)),
+        SearchQuery(filters=(Negated(filter=AnyOf(filters=(europe, big))),)),
+        SearchQuery(filters=(AnyOf(filters=(Negated(filter=europe), big)),)),
+        SearchQuery(filters=(AnyOf(filters=(NotFilter(field="continent", values=("Europe",)),
+                                            big)),)),
+        SearchQuery(filters=(Negated(filter=big),)),
+        SearchQuery(filters=(big,)),
+    ]
+    keys = {cache.key("search", entry, [q, 1, 20]) for q in queries}
+    assert len(keys) == len(queries)

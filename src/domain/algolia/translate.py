@@ -15,8 +15,9 @@ most compact filters that select exactly the same records:
 - a negated equality (``NOT genre:a``, ``genre:-a``, ``price != 10``): ``NotFilter``, one per
   value (``NOT a OR NOT b`` is not "neither a nor b");
 - a negated comparison or range (``NOT price > 10``, ``NOT price:1 TO 5``):
-  ``Negated(RangeFilter)`` (a single point: ``NotFilter``): the records with no value in it, records without the attribute
-  included (a record priced ``[3, 20]`` is not selected by ``NOT price > 10``: 20 is).
+  ``Negated(RangeFilter)`` (of a single point: ``NotFilter``), the records with no value
+  in it, records without the attribute included (a record priced ``[3, 20]`` is not
+  selected by ``NOT price > 10``: 20 is).
 
 A clause of one such filter is that filter; otherwise an ``AnyOf`` of them (an OR across
 attributes, separate intervals, an equality ORed with a negation...). A clause that holds

@@ -17,6 +17,9 @@ from urllib.parse import quote
 
 import pytest
 
+from searchport.adapters.elastic import translate
+from searchport.adapters.elastic.fields import FieldCatalog
+from searchport.domain.query import AnyOf, Negated, SearchQuery, TermFilter
 from tests.contract.elastic import es_answers as es
 from tests.contract.elastic.conftest import EngineDouble, EsApp, city_yaml
 
@@ -746,6 +749,51 @@ def test_algolia_strict_bounds_are_gt_and_lt(cities: EsApp, double: EngineDouble
         {"range": {"area": {"lt": 99.5}}},
         {"range": {"area": {"gte": 10}}},
     ]}}
+
+
+def test_algolia_ors_across_attributes_and_negations_are_bool_should_and_must_not(
+    cities: EsApp, double: EngineDouble
+) -> None:
+    """Clauses no single filter expresses: ``bool.should`` with ``minimum_should_match: 1``
+    (at least one), ``bool.must_not`` (the complement: records without the field too); a
+    member on a nested field is wrapped on its own, a negation outside the wrapper."""
+    body = algolia_ok(cities, double, {
+        "filters": "(region:Europe OR people > 100000) AND NOT area:10 TO 20 "
+                   "AND (area < 5 OR area > 100) AND (NOT landmarks.kind:museum OR country:FR)",
+        "facets": ["region"], "attributesToHighlight": []})
+    assert body["query"] == {"bool": {"must": [MATCH_ALL], "filter": [
+        {"bool": {"should": [{"term": {"continent": "Europe"}},
+                             {"range": {"population": {"gt": 100000}}}],
+                  "minimum_should_match": 1}},
+        {"bool": {"must_not": [{"range": {"area": {"gte": 10, "lte": 20}}}]}},
+        {"bool": {"should": [{"range": {"area": {"lt": 5}}}, {"range": {"area": {"gt": 100}}}],
+                  "minimum_should_match": 1}},
+        {"bool": {"should": [
+            {"bool": {"must_not": [{"nested": {"path": "landmarks", "query": {
+                "term": {"landmarks.kind": "museum"}}}}]}},
+            {"term": {"country.keyword": "FR"}}],
+            "minimum_should_match": 1}},
+    ]}}
+    assert "post_filter" not in body  # Algolia: every filter narrows every facet
+    assert body["aggs"] == {"facet_0": terms_agg("continent")}
+
+
+def test_groups_are_never_a_facets_own_filter_on_search(
+    cities: EsApp, double: EngineDouble
+) -> None:
+    """With disjunctive facets (``/search``), a group narrows every facet: it stays in the
+    query, outside the post_filter and the facets' wrappers."""
+    group = AnyOf(filters=(TermFilter(field="continent", values=("Europe",)),
+                           Negated(filter=TermFilter(field="capital", values=(True,)))))
+    own = TermFilter(field="continent", values=("Asia",))
+    body = translate.search_body(SearchQuery(filters=(group, own), facets=("continent",)),
+                                 FieldCatalog())
+    assert body["query"] == {"bool": {"must": [MATCH_ALL], "filter": [
+        {"bool": {"should": [{"term": {"continent": "Europe"}},
+                             {"bool": {"must_not": [{"term": {"capital": True}}]}}],
+                  "minimum_should_match": 1}}]}}
+    assert body["post_filter"] == {"bool": {"filter": [{"term": {"continent": "Asia"}}]}}
+    assert body["aggs"] == {"facet_0": terms_agg("continent")}
 
 
 def test_algolia_facet_counts_follow_every_filter(cities: EsApp, double: EngineDouble) -> None:

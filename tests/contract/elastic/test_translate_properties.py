@@ -33,10 +33,12 @@ from hypothesis import strategies as st
 from searchport.adapters.elastic import parse, translate
 from searchport.adapters.elastic.engine import CAPABILITIES
 from searchport.adapters.elastic.fields import FieldCatalog
+from searchport.adapters.elastic.filters import filter_clause
 from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.config import DefaultsConfig, FieldConfig, IndexConfig
 from searchport.domain.fields import METADATA_KEYS, FieldMap
 from searchport.domain.query import (
+    AnyOf,
     ExistsFilter,
     FacetValuesQuery,
     FieldWeight,
@@ -46,6 +48,7 @@ from searchport.domain.query import (
     GeoPoint,
     GeoRadiusFilter,
     HistogramSpec,
+    Negated,
     NotFilter,
     RangeFilter,
     Scalar,
@@ -247,7 +250,7 @@ def _range(name: str, bounds: list[Any], keep: str,
                        max_exclusive=numeric and keep != "min" and strict[1])
 
 
-filters: st.SearchStrategy[Filter] = st.one_of(
+field_filters: st.SearchStrategy[Filter] = st.one_of(
     st.builds(TermFilter, field=names, values=values),
     st.builds(_range, names,
               st.lists(numbers, min_size=2, max_size=2) | st.lists(dates, min_size=2,
@@ -257,6 +260,35 @@ filters: st.SearchStrategy[Filter] = st.one_of(
     st.builds(NotFilter, field=names, values=values),
     st.builds(ExistsFilter, field=names, exists=st.booleans()),
 )
+
+
+def groups(inner: st.SearchStrategy[Filter]) -> st.SearchStrategy[Filter]:
+    return st.one_of(
+        st.lists(inner, min_size=2, max_size=3).map(lambda fs: AnyOf(filters=tuple(fs))),
+        inner.map(lambda f: Negated(filter=f)),
+    )
+
+
+# filters on one field, and AnyOf/Negated groups of filters or groups (on any fields)
+filters = st.one_of(field_filters, groups(st.recursive(field_filters, groups, max_leaves=3)))
+
+
+def field_of(f: Filter) -> str | None:
+    """The field of a filter on one field; ``None`` for a group, never a facet's own."""
+    return None if isinstance(f, AnyOf | Negated) else f.field
+
+
+def leaves(f: Filter) -> Iterator[Filter]:
+    """The filters on one field inside ``f``."""
+    if isinstance(f, AnyOf):
+        for member in f.filters:
+            yield from leaves(member)
+    elif isinstance(f, Negated):
+        yield from leaves(f.filter)
+    else:
+        yield f
+
+
 orders = st.sampled_from(("asc", "desc"))
 weights = st.floats(min_value=0.01, max_value=1000, allow_nan=False) | st.sampled_from(
     [1.0, 2.0, 0.5, 3.0]
@@ -286,7 +318,7 @@ def draw_query(draw: st.DrawFn, model: Model) -> SearchQuery:
     found = draw(FILTER_LISTS)
     facets = draw(NAME_SETS)
     if found and draw(st.booleans()):  # facets on filtered fields: disjunctive counts
-        facets += [f.field for f in found if draw(st.booleans())]
+        facets += [name for f in found if (name := field_of(f)) and draw(st.booleans())]
     grid = draw(GRIDS)
     return SearchQuery(
         text=draw(texts),
@@ -452,8 +484,9 @@ def unwrap(node: Json, clauses: list[Json]) -> Json:
 def placed(query: SearchQuery, catalog: FieldCatalog) -> tuple[list[Json], list[Json]]:
     """The clauses each filter should give in ``query`` and in ``post_filter``."""
     facets = set(query.facets)
-    main = [translate.filter_clause(f, catalog) for f in query.filters if f.field not in facets]
-    post = [translate.filter_clause(f, catalog) for f in query.filters if f.field in facets]
+    main = [filter_clause(f, catalog) for f in query.filters
+            if field_of(f) not in facets]
+    post = [filter_clause(f, catalog) for f in query.filters if field_of(f) in facets]
     if query.geo_grid is not None and query.geo_grid.bounds is not None:
         main.append(translate.bounds_clause(query.geo_grid.field, query.geo_grid.bounds,
                                             catalog))
@@ -477,7 +510,7 @@ def check_placement(body: Json, query: SearchQuery, catalog: FieldCatalog) -> No
     main, post = placed(query, catalog)
     assert bag(split_query(body, query, catalog)) == bag(main)
     assert bag(post_clauses(body)) == bag(post)
-    assert ("post_filter" in body) == any(f.field in query.facets for f in query.filters)
+    assert ("post_filter" in body) == any(field_of(f) in query.facets for f in query.filters)
 
 
 def check_facets(body: Json, query: SearchQuery, catalog: FieldCatalog) -> None:
@@ -485,8 +518,8 @@ def check_facets(body: Json, query: SearchQuery, catalog: FieldCatalog) -> None:
     aggs = body.get("aggs", {})
     for position, name in enumerate(query.facets):
         node = aggs[translate.facet_name(position)]
-        others = [translate.filter_clause(f, catalog) for f in query.filters
-                  if f.field in query.facets and f.field != name]
+        others = [filter_clause(f, catalog) for f in query.filters
+                  if field_of(f) in query.facets and field_of(f) != name]
         inner = unwrap(node, others)
         assert inner == translate.facet_agg(name, query.max_facet_values, catalog)
         terms = (inner["aggs"][translate.INNER] if "nested" in inner else inner)["terms"]
@@ -495,8 +528,8 @@ def check_facets(body: Json, query: SearchQuery, catalog: FieldCatalog) -> None:
         by = translate.DOCS if "nested" in inner else "_count"
         assert terms["order"] == [{by: "desc"}, {"_key": "asc"}]
         every_part = {key(part) for part in subtrees(node) if isinstance(part, dict)}
-        for own in (f for f in query.filters if f.field == name):
-            assert key(translate.filter_clause(own, catalog)) not in every_part
+        for own in (f for f in query.filters if field_of(f) == name):
+            assert key(filter_clause(own, catalog)) not in every_part
     facet_aggs = {n for n in aggs if n.startswith("facet_")}
     assert facet_aggs == {translate.facet_name(i) for i in range(len(query.facets))}
 
@@ -571,7 +604,7 @@ def check_fields(body: Json, query: SearchQuery, model: Model) -> None:
     check_refs(refs, model)
     known = model.by_reference()
     named = {(r.kind, known[r.name].name) for r in refs}
-    for f in query.filters:
+    for f in (leaf for flt in query.filters for leaf in leaves(flt)):
         kind = {TermFilter: "term", RangeFilter: "range", NotFilter: "term",
                 ExistsFilter: "exists"}[type(f)]
         multi = isinstance(f, TermFilter | NotFilter) and len(f.values) > 1
@@ -595,8 +628,9 @@ def test_search_body(case: tuple[Model, SearchQuery]) -> None:
     check_fields(body, query, model)
     refs = body_refs(body)
     negations = [f for f in query.filters
-                 if isinstance(f, NotFilter) or f == ExistsFilter(field=f.field, exists=False)]
+                 if isinstance(f, NotFilter) or (isinstance(f, ExistsFilter) and not f.exists)]
     event(f"post_filter: {'post_filter' in body}")
+    event(f"groups: {any(isinstance(f, AnyOf | Negated) for f in query.filters)}")
     event(f"clauses under nested: {any(r.scope for r in refs)}")
     sub_fields = any(r.name not in model.specs for r in refs)
     event(f"keyword sub-field read: {sub_fields}")
@@ -621,40 +655,52 @@ def test_each_filter_clause_has_its_exact_shape(model: Model, data: st.DataObjec
     ("some object does not match"); ``exists`` reads the field itself, whose sub-field may
     skip long values (``ignore_above``)."""
     f = data.draw(filters)
-    spec = model[f.field]
-    clause = translate.filter_clause(f, model.catalog)
+    clause = filter_clause(f, model.catalog)
+    assert clause == expected_clause(f, model)
+    event(type(f).__name__)
 
-    def nest(inner: Json) -> Json:
-        return inner if spec.nested is None else {"nested": {"path": spec.nested,
-                                                             "query": inner}}
 
-    def terms(values: tuple[Scalar, ...]) -> Json:
-        if len(values) == 1:
-            return {"term": {spec.exact: values[0]}}
-        return {"terms": {spec.exact: list(values)}}
-
+def expected_clause(f: Filter, model: Model) -> Json:
+    """``AnyOf``: ``bool.should`` (at least one); ``Negated``: ``bool.must_not``; each member
+    on one field in its own nested wrapper."""
     match f:
+        case AnyOf(filters=members):
+            return {"bool": {"should": [expected_clause(m, model) for m in members],
+                             "minimum_should_match": 1}}
+        case Negated(filter=inner):
+            return {"bool": {"must_not": [expected_clause(inner, model)]}}
+        case GeoRadiusFilter(lat=lat, lon=lon, radius_m=meters):
+            distance = f"{int(meters)}m" if float(meters).is_integer() else f"{meters}m"
+            return nest_in(model[f.field], {"geo_distance": {
+                "distance": distance, f.field: {"lat": lat, "lon": lon}}})
         case TermFilter(values=found):
-            assert clause == nest(terms(found))
+            return nest_in(model[f.field], terms_of(model[f.field], found))
         case NotFilter(values=found):
-            assert clause == {"bool": {"must_not": [nest(terms(found))]}}
+            return {"bool": {"must_not": [nest_in(model[f.field],
+                                                  terms_of(model[f.field], found))]}}
         case RangeFilter(min=low, max=high, min_exclusive=strict_low, max_exclusive=strict_high):
             bounds: Json = {}
             if low is not None:
                 bounds["gt" if strict_low else "gte"] = low
             if high is not None:
                 bounds["lt" if strict_high else "lte"] = high
-            assert clause == nest({"range": {spec.exact: bounds}})
+            return nest_in(model[f.field], {"range": {model[f.field].exact: bounds}})
         case ExistsFilter(exists=True):
-            assert clause == nest({"exists": {"field": f.field}})
+            return nest_in(model[f.field], {"exists": {"field": f.field}})
         case ExistsFilter():
-            assert clause == {"bool": {"must_not": [nest({"exists": {"field": f.field}})]}}
-        case GeoRadiusFilter(lat=lat, lon=lon, radius_m=meters):
-            distance = f"{int(meters)}m" if float(meters).is_integer() else f"{meters}m"
-            assert clause == nest({"geo_distance": {"distance": distance,
-                                                    f.field: {"lat": lat, "lon": lon}}})
-        case _:  # a new kind of filter needs its expected shape here
-            raise AssertionError(f"no expected clause for {f!r}")
+            return {"bool": {"must_not": [nest_in(model[f.field],
+                                                  {"exists": {"field": f.field}})]}}
+    raise AssertionError(f"no expected clause for {f!r}")  # a new kind needs its shape here
+
+
+def nest_in(spec: Spec, inner: Json) -> Json:
+    return inner if spec.nested is None else {"nested": {"path": spec.nested, "query": inner}}
+
+
+def terms_of(spec: Spec, values: tuple[Scalar, ...]) -> Json:
+    if len(values) == 1:
+        return {"term": {spec.exact: values[0]}}
+    return {"terms": {spec.exact: list(values)}}
 
 
 @SOME
@@ -775,7 +821,7 @@ def test_facet_value_search_body(model: Model, data: st.DataObject) -> None:
     body = translate.facet_values_body(query, model.catalog)
     assert msgspec.json.decode(msgspec.json.encode(body)) == body
     assert body["size"] == 0 and body["track_total_hits"] is False
-    clauses = [translate.filter_clause(f, model.catalog) for f in query.filters]
+    clauses = [filter_clause(f, model.catalog) for f in query.filters]
     if clauses:
         assert set(body["query"]["bool"]) == {"filter"}
         assert bag(body["query"]["bool"]["filter"]) == bag(clauses)

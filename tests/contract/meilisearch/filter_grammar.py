@@ -10,7 +10,9 @@ Meilisearch's own filter parser (``crates/filter-parser``) and its filter refere
 
 ``read(text)`` turns one expression back into the ``Filter`` it stands for, or raises
 ``Unreadable``; it never writes an expression, so it cannot share a mistake with the
-builder it checks.
+builder it checks. Any other ``OR`` is an ``AnyOf`` of its operands and any other ``NOT``
+a ``Negated`` (Meilisearch's ``NOT`` is the complement: documents without the attribute
+included), so precedence mistakes (a missing parenthesis) read back as another tree.
 """
 
 from __future__ import annotations
@@ -21,7 +23,15 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from searchport.domain.query import ExistsFilter, Filter, NotFilter, RangeFilter, TermFilter
+from searchport.domain.query import (
+    AnyOf,
+    ExistsFilter,
+    Filter,
+    Negated,
+    NotFilter,
+    RangeFilter,
+    TermFilter,
+)
 
 KEYWORDS = {"AND", "OR", "IN", "NOT", "TO", "EXISTS", "IS", "NULL", "EMPTY", "CONTAINS",
             "STARTS", "WITH", "_geoRadius", "_geoBoundingBox"}
@@ -208,7 +218,10 @@ def scalar(token: Token) -> str | bool | Fraction:
 
 
 def read(text: str) -> Filter:
-    node = Reader(text).expression()
+    return _filter(Reader(text).expression())
+
+
+def _filter(node: Any) -> Filter:
     match node:
         case ("cmp", name, "=", token):
             return TermFilter(field=name, values=(scalar(token),))  # type: ignore[arg-type]
@@ -225,6 +238,10 @@ def read(text: str) -> Filter:
             return ExistsFilter(field=name, exists=True)
         case ("or", [("not", ("exists", name)), ("null", other)]) if name == other:
             return ExistsFilter(field=name, exists=False)
+        case ("or", parts):
+            return AnyOf(filters=tuple(_filter(part) for part in parts))
+        case ("not", inner):
+            return Negated(filter=_filter(inner))
     raise Unreadable(f"not a searchport filter: {node!r}")
 
 
@@ -253,7 +270,21 @@ def same_value(expected: Any, found: Any) -> bool:
 
 
 def same(expected: Filter, found: Filter) -> bool:
-    if type(expected) is not type(found) or expected.field != found.field:
+    """``found`` is ``expected`` (values type-exact). ``NOT`` of an ``IN`` list is how a
+    not filter is written, so ``Negated(TermFilter)`` of several values reads back as the
+    ``NotFilter`` it is equal to by definition (no value is one of them)."""
+    match expected:
+        case Negated(filter=TermFilter(field=name, values=values)) if len(values) > 1:
+            expected = NotFilter(field=name, values=values)
+    if type(expected) is not type(found):
+        return False
+    match expected, found:
+        case AnyOf(filters=wanted), AnyOf(filters=got):
+            return len(wanted) == len(got) and all(
+                same(a, b) for a, b in zip(wanted, got, strict=True))
+        case Negated(filter=wanted), Negated(filter=got):
+            return same(wanted, got)
+    if expected.field != found.field:  # type: ignore[union-attr]
         return False
     match expected:
         case TermFilter() | NotFilter():

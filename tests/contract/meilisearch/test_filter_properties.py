@@ -19,8 +19,10 @@ from searchport.adapters.meilisearch.filters import (
 )
 from searchport.domain.errors import InvalidRequest
 from searchport.domain.query import (
+    AnyOf,
     ExistsFilter,
     Filter,
+    Negated,
     NotFilter,
     RangeFilter,
     SortClause,
@@ -67,7 +69,18 @@ def filters_on(field: str) -> st.SearchStrategy[Filter]:
     )
 
 
-filters = safe_names.flatmap(filters_on)
+field_filters = safe_names.flatmap(filters_on)
+
+
+def groups(inner: st.SearchStrategy[Filter]) -> st.SearchStrategy[Filter]:
+    return st.one_of(
+        st.lists(inner, min_size=2, max_size=3).map(lambda fs: AnyOf(filters=tuple(fs))),
+        inner.map(lambda f: Negated(filter=f)),
+    )
+
+
+# filters on one field, and AnyOf/Negated groups of them (and of groups)
+filters = st.one_of(field_filters, groups(st.recursive(field_filters, groups, max_leaves=4)))
 
 
 @settings(max_examples=400)
@@ -120,9 +133,33 @@ def test_sort_rules_are_the_name_and_the_order(name: str, order: Any) -> None:
 
 
 @pytest.mark.parametrize("text", [
-    'genre = "a" OR genre = "b"', 'genre = "a', "genre = AND", 'genre = "a" x',
+    'genre = "a" AND genre = "b"', 'genre = "a', "genre = AND", 'genre = "a" x',
     "genre IN [a, b", 'genre = "a\\"',
 ])
 def test_the_reader_refuses_what_searchport_never_writes(text: str) -> None:
     with pytest.raises(Unreadable):
         read(text)
+
+
+@pytest.mark.parametrize(("f", "text"), [
+    (AnyOf(filters=(TermFilter(field="genre", values=("a",)),
+                    RangeFilter(field="price", min=10, min_exclusive=True))),
+     '(genre = "a") OR (price > 10)'),
+    (Negated(filter=RangeFilter(field="price", min=10, max=20)),
+     "NOT (price >= 10 AND price <= 20)"),
+    (AnyOf(filters=(NotFilter(field="genre", values=("a",)),
+                    Negated(filter=AnyOf(filters=(ExistsFilter(field="price", exists=False),
+                                                  TermFilter(field="tags", values=(1, 2))))))),
+     '(genre NOT IN ["a"]) OR (NOT ((price NOT EXISTS OR price IS NULL) OR (tags IN [1, 2])))'),
+])
+def test_groups_are_parenthesised_or_and_not(f: Filter, text: str) -> None:
+    """``AnyOf``: each member in parentheses, joined by ``OR``; ``Negated``: ``NOT (...)``."""
+    assert expression(f) == text
+    assert same(f, read(text))
+
+
+def test_a_group_with_a_member_on_a_date_field_follows_its_dates() -> None:
+    f = AnyOf(filters=(Negated(filter=TermFilter(field="published", values=("2020-05-10",))),
+                       TermFilter(field="genre", values=("a",))))
+    assert expression(f, frozenset({"published"})) == (
+        "(NOT ((published >= 1589068800 AND published < 1589155200))) OR (genre = \"a\")")

@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 
+from searchport.adapters.meilisearch import translate
+from searchport.domain.query import AnyOf, Negated, SearchQuery, TermFilter
 from tests.contract.meilisearch import meili_answers as ma
 from tests.contract.meilisearch.conftest import (
     FACET_SEARCH,
@@ -475,6 +477,53 @@ def test_algolia_facet_counts_follow_every_filter(books: MeiliApp, double: Meili
                                       "facets": ["kind"], "hitsPerPage": 0})
     assert body["filter"] == ['genre NOT IN ["poetry"]', 'genre IN ["a", "b"]']
     assert body["facets"] == ["genre"]
+
+
+def test_algolia_ors_across_attributes_and_negations_are_or_and_not(
+    books: MeiliApp, double: MeiliDouble
+) -> None:
+    """Clauses no single filter expresses: members in parentheses joined by ``OR``, a
+    negated comparison or range as ``NOT (...)`` (Meilisearch's complement: documents
+    without the attribute too), one expression per clause."""
+    body = algolia_ok(books, double, {
+        "filters": "(kind:poetry OR when > 1900) AND NOT price:10 TO 20 "
+                   "AND (price < 5 OR price > 100) AND (NOT kind:a OR NOT kind:b)"})
+    assert body["filter"] == [
+        '(genre = "poetry") OR (year > 1900)',
+        "NOT (price >= 10 AND price <= 20)",
+        "(price < 5) OR (price > 100)",
+        '(genre NOT IN ["a"]) OR (genre NOT IN ["b"])',
+    ]
+
+
+def test_a_group_is_never_a_facets_own_filter(books: MeiliApp, double: MeiliDouble) -> None:
+    """On the Algolia route every filter narrows every facet: one search, no count query,
+    a group included."""
+    body = algolia_ok(books, double, {"filters": "kind:poetry OR when > 1900",
+                                      "facets": ["kind"]})
+    assert body["filter"] == ['(genre = "poetry") OR (year > 1900)']
+    assert body["facets"] == ["genre"]
+
+
+def test_with_disjunctive_facets_a_group_narrows_every_count_query() -> None:
+    """``/search`` counts a facet without its own filters; a group is nobody's own."""
+    group = AnyOf(filters=(TermFilter(field="genre", values=("a",)),
+                           Negated(filter=TermFilter(field="year", values=(1,)))))
+    own = TermFilter(field="genre", values=("b",))
+    plan = translate.search_plan(SearchQuery(filters=(group, own), facets=("genre",)),
+                                 "books", "id")
+    main, counts = plan.body["queries"]
+    assert main["filter"] == ['(genre = "a") OR (NOT (year = 1))', 'genre = "b"']
+    assert counts["filter"] == ['(genre = "a") OR (NOT (year = 1))']
+    assert counts["facets"] == ["genre"]
+
+
+def test_a_group_with_a_date_field_member_uses_the_seconds(
+    double: MeiliDouble, meili_app: Callable[..., MeiliApp]
+) -> None:
+    app = meili_app(books_yaml(fields=DATED_FIELDS), double)
+    body = algolia_ok(app, double, {"filters": "kind:poetry OR NOT when > 100"})
+    assert body["filter"] == ['(genre = "poetry") OR (NOT (published > 100))']
 
 
 GEO_FIELDS = """\
