@@ -17,6 +17,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from litestar.testing import TestClient
 
+from searchport.adapters.typesense.schema import FieldInfo, Schema
+from searchport.adapters.typesense.translate import search_plan
+from searchport.domain.query import AnyOf, Negated, RangeFilter, SearchQuery, TermFilter
 from tests.integration.typesense_server import (
     AWKWARD,
     AWKWARD_VALUES,
@@ -349,3 +352,17 @@ def test_algolia_negations_typesense_cannot_express_are_400s_naming_it(
     response = client.post("/1/indexes/books/query", json={"params": {"filters": text}})
     assert response.status_code == 400, response.text
     assert response.json()["error"] == says
+
+
+def test_with_disjunctive_facets_a_group_narrows_every_count_search() -> None:
+    """``/search`` counts a facet without its own filters; a group is nobody's own."""
+    schema = Schema(fields={"genre": FieldInfo("genre", "string", facet=True),
+                            "year": FieldInfo("year", "int32")})
+    group = AnyOf(filters=(TermFilter(field="genre", values=("a",)),
+                           Negated(filter=RangeFilter(field="year", min=1900, max=2000))))
+    own = TermFilter(field="genre", values=("b",))
+    plan = search_plan(SearchQuery(filters=(group, own), facets=("genre",)), schema, "books")
+    main, counts = plan.searches
+    written = "((genre:=`a`) || (((year:<1900) || (year:>2000))))"
+    assert main["filter_by"] == f"{written} && genre:=`b`"
+    assert counts["filter_by"] == written and counts["facet_by"] == "genre"
