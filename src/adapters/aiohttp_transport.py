@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import asyncio
 import ssl
-from collections.abc import AsyncIterator
 
 import aiohttp
 import httpx
+
+from searchport.adapters.resilience import PartialAnswer
 
 # first match wins: the timeouts are also connection errors, the connector errors OS errors
 FAILURES: tuple[tuple[type[BaseException], type[httpx.TransportError]], ...] = (
@@ -31,29 +32,14 @@ FAILURES: tuple[tuple[type[BaseException], type[httpx.TransportError]], ...] = (
 )
 # httpx computed these for its own wire format; aiohttp writes them itself
 DROPPED_HEADERS = frozenset({"content-length", "transfer-encoding"})
+# the answer's framing: aiohttp has undone it (the body is read whole and decompressed)
+FRAMING_HEADERS = frozenset({b"content-length", b"transfer-encoding", b"content-encoding"})
 
 
 def _as_httpx(exc: BaseException, request: httpx.Request) -> httpx.TransportError:
     mapped = next((m for failure, m in FAILURES if isinstance(exc, failure)),
                   httpx.TransportError)
     return mapped(f"{type(exc).__name__}: {exc}", request=request)
-
-
-class _Body(httpx.AsyncByteStream):
-    """An aiohttp answer's body as httpx reads it; closing it frees the connection."""
-
-    def __init__(self, response: aiohttp.ClientResponse, request: httpx.Request) -> None:
-        self._response = response
-        self._request = request
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        try:
-            yield await self._response.read()  # the whole body: one await, not one per chunk
-        except aiohttp.ClientError as exc:
-            raise _as_httpx(exc, self._request) from exc
-
-    async def aclose(self) -> None:
-        self._response.release()
 
 
 class AiohttpTransport(httpx.AsyncBaseTransport):
@@ -72,14 +58,15 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
         if session is None or session.closed or self._loop is not loop:
             connector = aiohttp.TCPConnector(limit=self._max_connections, ssl=self._tls,
                                              keepalive_timeout=self._keepalive)
-            # no cookies, no proxies or .netrc from the environment, bodies left encoded
+            # no cookies, no proxies or .netrc from the environment
             session = aiohttp.ClientSession(connector=connector, trust_env=False,
-                                            cookie_jar=aiohttp.DummyCookieJar(),
-                                            auto_decompress=False)
+                                            cookie_jar=aiohttp.DummyCookieJar())
             self._session, self._loop = session, loop
         return session
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        """The whole answer, read and decompressed in memory (an ``httpx.Response`` whose
+        ``content`` is ready); a failure after its head is a ``PartialAnswer``."""
         timeout = request.extensions.get("timeout") or {}
         headers = [(k, v) for k, v in request.headers.multi_items()
                    if k.lower() not in DROPPED_HEADERS]
@@ -92,8 +79,16 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
             )
         except (TimeoutError, aiohttp.ClientError) as exc:
             raise _as_httpx(exc, request) from exc
-        return httpx.Response(response.status, headers=list(response.raw_headers),
-                              stream=_Body(response, request), request=request,
+        try:
+            body = await response.read()
+        except TimeoutError as exc:
+            raise _as_httpx(exc, request) from exc
+        except aiohttp.ClientError as exc:
+            raise PartialAnswer(f"{type(exc).__name__}: {exc}", request=request) from exc
+        finally:
+            response.release()
+        kept = [(k, v) for k, v in response.raw_headers if k.lower() not in FRAMING_HEADERS]
+        return httpx.Response(response.status, headers=kept, content=body, request=request,
                               extensions={"http_version": b"HTTP/1.1"})
 
     async def aclose(self) -> None:

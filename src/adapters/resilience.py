@@ -66,6 +66,11 @@ class CircuitOpen(EngineUnavailable):
         self.retry_in = retry_in
 
 
+class PartialAnswer(httpx.RemoteProtocolError):
+    """The answer's head arrived, then its body failed (reset, cut short): never retried,
+    since the engine may have done the work."""
+
+
 class CallTimeout(httpx.TimeoutException):
     """The whole call, retries included, took longer than its budget."""
 
@@ -125,6 +130,8 @@ class ResilientTransport(httpx.AsyncBaseTransport):
         while True:
             try:
                 response = await self._inner.handle_async_request(request)
+            except PartialAnswer:
+                raise
             except RETRY_ERRORS as exc:
                 delay = self._delay(attempt, deadline, loop.time())
                 if delay is None:

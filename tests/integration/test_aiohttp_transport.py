@@ -55,3 +55,44 @@ def test_failures_are_httpx_exceptions(mode: str, error: type[Exception] | None)
 def test_a_refused_connection_is_a_connect_error() -> None:
     with pytest.raises(httpx.ConnectError):
         exchange(f"http://127.0.0.1:{refused_port()}/cities/_search")
+
+
+def test_a_compressed_answer_arrives_decompressed_with_its_framing_headers_replaced() -> None:
+    """Engines compress when asked (Elasticsearch's ``http.compression``): the transport
+    hands on the JSON itself, so nothing above it sees ``Content-Encoding``."""
+    import gzip
+
+    document = b'{"hits": {"total": {"value": 1}}, "padding": "' + b"x" * 5000 + b'"}'
+    packed = gzip.compress(document)
+    seen: list[bytes] = []
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        head = await reader.readuntil(b"\r\n\r\n")
+        seen.append(head.lower())
+        length = int(head.lower().split(b"content-length: ")[1].split(b"\r\n")[0])
+        await reader.readexactly(length)
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                     b"Content-Encoding: gzip\r\nContent-Length: %d\r\n\r\n" % len(packed))
+        writer.write(packed)
+        await writer.drain()
+        writer.close()
+
+    async def run() -> httpx.Response:
+        server = await asyncio.start_server(answer, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        transport = AiohttpTransport(tls=True, max_connections=4, keepalive_seconds=30)
+        try:
+            request = httpx.Request("POST", f"http://127.0.0.1:{port}/cities/_search",
+                                    content=b'{"size":0}')
+            return await transport.handle_async_request(request)
+        finally:
+            await transport.aclose()
+            server.close()
+            await server.wait_closed()
+
+    response = asyncio.run(run())
+    assert response.status_code == 200
+    assert response.content == document
+    assert "content-encoding" not in response.headers
+    assert response.headers["content-length"] == str(len(document))
+    assert b"accept-encoding: gzip" in seen[0]  # asked for, so remote engines may compress
