@@ -13,10 +13,12 @@ to the httpx exception httpcore raises for the same failure (``FAILURES``).
 from __future__ import annotations
 
 import asyncio
+import functools
 import ssl
 
 import aiohttp
 import httpx
+import yarl
 
 from searchport.adapters.resilience import PartialAnswer
 
@@ -40,6 +42,15 @@ def _as_httpx(exc: BaseException, request: httpx.Request) -> httpx.TransportErro
     mapped = next((m for failure, m in FAILURES if isinstance(exc, failure)),
                   httpx.TransportError)
     return mapped(f"{type(exc).__name__}: {exc}", request=request)
+
+
+# parsed once: engines are asked the same few URLs and timeouts over and over
+_yarl = functools.lru_cache(maxsize=256)(yarl.URL)
+
+
+@functools.lru_cache(maxsize=64)
+def _timeout(connect: float | None, read: float | None) -> aiohttp.ClientTimeout:
+    return aiohttp.ClientTimeout(total=None, sock_connect=connect, sock_read=read)
 
 
 class AiohttpTransport(httpx.AsyncBaseTransport):
@@ -72,10 +83,9 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
                    if k.lower() not in DROPPED_HEADERS]
         try:
             response = await self._session_here().request(
-                request.method, str(request.url), headers=headers,
+                request.method, _yarl(str(request.url)), headers=headers,
                 data=await request.aread() or None, allow_redirects=False,
-                timeout=aiohttp.ClientTimeout(total=None, sock_connect=timeout.get("connect"),
-                                              sock_read=timeout.get("read")),
+                timeout=_timeout(timeout.get("connect"), timeout.get("read")),
             )
         except (TimeoutError, aiohttp.ClientError) as exc:
             raise _as_httpx(exc, request) from exc

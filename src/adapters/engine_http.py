@@ -9,6 +9,7 @@ sentence (``status_error``, DECISIONS.md, Errors).
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -125,7 +126,11 @@ class EngineHttp:
         self.logger = logger
         self._missing = missing
         self._link = link
-        self._headers = {"Accept": "application/json", **headers}
+        self._headers = httpx.Headers({"Accept": "application/json", **headers})
+        self._json_headers = httpx.Headers({**self._headers, "Content-Type": "application/json"})
+        # parsed URLs by path: parsing one costs more than the rest of building a request
+        self._url = functools.lru_cache(maxsize=256)(
+            lambda path: httpx.URL(link.address.url(path)))
         self._timeout = {"timeout": httpx.Timeout(link.timeout).as_dict()}  # a request extension
         self._read_error = read_error
         self._overloaded = overloaded
@@ -140,10 +145,10 @@ class EngineHttp:
         content = None
         if body is not None:
             content = msgspec.json.encode(body)
-            headers = {**headers, "Content-Type": "application/json"}
+            headers = self._json_headers
         transport = link.http.transport(link.address, verify=link.verify,
                                         ca_bundle=link.ca_bundle)
-        request = httpx.Request(method, link.address.url(path), params=params,
+        request = httpx.Request(method, self._url(path), params=params,
                                 headers=headers, content=content, extensions=self._timeout)
         try:
             response = await transport.handle_async_request(request)

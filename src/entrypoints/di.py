@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 from typing import Any
 
 from dependency_injector import providers
@@ -10,12 +9,11 @@ from litestar.di import Provide
 
 
 def bridge(provider: providers.Provider[Any]) -> Provide:
-    """A Litestar dependency that asks ``provider`` for its value on each request."""
+    """A Litestar dependency that asks ``provider`` for its value on each request (so an
+    override in the container holds at once). The container's providers are synchronous
+    singletons: resolved inline, with no coroutine or thread per request."""
 
-    async def resolve() -> Any:
-        value = provider()
-        if inspect.isawaitable(value):
-            value = await value
-        return value
+    def resolve() -> Any:
+        return provider()
 
-    return Provide(resolve, use_cache=False)
+    return Provide(resolve, use_cache=False, sync_to_thread=False)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import sys
 import time
-from typing import Literal
+from typing import Any, Literal
 
 import msgspec
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
@@ -105,17 +105,30 @@ class Metrics:
             "repeated failures (circuit open or half-open), else 0.",
             ["host"], registry=registry,
         )
+        # labelled children by label values: ``labels()`` costs microseconds on every call
+        self._per_request: dict[tuple[str, str, int], tuple[Any, Any]] = {}
+        self._per_call: dict[tuple[str, str], Any] = {}
 
     def handle_label(self, handle: str | None) -> str:
         return handle if handle in self.handles else NO_HANDLE
 
     def request(self, record: RequestRecord) -> None:
-        self.requests.labels(record.route, record.method, str(record.status)).inc()
-        self.latency.labels(record.route).observe(record.ms / 1000)
+        key = (record.route, record.method, record.status)
+        children = self._per_request.get(key)
+        if children is None:
+            children = (self.requests.labels(record.route, record.method, str(record.status)),
+                        self.latency.labels(record.route))
+            self._per_request[key] = children
+        children[0].inc()
+        children[1].observe(record.ms / 1000)
 
     def engine_call(self, handle: str, operation: str, seconds: float, error: str | None) -> None:
         label = self.handle_label(handle)
-        self.engine_latency.labels(label, operation).observe(seconds)
+        child = self._per_call.get((label, operation))
+        if child is None:
+            child = self._per_call[(label, operation)] = self.engine_latency.labels(label,
+                                                                                   operation)
+        child.observe(seconds)
         if error is not None:
             self.engine_errors.labels(label, error).inc()
 
