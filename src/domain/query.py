@@ -103,6 +103,20 @@ class SortClause(msgspec.Struct, frozen=True, kw_only=True):
     order: Literal["asc", "desc"]
 
 
+class GeoSort(msgspec.Struct, frozen=True, kw_only=True):
+    """Closest first: by the great-circle distance from ``lat``/``lon`` to the geo point
+    ``field`` (its closest value when it has several); documents without it come last."""
+
+    field: str
+    lat: float
+    lon: float
+
+    def __post_init__(self) -> None:
+        if not (-90 <= self.lat <= 90 and -180 <= self.lon <= 180):
+            raise ValueError("a geo sort centre needs a latitude in [-90, 90] and a "
+                             "longitude in [-180, 180]")
+
+
 class FieldWeight(msgspec.Struct, frozen=True, kw_only=True):
     field: str
     weight: float
@@ -152,6 +166,11 @@ class SearchQuery(msgspec.Struct, frozen=True, kw_only=True):
       field would: with ``disjunctive_facets`` the field's own filters do not narrow them,
       every other filter does; without, every filter does.
     - ``sort`` keys in priority order; empty means by relevance.
+    - ``geo_sort``: when set, hits are ordered by distance first (``GeoSort``), then by
+      ``sort`` (by relevance when empty) among hits at the same distance (Algolia's
+      ``aroundLatLng``). Engines whose ``Capabilities`` lack ``geo_radius`` refuse it, and
+      an adapter that cannot put it before the other keys refuses it with a 400 naming the
+      engine (never a silent relevance order).
     - ``highlight``: highlight ``highlight_fields`` (empty tuple: every text field) with
       ``<mark>`` around matched terms in HTML-escaped text.
     - ``fields``: the stored fields to return (``None``: all).
@@ -165,6 +184,7 @@ class SearchQuery(msgspec.Struct, frozen=True, kw_only=True):
     facets: tuple[str, ...] = ()
     max_facet_values: int = 100
     sort: tuple[SortClause, ...] = ()
+    geo_sort: GeoSort | None = None
     highlight: bool = False
     highlight_fields: tuple[str, ...] = ()
     fields: tuple[str, ...] | None = None

@@ -66,7 +66,7 @@ class Capabilities(msgspec.Struct, frozen=True, kw_only=True):
     boosts: bool = True
     histogram: bool = False
     geo_grid: bool = False
-    geo_radius: bool = False  # GeoRadiusFilter
+    geo_radius: bool = False  # GeoRadiusFilter and SearchQuery.geo_sort (aroundLatLng)
     nested: bool = False
     multi_index: bool = False
     raw_query: bool = True

@@ -158,3 +158,13 @@ def test_around_radius_is_refused_naming_it_and_the_engine(client: TestClient[An
         "aroundLatLng": "48.85, 2.35", "aroundRadius": 5000}})
     assert response.status_code == 400
     assert response.json()["error"] == "aroundRadius is not supported by the tantivy engine"
+
+
+def test_ranking_by_distance_is_refused_naming_it_and_the_engine(
+        client: TestClient[Any]) -> None:
+    """``aroundRadius: "all"`` filters nothing but still asks for Algolia's ranking by
+    distance, which tantivy cannot give: a 400, never a silent relevance order."""
+    response = client.post("/1/indexes/books/query", json={"params": {
+        "aroundLatLng": "48.85, 2.35", "aroundRadius": "all"}})
+    assert response.status_code == 400
+    assert response.json()["error"] == "aroundLatLng is not supported by the tantivy engine"

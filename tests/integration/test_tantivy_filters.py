@@ -15,6 +15,7 @@ from searchport.domain.query import (
     ExistsFilter,
     Filter,
     GeoRadiusFilter,
+    GeoSort,
     NotFilter,
     RangeFilter,
     SearchQuery,
@@ -174,3 +175,11 @@ async def test_a_geo_radius_is_refused_naming_it(books_engine: TantivyEngine) ->
     with pytest.raises(UnsupportedFeature) as caught:
         await books_engine.search(SearchQuery(filters=(flt,)))
     assert (caught.value.feature, caught.value.engine) == ("aroundRadius", "tantivy")
+
+
+async def test_a_geo_sort_is_refused_naming_it(books_engine: TantivyEngine) -> None:
+    """Whatever asks: the adapter never answers a distance sort in relevance order."""
+    with pytest.raises(UnsupportedFeature) as caught:
+        await books_engine.search(SearchQuery(geo_sort=GeoSort(field="location", lat=48.85,
+                                                               lon=2.35)))
+    assert (caught.value.feature, caught.value.engine) == ("aroundLatLng", "tantivy")

@@ -1,17 +1,23 @@
 """Algolia's ``aroundLatLng`` + ``aroundRadius`` on a real Typesense 0.24.1, through the real
 app: the radius filter (``location:(lat, lng, <km> km)``) selects exactly the rows whose
-great-circle distance from the centre is within the radius, computed here with the
+great-circle distance from the centre is within the radius, and the distance sort
+(``location(lat, lng):asc``) ranks them closest first, both computed here with the
 haversine formula from the fixture rows."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from itertools import pairwise
 from typing import Any
 
 import pytest
 from litestar.testing import TestClient
 
+from searchport.adapters.typesense.schema import FieldInfo, Schema
+from searchport.adapters.typesense.translate import search_plan
+from searchport.domain.errors import UnsupportedFeature
+from searchport.domain.query import GeoSort, SearchQuery, SortClause
 from tests.integration.typesense_server import (
     app_client,
     index_settings,
@@ -108,3 +114,74 @@ def test_bad_geo_parameters_are_a_400_naming_them(client: TestClient[Any],
     response = algolia(client, params)
     assert response.status_code == 400
     assert named in response.json()["error"]
+
+
+# ---------------------------------------------------------------- ranking by distance
+
+
+def ranked(client: TestClient[Any], params: dict[str, Any]) -> list[str]:
+    response = algolia(client, params)
+    assert response.status_code == 200, response.text
+    return [hit["objectID"] for hit in response.json()["hits"]]
+
+
+def closest_first(order: list[str], away: dict[str, float]) -> bool:
+    """Whether ``order`` is by distance, closest first, rows without a point last. Two
+    rows whose distances differ by less than Typesense's rounding (whole meters) and the
+    spread of earth radii (1e-5) may come either way: the check is decided by the rows."""
+    placed = [row_id for row_id in order if row_id in away]
+    if order[:len(placed)] != placed:  # a row without a point before one with a point
+        return False
+    return all(away[a] <= away[b] + max(2.0, away[b] * 1e-5)
+               for a, b in pairwise(placed))
+
+
+@pytest.mark.parametrize("centre", CENTRES)
+def test_around_lat_lng_ranks_closest_first(client: TestClient[Any],
+                                            centre: tuple[float, float]) -> None:
+    """Algolia's geo criterion: every row, closest to ``aroundLatLng`` first (with
+    ``aroundRadius: "all"`` nothing is filtered), the rows without a point last."""
+    away = distances(*centre)
+    order = ranked(client, {"aroundLatLng": f"{centre[0]}, {centre[1]}",
+                            "aroundRadius": "all"})
+    assert sorted(order) == sorted(r["id"] for r in ROWS)
+    assert closest_first(order, away)
+    # the check tells orders apart: the relevance order of the same search is not by distance
+    assert not closest_first(ranked(client, {}), away)
+
+
+def test_ranking_follows_the_radius_text_and_pages(client: TestClient[Any]) -> None:
+    """Within the radius, matching the text, page after page: closest first."""
+    centre = CENTRES[0]
+    away = distances(*centre)
+    words = {"castle", "castles"}
+    expected = {r["id"] for r in ROWS if r["id"] in away and away[r["id"]] <= 6_000_000
+                and words & {w.strip(".,:;!?'").lower() for w in r["title"].split()}}
+    assert len(expected) >= 4  # the fixture has enough matches to order
+    params = {"query": "castle", "aroundLatLng": f"{centre[0]},{centre[1]}",
+              "aroundRadius": 6_000_000}
+    order = ranked(client, params)
+    assert set(order) == expected and closest_first(order, away)
+    paged = [row_id for page in range(3)
+             for row_id in ranked(client, {**params, "hitsPerPage": 2, "page": page})]
+    assert paged == order[:6]
+
+
+def test_a_distance_sort_counts_toward_the_three_sort_keys() -> None:
+    """Typesense takes at most three ``sort_by`` keys: a distance sort and three sort keys
+    are refused naming the engine, never cut; with no keys, relevance follows the distance."""
+    schema = Schema(fields={"location": FieldInfo("location", "geopoint", sort=True),
+                            "year": FieldInfo("year", "int32", sort=True),
+                            "pages": FieldInfo("pages", "int32", sort=True)})
+    nearest = GeoSort(field="location", lat=48.85, lon=-2.5)
+    plan = search_plan(SearchQuery(geo_sort=nearest), schema, "books")
+    assert plan.searches[0]["sort_by"] == "location(48.85, -2.5):asc,_text_match:desc"
+    two = (SortClause(field="year", order="desc"), SortClause(field="pages", order="asc"))
+    plan = search_plan(SearchQuery(geo_sort=nearest, sort=two), schema, "books")
+    assert plan.searches[0]["sort_by"] == "location(48.85, -2.5):asc,year:desc,pages:asc"
+    three = (*two, SortClause(field="_score", order="desc"))
+    with pytest.raises(UnsupportedFeature) as caught:
+        search_plan(SearchQuery(geo_sort=nearest, sort=three), schema, "books")
+    assert str(caught.value) == ("Sorting by 4 keys (at most 3; a distance sort from "
+                                 "aroundLatLng is one of them) is not supported by the "
+                                 "typesense engine")

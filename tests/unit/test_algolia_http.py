@@ -15,6 +15,7 @@ from searchport.domain.query import (
     AnyOf,
     FacetValuesQuery,
     GeoRadiusFilter,
+    GeoSort,
     Negated,
     NotFilter,
     RangeFilter,
@@ -22,7 +23,7 @@ from searchport.domain.query import (
     TermFilter,
 )
 from searchport.domain.results import Capabilities, EngineResult, FacetValue, FieldStats, Hit
-from tests.fakes import FailingEngine, FakeEngine
+from tests.fakes import FailingEngine, FakeCache, FakeEngine
 from tests.unit.test_http_contract import KEY, ORIGIN, serve
 
 FIELDS = {
@@ -239,12 +240,47 @@ def test_the_radius_filters_facet_value_search_too() -> None:
     {"aroundLatLng": "1,2", "aroundRadius": 10, "insideBoundingBox": "10,20,-5,-30"},
 ])
 def test_what_sets_no_radius(params: dict[str, Any]) -> None:
+    """No radius filter; ``aroundLatLng`` with ``aroundRadius: "all"`` still ranks by
+    distance (Algolia's geo criterion), a bounding box turns both off."""
     found = geo_engines()
     with serve(settings(), found) as client:
         response = client.post("/1/indexes/cities/query", json={"params": params})
     assert response.status_code == 200, response.text
     (query,) = queries(found["cities"])
     assert query.filters == ()
+    ranked = "aroundLatLng" in params and "insideBoundingBox" not in params
+    assert query.geo_sort == (GeoSort(field="location", lat=1, lon=2) if ranked else None)
+
+
+@pytest.mark.parametrize("params", [
+    {"aroundLatLng": "48.85, 2.35", "aroundRadius": 1500},
+    {"aroundLatLng": [48.85, 2.35], "aroundRadius": "all"},
+    {"params": "aroundLatLng=48.85%2C2.35&aroundRadius=all"},
+])
+def test_around_lat_lng_ranks_by_distance_first(params: dict[str, Any]) -> None:
+    """Algolia's geo criterion comes before the words: the engine is asked for the closest
+    hits first (then relevance: no sort keys), on the handle's geo field in its real name."""
+    found = geo_engines()
+    body = params if "params" in params else {"params": params}
+    with serve(settings(), found) as client:
+        response = client.post("/1/indexes/cities/query", json={**body, "query": "port"})
+    assert response.status_code == 200, response.text
+    (query,) = queries(found["cities"])
+    assert query.geo_sort == GeoSort(field="location", lat=48.85, lon=2.35)
+    assert query.sort == () and query.text == "port"
+
+
+def test_a_cached_distance_ranking_is_served_for_its_centre_only() -> None:
+    """With a cache, the same ranked search twice is one engine call; another centre is
+    another call (the key itself: ``test_response_cache``)."""
+    found = geo_engines()
+    with serve(settings(), found, FakeCache()) as client:
+        for centre in ("1,2", "1,2", "3,4"):
+            response = client.post("/1/indexes/cities/query", json={
+                "aroundLatLng": centre, "aroundRadius": "all"})
+            assert response.status_code == 200, response.text
+    assert [q.geo_sort for q in queries(found["cities"])] == [
+        GeoSort(field="location", lat=1, lon=2), GeoSort(field="location", lat=3, lon=4)]
 
 
 @pytest.mark.parametrize(("params", "named"), [
@@ -270,14 +306,19 @@ def test_bad_around_parameters_are_a_400_naming_them(params: dict[str, Any],
     assert queries(found["cities"]) == []
 
 
-def test_an_engine_without_geo_radius_refuses_naming_it() -> None:
+@pytest.mark.parametrize(("radius", "named"), [(1000, "aroundRadius"),
+                                               ("all", "aroundLatLng")])
+def test_an_engine_without_geo_radius_refuses_naming_it(radius: int | str, named: str) -> None:
+    """Without ``geo_radius`` an engine can neither filter nor rank by distance: with
+    ``aroundRadius: "all"`` the ranking alone is refused, never dropped."""
     found = {"cities": FakeEngine(name="plain", capabilities=Capabilities(geo_grid=True)),
              "towns": FakeEngine()}
     with serve(settings(), found) as client:
         response = client.post("/1/indexes/cities/query",
-                               json={"aroundLatLng": "1,2", "aroundRadius": 1000})
+                               json={"aroundLatLng": "1,2", "aroundRadius": radius})
     assert response.status_code == 400
-    assert response.json()["error"] == "aroundRadius is not supported by the plain engine"
+    assert response.json()["error"] == f"{named} is not supported by the plain engine"
+    assert queries(found["cities"]) == []
 
 
 # ---------------------------------------------------------------- multi-queries

@@ -18,6 +18,7 @@ from searchport.domain.errors import DocumentNotFound, InvalidQuery, SearchportE
 from searchport.domain.query import (
     AnyOf,
     FacetValuesQuery,
+    GeoSort,
     Negated,
     NotFilter,
     RangeFilter,
@@ -567,4 +568,20 @@ def test_groups_of_filters_make_different_entries() -> None:
         SearchQuery(filters=(big,)),
     ]
     keys = {cache.key("search", entry, [q, 1, 20]) for q in queries}
+    assert len(keys) == len(queries)
+
+
+def test_distance_rankings_make_different_entries() -> None:
+    """``geo_sort`` is in the key: no ranking, another centre or another field never share
+    an entry, with everything else (the Algolia params echo included) the same."""
+    cache = responses(FakeCache())
+    entry = catalog(EchoEngine()).get_entry("cities")
+    queries = [
+        SearchQuery(text="port"),
+        SearchQuery(text="port", geo_sort=GeoSort(field="location", lat=1, lon=2)),
+        SearchQuery(text="port", geo_sort=GeoSort(field="location", lat=2, lon=1)),
+        SearchQuery(text="port", geo_sort=GeoSort(field="location", lat=1, lon=2.5)),
+        SearchQuery(text="port", geo_sort=GeoSort(field="other", lat=1, lon=2)),
+    ]
+    keys = {cache.key("search", entry, ["algolia", q, "query=port"]) for q in queries}
     assert len(keys) == len(queries)

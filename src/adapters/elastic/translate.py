@@ -26,11 +26,13 @@ from typing import Any
 
 from searchport.adapters.elastic.fields import FieldCatalog
 from searchport.adapters.elastic.filters import all_of, filter_clause, nest
+from searchport.domain.errors import InvalidRequest
 from searchport.domain.query import (
     FacetValuesQuery,
     FieldWeight,
     GeoBounds,
     GeoGridSpec,
+    GeoSort,
     HistogramSpec,
     SearchQuery,
     filter_field,
@@ -142,7 +144,7 @@ def search_body(query: SearchQuery, catalog: FieldCatalog) -> Json:
     post_clauses = [c for clauses in post.values() for c in clauses]
     if post_clauses:
         body["post_filter"] = all_of(post_clauses)
-    if query.sort:
+    if query.sort or query.geo_sort is not None:
         body["sort"] = sort_clauses(query, catalog)
     if query.fields is not None:
         body["_source"] = list(query.fields)
@@ -237,7 +239,13 @@ def geo_grid_agg(spec: GeoGridSpec, fields: tuple[str, ...] | None,
 
 
 def sort_clauses(query: SearchQuery, catalog: FieldCatalog) -> list[Json]:
+    """The sort keys in priority order; a ``geo_sort`` first, then the keys or, when there
+    are none, relevance (``_score``, which a sort list otherwise leaves uncomputed)."""
     clauses: list[Json] = []
+    if query.geo_sort is not None:
+        clauses.append(geo_sort_clause(query.geo_sort, catalog))
+        if not query.sort:
+            clauses.append({"_score": {"order": "desc"}})
     for clause in query.sort:
         if clause.field == "_score":
             clauses.append({"_score": {"order": clause.order}})
@@ -248,6 +256,27 @@ def sort_clauses(query: SearchQuery, catalog: FieldCatalog) -> list[Json]:
             options["nested"] = {"path": path}
         clauses.append({catalog.exact(clause.field): options})
     return clauses
+
+
+# keys of a _geo_distance sort that are options, not the field: a field so named is refused
+GEO_SORT_OPTIONS = frozenset({"order", "unit", "mode", "distance_type", "nested",
+                              "ignore_unmapped", "validation_method", "nested_path",
+                              "nested_filter", "coerce", "ignore_malformed"})
+
+
+def geo_sort_clause(geo: GeoSort, catalog: FieldCatalog) -> Json:
+    """Closest first by arc (great-circle) distance in meters; of a field with several
+    points, the closest one (``mode: min``); a document without the field sorts last.
+    A field inside nested objects sorts by its closest nested object (``nested.path``)."""
+    if geo.field in GEO_SORT_OPTIONS:
+        raise InvalidRequest(f"Cannot sort by distance on a field named {geo.field!r}: "
+                             "Elasticsearch reads that name as an option of _geo_distance")
+    options: Json = {geo.field: {"lat": geo.lat, "lon": geo.lon}, "order": "asc",
+                     "unit": "m", "mode": "min", "distance_type": "arc"}
+    path = catalog.nested_path(geo.field)
+    if path is not None:
+        options["nested"] = {"path": path}
+    return {"_geo_distance": options}
 
 
 def highlight(query: SearchQuery) -> Json:

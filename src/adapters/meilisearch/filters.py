@@ -39,6 +39,7 @@ from searchport.domain.query import (
     ExistsFilter,
     Filter,
     GeoRadiusFilter,
+    GeoSort,
     Negated,
     NotFilter,
     RangeFilter,
@@ -215,11 +216,18 @@ def expressions(filters: Iterable[Filter], dates: frozenset[str] = frozenset()) 
     return [expression(f, dates) for f in filters]
 
 
-def sort_rules(clauses: Iterable[SortClause]) -> list[str]:
+def sort_rules(clauses: Iterable[SortClause], geo: GeoSort | None = None) -> list[str]:
     """``field:asc`` rules. Relevance is always part of Meilisearch's ranking (where the
     index's ``rankingRules`` put it), so ``_score`` descending needs no rule; ascending
-    relevance cannot be asked for."""
+    relevance cannot be asked for. A ``geo`` sort comes first: ``_geoPoint(lat,lng):asc``,
+    which reads the ``_geo`` field only (documents without it last); like every sort rule
+    it orders hits where the ``sort`` ranking rule sits (README)."""
     rules = []
+    if geo is not None:
+        if geo.field != GEO_FIELD:
+            raise UnsupportedFeature(
+                f"A distance sort on {geo.field!r} (only on the {GEO_FIELD} field)", ENGINE)
+        rules.append(f"_geoPoint({number(geo.lat)},{number(geo.lon)}):asc")
     for clause in clauses:
         if clause.field == "_score":
             if clause.order == "asc":

@@ -96,7 +96,7 @@ def search_plan(query: SearchQuery, uid: str, primary_key: str,
     faceted = tuple(dict.fromkeys([*query.facets, *query.stats]))
     if faceted:
         params["facets"] = list(faceted)
-    sort = sort_rules(query.sort)
+    sort = sort_rules(query.sort, query.geo_sort)
     if sort:
         params["sort"] = sort
     page, skip = window(query)

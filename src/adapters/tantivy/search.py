@@ -19,6 +19,7 @@ from searchport.adapters.tantivy.highlight import Highlighter, highlight_specs
 from searchport.adapters.tantivy.reader import OpenIndex
 from searchport.adapters.tantivy.schema import FieldSpec
 from searchport.adapters.tantivy.sorting import sorted_page
+from searchport.domain.errors import UnsupportedFeature
 from searchport.domain.query import FacetValuesQuery, SearchQuery, filter_field
 from searchport.domain.results import (
     EngineGeoCluster,
@@ -30,6 +31,8 @@ from searchport.domain.results import (
 
 
 def run_search(ix: OpenIndex, query: SearchQuery) -> EngineResult:
+    if query.geo_sort is not None:  # no distance sort in tantivy-py
+        raise UnsupportedFeature("aroundLatLng", "tantivy")
     match = ix.text.build(query.text, query.search_fields, query.prefix_last_word)
     filters = [ix.filters.translate(flt) for flt in query.filters]
     if query.geo_grid is not None:

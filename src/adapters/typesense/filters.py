@@ -119,7 +119,7 @@ def _on_field(f: TermFilter | RangeFilter | NotFilter | ExistsFilter | GeoRadius
                                  f"{info.type}")
         if negate:
             raise UnsupportedFeature(f"A negated geo radius on '{f.field}'", ENGINE)
-        return f"{info.name}:({_coordinate(f.lat)}, {_coordinate(f.lon)}, {_km(f.radius_m)} km)"
+        return f"{info.name}:({coordinate(f.lat)}, {coordinate(f.lon)}, {_km(f.radius_m)} km)"
     if info.type == "geopoint":
         raise UnsupportedFeature(f"A filter on the geopoint field '{f.field}'", ENGINE)
     if negate:  # the complement of "some value is one of" is "no value is one of"
@@ -145,7 +145,8 @@ def _on_field(f: TermFilter | RangeFilter | NotFilter | ExistsFilter | GeoRadius
     raise TypeError(f"unknown filter {f!r}")
 
 
-def _coordinate(value: float) -> str:
+def coordinate(value: float) -> str:
+    """A latitude or longitude in plain decimals, as Typesense reads it."""
     return format(Decimal(repr(float(value))), "f")  # never an exponent
 
 

@@ -110,6 +110,19 @@ class Schema:
             )
         return info
 
+    def geo_sortable(self, name: str) -> FieldInfo:
+        """A ``geopoint`` field marked sortable (Typesense's default for geopoints)."""
+        info = self.get(name, "sort by distance")
+        if info.type != "geopoint":
+            raise InvalidRequest(f"Cannot sort by distance on '{name}': it is not a geopoint "
+                                 f"field of the {ENGINE} collection")
+        if not info.sort:
+            raise InvalidRequest(
+                f"Cannot sort by distance on '{name}': the {ENGINE} collection schema does not "
+                "mark it as sortable (sort: true)"
+            )
+        return info
+
     def searchable(self, name: str) -> FieldInfo:
         info = self.get(name, "search")
         if info is ID_FIELD or not info.is_string or not info.index:

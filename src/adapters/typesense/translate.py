@@ -33,14 +33,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from searchport.adapters.typesense.filters import filter_by, number
-from searchport.adapters.typesense.schema import Schema
-from searchport.domain.errors import InvalidRequest
+from searchport.adapters.typesense.filters import coordinate, filter_by, number
+from searchport.adapters.typesense.schema import ENGINE, Schema
+from searchport.domain.errors import InvalidRequest, UnsupportedFeature
 from searchport.domain.query import FacetValuesQuery, FieldWeight, SearchQuery, filter_field
 
 Json = dict[str, Any]
 
 MAX_PER_PAGE = 250  # Typesense's largest page
+MAX_SORT_KEYS = 3  # "Only upto 3 sort fields are allowed." (0.24.1)
 MAX_WEIGHT = 15  # the largest weight Typesense 0.24 uses as given
 FACET_SCAN = 1000  # values of one facet read to match facet-value search text here
 DATE_SCAN = 10_000  # values of a date facet read at most to match facet-value search text
@@ -73,11 +74,9 @@ def search_plan(query: SearchQuery, schema: Schema, collection: str) -> SearchPl
     where = filter_by(query.filters, schema)
     if where:
         main["filter_by"] = where
-    if query.sort:
-        main["sort_by"] = ",".join(
-            f"{'_text_match' if c.field == '_score' else schema.sortable(c.field).name}:{c.order}"
-            for c in query.sort
-        )
+    keys = sort_keys(query, schema)
+    if keys:
+        main["sort_by"] = ",".join(keys)
     if query.fields is not None:
         main["include_fields"] = ",".join(dict.fromkeys(
             [*(f for f in query.fields if "," not in f), "id"]
@@ -104,6 +103,26 @@ def search_plan(query: SearchQuery, schema: Schema, collection: str) -> SearchPl
         searches.append(extra)
     return SearchPlan(searches=searches, facet_search=sources, skip=skip,
                       highlight_fields=frozenset(highlighted), facet_budget=budget)
+
+
+def sort_keys(query: SearchQuery, schema: Schema) -> list[str]:
+    """``sort_by`` keys: a ``geo_sort`` first (``field(lat, lng):asc``, closest first,
+    documents without the field last), then the sort keys, or relevance when there are none.
+    Typesense takes at most three keys: more is a 400 naming the engine, never a cut."""
+    keys = [
+        f"{'_text_match' if c.field == '_score' else schema.sortable(c.field).name}:{c.order}"
+        for c in query.sort
+    ]
+    geo = query.geo_sort
+    if geo is not None:
+        field = schema.geo_sortable(geo.field).name
+        nearest = f"{field}({coordinate(geo.lat)}, {coordinate(geo.lon)}):asc"
+        keys = [nearest, *(keys or ["_text_match:desc"])]
+    if len(keys) > MAX_SORT_KEYS:
+        raise UnsupportedFeature(
+            f"Sorting by {len(keys)} keys (at most {MAX_SORT_KEYS}; a distance sort from "
+            "aroundLatLng is one of them)", ENGINE)
+    return keys
 
 
 def text_params(query: SearchQuery, schema: Schema) -> Json:

@@ -45,6 +45,7 @@ from searchport.domain.query import (
     GeoGridSpec,
     GeoPoint,
     GeoRadiusFilter,
+    GeoSort,
     SearchQuery,
 )
 from searchport.domain.results import EngineResult, FacetValue, FieldStats, Hit
@@ -68,14 +69,18 @@ class Plan(msgspec.Struct, frozen=True, kw_only=True):
 def algolia_filters(values: dict[str, Any], entry: IndexEntry) -> tuple[Filter, ...]:
     """The filters of ``facetFilters``, ``numericFilters``, ``filters`` and the radius of
     ``aroundLatLng``/``aroundRadius``."""
+    radius, _ = around(entry, values)
+    return _listed_filters(values, entry) + ((radius,) if radius else ())
+
+
+def _listed_filters(values: dict[str, Any], entry: IndexEntry) -> tuple[Filter, ...]:
     cnf: Cnf = ()
     if values.get("facetFilters") not in (None, "", []):
         cnf += parse_facet_filters(values["facetFilters"])
     if values.get("numericFilters") not in (None, "", []):
         cnf += parse_numeric_filters(values["numericFilters"])
     cnf += parse_filters(ap.text(values, "filters"))
-    around = around_filter(entry, values)
-    return to_domain_filters(cnf, entry.fields.real) + ((around,) if around else ())
+    return to_domain_filters(cnf, entry.fields.real)
 
 
 def plan_search(entry: IndexEntry, values: dict[str, Any]) -> Plan:
@@ -107,14 +112,16 @@ def plan_search(entry: IndexEntry, values: dict[str, Any]) -> Plan:
                 ap.text(values, "highlightPostTag", DEFAULT_POST))
 
     facets = tuple(dict.fromkeys(fields.real_all(facet_names)))
+    radius, nearest = around(entry, values)
     query = SearchQuery(
         text=ap.text(values, "query"),
         offset=offset,
         limit=limit,
-        filters=algolia_filters(values, entry),
+        filters=_listed_filters(values, entry) + ((radius,) if radius else ()),
         facets=facets,
         # every value up to 100, for stats of untyped facets; maxValuesPerFacet cuts
         max_facet_values=MAX_FACET_VALUES,
+        geo_sort=nearest,
         stats=tuple(name for name in facets if fields.types.get(name) in NUMERIC),
         highlight=bool(highlighted) and limit > 0,
         highlight_fields=highlight_fields,
@@ -148,29 +155,42 @@ def _given(values: dict[str, Any], name: str) -> bool:
     return values.get(name) not in (None, "")
 
 
-def around_filter(entry: IndexEntry, values: dict[str, Any]) -> GeoRadiusFilter | None:
+def around(entry: IndexEntry, values: dict[str, Any]
+           ) -> tuple[GeoRadiusFilter | None, GeoSort | None]:
     """``aroundLatLng`` + ``aroundRadius`` (meters) as a radius filter on the handle's geo
-    field. Algolia ignores both when ``insideBoundingBox`` is given, and so does searchport;
-    ``aroundRadius: "all"`` filters nothing. Algolia would also rank by distance: searchport
-    ranks by relevance (README)."""
+    field, and Algolia's ranking by distance from ``aroundLatLng`` (closest first, then
+    relevance) as a ``GeoSort``, set with ``aroundRadius: "all"`` too (which filters
+    nothing). An engine without ``geo_radius`` can do neither: a 400 naming it. Algolia
+    ignores both parameters when ``insideBoundingBox`` is given, and so does searchport."""
     if ap.numbers(values, "insideBoundingBox"):
-        return None
+        return None, None
     radius = values.get("aroundRadius")
-    if isinstance(radius, str) and radius.strip() == "all":
-        return None
+    everywhere = isinstance(radius, str) and radius.strip() == "all"
     if not _given(values, "aroundLatLng"):
-        if _given(values, "aroundRadius"):
+        if _given(values, "aroundRadius") and not everywhere:
             raise InvalidRequest("aroundRadius needs aroundLatLng (aroundLatLngViaIP is not "
                                  "supported)")
-        return None
+        return None, None
     if not _given(values, "aroundRadius"):
         raise InvalidRequest("aroundLatLng without aroundRadius is not supported by "
                              "searchport (Algolia would pick a radius itself); give "
-                             "aroundRadius in meters, or use insideBoundingBox")
-    meters = ap.integer(values, "aroundRadius")
-    if meters is None or meters < 1:
+                             'aroundRadius in meters or "all", or use insideBoundingBox')
+    meters = None if everywhere else ap.integer(values, "aroundRadius")
+    if not everywhere and (meters is None or meters < 1):
         raise InvalidRequest('aroundRadius: must be an integer of meters >= 1, or "all"')
-    centre = values["aroundLatLng"]
+    lat, lng = _centre(values["aroundLatLng"])
+    engine = entry.engine
+    if not engine.capabilities.geo_radius:  # neither the radius nor the ranking by distance
+        raise UnsupportedFeature("aroundLatLng" if meters is None else "aroundRadius",
+                                 engine.name)
+    field = _geo_field(entry, "aroundLatLng")
+    nearest = GeoSort(field=field, lat=lat, lon=lng)
+    if meters is None:
+        return None, nearest
+    return GeoRadiusFilter(field=field, lat=lat, lon=lng, radius_m=meters), nearest
+
+
+def _centre(centre: Any) -> tuple[float, float]:
     if isinstance(centre, str):
         parts: list[Any] = centre.split(",")
     elif isinstance(centre, list):
@@ -183,11 +203,7 @@ def around_filter(entry: IndexEntry, values: dict[str, Any]) -> GeoRadiusFilter 
         raise InvalidRequest('aroundLatLng: must be "lat, lng"') from None
     if not (-90 <= lat <= 90 and -180 <= lng <= 180):
         raise InvalidRequest("aroundLatLng: latitude in [-90, 90], longitude in [-180, 180]")
-    engine = entry.engine
-    if not engine.capabilities.geo_radius:
-        raise UnsupportedFeature("aroundRadius", engine.name)
-    return GeoRadiusFilter(field=_geo_field(entry, "aroundLatLng"), lat=lat, lon=lng,
-                           radius_m=meters)
+    return lat, lng
 
 
 def _bounding_box(entry: IndexEntry, values: dict[str, Any]) -> GeoGridSpec | None:

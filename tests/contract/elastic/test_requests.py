@@ -19,7 +19,8 @@ import pytest
 
 from searchport.adapters.elastic import translate
 from searchport.adapters.elastic.fields import FieldCatalog
-from searchport.domain.query import AnyOf, Negated, SearchQuery, TermFilter
+from searchport.domain.errors import InvalidRequest
+from searchport.domain.query import AnyOf, GeoSort, Negated, SearchQuery, SortClause, TermFilter
 from tests.contract.elastic import es_answers as es
 from tests.contract.elastic.conftest import EngineDouble, EsApp, city_yaml
 
@@ -808,19 +809,29 @@ def test_algolia_facet_counts_follow_every_filter(cities: EsApp, double: EngineD
     assert body["size"] == 0
 
 
-@pytest.mark.parametrize(("fields", "clause"), [
+GEO_SORT = {"order": "asc", "unit": "m", "mode": "min", "distance_type": "arc"}
+
+
+@pytest.mark.parametrize(("fields", "clause", "nearest"), [
     ("      where: {field: location, type: geo_point}\n",
-     {"geo_distance": {"distance": "1500m", "location": {"lat": 48.85, "lon": 2.35}}}),
-    # a geo point inside nested objects: some landmark within the radius
+     {"geo_distance": {"distance": "1500m", "location": {"lat": 48.85, "lon": 2.35}}},
+     {"_geo_distance": {"location": {"lat": 48.85, "lon": 2.35}, **GEO_SORT}}),
+    # a geo point inside nested objects: some landmark within the radius, sorted by the
+    # closest landmark
     ("      spot: {field: landmarks.location, nestedPath: landmarks, type: geo_point}\n",
      {"nested": {"path": "landmarks", "query": {"geo_distance": {
-         "distance": "1500m", "landmarks.location": {"lat": 48.85, "lon": 2.35}}}}}),
+         "distance": "1500m", "landmarks.location": {"lat": 48.85, "lon": 2.35}}}}},
+     {"_geo_distance": {"landmarks.location": {"lat": 48.85, "lon": 2.35}, **GEO_SORT,
+                        "nested": {"path": "landmarks"}}}),
 ])
-def test_algolia_around_radius_is_a_geo_distance_filter(
-    engine: str, es_app: Callable[..., EsApp], fields: str, clause: dict[str, Any]
+def test_algolia_around_radius_is_a_geo_distance_filter_and_sort(
+    engine: str, es_app: Callable[..., EsApp], fields: str, clause: dict[str, Any],
+    nearest: dict[str, Any],
 ) -> None:
     """aroundLatLng + aroundRadius (meters): a geo_distance filter, arc distance (the
-    default), on the handle's one geo_point field, next to the other filters."""
+    default), on the handle's one geo_point field, next to the other filters; and the
+    hits closest first (``_geo_distance`` sort, arc distance, a document's closest point),
+    then by relevance (``_score``, which a sort list leaves uncomputed unless named)."""
     double = EngineDouble(engine)
     yaml = ("    fields:\n      region: {field: continent}\n" + fields)
     app = es_app(city_yaml(engine, fields=yaml), double)
@@ -835,4 +846,43 @@ def test_algolia_around_radius_is_a_geo_distance_filter(
         "query": {"bool": {"must": [MATCH_ALL], "filter": [
             {"term": {"continent": "Europe"}}, clause]}},
         "track_total_hits": True,
+        "sort": [nearest, {"_score": {"order": "desc"}}],
     }
+
+
+def test_algolia_around_radius_all_sorts_by_distance_without_a_filter(
+    engine: str, es_app: Callable[..., EsApp]
+) -> None:
+    """``aroundRadius: "all"``: no radius filter, still closest first (Algolia's geo
+    criterion comes before the words)."""
+    double = EngineDouble(engine)
+    yaml = "    fields:\n      where: {field: location, type: geo_point}\n"
+    app = es_app(city_yaml(engine, fields=yaml), double)
+    body = algolia_ok(app, double, {"aroundLatLng": "-33.9,151.2", "aroundRadius": "all",
+                                    "attributesToHighlight": []})
+    assert body["query"] == MATCH_ALL
+    assert body["sort"] == [
+        {"_geo_distance": {"location": {"lat": -33.9, "lon": 151.2}, **GEO_SORT}},
+        {"_score": {"order": "desc"}}]
+
+
+def test_a_geo_sort_comes_before_the_sort_keys() -> None:
+    """Closest first, then the sort keys in their order (relevance only when named)."""
+    query = SearchQuery(sort=(SortClause(field="population", order="desc"),
+                              SortClause(field="_score", order="desc")),
+                        geo_sort=GeoSort(field="location", lat=1.5, lon=-2))
+    assert translate.search_body(query, FieldCatalog())["sort"] == [
+        {"_geo_distance": {"location": {"lat": 1.5, "lon": -2}, **GEO_SORT}},
+        {"population": {"order": "desc"}},
+        {"_score": {"order": "desc"}},
+    ]
+
+
+@pytest.mark.parametrize("name", ["order", "unit", "mode", "nested", "distance_type"])
+def test_a_geo_sort_on_a_field_named_like_an_option_is_refused(name: str) -> None:
+    """``_geo_distance`` reads its options and the field from one object: a field named
+    like an option would be read as that option, so it is a 400, never a wrong sort."""
+    query = SearchQuery(geo_sort=GeoSort(field=name, lat=1, lon=2))
+    with pytest.raises(InvalidRequest) as caught:
+        translate.search_body(query, FieldCatalog())
+    assert repr(name) in str(caught.value)

@@ -15,7 +15,14 @@ from typing import Any
 import pytest
 
 from searchport.adapters.meilisearch import translate
-from searchport.domain.query import AnyOf, Negated, SearchQuery, TermFilter
+from searchport.domain.query import (
+    AnyOf,
+    GeoSort,
+    Negated,
+    SearchQuery,
+    SortClause,
+    TermFilter,
+)
 from tests.contract.meilisearch import meili_answers as ma
 from tests.contract.meilisearch.conftest import (
     FACET_SEARCH,
@@ -533,28 +540,50 @@ GEO_FIELDS = """\
 """
 
 
-def test_algolia_around_radius_is_a_geo_radius_expression(
+def test_algolia_around_radius_is_a_geo_radius_expression_and_a_geo_sort(
     double: MeiliDouble, meili_app: Callable[..., MeiliApp]
 ) -> None:
     """aroundLatLng + aroundRadius (meters): ``_geoRadius(lat, lng, meters)``, which reads
-    the reserved ``_geo`` field, next to the other filters."""
+    the reserved ``_geo`` field, next to the other filters; and closest first,
+    ``_geoPoint(lat,lng):asc`` (relevance needs no rule)."""
     books = meili_app(books_yaml(fields=GEO_FIELDS), double)
     body = algolia_ok(books, double, {"aroundLatLng": "48.85, -2.5", "aroundRadius": 1500,
                                       "facetFilters": ["kind:poetry"]})
     assert body["filter"] == ['genre = "poetry"', "_geoRadius(48.85, -2.5, 1500)"]
+    assert body["sort"] == ["_geoPoint(48.85,-2.5):asc"]
 
 
-def test_a_geo_radius_on_another_field_is_refused(
+def test_algolia_around_radius_all_is_a_geo_sort_alone(
     double: MeiliDouble, meili_app: Callable[..., MeiliApp]
 ) -> None:
-    """Meilisearch filters by distance on ``_geo`` only: any other geo_point field is a
-    400 naming it, and nothing is sent."""
+    books = meili_app(books_yaml(fields=GEO_FIELDS), double)
+    body = algolia_ok(books, double, {"aroundLatLng": [-33.9, 151.25], "aroundRadius": "all",
+                                      "query": "castle"})
+    assert "filter" not in body
+    assert body["sort"] == ["_geoPoint(-33.9,151.25):asc"]
+
+
+def test_a_geo_sort_comes_before_the_sort_keys() -> None:
+    query = SearchQuery(sort=(SortClause(field="year", order="desc"),
+                              SortClause(field="_score", order="desc")),
+                        geo_sort=GeoSort(field="_geo", lat=1.5, lon=-2))
+    body = translate.search_plan(query, "books", "id").body
+    assert body["sort"] == ["_geoPoint(1.5,-2):asc", "year:desc"]
+
+
+@pytest.mark.parametrize(("radius", "refused"), [(10, "A geo radius"),
+                                                 ("all", "A distance sort")])
+def test_a_geo_radius_or_sort_on_another_field_is_refused(
+    double: MeiliDouble, meili_app: Callable[..., MeiliApp], radius: int | str, refused: str
+) -> None:
+    """Meilisearch filters and sorts by distance on ``_geo`` only: any other geo_point
+    field is a 400 naming it, and nothing is sent."""
     fields = "    fields:\n      where: {field: location, type: geo_point}\n"
     books = meili_app(books_yaml(fields=fields), double)
     response = books.post("/1/indexes/books/query",
-                          json={"aroundLatLng": "1,2", "aroundRadius": 10})
+                          json={"aroundLatLng": "1,2", "aroundRadius": radius})
     assert response.status_code == 400
     assert response.json()["error"] == (
-        "A geo radius on 'location' (only on the _geo field) is not supported by the "
+        f"{refused} on 'location' (only on the _geo field) is not supported by the "
         "meilisearch engine")
     assert books.data_requests() == []
