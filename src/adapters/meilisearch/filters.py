@@ -17,11 +17,22 @@ members' expressions in parentheses joined by ``OR``; ``Negated`` is ``NOT (...)
 Meilisearch reads as the complement (documents without the attribute included, as its
 ``!=`` and ``NOT IN``).
 
+A range with both bounds is ``f low TO high``: Meilisearch reads it as one range over the
+field's values ("some value in [low, high]", both bounds included), as searchport means it
+for a field with several values. ``f >= low AND f <= high`` would be two conditions, each
+held by some value (``[1, 50]`` is in neither ``[10, 20]`` nor its ``TO``, but it is in that
+``AND``). ``TO`` has no strict form; Meilisearch compares numbers as doubles, so a strict
+bound is written as the next double inward (``> 10`` is ``>= 10.000000000000002``), which
+selects exactly the same values; past the largest double there is none, and such a range is
+refused. A range with one bound stays one comparison (``>``, ``>=``, ``<``, ``<=``), exact
+as it is.
+
 Meilisearch has no date type: dates are stored as Unix timestamps (seconds) and compared as
 numbers. On a field the config types ``date``, a written date in a filter is turned into
 the seconds it covers, as on the other engines (a date its whole day, a date-time its
-second): equality is ``f >= start AND f < end``, ``max`` is ``f < end``, ``not`` is ``NOT``
-of the equality. On any other field a date range is refused (its values may be strings).
+second): equality is ``f start TO <the double before end>``, ``max`` is ``f < end``, ``not``
+is ``NOT`` of the equality. On any other field a date range is refused (its values may be
+strings).
 """
 
 from __future__ import annotations
@@ -32,6 +43,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from datetime import UTC, date, datetime, time, timedelta
+from fractions import Fraction
 
 from searchport.domain.errors import InvalidRequest, UnsupportedFeature
 from searchport.domain.query import (
@@ -142,7 +154,8 @@ def _date_equality(name: str, values: Iterable[Scalar]) -> str:
         if found is None:
             exact.append(value)
         else:
-            parts.append(f"({name} >= {found[0]} AND {name} < {found[1]})")
+            end = _inward(name, found[1], upper=True)
+            parts.append(f"{name} {found[0]} TO {end}")
     if exact:
         parts.insert(0, f"{name} IN {_values(exact)}")
     return parts[0] if len(parts) == 1 else "(" + " OR ".join(parts) + ")"
@@ -155,6 +168,57 @@ def _date_bound(field: str, value: float | str, upper: bool, strict: bool = Fals
     if found is None:
         raise InvalidRequest(f"The bounds of {field!r} must be numbers or ISO-8601 dates")
     return f"< {found[1]}" if upper else f">= {found[0]}"
+
+
+def _inward(field: str, value: float, upper: bool) -> str:
+    """The double next to ``value`` inside a range it bounds strictly: the largest double
+    below it (``upper``) or the smallest above it, compared exactly (an integer past the
+    doubles' precision or range included)."""
+    exact = Fraction(value)
+    try:
+        near = float(value)
+    except OverflowError:
+        near = math.inf if exact > 0 else -math.inf
+    inward = -math.inf if upper else math.inf
+    if math.isinf(near) and (near > 0) == upper:  # past the largest double: it is inside
+        near = math.nextafter(near, inward)
+    while math.isfinite(near) and (Fraction(near) >= exact if upper else Fraction(near) <= exact):
+        near = math.nextafter(near, inward)
+    if not math.isfinite(near):
+        raise UnsupportedFeature(
+            f"A range on {field!r} strictly {'below' if upper else 'above'} {number(value)} "
+            "(no number lies beyond it)", ENGINE)
+    return number(near)
+
+
+def _inclusive(field: str, value: float | str, strict: bool, dated: bool, upper: bool) -> str:
+    """A bound of ``f low TO high``, where both bounds are included."""
+    if isinstance(value, str):
+        if not dated:
+            return _bound(field, value)  # a 400
+        found = span(value)
+        if found is None:
+            raise InvalidRequest(f"The bounds of {field!r} must be numbers or ISO-8601 dates")
+        return _inward(field, found[1], upper=True) if upper else str(found[0])
+    if strict:
+        return _inward(field, value, upper)
+    return number(value)
+
+
+def _range(name: str, f: RangeFilter, dated: bool) -> str:
+    field, low, high = f.field, f.min, f.max
+    if low is not None and high is not None:
+        return (f"{name} {_inclusive(field, low, f.min_exclusive, dated, upper=False)} TO "
+                f"{_inclusive(field, high, f.max_exclusive, dated, upper=True)}")
+    if low is not None:
+        if dated:
+            return f"{name} {_date_bound(field, low, False, f.min_exclusive)}"
+        return f"{name} {'>' if f.min_exclusive else '>='} {_bound(field, low)}"
+    if high is not None:
+        if dated:
+            return f"{name} {_date_bound(field, high, True, f.max_exclusive)}"
+        return f"{name} {'<' if f.max_exclusive else '<='} {_bound(field, high)}"
+    raise InvalidRequest(f"A range on {field!r} needs a bound")
 
 
 def expression(f: Filter, dates: frozenset[str] = frozenset()) -> str:
@@ -181,20 +245,8 @@ def _on_field(f: TermFilter | RangeFilter | NotFilter | ExistsFilter | GeoRadius
             return f"{name} = {literal(value)}"
         case TermFilter(values=values):
             return f"{name} IN {_values(values)}"
-        case RangeFilter(field=field, min=low, max=high) if dated:
-            parts = []
-            if low is not None:
-                parts.append(f"{name} {_date_bound(field, low, False, f.min_exclusive)}")
-            if high is not None:
-                parts.append(f"{name} {_date_bound(field, high, True, f.max_exclusive)}")
-            return " AND ".join(parts)
-        case RangeFilter(field=field, min=low, max=high):
-            parts = []
-            if low is not None:
-                parts.append(f"{name} {'>' if f.min_exclusive else '>='} {_bound(field, low)}")
-            if high is not None:
-                parts.append(f"{name} {'<' if f.max_exclusive else '<='} {_bound(field, high)}")
-            return " AND ".join(parts)
+        case RangeFilter():
+            return _range(name, f, dated)
         case NotFilter(values=values) if dated and any(isinstance(v, str) for v in values):
             return f"NOT {_date_equality(name, values)}"
         case NotFilter(values=values):

@@ -13,10 +13,19 @@ Meilisearch's own filter parser (``crates/filter-parser``) and its filter refere
 builder it checks. Any other ``OR`` is an ``AnyOf`` of its operands and any other ``NOT``
 a ``Negated`` (Meilisearch's ``NOT`` is the complement: documents without the attribute
 included), so precedence mistakes (a missing parenthesis) read back as another tree.
+
+A range is one condition: a comparison (one bound) or ``attribute low TO high``, which
+Meilisearch evaluates as one range over the attribute's values, both bounds included
+(``Condition::Between`` -> ``(Included(from), Included(to))`` in milli's filter, "the
+document ids for which the given field contains a value contained within the two bounds").
+Two comparisons joined by ``AND`` are two conditions, each held by some value of an array,
+so they are not read as a range (``Unreadable``). ``same`` accepts a strict bound written
+as the next double inward, since Meilisearch compares numbers as doubles.
 """
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -190,7 +199,11 @@ class Reader:
                 return ("not", ("in", name, self.values()))
             if self.keyword("EXISTS"):
                 return ("not", ("exists", name))
-        raise Unreadable(f"expected an operator at {self.pos}")
+            raise Unreadable(f"expected IN or EXISTS at {self.pos}")
+        low = self.value()
+        if not self.keyword("TO"):
+            raise Unreadable(f"expected an operator at {self.pos}")
+        return ("to", name, low, self.value())
 
     def values(self) -> list[Token]:
         if not self.symbol("["):
@@ -231,9 +244,8 @@ def _filter(node: Any) -> Filter:
             return NotFilter(field=name, values=tuple(scalar(t) for t in tokens))  # type: ignore[misc]
         case ("cmp", name, ">=" | "<=" | ">" | "<", token):
             return _range(name, [node])
-        case ("and", [("cmp", name, ">=" | ">", _), ("cmp", other, "<=" | "<", _)]) \
-                if name == other:
-            return _range(name, node[1])
+        case ("to", name, low, high):
+            return _range(name, [("cmp", name, ">=", low), ("cmp", name, "<=", high)])
         case ("and", [("exists", name), ("not", ("null", other))]) if name == other:
             return ExistsFilter(field=name, exists=True)
         case ("or", [("not", ("exists", name)), ("null", other)]) if name == other:
@@ -292,11 +304,64 @@ def same(expected: Filter, found: Filter) -> bool:
                 same_value(a, b) for a, b in zip(expected.values, found.values, strict=True)  # type: ignore[union-attr]
             )
         case RangeFilter():
-            return all(
-                (a is None and b is None) or (a is not None and same_value(a, b))
-                for a, b in ((expected.min, found.min), (expected.max, found.max))  # type: ignore[union-attr]
-            ) and (expected.min_exclusive, expected.max_exclusive) == (  # type: ignore[union-attr]
-                found.min_exclusive, found.max_exclusive)  # type: ignore[union-attr]
+            return _same_bound(expected.min, expected.min_exclusive,  # type: ignore[union-attr]
+                               found.min, found.min_exclusive, upper=False) and _same_bound(  # type: ignore[union-attr]
+                expected.max, expected.max_exclusive,  # type: ignore[union-attr]
+                found.max, found.max_exclusive, upper=True)  # type: ignore[union-attr]
         case ExistsFilter():
             return expected.exists == found.exists  # type: ignore[union-attr]
     return False
+
+
+def _same_bound(expected: Any, strict: bool, found: Any, found_strict: bool,
+                upper: bool) -> bool:
+    """The same bound: the same value and strictness, or a strict bound written inclusive as
+    the text of the nearest double inside it (the double the text reads as, whose
+    neighbour outward is on the bound's other side, compared exactly)."""
+    if expected is None or found is None:
+        return expected is None and found is None
+    if strict == found_strict:
+        return same_value(expected, found)
+    if found_strict or not isinstance(found, Fraction):
+        return False
+    written = float(found)  # the double Meilisearch reads (Python rounds it correctly too)
+    outward = math.nextafter(written, math.inf if upper else -math.inf)
+    bound = Fraction(expected)
+    if upper:
+        return Fraction(written) < bound <= Fraction(outward)
+    return Fraction(outward) <= bound < Fraction(written)
+
+
+# ---------------------------------------------------------------- Meilisearch's evaluation
+
+
+def selects(text: str, doc: dict[str, list[float]]) -> bool:
+    """Whether Meilisearch's filter ``text`` selects ``doc`` (numbers only), evaluated as
+    milli does: each condition holds when *some* value of the attribute satisfies it, bare
+    numbers are read as doubles, ``AND``/``OR``/``NOT`` combine the conditions' document
+    sets (``NOT``: every other document)."""
+    return _holds(Reader(text).expression(), doc)
+
+
+def _double(token: Token) -> float:
+    if token.quoted or not NUMBER.fullmatch(token.text):
+        raise Unreadable(f"not a number: {token.text!r}")
+    return float(token.text)  # correctly rounded, as Rust's f64 parse
+
+
+def _holds(node: Any, doc: dict[str, list[float]]) -> bool:
+    match node:
+        case ("and", parts):
+            return all(_holds(p, doc) for p in parts)
+        case ("or", parts):
+            return any(_holds(p, doc) for p in parts)
+        case ("not", inner):
+            return not _holds(inner, doc)
+        case ("to", name, low, high):
+            return any(_double(low) <= v <= _double(high) for v in doc.get(name, []))
+        case ("cmp", name, op, token):
+            bound = _double(token)
+            tests = {">": bound.__lt__, ">=": bound.__le__, "<": bound.__gt__,
+                     "<=": bound.__ge__, "=": bound.__eq__}
+            return any(tests[op](v) for v in doc.get(name, []))
+    raise Unreadable(f"not evaluated here: {node!r}")

@@ -160,7 +160,8 @@ def test_relevance_ascending_is_refused(books: MeiliApp, double: MeiliDouble) ->
     ({"price": [10.5, 4]}, ["price IN [10.5, 4]"]),
     ({"available": True}, ["available = true"]),
     ({"available": [False]}, ["available = false"]),
-    ({"when": {"min": 1900, "max": 1999.5}}, ["year >= 1900 AND year <= 1999.5"]),
+    # both bounds: one range over the values (TO, both included), not two conditions
+    ({"when": {"min": 1900, "max": 1999.5}}, ["year 1900 TO 1999.5"]),
     ({"when": {"min": -5}}, ["year >= -5"]),
     ({"price": {"max": 1e16}}, ["price <= 1e16"]),
     ({"kind": {"not": "fiction"}}, ['genre NOT IN ["fiction"]']),
@@ -220,20 +221,19 @@ def unix(*moment: int) -> int:
 
 
 @pytest.mark.parametrize(("filters", "expected"), [
+    # the end of a span is excluded: TO's upper bound is the double before it (as numbers,
+    # from Python's math.nextafter: 1580515200 is unix(2020, 2, 1))
     ({"when": {"min": "2020-01-01", "max": "2020-01-31"}},
-     [f"published >= {unix(2020, 1, 1)} AND published < {unix(2020, 2, 1)}"]),
+     [f"published {unix(2020, 1, 1)} TO 1580515199.9999998"]),
     ({"when": {"max": "2020-05-10T12:00:00+02:00"}},
      [f"published < {unix(2020, 5, 10, 10, 0, 1)}"]),
     ({"when": {"min": "2020-05-10T10:00:00.75"}}, [f"published >= {unix(2020, 5, 10, 10)}"]),
-    ({"when": {"min": 5, "max": 7.5}}, ["published >= 5 AND published <= 7.5"]),
-    ({"when": "2020-05-10"},
-     [f"(published >= {unix(2020, 5, 10)} AND published < {unix(2020, 5, 11)})"]),
+    ({"when": {"min": 5, "max": 7.5}}, ["published 5 TO 7.5"]),
+    ({"when": "2020-05-10"}, [f"published {unix(2020, 5, 10)} TO 1589155199.9999998"]),
     ({"when": ["2020-05-10T10:00:00Z", 42]},
-     [f"(published IN [42] OR (published >= {unix(2020, 5, 10, 10)} AND published < "
-      f"{unix(2020, 5, 10, 10, 0, 1)}))"]),
+     [f"(published IN [42] OR published {unix(2020, 5, 10, 10)} TO 1589104800.9999998)"]),
     ({"when": 42}, ["published = 42"]),
-    ({"when": {"not": "1969-12-31"}},
-     [f"NOT (published >= {unix(1969, 12, 31)} AND published < 0)"]),
+    ({"when": {"not": "1969-12-31"}}, [f"NOT published {unix(1969, 12, 31)} TO -5e-324"]),
     ({"when": {"not": [1, 2]}}, ["published NOT IN [1, 2]"]),
     ({"kind": "2020-05-10"}, ['genre = "2020-05-10"']),  # not a date field: a string
 ])
@@ -475,7 +475,7 @@ def test_algolia_strict_bounds_are_strict_comparisons(books: MeiliApp,
                                                       double: MeiliDouble) -> None:
     body = algolia_ok(books, double, {"numericFilters": ["when>1900", "when<2000.5"],
                                       "filters": "price:5 TO 10"})
-    assert body["filter"] == ["year > 1900", "year < 2000.5", "price >= 5 AND price <= 10"]
+    assert body["filter"] == ["year > 1900", "year < 2000.5", "price 5 TO 10"]
 
 
 def test_algolia_facet_counts_follow_every_filter(books: MeiliApp, double: MeiliDouble) -> None:
@@ -497,7 +497,7 @@ def test_algolia_ors_across_attributes_and_negations_are_or_and_not(
                    "AND (price < 5 OR price > 100) AND (NOT kind:a OR NOT kind:b)"})
     assert body["filter"] == [
         '(genre = "poetry") OR (year > 1900)',
-        "NOT (price >= 10 AND price <= 20)",
+        "NOT (price 10 TO 20)",
         "(price < 5) OR (price > 100)",
         '(genre NOT IN ["a"]) OR (genre NOT IN ["b"])',
     ]
