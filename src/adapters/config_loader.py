@@ -12,8 +12,7 @@ from typing import Any
 import msgspec
 import yaml
 
-from searchport.adapters.cache.redis import check_url
-from searchport.adapters.http_clients import EngineAddress
+from searchport.adapters.engine_address import EngineAddress
 from searchport.domain.config import CacheConfig, Config, ConfigError, FieldConfig, IndexConfig
 from searchport.domain.fields import METADATA_KEYS, alias_conflicts
 
@@ -153,6 +152,8 @@ def _cache(config: Config, data: dict[str, Any], environ: Mapping[str, str]) -> 
         config.cache, url=url, backend=config.cache.backend if named else "redis"
     )
     if cache.backend == "redis":
+        from searchport.adapters.redis_link import check_url  # redis-py only when used
+
         try:
             check_url(url)
         except ValueError as exc:  # before the server starts, so check and serve both say it

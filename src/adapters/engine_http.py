@@ -20,7 +20,8 @@ from typing import Any
 import httpx
 import msgspec
 
-from searchport.adapters.http_clients import EngineAddress, HttpClients
+from searchport.adapters.engine_address import EngineAddress
+from searchport.adapters.http_clients import HttpClients
 from searchport.adapters.resources import EngineResources
 from searchport.domain.config import ConfigError, IndexConfig
 from searchport.domain.errors import (

@@ -19,12 +19,11 @@ from __future__ import annotations
 
 import logging
 import ssl
-from urllib.parse import unquote, urlsplit, urlunsplit
 
 import httpx
 
-from searchport.adapters.aiohttp_transport import AiohttpTransport
 from searchport.adapters.circuit_breaker import CircuitBreaker, StateListener
+from searchport.adapters.engine_address import EngineAddress
 from searchport.adapters.resilience import CallPolicy, ResilientTransport
 from searchport.domain.config import ConfigError
 
@@ -34,35 +33,6 @@ logging.getLogger("httpcore").setLevel(logging.WARNING)
 
 MAX_CONNECTIONS = 64
 KEEPALIVE_SECONDS = 30.0
-
-
-class EngineAddress:
-    """An engine ``host`` split into the origin (pool key), a path prefix and any
-    credentials written into the URL (``https://user:pass@host``), which are taken out."""
-
-    def __init__(self, host: str) -> None:
-        host = host.strip()
-        if "://" not in host:  # "localhost:9200" means http://localhost:9200
-            host = f"http://{host}"
-        try:
-            parts = urlsplit(host)
-            parts.port  # noqa: B018 - a bad port raises here
-        except ValueError:
-            raise ConfigError("host: not a valid URL") from None
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ConfigError("host: not an http:// or https:// URL")
-        netloc = parts.hostname if ":" not in parts.hostname else f"[{parts.hostname}]"
-        if parts.port is not None:
-            netloc = f"{netloc}:{parts.port}"
-        self.origin = urlunsplit((parts.scheme, netloc, "", "", ""))
-        self.prefix = parts.path.rstrip("/")
-        # userinfo is percent-encoded in a URL (RFC 3986 3.2.1): "p%40ss" is "p@ss"
-        self.username = unquote(parts.username) if parts.username is not None else None
-        self.password = unquote(parts.password) if parts.password is not None else None
-        self.is_https = parts.scheme == "https"
-
-    def url(self, path: str) -> str:
-        return f"{self.origin}{self.prefix}{path}"
 
 
 class HttpClients:
@@ -117,7 +87,10 @@ class HttpClients:
             await transport.aclose()
 
 
-def _network(tls: ssl.SSLContext | bool) -> AiohttpTransport:
+def _network(tls: ssl.SSLContext | bool) -> httpx.AsyncBaseTransport:
+    # imported on first use: a config with only embedded indexes never loads aiohttp
+    from searchport.adapters.aiohttp_transport import AiohttpTransport
+
     return AiohttpTransport(tls=tls, max_connections=MAX_CONNECTIONS,
                             keepalive_seconds=KEEPALIVE_SECONDS)
 

@@ -11,12 +11,8 @@ from pathlib import Path
 
 from searchport import __version__
 from searchport.adapters.config_loader import load_config
-from searchport.adapters.http_clients import HttpClients
-from searchport.adapters.redis_link import redacted
-from searchport.adapters.resources import EngineResources
 from searchport.domain.config import Config, ConfigError
 from searchport.domain.errors import SearchportError
-from searchport.entrypoints.container import build_cache, make_engine
 
 
 def _config_path(flag: str | None) -> Path:
@@ -100,6 +96,12 @@ def cmd_index_build(args: argparse.Namespace) -> int:
 
 
 async def _check(config: Config, base_dir: Path) -> int:
+    # imported here, as in _check_cache: `serve`'s parent process only reads the config, and
+    # each of its forked workers imports what it runs (a smaller parent: less RSS in all)
+    from searchport.adapters.http_clients import HttpClients
+    from searchport.adapters.resources import EngineResources
+    from searchport.entrypoints.container import make_engine
+
     failures = 0
     resources = EngineResources(base_dir=base_dir, http=HttpClients())
     try:
@@ -125,6 +127,9 @@ async def _check(config: Config, base_dir: Path) -> int:
 
 async def _check_cache(config: Config) -> bool:
     """Whether the configured Redis answers (its address shown without credentials)."""
+    from searchport.adapters.redis_link import redacted
+    from searchport.entrypoints.container import build_cache
+
     cache = build_cache(config)
     try:
         status = await cache.probe()

@@ -11,11 +11,10 @@ from dependency_injector import containers, providers
 from searchport import __version__
 from searchport.adapters.cache.memory import MemoryCache
 from searchport.adapters.cache.null import NullCache
-from searchport.adapters.cache.redis import RedisCache
 from searchport.adapters.cache.two_tier import TwoTierCache
-from searchport.adapters.http_clients import EngineAddress, HttpClients
+from searchport.adapters.engine_address import EngineAddress
+from searchport.adapters.http_clients import HttpClients
 from searchport.adapters.rate_limit.memory import MemoryRateLimitStore
-from searchport.adapters.rate_limit.redis import RedisRateLimitStore
 from searchport.adapters.resilience import CallPolicy
 from searchport.adapters.resources import EngineResources
 from searchport.domain.catalog import Catalog, IndexEntry
@@ -105,6 +104,9 @@ def build_rate_limit_store(config: Config) -> RateLimitStore:
         return MemoryRateLimitStore()
     if not config.cache.url:
         raise ConfigError("rateLimit.store: redis needs cache.url (or REDIS_URL)")
+    # imported when used, as the engines are: redis-py costs startup time and memory
+    from searchport.adapters.rate_limit.redis import RedisRateLimitStore
+
     return RedisRateLimitStore(
         config.cache.url, prefix=config.cache.prefix, timeout=config.cache.timeout
     )
@@ -129,6 +131,8 @@ def build_cache(config: Config) -> CachePort:
         return memory
     if not settings.url:
         raise ConfigError("cache.url: required for backend redis (or set REDIS_URL)")
+    from searchport.adapters.cache.redis import RedisCache
+
     try:
         redis = RedisCache(settings.url, prefix=settings.prefix, timeout=settings.timeout)
     except ValueError as exc:  # redis-py's word on a malformed URL (it names no credential)

@@ -8,7 +8,7 @@ import base64
 import httpx
 
 from searchport.adapters.elastic.engine import Flavor
-from searchport.adapters.http_clients import EngineAddress
+from searchport.adapters.engine_address import EngineAddress
 from searchport.domain.config import IndexConfig
 
 

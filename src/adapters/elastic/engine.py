@@ -22,8 +22,8 @@ from searchport.adapters.elastic import parse, translate
 from searchport.adapters.elastic.fields import FieldCatalog
 from searchport.adapters.elastic.raw_query import check_features, scoped_body
 from searchport.adapters.elastic.transport import transport
+from searchport.adapters.engine_address import EngineAddress
 from searchport.adapters.engine_http import open_link
-from searchport.adapters.http_clients import EngineAddress
 from searchport.adapters.resources import EngineResources
 from searchport.domain.config import IndexConfig
 from searchport.domain.errors import InvalidQuery, SearchportError
