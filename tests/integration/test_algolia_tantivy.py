@@ -4,8 +4,10 @@ computed from the rows."""
 
 from __future__ import annotations
 
+import html
 import json
 import math
+import re
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -168,3 +170,60 @@ def test_ranking_by_distance_is_refused_naming_it_and_the_engine(
         "aroundLatLng": "48.85, 2.35", "aroundRadius": "all"}})
     assert response.status_code == 400
     assert response.json()["error"] == "aroundLatLng is not supported by the tantivy engine"
+
+
+# ---------------------------------------------------------------- snippets
+
+
+def castle_snippet(title: str, size: int) -> str:
+    """The expected snippet of a title for the query "castle", from the title alone: the
+    words of castle* marked, ``(size - 1) // 2`` words before the first, ``…`` where words
+    were left out, HTML-escaped (the default ``<em>`` tags are HTML)."""
+    words = title.split()
+    hit = [i for i, w in enumerate(words) if re.sub(r"\W", "", w).lower().startswith("castle")]
+    start = max(0, min(hit[0] - (size - 1) // 2, len(words) - size))
+    end = min(len(words), start + size)
+    shown = " ".join(f"<em>{html.escape(w)}</em>" if i in hit else html.escape(w)
+                     for i, w in enumerate(words) if start <= i < end)
+    return ("… " if start > 0 else "") + shown + (" …" if end < len(words) else "")
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 10])
+def test_snippets_are_windows_of_the_matched_words(client: TestClient[Any], rows: list[Row],
+                                                   size: int) -> None:
+    """``attributesToSnippet: ["title:N"]``: each hit's ``_snippetResult.title`` is N words
+    of its title around the first match; an attribute snippeted but not highlighted gets no
+    ``_highlightResult``."""
+    body = search(client, query="castle", attributesToSnippet=[f"title:{size}"],
+                  attributesToHighlight=["writer"], hitsPerPage=100)
+    expected = {r["id"] for r in rows if "castle" in r["title"].lower()}
+    assert {h["objectID"] for h in body["hits"]} == expected and len(expected) >= 4
+    for hit in body["hits"]:
+        assert hit["_snippetResult"] == {"title": {
+            "value": castle_snippet(hit["title"], size), "matchLevel": "full"}}
+        assert "title" not in hit["_highlightResult"]
+
+
+def test_snippet_ellipsis_text_tags_and_no_match(client: TestClient[Any],
+                                                 rows: list[Row]) -> None:
+    # writer: the public name of author (BOOK_FIELDS)
+    body = search(client, query="castle", attributesToSnippet=["title:1", "writer:2"],
+                  snippetEllipsisText="[…]", highlightPreTag="__ais-highlight__",
+                  highlightPostTag="__/ais-highlight__", hitsPerPage=100)
+    by_id = {r["id"]: r for r in rows}
+    otranto = next(h for h in body["hits"] if h["title"] == "The Castle of Otranto")
+    assert otranto["_snippetResult"]["title"] == {
+        "value": "[…] __ais-highlight__Castle__/ais-highlight__ […]", "matchLevel": "full"}
+    author = by_id[otranto["objectID"]]["author"]  # no match: its first two words
+    first_two = " ".join(author.split()[:2])
+    assert otranto["_snippetResult"]["writer"] == {
+        "value": first_two + (" […]" if len(author.split()) > 2 else ""), "matchLevel": "none"}
+    plain = search(client, query="castle", hitsPerPage=3)
+    assert all("_snippetResult" not in h for h in plain["hits"])
+
+
+def test_a_bad_snippet_size_is_a_400_naming_the_parameter(client: TestClient[Any]) -> None:
+    response = client.post("/1/indexes/books/query",
+                           json={"params": {"attributesToSnippet": ["title:0"]}})
+    assert response.status_code == 400
+    assert "attributesToSnippet" in response.json()["error"]

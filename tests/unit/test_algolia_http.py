@@ -458,3 +458,28 @@ def test_facets_stats_of_typed_numeric_facets_come_from_the_engine() -> None:
     assert bounds_only["facets_stats"] == {"pop": {"min": 0, "max": 250}}
     # ... unless the value counts hold every value: then they give all four exactly
     assert counted["facets_stats"] == {"pop": {"min": 5, "max": 10, "avg": 25 / 3, "sum": 25}}
+
+
+# ---------------------------------------------------------------- snippets
+
+
+def test_snippeted_attributes_are_highlighted_by_the_engine_and_snippeted() -> None:
+    """``attributesToSnippet`` asks the engine to highlight those attributes too (in real
+    names); the hits get ``_snippetResult`` (public names), and an attribute snippeted but
+    not in ``attributesToHighlight`` no ``_highlightResult``."""
+    found = engines()
+    with serve(settings(), found) as client:
+        body = client.post("/1/indexes/cities/query", json={
+            "query": "port", "attributesToHighlight": ["region"],
+            "attributesToSnippet": ["name:1"], "snippetEllipsisText": "..."}).json()
+        none = client.post("/1/indexes/cities/query", json={
+            "query": "port", "attributesToHighlight": [], "attributesToSnippet": []}).json()
+    first, second = queries(found["cities"])
+    assert (first.highlight, first.highlight_fields) == (True, ("continent", "name"))
+    assert second.highlight is False
+    hit = body["hits"][0]
+    assert hit["_snippetResult"] == {"name": {"value": "<em>Port</em> ...", "matchLevel": "full"}}
+    assert list(hit["_highlightResult"]) == ["region"]
+    assert body["hits"][1]["_snippetResult"] == {  # no match: the first word
+        "name": {"value": "Port ...", "matchLevel": "none"}}
+    assert all("_snippetResult" not in h for h in none["hits"])

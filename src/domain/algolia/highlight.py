@@ -64,13 +64,23 @@ def highlight_result(value: Any, fragments: list[str] | None, words: list[str],
     written = value if isinstance(value, str) else str(value)
     if not fragments or not any(MARK_OPEN in f for f in fragments):
         return HighlightResult(value=tags.plain(written), match_level="none", matched_words=[])
-    marked = [html.unescape(m).casefold() for f in fragments for m in _MARKED.findall(f)]
-    marked_words = {w.casefold() for m in marked for w in _WORD.findall(m)}
-    matched = [w for w in words if any(m == w or m.startswith(w) for m in marked_words)]
+    level, matched = match_of(fragments, words)
     outside = "".join(_MARKED.sub("", f) for f in fragments)
     return HighlightResult(
         value=" … ".join(tags.apply(f) for f in fragments),
-        match_level="full" if words and len(matched) == len(words) else "partial",
+        match_level=level,
         matched_words=matched,
         fully_highlighted=not html.unescape(outside).strip(),
     )
+
+
+def match_of(fragments: list[str] | None, words: list[str]
+             ) -> tuple[Literal["none", "partial", "full"], list[str]]:
+    """An attribute's match level and the query words its marks match (a marked word
+    that starts with a query word matches it: the last word is a prefix)."""
+    if not fragments or not any(MARK_OPEN in f for f in fragments):
+        return "none", []
+    marked = [html.unescape(m).casefold() for f in fragments for m in _MARKED.findall(f)]
+    marked_words = {w.casefold() for m in marked for w in _WORD.findall(m)}
+    matched = [w for w in words if any(m == w or m.startswith(w) for m in marked_words)]
+    return ("full" if words and len(matched) == len(words) else "partial"), matched

@@ -22,6 +22,7 @@ SUPPORTED = frozenset({
     "query", "page", "hitsPerPage", "facets", "facetFilters", "numericFilters", "filters",
     "attributesToRetrieve", "attributesToHighlight", "highlightPreTag", "highlightPostTag",
     "maxValuesPerFacet", "insideBoundingBox", "aroundLatLng", "aroundRadius",
+    "attributesToSnippet", "snippetEllipsisText",
     # facet-value search
     "facetQuery", "maxFacetHits", "facetName",
 })
@@ -34,12 +35,10 @@ IGNORED = frozenset({
 NO_OP_VALUES: dict[str, tuple[Any, ...]] = {
     "tagFilters": ("", [], None),
     "optionalFilters": ("", [], None),
-    "attributesToSnippet": ([], "", None),
     "distinct": (False, 0, "false", "0", None),
     "sortFacetValuesBy": ("count",),
     "advancedSyntax": (False, "false"),
     "sumOrFiltersScores": (False, "false"),
-    "snippetEllipsisText": ("", "…"),
     "restrictHighlightAndSnippetArrays": (False, "false"),
 }
 

@@ -34,6 +34,12 @@ from searchport.domain.algolia.highlight import (
     query_words,
 )
 from searchport.domain.algolia.responses import AlgoliaHit, AlgoliaResult, FacetStats
+from searchport.domain.algolia.snippet import (
+    DEFAULT_ELLIPSIS,
+    SnippetResult,
+    snippet_result,
+    snippet_sizes,
+)
 from searchport.domain.algolia.translate import to_domain_filters
 from searchport.domain.catalog import IndexEntry
 from searchport.domain.errors import InvalidRequest, UnsupportedFeature
@@ -64,6 +70,11 @@ class Plan(msgspec.Struct, frozen=True, kw_only=True):
     tags: Tags
     highlighted: tuple[str, ...]  # public names of the attributes given a _highlightResult
     max_values_per_facet: int  # values shown per facet; the engine is asked for 100 (stats)
+    # public name -> words, of the attributes given a _snippetResult
+    snippeted: tuple[tuple[str, int], ...] = ()
+    ellipsis: str = DEFAULT_ELLIPSIS
+    # highlighted by the engine for their snippet only: no _highlightResult
+    snippet_only: tuple[str, ...] = ()
 
 
 def algolia_filters(values: dict[str, Any], entry: IndexEntry) -> tuple[Filter, ...]:
@@ -101,13 +112,16 @@ def plan_search(entry: IndexEntry, values: dict[str, Any]) -> Plan:
 
     retrieve = ap.names(values, "attributesToRetrieve")
     chosen = None if retrieve is None or "*" in retrieve else fields.real_all(retrieve)
+    snippeted = _snippeted(entry, values)
     to_highlight = ap.names(values, "attributesToHighlight")
+    snippet_only: tuple[str, ...] = ()
     if to_highlight is None or "*" in to_highlight:
         highlighted = _searchable(entry)
         highlight_fields: tuple[str, ...] = ()
     else:
         highlighted = tuple(dict.fromkeys(to_highlight))
-        highlight_fields = fields.real_all(highlighted)
+        snippet_only = tuple(name for name in snippeted if name not in highlighted)
+        highlight_fields = fields.real_all((*highlighted, *snippet_only))
     tags = Tags(ap.text(values, "highlightPreTag", DEFAULT_PRE),
                 ap.text(values, "highlightPostTag", DEFAULT_POST))
 
@@ -123,7 +137,7 @@ def plan_search(entry: IndexEntry, values: dict[str, Any]) -> Plan:
         max_facet_values=MAX_FACET_VALUES,
         geo_sort=nearest,
         stats=tuple(name for name in facets if fields.types.get(name) in NUMERIC),
-        highlight=bool(highlighted) and limit > 0,
+        highlight=bool(highlighted or snippeted) and limit > 0,
         highlight_fields=highlight_fields,
         fields=chosen,
         search_fields=fields.configured_weights,
@@ -132,7 +146,20 @@ def plan_search(entry: IndexEntry, values: dict[str, Any]) -> Plan:
         disjunctive_facets=False,
     )
     return Plan(query=query, page=page, hits_per_page=per_page, tags=tags,
-                highlighted=highlighted, max_values_per_facet=max_values)
+                highlighted=highlighted, max_values_per_facet=max_values,
+                snippeted=tuple(snippeted.items()), snippet_only=snippet_only,
+                ellipsis=ap.text(values, "snippetEllipsisText", DEFAULT_ELLIPSIS))
+
+
+def _snippeted(entry: IndexEntry, values: dict[str, Any]) -> dict[str, int]:
+    """``attributesToSnippet`` as public name -> words; ``*`` is every searchable
+    attribute (an attribute also named keeps its own number)."""
+    sizes = snippet_sizes(ap.names(values, "attributesToSnippet") or [])
+    every = sizes.pop("*", None)
+    if every is not None:
+        for name in _searchable(entry):
+            sizes.setdefault(name, every)
+    return sizes
 
 
 def _searchable(entry: IndexEntry) -> tuple[str, ...]:
@@ -311,10 +338,20 @@ def _hit(fields: FieldMap, hit: Hit, plan: Plan, words: list[str]) -> AlgoliaHit
     highlights = fields.public_keys(hit.highlights)
     results: dict[str, HighlightResult] = {}
     for name in dict.fromkeys([*plan.highlighted, *highlights]):
-        if name not in document:
+        if name not in document or name in plan.snippet_only:
             continue
         entry = highlight_result(document[name], highlights.get(name), words, plan.tags)
         if entry is not None:
             results[name] = entry
     shaped["_highlightResult"] = results
+    snippets: dict[str, SnippetResult] = {}
+    for name, size in plan.snippeted:
+        if name not in document:
+            continue
+        snippet = snippet_result(document[name], highlights.get(name), words, plan.tags, size,
+                                 plan.ellipsis)
+        if snippet is not None:
+            snippets[name] = snippet
+    if snippets:
+        shaped["_snippetResult"] = snippets
     return shaped

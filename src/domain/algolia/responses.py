@@ -6,7 +6,7 @@ from typing import Any
 
 import msgspec
 
-AlgoliaHit = dict[str, Any]  # objectID, the document's fields, _highlightResult
+AlgoliaHit = dict[str, Any]  # objectID, the document's fields, _highlightResult, _snippetResult
 
 
 class FacetStats(msgspec.Struct, kw_only=True):
