@@ -189,6 +189,10 @@ def test_each_expression_is_one_filter_and_nothing_more(fs: list[Filter]) -> Non
     """Several filters are several expressions (a list Meilisearch ANDs): each one reads
     back whole, so no value can end its expression early or start another."""
     for f in fs:
+        if beyond_the_doubles(f):
+            with pytest.raises(UnsupportedFeature):
+                expression(f)
+            continue
         assert same(f, read(expression(f)))
 
 
