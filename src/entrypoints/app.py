@@ -7,7 +7,6 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from litestar import Litestar, Router
-from litestar.config.compression import CompressionConfig
 from litestar.config.cors import CORSConfig
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin, SwaggerRenderPlugin
@@ -17,6 +16,7 @@ from swagger_ui_bundle import swagger_ui_path
 
 from searchport import __version__
 from searchport.entrypoints.auth import bearer_auth
+from searchport.entrypoints.compression import Compression
 from searchport.entrypoints.container import Container
 from searchport.entrypoints.controllers.algolia_routes import AlgoliaController
 from searchport.entrypoints.controllers.field_routes import fields_route
@@ -149,13 +149,10 @@ def create_app(
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
         openapi_config=_openapi(auth),
         cors_config=_cors(config.cors_origins),
-        compression_config=CompressionConfig(
-            backend="brotli", brotli_gzip_fallback=True, gzip_compress_level=5, minimum_size=1024
-        ),
         request_max_body_size=config.limits.max_body_bytes,
         lifespan=[lifespan],
         logging_config=None,
         debug=False,
     )
     vary = (b"Authorization", b"Accept-Encoding") if auth else (b"Accept-Encoding",)
-    return RequestContext(app, vary=vary, observers=observers)
+    return RequestContext(Compression(app), vary=vary, observers=observers)
