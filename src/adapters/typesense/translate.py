@@ -108,16 +108,18 @@ def search_plan(query: SearchQuery, schema: Schema, collection: str) -> SearchPl
 def sort_keys(query: SearchQuery, schema: Schema) -> list[str]:
     """``sort_by`` keys: a ``geo_sort`` first (``field(lat, lng):asc``, closest first,
     documents without the field last), then the sort keys, or relevance when there are none.
-    Typesense takes at most three keys: more is a 400 naming the engine, never a cut."""
+    Typesense takes at most three keys: with a distance sort, more is a 400 naming the
+    engine here, never a cut (without one, Typesense's own 400 says so)."""
     keys = [
         f"{'_text_match' if c.field == '_score' else schema.sortable(c.field).name}:{c.order}"
         for c in query.sort
     ]
     geo = query.geo_sort
-    if geo is not None:
-        field = schema.geo_sortable(geo.field).name
-        nearest = f"{field}({coordinate(geo.lat)}, {coordinate(geo.lon)}):asc"
-        keys = [nearest, *(keys or ["_text_match:desc"])]
+    if geo is None:
+        return keys
+    field = schema.geo_sortable(geo.field).name
+    nearest = f"{field}({coordinate(geo.lat)}, {coordinate(geo.lon)}):asc"
+    keys = [nearest, *(keys or ["_text_match:desc"])]
     if len(keys) > MAX_SORT_KEYS:
         raise UnsupportedFeature(
             f"Sorting by {len(keys)} keys (at most {MAX_SORT_KEYS}; a distance sort from "
