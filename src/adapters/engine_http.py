@@ -9,18 +9,19 @@ sentence (``status_error``, DECISIONS.md, Errors).
 
 from __future__ import annotations
 
-import functools
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from http import HTTPStatus
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import httpx
 import msgspec
 
 from searchport.adapters.engine_address import EngineAddress
+from searchport.adapters.exchange import Answer
 from searchport.adapters.http_clients import HttpClients
 from searchport.adapters.resources import EngineResources
 from searchport.domain.config import ConfigError, IndexConfig
@@ -58,7 +59,7 @@ def open_link(handle: str, config: IndexConfig, resources: EngineResources) -> E
     if ca_bundle is not None:
         ca_bundle = str(resources.base_dir / Path(ca_bundle).expanduser())
     try:
-        resources.http.transport(address, verify=config.verify_tls, ca_bundle=ca_bundle)
+        resources.http.exchange(address, verify=config.verify_tls, ca_bundle=ca_bundle)
     except ConfigError as exc:
         raise ConfigError(f"{where}.{exc}") from None
     return EngineLink(address=address, http=resources.http, timeout=config.timeout,
@@ -120,26 +121,22 @@ class EngineHttp:
         read_error: ReadError,
         logger: logging.Logger,
         overloaded: tuple[int, ...] = (429,),
-        on_response: Callable[[httpx.Response], None] | None = None,
+        on_response: Callable[[Answer], None] | None = None,
     ) -> None:
         self.handle = handle
         self.engine = engine
         self.logger = logger
         self._missing = missing
         self._link = link
-        self._headers = httpx.Headers({"Accept": "application/json", **headers})
-        self._json_headers = httpx.Headers({**self._headers, "Content-Type": "application/json"})
-        # parsed URLs by path: parsing one costs more than the rest of building a request
-        self._url = functools.lru_cache(maxsize=256)(
-            lambda path: httpx.URL(link.address.url(path)))
-        self._timeout = {"timeout": httpx.Timeout(link.timeout).as_dict()}  # a request extension
+        self._headers = {"Accept": "application/json", **headers}
+        self._json_headers = {**self._headers, "Content-Type": "application/json"}
         self._read_error = read_error
         self._overloaded = overloaded
         self._on_response = on_response
 
     async def send(self, method: str, path: str, body: Any = None, *,
-                   params: Mapping[str, str] | None = None) -> httpx.Response:
-        """The engine's response, whatever its status; network failures raise
+                   params: Mapping[str, str] | None = None) -> Answer:
+        """The engine's answer, whatever its status; network failures raise
         ``EngineUnavailable`` or ``EngineTimeout``."""
         link = self._link
         headers = self._headers
@@ -147,13 +144,13 @@ class EngineHttp:
         if body is not None:
             content = msgspec.json.encode(body)
             headers = self._json_headers
-        transport = link.http.transport(link.address, verify=link.verify,
-                                        ca_bundle=link.ca_bundle)
-        request = httpx.Request(method, self._url(path), params=params,
-                                headers=headers, content=content, extensions=self._timeout)
+        url = link.address.url(path)
+        if params:
+            url = f"{url}?{urlencode(params)}"
+        exchange = link.http.exchange(link.address, verify=link.verify,
+                                      ca_bundle=link.ca_bundle)
         try:
-            response = await transport.handle_async_request(request)
-            await response.aread()  # already in memory (``ResilientTransport``): decodes it
+            answer = await exchange.exchange(method, url, headers, content, link.timeout)
         except httpx.TimeoutException:
             self.logger.warning("%s: %s %s timed out after %s s", self.handle, method, path,
                                 link.timeout)
@@ -164,9 +161,9 @@ class EngineHttp:
             self.logger.warning("%s: %s %s failed: %s", self.handle, method, path,
                                 type(exc).__name__)
             raise EngineUnavailable(f"The {self.engine} engine cannot be reached") from None
-        if self._on_response is not None and response.is_success:
-            self._on_response(response)
-        return response
+        if self._on_response is not None and answer.is_success:
+            self._on_response(answer)
+        return answer
 
     async def json(self, method: str, path: str, body: Any = None, *,
                    params: Mapping[str, str] | None = None) -> Any:
@@ -176,7 +173,7 @@ class EngineHttp:
             raise self.failure(method, path, response)
         return self.decode(response)
 
-    def decode(self, response: httpx.Response) -> Any:
+    def decode(self, response: Answer) -> Any:
         try:
             return msgspec.json.decode(response.content)
         except msgspec.DecodeError:
@@ -188,14 +185,14 @@ class EngineHttp:
         return EngineUnavailable(f"The {self.engine} engine sent an answer searchport cannot read")
 
     @staticmethod
-    def error_body(response: httpx.Response) -> Any:
+    def error_body(response: Answer) -> Any:
         """The decoded body of an error answer; ``None`` when it is not JSON."""
         try:
             return msgspec.json.decode(response.content)
         except msgspec.DecodeError:
             return None
 
-    def failure(self, method: str, path: str, response: httpx.Response) -> SearchportError:
+    def failure(self, method: str, path: str, response: Answer) -> SearchportError:
         """The domain error for a non-2xx answer, logged with the engine's reason."""
         status = response.status_code
         said = self._read_error(status, self.error_body(response))

@@ -1,18 +1,15 @@
-"""Pooled HTTP transports for the server engines: one per engine origin and TLS setting.
+"""Pooled HTTP exchanges for the server engines: one per engine origin and TLS setting.
 
 Handles that point at the same engine host share one connection pool (keep-alive, bounded);
 credentials and timeouts are per request, so each handle keeps its own. The composition root
 owns the pool and closes it after the engines.
 
-Engines send ``httpx.Request``s straight to the transport (``engine_http.py``): searchport
-needs none of ``httpx.AsyncClient``'s per-request work (cookie jar, auth and redirect
-flows, event hooks), which cost about a third of an engine exchange's CPU under load.
-
-The network under every client is ``AiohttpTransport`` (``aiohttp_transport.py``: httpx's
-API over aiohttp's pool, several times cheaper per exchange than httpcore's under load).
-Every client sends through ``ResilientTransport`` (``resilience.py``): the request's timeout
-is the budget of the whole call, and with a ``CallPolicy`` failed reads are retried and
-each origin gets a circuit breaker (``circuit_open(origin)``, ``on_circuit`` callbacks).
+The network under every engine is ``AiohttpExchange`` (``aiohttp_exchange.py``: aiohttp's
+pool, several times cheaper per exchange than httpcore's under load), or, in tests, any
+httpx transport (``HttpxExchange``). Every engine sends through ``ResilientExchange``
+(``resilience.py``): the call's timeout is the budget of the whole call, and with a
+``CallPolicy`` failed reads are retried and each origin gets a circuit breaker
+(``circuit_open(origin)``, ``on_circuit`` callbacks).
 """
 
 from __future__ import annotations
@@ -24,7 +21,8 @@ import httpx
 
 from searchport.adapters.circuit_breaker import CircuitBreaker, StateListener
 from searchport.adapters.engine_address import EngineAddress
-from searchport.adapters.resilience import CallPolicy, ResilientTransport
+from searchport.adapters.exchange import Exchange, HttpxExchange
+from searchport.adapters.resilience import CallPolicy, ResilientExchange
 from searchport.domain.config import ConfigError
 
 # httpx logs every request URL at INFO; searchport logs its own, credential-free lines.
@@ -36,7 +34,7 @@ KEEPALIVE_SECONDS = 30.0
 
 
 class HttpClients:
-    """Lazily created transports keyed by origin and TLS settings."""
+    """Lazily created exchanges keyed by origin and TLS settings."""
 
     def __init__(
         self,
@@ -45,53 +43,56 @@ class HttpClients:
         policy: CallPolicy | None = None,
         on_circuit: StateListener | None = None,
     ) -> None:
-        """``transport`` replaces the network for every client (contract tests);
+        """``transport`` (an httpx transport) replaces the network for every engine
+        (contract tests);
         ``policy``: retries and circuit breakers (none: one attempt, no breaker);
         ``on_circuit(origin, open)`` hears every breaker's state, starting closed."""
         self._transport = transport
         self._policy = policy
         self._on_circuit = on_circuit
-        self._transports: dict[tuple[str, bool, str | None], ResilientTransport] = {}
+        self._exchanges: dict[tuple[str, bool, str | None], ResilientExchange] = {}
         self._breakers: dict[str, CircuitBreaker] = {}
 
     def circuit_open(self, origin: str) -> bool:
         breaker = self._breakers.get(origin)
         return breaker is not None and breaker.is_open
 
-    def transport(
+    def exchange(
         self, address: EngineAddress, *, verify: bool = True, ca_bundle: str | None = None
-    ) -> httpx.AsyncBaseTransport:
+    ) -> Exchange:
         key = (address.origin, verify, ca_bundle)
-        transport = self._transports.get(key)
-        if transport is None:
+        exchange = self._exchanges.get(key)
+        if exchange is None:
             tls = _tls(verify, ca_bundle)  # a bad CA bundle is a config error, test or not
-            transport = self._resilient(address.origin, self._transport or _network(tls))
-            self._transports[key] = transport
-        return transport
+            network = (_network(tls) if self._transport is None
+                       else HttpxExchange(self._transport))
+            exchange = self._resilient(address.origin, network)
+            self._exchanges[key] = exchange
+        return exchange
 
-    def _resilient(self, origin: str, inner: httpx.AsyncBaseTransport) -> ResilientTransport:
+    def _resilient(self, origin: str, inner: Exchange) -> ResilientExchange:
         policy = self._policy
         if policy is None:
-            return ResilientTransport(inner)
+            return ResilientExchange(inner)
         breaker = self._breakers.get(origin)
         if breaker is None:
             breaker = CircuitBreaker(origin, threshold=policy.failures,
                                      cool_down=policy.cool_down, on_change=self._on_circuit)
             self._breakers[origin] = breaker
-        return ResilientTransport(inner, retries=policy.retries, backoff=policy.backoff,
+        return ResilientExchange(inner, retries=policy.retries, backoff=policy.backoff,
                                   breaker=breaker)
 
     async def aclose(self) -> None:
-        transports, self._transports = list(self._transports.values()), {}
-        for transport in transports:
-            await transport.aclose()
+        exchanges, self._exchanges = list(self._exchanges.values()), {}
+        for exchange in exchanges:
+            await exchange.aclose()
 
 
-def _network(tls: ssl.SSLContext | bool) -> httpx.AsyncBaseTransport:
+def _network(tls: ssl.SSLContext | bool) -> Exchange:
     # imported on first use: a config with only embedded indexes never loads aiohttp
-    from searchport.adapters.aiohttp_transport import AiohttpTransport
+    from searchport.adapters.aiohttp_exchange import AiohttpExchange
 
-    return AiohttpTransport(tls=tls, max_connections=MAX_CONNECTIONS,
+    return AiohttpExchange(tls=tls, max_connections=MAX_CONNECTIONS,
                             keepalive_seconds=KEEPALIVE_SECONDS)
 
 

@@ -1,11 +1,11 @@
-"""``ResilientTransport``: the httpx transport under every engine client.
+"""``ResilientExchange``: the ``Exchange`` (``exchange.py``) under every engine client.
 
 It gives each engine call (one HTTP exchange as an adapter sees it) three guarantees, so
 no engine adapter has to know about them:
 
-- **One time budget.** httpx's timeouts are per phase (a read timeout restarts with every
-  chunk), so an engine dripping its answer could hold a request forever. The request's own
-  timeout (the index's ``timeout``) becomes the budget of the whole call: connecting,
+- **One time budget.** Socket timeouts are per read (one restarts with every chunk), so an
+  engine dripping its answer could hold a request forever. The call's timeout (the
+  index's ``timeout``) becomes the budget of the whole call: connecting,
   waiting, reading the full body, and every retry. Past it the call raises ``CallTimeout``
   (an ``httpx.TimeoutException``, which the adapters turn into a 504).
 - **Bounded retries** with jittered exponential back-off, for failures that cannot have
@@ -16,9 +16,8 @@ no engine adapter has to know about them:
   on a network error, a timeout or a 5xx answer; while the circuit is open calls raise
   ``CircuitOpen``, an ``EngineUnavailable`` (502), without touching the network.
 
-The answer is read in full inside the budget and handed on as bytes, so a reset in the
-middle of a body fails here (``httpx.ReadError`` or ``RemoteProtocolError``, a 502) and a
-slow body cannot outlive the budget.
+The answer is read in full inside the budget, so a slow body cannot outlive it, and a
+reset in the middle of a body is a ``PartialAnswer`` (a 502, not retried).
 """
 
 from __future__ import annotations
@@ -26,12 +25,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 import httpx
 
 from searchport.adapters.circuit_breaker import CircuitBreaker
+from searchport.adapters.exchange import Answer, Exchange, PartialAnswer
 from searchport.domain.errors import EngineUnavailable
 
 logger = logging.getLogger("searchport.engines")
@@ -66,19 +67,16 @@ class CircuitOpen(EngineUnavailable):
         self.retry_in = retry_in
 
 
-class PartialAnswer(httpx.RemoteProtocolError):
-    """The answer's head arrived, then its body failed (reset, cut short): never retried,
-    since the engine may have done the work."""
-
-
 class CallTimeout(httpx.TimeoutException):
     """The whole call, retries included, took longer than its budget."""
 
 
-class ResilientTransport(httpx.AsyncBaseTransport):
+class ResilientExchange:
+    """An ``Exchange`` around another: the budget, the retries and the breaker."""
+
     def __init__(
         self,
-        inner: httpx.AsyncBaseTransport,
+        inner: Exchange,
         *,
         retries: int = 0,
         backoff: float = 0.1,
@@ -93,18 +91,17 @@ class ResilientTransport(httpx.AsyncBaseTransport):
         self._sleep = sleep
         self._jitter = jitter
 
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+    async def exchange(self, method: str, url: str, headers: Mapping[str, str],
+                       body: bytes | None, timeout: float) -> Answer:
         breaker = self._breaker
         if breaker is not None and not breaker.allow():
             raise CircuitOpen(breaker.retry_in())
-        budget = _budget(request)
         try:
             try:
-                async with asyncio.timeout(budget):
-                    response = await self._attempts(request, budget)
+                async with asyncio.timeout(timeout):
+                    answer = await self._attempts(method, url, headers, body, timeout)
             except TimeoutError:
-                raise CallTimeout(f"no complete answer within {budget:g} s",
-                                  request=request) from None
+                raise CallTimeout(f"no complete answer within {timeout:g} s") from None
         except httpx.TransportError:
             if breaker is not None:
                 breaker.failure()
@@ -114,22 +111,21 @@ class ResilientTransport(httpx.AsyncBaseTransport):
                 breaker.release()
             raise
         if breaker is not None:
-            if response.status_code >= 500:
+            if answer.status_code >= 500:
                 breaker.failure()
             else:
                 breaker.success()
-        return response
+        return answer
 
-    async def _attempts(self, request: httpx.Request, budget: float | None) -> httpx.Response:
+    async def _attempts(self, method: str, url: str, headers: Mapping[str, str],
+                        body: bytes | None, budget: float) -> Answer:
         loop = asyncio.get_running_loop()
         # the latest time a retry may start: its back-off over, a share of the budget left
-        deadline = None if budget is None else (
-            loop.time() + budget - max(MIN_ATTEMPT, budget * MIN_ATTEMPT_SHARE)
-        )
+        deadline = loop.time() + budget - max(MIN_ATTEMPT, budget * MIN_ATTEMPT_SHARE)
         attempt = 0
         while True:
             try:
-                response = await self._inner.handle_async_request(request)
+                answer = await self._inner.exchange(method, url, headers, body, budget)
             except PartialAnswer:
                 raise
             except RETRY_ERRORS as exc:
@@ -137,27 +133,26 @@ class ResilientTransport(httpx.AsyncBaseTransport):
                 if delay is None:
                     raise
                 logger.info("engine call %s %s failed (%s); retrying in %.2f s",
-                            request.method, request.url.path, type(exc).__name__, delay)
+                            method, _path(url), type(exc).__name__, delay)
             else:
                 delay = None
-                if response.status_code in RETRY_STATUSES:
+                if answer.status_code in RETRY_STATUSES:
                     delay = self._delay(attempt, deadline, loop.time())
                 if delay is None:
-                    return await _buffered(response)
-                await _discard(response)
+                    return answer
                 logger.info("engine call %s %s answered %s; retrying in %.2f s",
-                            request.method, request.url.path, response.status_code, delay)
+                            method, _path(url), answer.status_code, delay)
             await self._sleep(delay)
             attempt += 1
 
-    def _delay(self, attempt: int, deadline: float | None, now: float) -> float | None:
+    def _delay(self, attempt: int, deadline: float, now: float) -> float | None:
         """The back-off before retry ``attempt + 1``, or None when no retry may start
         (none left, or it would start after ``deadline``)."""
         if attempt >= self._retries:
             return None
         step = min(self._backoff * 2.0**attempt, MAX_BACKOFF)
         delay = step / 2 + self._jitter() * step / 2  # "equal jitter": spread, never zero
-        if deadline is not None and now + delay > deadline:
+        if now + delay > deadline:
             return None
         return delay
 
@@ -165,36 +160,6 @@ class ResilientTransport(httpx.AsyncBaseTransport):
         await self._inner.aclose()
 
 
-def _budget(request: httpx.Request) -> float | None:
-    """The request's timeout as one budget (httpx hands it over per phase)."""
-    timeout = request.extensions.get("timeout")
-    if not isinstance(timeout, dict):
-        return None
-    phases = [v for v in timeout.values() if isinstance(v, (int, float))]
-    return float(max(phases)) if phases else None
-
-
-async def _buffered(response: httpx.Response) -> httpx.Response:
-    """The same answer with its body read: still encoded, as the client expects it."""
-    if response.is_stream_consumed:  # built in memory (a test's transport)
-        return response
-    try:
-        raw = b"".join([chunk async for chunk in response.aiter_raw()])
-    finally:
-        await response.aclose()
-    extensions = {k: v for k, v in response.extensions.items() if k != "network_stream"}
-    return httpx.Response(response.status_code, headers=response.headers,
-                          stream=httpx.ByteStream(raw), extensions=extensions)
-
-
-async def _discard(response: httpx.Response) -> None:
-    """Read and drop an answer that will be retried (a read body keeps the connection)."""
-    if response.is_stream_consumed:
-        return
-    try:
-        async for _ in response.aiter_raw():
-            pass
-    except httpx.TransportError:
-        pass  # the retry is what counts
-    finally:
-        await response.aclose()
+def _path(url: str) -> str:
+    """The URL's path only, for log lines (never its query or credentials)."""
+    return urlsplit(url).path

@@ -17,9 +17,10 @@ import httpx
 import pytest
 from litestar.testing import TestClient
 
+from searchport.adapters.aiohttp_exchange import AiohttpExchange
 from searchport.adapters.circuit_breaker import CircuitBreaker
 from searchport.adapters.config_loader import parse_config
-from searchport.adapters.resilience import CircuitOpen, ResilientTransport
+from searchport.adapters.resilience import CircuitOpen, ResilientExchange
 from searchport.entrypoints.app import create_app
 from searchport.entrypoints.container import create_container
 from tests.misbehaving_upstream import (
@@ -257,22 +258,27 @@ def test_half_open_lets_exactly_one_probe_through(upstream: MisbehavingUpstream)
     breaker = CircuitBreaker("test", threshold=1, cool_down=5.0, clock=lambda: clock[0])
 
     async def run() -> list[int | str]:
-        transport = ResilientTransport(httpx.AsyncHTTPTransport(), breaker=breaker)
-        async with httpx.AsyncClient(transport=transport, timeout=5.0) as client:
+        # POST: aiohttp itself repeats an idempotent GET once on a dropped connection
+        network = AiohttpExchange(tls=True, max_connections=8, keepalive_seconds=30)
+        resilient = ResilientExchange(network, breaker=breaker)
+        url = f"{upstream.url}/cities/_search"
+        try:
             upstream.mode = "drop"
             with pytest.raises(httpx.RemoteProtocolError):
-                await client.get(f"{upstream.url}/cities/_search")
+                await resilient.exchange("POST", url, {}, b"{}", 5.0)
             assert breaker.is_open
             clock[0] = 6.0
             upstream.mode, upstream.delay = "slow", 0.3
 
             async def call() -> int | str:
                 try:
-                    return (await client.get(f"{upstream.url}/cities/_search")).status_code
+                    return (await resilient.exchange("POST", url, {}, b"{}", 5.0)).status_code
                 except CircuitOpen:
                     return "refused"
 
             return list(await asyncio.gather(*(call() for _ in range(5))))
+        finally:
+            await resilient.aclose()
 
     outcomes = asyncio.run(run())
     assert sorted(outcomes, key=str) == [200, "refused", "refused", "refused", "refused"]

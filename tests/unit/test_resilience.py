@@ -1,4 +1,4 @@
-"""The circuit breaker's states, the retry rules of ``ResilientTransport`` (over an
+"""The circuit breaker's states, the retry rules of ``ResilientExchange`` (over an
 in-memory transport) and the cached engine view behind ``/health``."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ import httpx
 import pytest
 
 from searchport.adapters.circuit_breaker import CircuitBreaker
-from searchport.adapters.resilience import CircuitOpen, ResilientTransport
+from searchport.adapters.exchange import Answer, HttpxExchange
+from searchport.adapters.resilience import CircuitOpen, ResilientExchange
 from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.config import IndexConfig
 from searchport.domain.engine_health import EngineHealth
@@ -77,7 +78,7 @@ def test_half_open_lets_one_probe_through_then_closes_or_opens_again() -> None:
 
 
 def transport(replies: list[Any], *, retries: int = 2, b: CircuitBreaker | None = None
-              ) -> tuple[ResilientTransport, list[httpx.Request]]:
+              ) -> tuple[ResilientExchange, list[httpx.Request]]:
     seen: list[httpx.Request] = []
 
     def handler(request: httpx.Request) -> httpx.Response:
@@ -90,16 +91,13 @@ def transport(replies: list[Any], *, retries: int = 2, b: CircuitBreaker | None 
     async def no_sleep(_: float) -> None:
         return None
 
-    return ResilientTransport(httpx.MockTransport(handler), retries=retries, backoff=0.01,
-                              breaker=b, sleep=no_sleep), seen
+    return ResilientExchange(HttpxExchange(httpx.MockTransport(handler)), retries=retries,
+                             backoff=0.01, breaker=b, sleep=no_sleep), seen
 
 
-def call(t: ResilientTransport, timeout: float = 5.0) -> httpx.Response:
-    async def run() -> httpx.Response:
-        async with httpx.AsyncClient(transport=t, timeout=timeout) as client:
-            return await client.post("http://es:9200/i/_search", json={"size": 0})
-
-    return asyncio.run(run())
+def call(t: ResilientExchange, timeout: float = 5.0) -> Answer:
+    return asyncio.run(t.exchange("POST", "http://es:9200/i/_search",
+                                  {"Content-Type": "application/json"}, b'{"size":0}', timeout))
 
 
 @pytest.mark.parametrize(("replies", "status", "attempts"), [

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import base64
 
-import httpx
-
 from searchport.adapters.elastic.engine import Flavor
 from searchport.adapters.engine_address import EngineAddress
+from searchport.adapters.exchange import Answer
 from searchport.domain.config import IndexConfig
 
 
@@ -32,7 +31,7 @@ def auth_headers(config: IndexConfig, address: EngineAddress) -> dict[str, str]:
     return user_credentials(config, address)
 
 
-def product_warning(response: httpx.Response) -> str | None:
+def product_warning(response: Answer) -> str | None:
     if response.headers.get("x-elastic-product") == "Elasticsearch":
         return None
     return ("the server does not identify itself as Elasticsearch 7.14 or later (no "

@@ -16,14 +16,13 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 from urllib.parse import quote
 
-import httpx
-
 from searchport.adapters.elastic import parse, translate
 from searchport.adapters.elastic.fields import FieldCatalog
 from searchport.adapters.elastic.raw_query import check_features, scoped_body
 from searchport.adapters.elastic.transport import transport
 from searchport.adapters.engine_address import EngineAddress
 from searchport.adapters.engine_http import open_link
+from searchport.adapters.exchange import Answer
 from searchport.adapters.resources import EngineResources
 from searchport.domain.config import IndexConfig
 from searchport.domain.errors import InvalidQuery, SearchportError
@@ -47,7 +46,7 @@ class Flavor:
 
     name: str
     auth_headers: Callable[[IndexConfig, EngineAddress], dict[str, str]]
-    product_warning: Callable[[httpx.Response], str | None]
+    product_warning: Callable[[Answer], str | None]
 
 
 class ElasticCompatEngine:
@@ -175,7 +174,7 @@ class ElasticCompatEngine:
             logger.warning("%s: unexpected answer shape: %s", self._handle, exc)
             raise self._transport.unreadable() from None
 
-    def _check_product(self, response: httpx.Response) -> None:
+    def _check_product(self, response: Answer) -> None:
         if self._product_checked:
             return
         self._product_checked = True

@@ -3,13 +3,12 @@
 
 from __future__ import annotations
 
-import httpx
-
 from searchport.adapters.elastic.elasticsearch import user_credentials
 from searchport.adapters.elastic.engine import Flavor
+from searchport.adapters.exchange import Answer
 
 
-def product_warning(response: httpx.Response) -> str | None:
+def product_warning(response: Answer) -> str | None:
     if "x-elastic-product" not in response.headers:
         return None
     return "the server identifies itself as Elasticsearch; set engine: elasticsearch"

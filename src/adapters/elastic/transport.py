@@ -8,10 +8,9 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
-import httpx
-
 from searchport.adapters.elastic.parse import error_reason, error_type
 from searchport.adapters.engine_http import EngineError, EngineHttp, EngineLink, folded
+from searchport.adapters.exchange import Answer
 
 logger = logging.getLogger("searchport.elastic")
 
@@ -21,7 +20,7 @@ def read_error(status: int, answer: Any) -> EngineError:
 
 
 def transport(*, handle: str, engine: str, link: EngineLink, headers: Mapping[str, str],
-              on_response: Callable[[httpx.Response], None]) -> EngineHttp:
+              on_response: Callable[[Answer], None]) -> EngineHttp:
     """``engine`` is the product's name (elasticsearch, opensearch)."""
     return EngineHttp(handle=handle, engine=engine, missing="index", link=link,
                       headers=headers, read_error=read_error, logger=logger,

@@ -1,13 +1,12 @@
-"""``AiohttpTransport``: the network under the engine clients, httpx's transport interface
-over aiohttp's client.
+"""``AiohttpExchange``: the network under the engine clients, an ``Exchange`` over aiohttp's
+client.
 
-Why not httpx's own: httpcore 1.0's connection pool walks every pooled connection twice per
-request (with a ``poll()`` and a ``getpeername()`` on each idle socket) and wakes queued
-requests that then lose the race, so with 32 requests in flight one exchange cost about
-2 ms of CPU, against 0.1 ms through aiohttp's pool and C HTTP parser (bench/RESULTS.md,
-"Performance"). httpx stays the API above it: clients, ``MockTransport`` in tests and
-``ResilientTransport``, which reads failures as httpx's exceptions, so aiohttp's are mapped
-to the httpx exception httpcore raises for the same failure (``FAILURES``).
+Why aiohttp and not httpx's own transport: httpcore 1.0's connection pool walks every pooled
+connection twice per request (with a ``poll()`` and a ``getpeername()`` on each idle socket)
+and wakes queued requests that then lose the race, so with 32 requests in flight one
+exchange cost about 2 ms of CPU, against 0.1 ms through aiohttp's pool and C HTTP parser
+(bench/RESULTS.md, "Performance"). Failures are raised as the httpx exception httpcore
+raises for the same failure (``FAILURES``): ``ResilientExchange`` retries by those types.
 """
 
 from __future__ import annotations
@@ -15,12 +14,13 @@ from __future__ import annotations
 import asyncio
 import functools
 import ssl
+from collections.abc import Mapping
 
 import aiohttp
 import httpx
 import yarl
 
-from searchport.adapters.resilience import PartialAnswer
+from searchport.adapters.exchange import Answer, PartialAnswer
 
 # first match wins: the timeouts are also connection errors, the connector errors OS errors
 FAILURES: tuple[tuple[type[BaseException], type[httpx.TransportError]], ...] = (
@@ -32,16 +32,12 @@ FAILURES: tuple[tuple[type[BaseException], type[httpx.TransportError]], ...] = (
     (aiohttp.ClientResponseError, httpx.RemoteProtocolError),  # not HTTP
     (aiohttp.ClientConnectionError, httpx.ReadError),  # reset, other socket errors
 )
-# httpx computed these for its own wire format; aiohttp writes them itself
-DROPPED_HEADERS = frozenset({"content-length", "transfer-encoding"})
-# the answer's framing: aiohttp has undone it (the body is read whole and decompressed)
-FRAMING_HEADERS = frozenset({b"content-length", b"transfer-encoding", b"content-encoding"})
 
 
-def _as_httpx(exc: BaseException, request: httpx.Request) -> httpx.TransportError:
+def _as_httpx(exc: BaseException) -> httpx.TransportError:
     mapped = next((m for failure, m in FAILURES if isinstance(exc, failure)),
                   httpx.TransportError)
-    return mapped(f"{type(exc).__name__}: {exc}", request=request)
+    return mapped(f"{type(exc).__name__}: {exc}")
 
 
 # parsed once: engines are asked the same few URLs and timeouts over and over
@@ -49,11 +45,11 @@ _yarl = functools.lru_cache(maxsize=256)(yarl.URL)
 
 
 @functools.lru_cache(maxsize=64)
-def _timeout(connect: float | None, read: float | None) -> aiohttp.ClientTimeout:
-    return aiohttp.ClientTimeout(total=None, sock_connect=connect, sock_read=read)
+def _timeout(seconds: float) -> aiohttp.ClientTimeout:
+    return aiohttp.ClientTimeout(total=None, sock_connect=seconds, sock_read=seconds)
 
 
-class AiohttpTransport(httpx.AsyncBaseTransport):
+class AiohttpExchange:
     """One aiohttp session (and connection pool) per event loop, opened on first use."""
 
     def __init__(self, *, tls: ssl.SSLContext | bool, max_connections: int,
@@ -75,31 +71,26 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
             self._session, self._loop = session, loop
         return session
 
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        """The whole answer, read and decompressed in memory (an ``httpx.Response`` whose
-        ``content`` is ready); a failure after its head is a ``PartialAnswer``."""
-        timeout = request.extensions.get("timeout") or {}
-        headers = [(k, v) for k, v in request.headers.multi_items()
-                   if k.lower() not in DROPPED_HEADERS]
+    async def exchange(self, method: str, url: str, headers: Mapping[str, str],
+                       body: bytes | None, timeout: float) -> Answer:
+        """The whole answer, read and decompressed; a failure after its head is a
+        ``PartialAnswer``."""
         try:
             response = await self._session_here().request(
-                request.method, _yarl(str(request.url)), headers=headers,
-                data=await request.aread() or None, allow_redirects=False,
-                timeout=_timeout(timeout.get("connect"), timeout.get("read")),
+                method, _yarl(url), headers=headers, data=body, allow_redirects=False,
+                timeout=_timeout(timeout),
             )
         except (TimeoutError, aiohttp.ClientError) as exc:
-            raise _as_httpx(exc, request) from exc
+            raise _as_httpx(exc) from exc
         try:
-            body = await response.read()
+            content = await response.read()
         except TimeoutError as exc:
-            raise _as_httpx(exc, request) from exc
+            raise _as_httpx(exc) from exc
         except aiohttp.ClientError as exc:
-            raise PartialAnswer(f"{type(exc).__name__}: {exc}", request=request) from exc
+            raise PartialAnswer(f"{type(exc).__name__}: {exc}") from exc
         finally:
             response.release()
-        kept = [(k, v) for k, v in response.raw_headers if k.lower() not in FRAMING_HEADERS]
-        return httpx.Response(response.status, headers=kept, content=body, request=request,
-                              extensions={"http_version": b"HTTP/1.1"})
+        return Answer(response.status, response.headers, content)
 
     async def aclose(self) -> None:
         session, self._session = self._session, None
