@@ -227,3 +227,29 @@ def test_a_bad_snippet_size_is_a_400_naming_the_parameter(client: TestClient[Any
                            json={"params": {"attributesToSnippet": ["title:0"]}})
     assert response.status_code == 400
     assert "attributesToSnippet" in response.json()["error"]
+
+
+def test_rendering_content_orders_the_handles_default_facets(client: TestClient[Any]) -> None:
+    """InstantSearch's dynamicWidgets render the facets ``renderingContent`` names, in its
+    order: the handle's ``defaults.facets``, values by count (as ``facets`` are)."""
+    body = search(client, query="", hitsPerPage=0)
+    assert body["renderingContent"] == {"facetOrdering": {
+        "facets": {"order": ["genre", "language"]},
+        "values": {"genre": {"sortRemainingBy": "count"},
+                   "language": {"sortRemainingBy": "count"}},
+    }}
+    multi = client.post("/1/indexes/*/queries", json={"requests": [
+        {"indexName": "books", "params": "query=&hitsPerPage=0"}]})
+    assert multi.status_code == 200
+    assert multi.json()["results"][0]["renderingContent"] == body["renderingContent"]
+
+
+def test_no_rendering_content_without_default_facets() -> None:
+    from searchport.domain.algolia.responses import AlgoliaResult, rendering_content
+
+    assert rendering_content([]) is msgspec.UNSET
+    result = AlgoliaResult(hits=[], nb_hits=0, nb_pages=0, page=0, hits_per_page=0, facets={},
+                           exhaustive_nb_hits=True, exhaustive_facets_count=True,
+                           processing_time_ms=0, query="", params="", index="books",
+                           rendering_content=rendering_content([]))
+    assert "renderingContent" not in msgspec.json.decode(msgspec.json.encode(result))

@@ -33,7 +33,12 @@ from searchport.domain.algolia.highlight import (
     highlight_result,
     query_words,
 )
-from searchport.domain.algolia.responses import AlgoliaHit, AlgoliaResult, FacetStats
+from searchport.domain.algolia.responses import (
+    AlgoliaHit,
+    AlgoliaResult,
+    FacetStats,
+    rendering_content,
+)
 from searchport.domain.algolia.snippet import (
     DEFAULT_ELLIPSIS,
     SnippetResult,
@@ -293,6 +298,7 @@ def shape_result(entry: IndexEntry, plan: Plan, result: EngineResult, raw: ap.Ra
         query=plan.query.text,
         params=raw.encoded,
         index=entry.handle,
+        rendering_content=rendering_content(entry.config.defaults.facets),
     )
 
 

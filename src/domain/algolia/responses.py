@@ -35,6 +35,20 @@ class AlgoliaResult(msgspec.Struct, kw_only=True):
     query: str
     params: str
     index: str
+    # the handle's defaults.facets as Algolia's facet ordering (InstantSearch's
+    # dynamicWidgets render the facets it names, in its order); unset without defaults
+    rendering_content: dict[str, Any] | msgspec.UnsetType = msgspec.field(
+        name="renderingContent", default=msgspec.UNSET)
+
+
+def rendering_content(facets: tuple[str, ...] | list[str]) -> dict[str, Any] | msgspec.UnsetType:
+    """Algolia's ``renderingContent`` for facets shown in this order, values by count."""
+    if not facets:
+        return msgspec.UNSET
+    return {"facetOrdering": {
+        "facets": {"order": list(facets)},
+        "values": {name: {"sortRemainingBy": "count"} for name in facets},
+    }}
 
 
 class FacetHit(msgspec.Struct, kw_only=True):
