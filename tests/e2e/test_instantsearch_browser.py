@@ -445,3 +445,23 @@ def test_a_wrong_api_key_is_refused(
     # makes it a DetailedApiError, the client's subclass of ApiError
     expect(page.locator("#error")).to_have_text("DetailedApiError 401: Unauthorized")
     expect(page.locator("#hits article.hit")).to_have_count(0)
+
+
+def test_dynamic_widgets_show_the_handles_default_facets_in_order(
+    page: Page, page_origin: str, open_server: Server, rows: list[Row]
+) -> None:
+    """``renderingContent.facetOrdering`` names the handle's ``defaults.facets`` (region,
+    then country): dynamicWidgets renders one list each, in that order, with its counts."""
+    open_page(page, page_origin, open_server, len(rows), dynamic="1")
+    lists = page.locator("#dynamic .ais-RefinementList")
+    expect(lists).to_have_count(2)
+    regions = Counter(r["continent"] for r in rows)
+    countries = Counter(r["country"] for r in rows)
+    expect(lists.nth(0).locator(".ais-RefinementList-item")).to_have_text(list_items(regions))
+    expect(lists.nth(1).locator(".ais-RefinementList-item")).to_have_text(list_items(countries))
+    # and they refine: a region narrows the hits and the country list
+    lists.nth(0).locator('input.ais-RefinementList-checkbox[value="Oceania"]').click()
+    oceania = [r for r in rows if r["continent"] == "Oceania"]
+    expect(page.locator(STATS)).to_have_text(stats_text(len(oceania)))
+    expect(lists.nth(1).locator(".ais-RefinementList-item")).to_have_text(
+        list_items(Counter(r["country"] for r in oceania)))

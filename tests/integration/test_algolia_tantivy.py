@@ -231,13 +231,11 @@ def test_a_bad_snippet_size_is_a_400_naming_the_parameter(client: TestClient[Any
 
 def test_rendering_content_orders_the_handles_default_facets(client: TestClient[Any]) -> None:
     """InstantSearch's dynamicWidgets render the facets ``renderingContent`` names, in its
-    order: the handle's ``defaults.facets``, values by count (as ``facets`` are)."""
+    order: the handle's ``defaults.facets``. No value ordering, which would override the
+    widgets' own (refined values first)."""
     body = search(client, query="", hitsPerPage=0)
     assert body["renderingContent"] == {"facetOrdering": {
-        "facets": {"order": ["genre", "language"]},
-        "values": {"genre": {"sortRemainingBy": "count"},
-                   "language": {"sortRemainingBy": "count"}},
-    }}
+        "facets": {"order": ["genre", "language"]}}}
     multi = client.post("/1/indexes/*/queries", json={"requests": [
         {"indexName": "books", "params": "query=&hitsPerPage=0"}]})
     assert multi.status_code == 200

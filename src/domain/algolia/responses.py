@@ -42,13 +42,11 @@ class AlgoliaResult(msgspec.Struct, kw_only=True):
 
 
 def rendering_content(facets: tuple[str, ...] | list[str]) -> dict[str, Any] | msgspec.UnsetType:
-    """Algolia's ``renderingContent`` for facets shown in this order, values by count."""
+    """Algolia's ``renderingContent`` for facets shown in this order. No ``values``
+    ordering: with one, InstantSearch's lists would stop putting refined values first."""
     if not facets:
         return msgspec.UNSET
-    return {"facetOrdering": {
-        "facets": {"order": list(facets)},
-        "values": {name: {"sortRemainingBy": "count"} for name in facets},
-    }}
+    return {"facetOrdering": {"facets": {"order": list(facets)}}}
 
 
 class FacetHit(msgspec.Struct, kw_only=True):

@@ -1,5 +1,6 @@
 // The page's settings come from its URL: ?host=127.0.0.1:<port>&index=<handle>
-// [&apiKey=<searchport token>][&authMode=WithinHeaders|WithinQueryParameters].
+// [&apiKey=<searchport token>][&authMode=WithinHeaders|WithinQueryParameters]
+// [&dynamic=1: the facet lists come from dynamicWidgets, i.e. from renderingContent].
 "use strict";
 
 const settings = new URLSearchParams(window.location.search);
@@ -9,8 +10,8 @@ const searchClient = liteClient("searchport-e2e", settings.get("apiKey") || "no-
   authMode: settings.get("authMode") || "WithinQueryParameters",
 });
 
-const { configure, searchBox, stats, hits, refinementList, rangeSlider, rangeInput, pagination } =
-  instantsearch.widgets;
+const { configure, searchBox, stats, hits, refinementList, rangeSlider, rangeInput, pagination,
+        dynamicWidgets } = instantsearch.widgets;
 
 const search = instantsearch({ indexName: settings.get("index"), searchClient });
 search.on("error", (event) => {
@@ -19,15 +20,24 @@ search.on("error", (event) => {
   const status = error.status === undefined ? "" : ` ${error.status}`;
   document.querySelector("#error").textContent = `${error.name}${status}: ${error.message}`;
 });
-search.addWidgets([
-  configure({ hitsPerPage: 10 }),
-  searchBox({ container: "#searchbox", placeholder: "Search cities" }),
-  stats({ container: "#stats" }),
+const facetWidgets = settings.get("dynamic") ? [
+  dynamicWidgets({
+    container: "#dynamic",
+    widgets: [],  // no widget of its own: every facet through the fallback, in the order given
+    fallbackWidget: ({ container, attribute }) => refinementList({ container, attribute }),
+  }),
+] : [
   refinementList({ container: "#region", attribute: "region" }),
   refinementList({ container: "#country", attribute: "country", searchable: true,
                    searchablePlaceholder: "Find a country" }),
   rangeSlider({ container: "#population-slider", attribute: "population", pips: false }),
   rangeInput({ container: "#population-input", attribute: "population" }),
+];
+search.addWidgets([
+  configure({ hitsPerPage: 10 }),
+  searchBox({ container: "#searchbox", placeholder: "Search cities" }),
+  stats({ container: "#stats" }),
+  ...facetWidgets,
   hits({
     container: "#hits",
     templates: {
