@@ -27,7 +27,6 @@ import os
 import platform
 import re
 import shutil
-import signal
 import socket
 import statistics
 import subprocess
@@ -40,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from shared_harness import stop  # a sibling script: bench/ is on sys.path when run
 
 ROOT = Path(__file__).resolve().parents[1]
 LUA = ROOT / "bench" / "soak.lua"
@@ -165,16 +165,6 @@ def wait_healthy(base: str, server: subprocess.Popen[bytes], log: Path) -> None:
                 return
         time.sleep(0.2)
     raise SystemExit(f"searchport did not answer /health within 600 s:\n{log.read_text()}")
-
-
-def stop_server(server: subprocess.Popen[bytes]) -> None:
-    if server.poll() is None:
-        server.send_signal(signal.SIGTERM)
-        try:
-            server.wait(timeout=40)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
 
 
 # ---------------------------------------------------------------------------------------
@@ -482,14 +472,14 @@ def main() -> int:
             facts["fds_after"] = tree_fds(server.pid)
             facts["wrong_after"] = check_requests(base, requests)
             facts["load_end"] = " ".join(Path("/proc/loadavg").read_text().split()[:3])
-            stop_server(server)
+            stop(server)
             server_log = log.read_text(errors="replace").splitlines()
             facts["log_lines"] = len(server_log)
             facts["log_flagged"] = [line for line in server_log
                                     if "Traceback" in line or "ERROR" in line]
     finally:
         if server is not None:
-            stop_server(server)
+            stop(server)
         if started_upstream:
             upstream("stop")
 

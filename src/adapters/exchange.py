@@ -46,9 +46,10 @@ class Exchange(Protocol):
     async def aclose(self) -> None: ...
 
 
-class PartialAnswer(httpx.RemoteProtocolError):
-    """The answer's head arrived, then its body failed (reset, cut short): never retried,
-    since the engine may have done the work."""
+class PartialAnswer(httpx.ProtocolError):
+    """The answer's head arrived, then its body failed (reset, cut short). Not one of the
+    failures ``ResilientExchange`` retries (those happen before any byte of an answer):
+    the engine may have done the work."""
 
 
 class HttpxExchange:

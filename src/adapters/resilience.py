@@ -17,7 +17,7 @@ no engine adapter has to know about them:
   ``CircuitOpen``, an ``EngineUnavailable`` (502), without touching the network.
 
 The answer is read in full inside the budget, so a slow body cannot outlive it, and a
-reset in the middle of a body is a ``PartialAnswer`` (a 502, not retried).
+reset in the middle of a body is a ``PartialAnswer`` (a 502: not in ``RETRY_ERRORS``).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from searchport.adapters.circuit_breaker import CircuitBreaker
-from searchport.adapters.exchange import Answer, Exchange, PartialAnswer
+from searchport.adapters.exchange import Answer, Exchange
 from searchport.domain.errors import EngineUnavailable
 
 logger = logging.getLogger("searchport.engines")
@@ -126,8 +126,6 @@ class ResilientExchange:
         while True:
             try:
                 answer = await self._inner.exchange(method, url, headers, body, budget)
-            except PartialAnswer:
-                raise
             except RETRY_ERRORS as exc:
                 delay = self._delay(attempt, deadline, loop.time())
                 if delay is None:

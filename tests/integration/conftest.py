@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 import pytest
@@ -20,6 +20,9 @@ import pytest
 from searchport.adapters.tantivy import TantivyEngine
 from searchport.domain.config import IndexConfig
 from tests.redis_server import RedisServer
+
+if TYPE_CHECKING:
+    from tests.typesense_server import TypesenseServer
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 BOOKS = FIXTURES / "books.jsonl"
@@ -159,3 +162,13 @@ def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="module")
+def server(request: pytest.FixtureRequest,
+           tmp_path_factory: pytest.TempPathFactory) -> TypesenseServer:
+    """The session's real Typesense server holding the books and awkward collections, for
+    the Typesense modules (a module with collections of its own defines its ``server``)."""
+    from tests.integration.typesense_server import shared_server
+
+    return shared_server(request, tmp_path_factory)

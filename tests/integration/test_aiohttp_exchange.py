@@ -38,7 +38,7 @@ def test_an_answer_is_read_in_full_over_one_kept_alive_connection() -> None:
 @pytest.mark.parametrize(("mode", "error"), [
     ("drop", httpx.RemoteProtocolError),
     ("truncated", None),  # correctly framed: a 200 whose JSON is cut, not a transport error
-    ("reset_mid_body", PartialAnswer),  # a RemoteProtocolError that is never retried
+    ("reset_mid_body", PartialAnswer),  # a ProtocolError, not one of the retried failures
     ("hang", httpx.ReadTimeout),
 ])
 def test_failures_are_httpx_exceptions(mode: str, error: type[Exception] | None) -> None:

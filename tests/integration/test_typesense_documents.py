@@ -17,18 +17,11 @@ from tests.integration.typesense_server import (
     app_client,
     awkward_docs,
     index_settings,
-    shared_server,
     typesense_rows,
 )
 from tests.typesense_server import TypesenseServer
 
 ROWS = {r["id"]: r for r in typesense_rows()}
-
-
-@pytest.fixture(scope="module")
-def server(request: pytest.FixtureRequest,
-           tmp_path_factory: pytest.TempPathFactory) -> TypesenseServer:
-    return shared_server(request, tmp_path_factory)
 
 
 @pytest.fixture(scope="module")

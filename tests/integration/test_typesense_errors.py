@@ -14,19 +14,12 @@ from litestar.testing import TestClient
 from tests.integration.typesense_server import (
     app_client,
     index_settings,
-    shared_server,
 )
 from tests.typesense_server import TypesenseServer
 
 WRONG_KEY = "wrong-key-0123456789-secret"
 ROUTES = ["/h/search?q=castle", "/h/facets/genre", "/h/autocomplete?q=cas&facets=genre",
           "/h/documents/b01", "/h/mapping"]
-
-
-@pytest.fixture(scope="module")
-def server(request: pytest.FixtureRequest,
-           tmp_path_factory: pytest.TempPathFactory) -> TypesenseServer:
-    return shared_server(request, tmp_path_factory)
 
 
 def answers(client: TestClient[Any]) -> list[tuple[int, dict[str, Any]]]:

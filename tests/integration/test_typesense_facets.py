@@ -32,7 +32,6 @@ from tests.integration.typesense_server import (
     app_client,
     awkward_docs,
     index_settings,
-    shared_server,
     tokens,
     typesense_rows,
 )
@@ -41,12 +40,6 @@ from tests.typesense_server import TypesenseServer
 Row = dict[str, Any]
 ROWS = typesense_rows()
 DOCS = awkward_docs()
-
-
-@pytest.fixture(scope="module")
-def server(request: pytest.FixtureRequest,
-           tmp_path_factory: pytest.TempPathFactory) -> TypesenseServer:
-    return shared_server(request, tmp_path_factory)
 
 
 @pytest.fixture(scope="module")

@@ -27,7 +27,6 @@ from tests.integration.typesense_server import (
     awkward_docs,
     epoch_seconds,
     index_settings,
-    shared_server,
     tokens,
     typesense_rows,
 )
@@ -39,12 +38,6 @@ DOCS = awkward_docs()
 SYNTAX = "ab`,[]()&|!=:<>\"'\\ \t-*.{}$%#@^~/?;+_"
 PROPERTY = settings(max_examples=60, deadline=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture])
-
-
-@pytest.fixture(scope="module")
-def server(request: pytest.FixtureRequest,
-           tmp_path_factory: pytest.TempPathFactory) -> TypesenseServer:
-    return shared_server(request, tmp_path_factory)
 
 
 @pytest.fixture(scope="module")

@@ -21,7 +21,6 @@ from searchport.domain.query import GeoSort, SearchQuery, SortClause
 from tests.integration.typesense_server import (
     app_client,
     index_settings,
-    shared_server,
     typesense_rows,
 )
 from tests.typesense_server import TypesenseServer
@@ -42,12 +41,6 @@ def haversine_m(lat1: float, lon1: float, lat2: float, lon2: float) -> float:
 def distances(lat: float, lng: float) -> dict[str, float]:
     return {row["id"]: haversine_m(lat, lng, *row["location"])
             for row in ROWS if row.get("location")}
-
-
-@pytest.fixture(scope="module")
-def server(request: pytest.FixtureRequest,
-           tmp_path_factory: pytest.TempPathFactory) -> TypesenseServer:
-    return shared_server(request, tmp_path_factory)
 
 
 @pytest.fixture(scope="module")

@@ -21,7 +21,6 @@ from searchport.domain.errors import InvalidRequest
 from tests.integration.typesense_server import (
     app_client,
     index_settings,
-    shared_server,
     tokens,
     typesense_rows,
 )
@@ -33,12 +32,6 @@ BY_ID = {r["id"]: r for r in ROWS}
 SEARCHED = ("title", "author")  # the "books" handle: title (weight 2), author as "writer"
 ALL_STRINGS = ("title", "author", "genre", "tags", "language", "place", "isbn")
 MARK = re.compile(r"</?mark>")
-
-
-@pytest.fixture(scope="module")
-def server(request: pytest.FixtureRequest,
-           tmp_path_factory: pytest.TempPathFactory) -> TypesenseServer:
-    return shared_server(request, tmp_path_factory)
 
 
 @pytest.fixture(scope="module")

@@ -29,7 +29,6 @@ from searchport.ports.engine import SearchEnginePort
 from tests.integration.typesense_server import (
     app_client,
     index_settings,
-    shared_server,
     typesense_rows,
 )
 from tests.typesense_server import TypesenseServer
@@ -37,12 +36,6 @@ from tests.typesense_server import TypesenseServer
 Row = dict[str, Any]
 ROWS = typesense_rows()
 SINGLE = 1e-6  # relative error of single-precision floats summed in double
-
-
-@pytest.fixture(scope="module")
-def server(request: pytest.FixtureRequest,
-           tmp_path_factory: pytest.TempPathFactory) -> TypesenseServer:
-    return shared_server(request, tmp_path_factory)
 
 
 @pytest.fixture

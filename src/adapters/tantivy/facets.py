@@ -22,32 +22,26 @@ _SLACK = 20
 
 
 def facet_spec(layout: IndexLayout, name: str) -> FieldSpec:
-    spec = field_spec(layout, name, "facet on")
-    if spec.type not in FACETABLE:
-        raise InvalidRequest(
-            f'Cannot facet on "{name}": it is a {spec.type} field; facet on a keyword, '
-            f"number, boolean or date field"
-        )
-    return spec
+    return _typed_spec(layout, name, "facet on", FACETABLE,
+                       "facet on a keyword, number, boolean or date field")
 
 
 def histogram_spec(layout: IndexLayout, name: str) -> FieldSpec:
-    spec = field_spec(layout, name, "build a histogram of")
-    if spec.type not in NUMERIC:
-        raise InvalidRequest(
-            f'Cannot build a histogram of "{name}": it is a {spec.type} field; use an integer '
-            f"or float field"
-        )
-    return spec
+    return _typed_spec(layout, name, "build a histogram of", NUMERIC,
+                       "use an integer or float field")
 
 
 def stats_spec(layout: IndexLayout, name: str) -> FieldSpec:
-    spec = field_spec(layout, name, "compute stats of")
-    if spec.type not in NUMERIC:
-        raise InvalidRequest(
-            f'Cannot compute stats of "{name}": it is a {spec.type} field; use an integer '
-            f"or float field"
-        )
+    return _typed_spec(layout, name, "compute stats of", NUMERIC,
+                       "use an integer or float field")
+
+
+def _typed_spec(layout: IndexLayout, name: str, action: str, allowed: frozenset[str],
+                advice: str) -> FieldSpec:
+    """The field's spec, or a 400 saying what ``action`` needs."""
+    spec = field_spec(layout, name, action)
+    if spec.type not in allowed:
+        raise InvalidRequest(f'Cannot {action} "{name}": it is a {spec.type} field; {advice}')
     return spec
 
 

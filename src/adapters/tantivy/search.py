@@ -64,20 +64,18 @@ def run_search(ix: OpenIndex, query: SearchQuery) -> EngineResult:
     # Aggregations over the full query: facets with no filter of their own, histograms,
     # the grid. Filters at index >= len(query.filters) are the geo bounds: never skipped.
     shared: dict[str, Any] = {}
+    # a facet's (or stats') own filters, left out of its counts when they are disjunctive
     own_filters: dict[str, set[int]] = {}
+    if query.disjunctive_facets:
+        for spec in (*facet_specs, *stats_specs):
+            mine = {j for j, flt in enumerate(query.filters) if filter_field(flt) == spec.name}
+            if mine:
+                own_filters[spec.name] = mine
     for i, spec in enumerate(facet_specs):
-        mine = {j for j, flt in enumerate(query.filters)
-                if filter_field(flt) == spec.name and query.disjunctive_facets}
-        if mine:
-            own_filters[spec.name] = mine
-        else:
+        if spec.name not in own_filters:
             shared[f"facet{i}"] = _terms_request(ix, spec, query.max_facet_values)
     for i, spec in enumerate(stats_specs):
-        mine = {j for j, flt in enumerate(query.filters)
-                if filter_field(flt) == spec.name and query.disjunctive_facets}
-        if mine:
-            own_filters[spec.name] = mine
-        else:
+        if spec.name not in own_filters:
             shared[f"stats{i}"] = facet_aggs.stats_request(spec)
     for i, (spec, interval) in enumerate(histogram_specs):
         shared[f"histogram{i}"] = facet_aggs.histogram_request(spec, interval)
