@@ -25,7 +25,7 @@ STATUS_BY_ERROR: tuple[tuple[type[errors.SearchportError], int], ...] = (
     (errors.EngineTimeout, 504),
 )
 
-_HTTP_MESSAGES = {
+HTTP_MESSAGES = {
     404: "No such route",
     405: "Method not allowed on this route",
     413: "The request body is too large",
@@ -88,26 +88,22 @@ def http_error(request: Request, exc: HTTPException) -> Response[bytes]:  # type
     status = exc.status_code
     if status >= 500:
         return internal_error(request, exc)
-    message = _HTTP_MESSAGES.get(status) or (exc.detail if exc.detail else "Bad request")
+    message = HTTP_MESSAGES.get(status) or (exc.detail if exc.detail else "Bad request")
     return _json(request, status, str(message), dict(exc.headers or {}))
+
+
+INTERNAL_ERROR = "Internal server error; quote the request id when reporting it"
+
+
+def log_internal(exc: Exception, method: str, path: str, request_id: str) -> None:
+    logger.error("unhandled %s on %s %s (request %s)", type(exc).__name__, method, path,
+                 request_id, exc_info=exc)
 
 
 def internal_error(request: Request, exc: Exception) -> Response[bytes]:  # type: ignore[type-arg]
     request_id = str(request.scope.get(REQUEST_ID_KEY, ""))
-    logger.error(
-        "unhandled %s on %s %s (request %s)",
-        type(exc).__name__,
-        request.method,
-        request.url.path,
-        request_id,
-        exc_info=exc,
-    )
-    return _json(
-        request,
-        500,
-        "Internal server error; quote the request id when reporting it",
-        request_id=request_id or msgspec.UNSET,
-    )
+    log_internal(exc, request.method, request.url.path, request_id)
+    return _json(request, 500, INTERNAL_ERROR, request_id=request_id or msgspec.UNSET)
 
 
 EXCEPTION_HANDLERS = {
