@@ -26,10 +26,10 @@ from searchport.entrypoints.controllers.ui_routes import UI_PATH, ui_routes
 from searchport.entrypoints.di import bridge
 from searchport.entrypoints.http_cache import cache_control
 from searchport.entrypoints.http_errors import EXCEPTION_HANDLERS
+from searchport.entrypoints.lanes import CachedAnswerLane, RawQueryLane, guarded_once
 from searchport.entrypoints.limits import query_length_guard
 from searchport.entrypoints.observability import AccessLog, LogFormat
 from searchport.entrypoints.rate_limit import rate_limit
-from searchport.entrypoints.raw_query_lane import RawQueryLane
 from searchport.entrypoints.request_context import Observer, RequestContext
 
 logger = logging.getLogger("searchport")
@@ -98,11 +98,11 @@ def create_app(
     # the search page and its files need no token: the page asks for one itself
     open_paths = ("/", UI_PATH, *(("/metrics",) if config.metrics.public else ()))
 
-    guards = [
+    guards = guarded_once([
         rate_limit(config.rate_limit, container.rate_limit_store()),
         bearer_auth(config.api_keys, open_paths),
         query_length_guard(config.limits.max_query_bytes),
-    ]
+    ])
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
@@ -148,7 +148,7 @@ def create_app(
             "algolia_search": bridge(container.algolia_search),
             "metrics": bridge(container.metrics),
         },
-        middleware=guards,
+        middleware=[guards],
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
         openapi_config=_openapi(auth),
         cors_config=_cors(config.cors_origins),
@@ -158,6 +158,10 @@ def create_app(
         debug=False,
     )
     vary = (b"Authorization", b"Accept-Encoding") if auth else (b"Accept-Encoding",)
-    lane = RawQueryLane(app, raw_query=container.raw_query, handles=list(config.indexes),
-                        max_body_bytes=config.limits.max_body_bytes, guards=guards)
-    return RequestContext(Compression(lane), vary=vary, observers=observers)
+    # two hot requests skip Litestar's per-request machinery (lanes.py)
+    lanes = CachedAnswerLane(
+        RawQueryLane(app, raw_query=container.raw_query, handles=list(config.indexes),
+                     max_body_bytes=config.limits.max_body_bytes, guard=guards),
+        cache=container.cache, private=auth, guard=guards,
+    )
+    return RequestContext(Compression(lanes), vary=vary, observers=observers)

@@ -116,7 +116,7 @@ def build_metrics(config: Config) -> Metrics:
     return Metrics(frozenset(config.indexes))
 
 
-def observed_cache(config: Config, metrics: Metrics) -> CachePort:
+def observed_cache(config: Config, metrics: Metrics) -> ObservedCache:
     """The configured cache, its lookups counted (hits and misses) per request and in total."""
     return ObservedCache(build_cache(config), metrics.cache_lookup)
 

@@ -24,7 +24,7 @@ IF_NONE_MATCH = HeaderParameter(
 )
 
 
-def _matches(etag: str, if_none_match: str) -> str | None:
+def matching_etag(etag: str, if_none_match: str) -> str | None:
     """The form of ``etag`` the client named (weak comparison, RFC 9110 13.1.2), if any."""
     for candidate in if_none_match.split(","):
         tag = candidate.strip()
@@ -39,7 +39,7 @@ def json_answer(answer: Encoded[Any], if_none_match: str | None) -> Response[byt
     """A 200 with the encoded answer and its ETag, or a bodiless 304 when the client has it."""
     etag = f'"{answer.digest}"'  # computed once per answer, shared by joined requests
     if if_none_match:
-        named = _matches(etag, if_none_match)
+        named = matching_etag(etag, if_none_match)
         if named is not None:
             return Response(content=b"", status_code=304, headers={"etag": named})
     return Response(

@@ -89,11 +89,10 @@ class RequestContext:
         started = time.perf_counter()
         stats = RequestStats()
         token = current_stats.set(stats)
-        status = [500]  # what the client sees if the app fails before answering
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                status[0] = message["status"]
+                stats.status = message["status"]
                 total = (time.perf_counter() - started) * 1000
                 timing = f"engine;dur={stats.engine_seconds * 1000:.2f}, total;dur={total:.2f}"
                 headers = list(message.get("headers", ()))
@@ -109,7 +108,7 @@ class RequestContext:
         finally:
             current_stats.reset(token)
             if self.observers:
-                self._observe(scope, request_id, status[0], started, stats)
+                self._observe(scope, request_id, stats.status, started, stats)
 
     def _observe(
         self, scope: Scope, request_id: str, status: int, started: float, stats: RequestStats

@@ -24,6 +24,10 @@ class TwoTierCache:
     async def probe(self) -> str:
         return await self.shared.probe()
 
+    def lookup(self, key: str) -> bytes | None:
+        """The memory tier's entry only (no I/O)."""
+        return self.local.lookup(key)
+
     async def get(self, key: str) -> bytes | None:
         value = self.local.lookup(key)
         if value is not None:
