@@ -10,7 +10,10 @@ one the harness's `search` (q, 2 facets, highlight):
   goes to the engine: what a cache saves;
 - `uncached, same URL`: nocache, one URL (the harness's own `search` case): identical
   requests in flight share one engine call (single flight);
-- `cached`: memory, one URL: every answer but the first is held in this process.
+- `cached`: memory, one URL: every answer but the first is held in this process;
+- `floor`: not searchport: a bare ASGI app under the same granian, on the same core, that
+  sends the cached answer's bytes with the same headers, and does nothing else: the most
+  any cache can reach on this server.
 
 Rounds interleave the cases; medians of req/s and p99, and the ratios within each round.
 
@@ -27,6 +30,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -51,10 +55,26 @@ request = function()
                     .. "&facets=category,period&highlight=true")
 end
 """
+FLOOR_APP = """
+import json
+ANSWER = open("answer.json", "rb").read()
+HEADERS = [(k.encode(), v.encode()) for k, v in json.load(open("headers.json"))]
+
+
+async def app(scope, receive, send):
+    if scope["type"] == "lifespan":
+        while (await receive())["type"] != "lifespan.shutdown":
+            await send({"type": "lifespan.startup.complete"})
+        await send({"type": "lifespan.shutdown.complete"})
+        return
+    await send({"type": "http.response.start", "status": 200, "headers": HEADERS})
+    await send({"type": "http.response.body", "body": ANSWER})
+"""
 CASES = {  # name: (gateway, distinct URLs)
     "uncached, distinct": ("nocache", True),
     "uncached, same URL": ("nocache", False),
     "cached": ("memory", False),
+    "floor": ("floor", False),
 }
 
 
@@ -103,6 +123,18 @@ def main() -> int:
             servers[name] = serve(name, source, config, port, workdir, [], python)
         for name, port in ports.items():
             wait_ready(f"http://127.0.0.1:{port}", servers[name])
+        with urllib.request.urlopen(f"http://127.0.0.1:{ports['memory']}{SEARCH}") as answer:
+            (workdir / "answer.json").write_bytes(answer.read())
+            headers = [(k, v) for k, v in answer.getheaders()
+                       if k.lower() not in ("date", "connection", "server")]
+        (workdir / "headers.json").write_text(json.dumps(headers), encoding="utf-8")
+        (workdir / "floor.py").write_text(FLOOR_APP, encoding="utf-8")
+        ports["floor"] = 8722
+        servers["floor"] = subprocess.Popen(
+            ["taskset", "-c", "0", str(python), "-m", "granian", "--interface", "asgi",
+             "--workers", "1", "--port", "8722", "--no-ws", "floor:app"],
+            cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait_ready("http://127.0.0.1:8722", servers["floor"])
         print("uptime:", subprocess.run(["uptime"], capture_output=True, text=True).stdout,
               flush=True)
         runs: dict[str, list[tuple[float, float]]] = {case: [] for case in CASES}
