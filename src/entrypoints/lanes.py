@@ -236,7 +236,12 @@ class CachedAnswerLane:
         self._etags: dict[str, tuple[bytes, bytes]] = {}  # key -> (body, its ETag), last seen
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != ScopeType.HTTP or scope["method"] != "GET" or _has_origin(scope):
+        if (
+            scope["type"] != ScopeType.HTTP
+            or scope["method"] != "GET"
+            or not self._cache().in_process
+            or _has_origin(scope)
+        ):
             await self.app(scope, receive, send)
             return
         url = (scope["path"], scope["query_string"])
@@ -290,7 +295,6 @@ class CachedAnswerLane:
             and stats.lookups == 1
             and stats.cache_key is not None
             and template in CACHED_ROUTES
-            and self._cache().in_process
         ):
             params = dict(scope.get("path_params") or {})
             self._urls.put(url, _Learned(stats.cache_key, str(template), params))
