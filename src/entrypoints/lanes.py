@@ -48,6 +48,7 @@ CACHED_ROUTES = frozenset({
     "/{handle}/documents/{doc_id}", "/{handle}/mapping",
 })
 GUARDED = "searchport.guarded"
+ETAG_MEMO_BYTES = 8 * 1024 * 1024  # bodies whose ETag is remembered, at most
 Middleware = Callable[[ASGIApp], ASGIApp]
 
 _JSON = (b"content-type", b"application/json")
@@ -168,7 +169,7 @@ class RawQueryLane:
                 return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
-class _Learned(NamedTuple):
+class Learned(NamedTuple):
     key: str  # the response cache's key for this URL
     template: str  # Litestar's route template and path parameters, for the metrics
     params: dict[str, Any]
@@ -184,18 +185,18 @@ class LearnedUrls:
         self._max_entries = max_entries
         self._max_bytes = max_bytes
         self._bytes = 0
-        self._entries: OrderedDict[tuple[str, bytes], _Learned] = OrderedDict()
+        self._entries: OrderedDict[tuple[str, bytes], Learned] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._entries)
 
-    def get(self, url: tuple[str, bytes]) -> _Learned | None:
+    def get(self, url: tuple[str, bytes]) -> Learned | None:
         learned = self._entries.get(url)
         if learned is not None:
             self._entries.move_to_end(url)
         return learned
 
-    def put(self, url: tuple[str, bytes], learned: _Learned) -> None:
+    def put(self, url: tuple[str, bytes], learned: Learned) -> None:
         if url in self._entries:
             return
         self._entries[url] = learned
@@ -205,7 +206,7 @@ class LearnedUrls:
             self._bytes -= _size(dropped_url, dropped)
 
 
-def _size(url: tuple[str, bytes], learned: _Learned) -> int:
+def _size(url: tuple[str, bytes], learned: Learned) -> int:
     return len(url[0]) + len(url[1]) + len(learned.key) + 200  # with the bookkeeping
 
 
@@ -234,6 +235,7 @@ class CachedAnswerLane:
         self._urls = urls or LearnedUrls()
         self._served = guard(self._serve) if guard else self._serve
         self._etags: dict[str, tuple[bytes, bytes]] = {}  # key -> (body, its ETag), last seen
+        self._etag_bytes = 0  # the bodies' sizes: they may outlive their cache entries
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if (
@@ -281,9 +283,13 @@ class CachedAnswerLane:
         if known is not None and known[0] is body:
             return known[1]
         etag = f'"{Encoded(body).digest}"'.encode("ascii")
-        if len(self._etags) >= 1024:
+        if self._etag_bytes + len(body) > ETAG_MEMO_BYTES:  # bodies kept alive past the cache
             self._etags.clear()
+            self._etag_bytes = 0
+        if key in self._etags:
+            self._etag_bytes -= len(self._etags[key][0])
         self._etags[key] = (body, etag)
+        self._etag_bytes += len(body)
         return etag
 
     def _learn(self, scope: Scope, url: tuple[str, bytes]) -> None:
@@ -297,7 +303,7 @@ class CachedAnswerLane:
             and template in CACHED_ROUTES
         ):
             params = dict(scope.get("path_params") or {})
-            self._urls.put(url, _Learned(stats.cache_key, str(template), params))
+            self._urls.put(url, Learned(stats.cache_key, str(template), params))
 
 
 async def _send(send: Send, status: int, headers: list[tuple[bytes, bytes]], body: bytes) -> None:

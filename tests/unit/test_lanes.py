@@ -29,7 +29,7 @@ from searchport.domain.config import (
 )
 from searchport.domain.errors import EngineUnavailable
 from searchport.entrypoints.app import create_app
-from searchport.entrypoints.lanes import CachedAnswerLane, LearnedUrls, RawQueryLane, _Learned
+from searchport.entrypoints.lanes import CachedAnswerLane, Learned, LearnedUrls, RawQueryLane
 from searchport.entrypoints.request_context import RequestContext
 from searchport.entrypoints.timing import ObservedCache
 from tests.fakes import EchoEngine, FakeCache, FakeEngine, fake_container
@@ -429,11 +429,25 @@ def test_no_in_process_tier_no_lane() -> None:
 def test_learned_urls_are_bounded() -> None:
     urls = LearnedUrls(max_entries=3, max_bytes=10_000)
     for n in range(5):
-        urls.put((f"/h/search{n}", b""), _Learned(f"k{n}", "/{handle}/search", {}))
+        urls.put((f"/h/search{n}", b""), Learned(f"k{n}", "/{handle}/search", {}))
     assert len(urls) == 3
     assert urls.get(("/h/search0", b"")) is None
     assert urls.get(("/h/search4", b"")) is not None
     small = LearnedUrls(max_entries=100, max_bytes=1_000)
     for n in range(20):
-        small.put((f"/h/search{n}", b"q=" + b"x" * 100), _Learned("k", "/{handle}/search", {}))
+        small.put((f"/h/search{n}", b"q=" + b"x" * 100), Learned("k", "/{handle}/search", {}))
     assert 1 <= len(small) <= 3
+
+
+def test_remembered_etags_are_bounded_by_bytes() -> None:
+    lane = CachedAnswerLane(None, cache=lambda: ObservedCache(MemoryCache()),  # type: ignore[arg-type]
+                            private=False)
+    big = b"x" * (3 * 1024 * 1024)
+    first = lane._etag("k1", big)
+    assert lane._etag("k1", big) is first  # remembered while the entry is these bytes
+    changed = lane._etag("k1", big + b"y")
+    assert changed != first
+    for n in range(5):
+        lane._etag(f"k{n + 2}", bytes(big))
+    assert lane._etag_bytes <= 8 * 1024 * 1024
+    assert sum(len(body) for body, _ in lane._etags.values()) == lane._etag_bytes
