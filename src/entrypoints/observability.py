@@ -108,6 +108,7 @@ class Metrics:
         # labelled children by label values: ``labels()`` costs microseconds on every call
         self._per_request: dict[tuple[str, str, int], tuple[Any, Any]] = {}
         self._per_call: dict[tuple[str, str], Any] = {}
+        self._per_lookup: dict[bool, Any] = {}
 
     def handle_label(self, handle: str | None) -> str:
         return handle if handle in self.handles else NO_HANDLE
@@ -133,7 +134,10 @@ class Metrics:
             self.engine_errors.labels(label, error).inc()
 
     def cache_lookup(self, hit: bool) -> None:
-        self.cache_lookups.labels("hit" if hit else "miss").inc()
+        child = self._per_lookup.get(hit)
+        if child is None:
+            child = self._per_lookup[hit] = self.cache_lookups.labels("hit" if hit else "miss")
+        child.inc()
 
     def circuit(self, host: str, is_open: bool) -> None:
         """``host``: scheme://host:port of an engine, never with credentials."""

@@ -30,10 +30,30 @@ def _incoming_id(scope: Scope) -> str | None:
     return None
 
 
-def merge_vary(headers: list[tuple[bytes, bytes]], extra: tuple[bytes, ...]) -> None:
-    """One ``Vary`` header holding every token already set plus ``extra``, deduplicated.
-
-    Done here, outermost, because inner layers (CORS) replace each other's ``Vary``."""
+def complete_headers(headers: list[tuple[bytes, bytes]], vary: tuple[bytes, ...]) -> None:
+    """In one pass over the answer's headers: one ``Vary`` holding every token already set
+    plus ``vary``, deduplicated (done here, outermost, because inner layers, CORS, replace
+    each other's ``Vary``); and a weak (``W/``) ``ETag`` when the body is compressed: it is
+    not the bytes the strong ETag was computed over, so it is marked weak, as nginx does,
+    and still matches in ``If-None-Match``."""
+    varies = 0
+    etag_at = -1
+    encoded = False
+    for i, (name, _) in enumerate(headers):
+        lowered = name.lower()
+        if lowered == b"vary":
+            varies += 1
+        elif lowered == b"etag":
+            etag_at = i
+        elif lowered == b"content-encoding":
+            encoded = True
+    if encoded and etag_at >= 0 and headers[etag_at][1].startswith(b'"'):
+        name, value = headers[etag_at]
+        headers[etag_at] = (name, b"W/" + value)
+    if varies == 0:
+        if vary:
+            headers.append((b"vary", b", ".join(vary)))
+        return
     tokens: dict[bytes, bytes] = {}
     kept = []
     for name, value in headers:
@@ -43,22 +63,11 @@ def merge_vary(headers: list[tuple[bytes, bytes]], extra: tuple[bytes, ...]) -> 
                     tokens.setdefault(token.strip().lower(), token.strip())
         else:
             kept.append((name, value))
-    for token in extra:
+    for token in vary:
         tokens.setdefault(token.lower(), token)
     headers[:] = kept
     if tokens:
         headers.append((b"vary", b", ".join(tokens.values())))
-
-
-def weaken_etag_when_encoded(headers: list[tuple[bytes, bytes]]) -> None:
-    """A compressed body is not the bytes the strong ETag was computed over: mark it weak
-    (``W/``), as nginx does, so that it still matches in ``If-None-Match``."""
-    names = [name.lower() for name, _ in headers]
-    if b"content-encoding" not in names or b"etag" not in names:
-        return
-    for i, (name, value) in enumerate(headers):
-        if name.lower() == b"etag" and value.startswith(b'"'):
-            headers[i] = (name, b"W/" + value)
 
 
 class RequestContext:
@@ -96,8 +105,7 @@ class RequestContext:
                 total = (time.perf_counter() - started) * 1000
                 timing = f"engine;dur={stats.engine_seconds * 1000:.2f}, total;dur={total:.2f}"
                 headers = list(message.get("headers", ()))
-                merge_vary(headers, self.vary)
-                weaken_etag_when_encoded(headers)
+                complete_headers(headers, self.vary)
                 headers.append((b"x-request-id", request_id.encode("ascii")))
                 headers.append((b"server-timing", timing.encode("ascii")))
                 message["headers"] = headers
