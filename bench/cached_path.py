@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""searchport's own work on a cached answer, in microseconds, without a server.
+
+Builds the app on the harness's config with `cache: memory`, answers the harness's
+`search` once (from the fake upstream, started if needed) and then calls the ASGI app
+directly, in a loop, with the same request: everything searchport does for a cache hit
+(request id, the lanes, the guards, the cache lookup, the headers, metrics) and nothing of
+the HTTP server's. Run it under `taskset -c 0` on a quiet core; `--profile` adds cProfile's
+table.
+
+    taskset -c 0 bench/.venv-prod/bin/python bench/cached_path.py [--requests 20000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import json
+import os
+import pstats
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from shared_harness import BENCH_CONFIG, SHARED, UPSTREAM, answers
+
+PATH = "/bench/search"
+QUERY = b"q=castle&facets=category,period&highlight=true"
+HEADERS = [(b"host", b"127.0.0.1"), (b"user-agent", b"wrk"), (b"accept", b"*/*")]
+
+
+def scope() -> dict[str, Any]:
+    return {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
+            "method": "GET", "scheme": "http", "path": PATH, "raw_path": PATH.encode(),
+            "query_string": QUERY, "root_path": "", "headers": list(HEADERS),
+            "client": ("127.0.0.1", 5000), "server": ("127.0.0.1", 8000), "state": {}}
+
+
+async def measure(requests: int, profile: bool) -> None:
+    from searchport.entrypoints.asgi import create
+
+    app: Any = create()
+    inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+    outbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+    await inbox.put({"type": "lifespan.startup"})
+    lifespan = asyncio.create_task(app({"type": "lifespan", "asgi": {"version": "3.0"},
+                                        "state": {}}, inbox.get, outbox.put))
+    assert (await outbox.get())["type"] == "lifespan.startup.complete"
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    for _ in range(3):  # a miss (the engine), then hits: the lane learns the URL
+        await app(scope(), receive, send)
+        await asyncio.sleep(0.05)
+    assert sent[-2]["status"] == 200, sent[-2]
+    print(f"answer: {len(sent[-1]['body']):,} bytes")
+    for _ in range(3):
+        sent.clear()
+        started = time.perf_counter()
+        for _ in range(requests):
+            await app(scope(), receive, send)
+        print(f"{(time.perf_counter() - started) / requests * 1e6:.2f} µs per cached answer")
+    if profile:
+        profiler = cProfile.Profile()
+        profiler.enable()
+        for _ in range(requests):
+            await app(scope(), receive, send)
+        profiler.disable()
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
+    await inbox.put({"type": "lifespan.shutdown"})
+    await lifespan
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--requests", type=int, default=20_000)
+    ap.add_argument("--profile", action="store_true")
+    args = ap.parse_args()
+    started_upstream = not answers(UPSTREAM + "/")
+    if started_upstream:
+        subprocess.run([str(SHARED / "upstream" / "run-upstream.sh"), "start"], check=True)
+    with tempfile.TemporaryDirectory() as workdir:
+        config = Path(workdir) / "config.yaml"
+        config.write_text(json.dumps({**BENCH_CONFIG, "cache": {"backend": "memory"}}),
+                          encoding="utf-8")
+        os.environ["SEARCHPORT_CONFIG"] = str(config)
+        try:
+            asyncio.run(measure(args.requests, args.profile))
+        finally:
+            if started_upstream:
+                subprocess.run([str(SHARED / "upstream" / "run-upstream.sh"), "stop"],
+                               check=False)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
