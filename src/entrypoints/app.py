@@ -85,9 +85,12 @@ def create_app(
     *,
     listen_url: str | None = None,
     access_log: LogFormat | None = None,
+    lanes: bool = True,
 ) -> RequestContext:
     """Build the ASGI application; ``listen_url`` is logged once the app is ready;
-    ``access_log`` overrides the config's format (``serve --reload`` asks for text)."""
+    ``access_log`` overrides the config's format (``serve --reload`` asks for text);
+    ``lanes=False`` sends every request through Litestar (``lanes.py``; its tests compare
+    the two)."""
     config = container.config()
     auth = bool(config.api_keys)
     metrics = container.metrics()
@@ -98,6 +101,7 @@ def create_app(
     # the search page and its files need no token: the page asks for one itself
     open_paths = ("/", UI_PATH, *(("/metrics",) if config.metrics.public else ()))
 
+    cors = _cors(config.cors_origins)
     guards = guarded_once([
         rate_limit(config.rate_limit, container.rate_limit_store()),
         bearer_auth(config.api_keys, open_paths),
@@ -151,17 +155,19 @@ def create_app(
         middleware=[guards],
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
         openapi_config=_openapi(auth),
-        cors_config=_cors(config.cors_origins),
+        cors_config=cors,
         request_max_body_size=config.limits.max_body_bytes,
         lifespan=[lifespan],
         logging_config=None,
         debug=False,
     )
     vary = (b"Authorization", b"Accept-Encoding") if auth else (b"Accept-Encoding",)
+    if not lanes:
+        return RequestContext(Compression(app), vary=vary, observers=observers)
     # two hot requests skip Litestar's per-request machinery (lanes.py)
-    lanes = CachedAnswerLane(
+    served = CachedAnswerLane(
         RawQueryLane(app, raw_query=container.raw_query, handles=list(config.indexes),
-                     max_body_bytes=config.limits.max_body_bytes, guard=guards),
-        cache=container.cache, private=auth, guard=guards,
+                     max_body_bytes=config.limits.max_body_bytes, guard=guards, cors=cors),
+        cache=container.cache, private=auth, guard=guards, cors=cors,
     )
-    return RequestContext(Compression(lanes), vary=vary, observers=observers)
+    return RequestContext(Compression(served), vary=vary, observers=observers)

@@ -13,8 +13,9 @@ The lanes run the same guards as Litestar (the very middleware functions: rate l
 query-string length; ``guarded_once`` keeps a request from meeting them twice), the same use
 case or cache entry, and send the same answers and error bodies, byte for byte
 (tests/unit/test_lanes.py sends every request both ways and compares). Litestar still owns
-the routes: it documents them (OpenAPI) and answers every request the lanes leave alone,
-among them any request carrying ``Origin`` (Litestar's CORS handling applies to those).
+the routes: it documents them (OpenAPI) and answers every request the lanes leave alone
+(CORS preflights among them). A request with ``Origin`` gets the headers Litestar's CORS
+middleware would add, built from the same ``CORSConfig`` (``SimpleCors``).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
+from litestar.config.cors import CORSConfig
 from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Receive, Scope, Send
 from msgspec import UNSET
@@ -77,8 +79,54 @@ def guarded_once(guards: Sequence[Middleware]) -> Middleware:
     return middleware
 
 
-def _has_origin(scope: Scope) -> bool:
-    return any(name == b"origin" for name, _ in scope["headers"])
+class SimpleCors:
+    """The headers Litestar's CORS middleware adds to the answer to a request with ``Origin``
+    (not a preflight: the lanes leave those to Litestar), from the same ``CORSConfig``: its
+    simple headers, the allowed headers and methods, and the origin itself (with ``Vary:
+    Origin``) when allowed."""
+
+    MARK = b"access-control-allow-methods"  # Litestar's CORS always sets it
+
+    def __init__(self, config: CORSConfig) -> None:
+        self._config = config
+        always = [(name.lower().encode("latin-1"), value.encode("latin-1"))
+                  for name, value in config.simple_headers.items()]
+        always.append((b"access-control-allow-headers",
+                       ", ".join(sorted(set(config.allow_headers))).encode("latin-1")))
+        always.append((self.MARK, ", ".join(sorted(set(config.allow_methods))).encode("latin-1")))
+        self._always = always
+
+    def headers(self, origin: bytes, has_cookie: bool) -> list[tuple[bytes, bytes]]:
+        config = self._config
+        every = config.is_allow_all_origins
+        if (every and has_cookie) or (not every and config.is_origin_allowed(
+                origin.decode("latin-1"))):
+            named = [(n, v) for n, v in self._always if n != b"access-control-allow-origin"]
+            return [*named, (b"access-control-allow-origin", origin), (b"vary", b"Origin")]
+        return self._always
+
+    def wrap(self, send: Send, scope: Scope) -> Send:
+        """``send`` adding those headers, if the request has ``Origin``; an answer Litestar
+        gave (a request a lane handed on) already has them and is left alone."""
+        origin = None
+        has_cookie = False
+        for name, value in scope["headers"]:
+            if name == b"origin" and origin is None:
+                origin = value
+            elif name == b"cookie":
+                has_cookie = True
+        if origin is None:
+            return send
+        extra = self.headers(origin, has_cookie)
+
+        async def cors_send(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", ()))
+                if not any(name == self.MARK for name, _ in headers):
+                    message = {**message, "headers": headers + extra}
+            await send(message)
+
+        return cors_send
 
 
 class _TooLarge(Exception):
@@ -90,8 +138,8 @@ class _Disconnected(Exception):
 
 
 class RawQueryLane:
-    """ASGI: takes ``POST /<configured handle>/query`` without ``Origin``; passes the rest to
-    ``app`` (Litestar)."""
+    """ASGI: takes ``POST /<configured handle>/query``; passes the rest to ``app``
+    (Litestar)."""
 
     def __init__(
         self,
@@ -101,8 +149,10 @@ class RawQueryLane:
         handles: Sequence[str],
         max_body_bytes: int,
         guard: Middleware | None = None,
+        cors: CORSConfig | None = None,
     ) -> None:
         self.app = app
+        self._cors = SimpleCors(cors) if cors else None
         self._raw_query = raw_query  # asked per request, so a container override holds
         self._paths = {f"/{handle}/query": handle for handle in handles}
         self._max_body_bytes = max_body_bytes
@@ -113,11 +163,12 @@ class RawQueryLane:
             scope["type"] == ScopeType.HTTP
             and scope["method"] == "POST"
             and scope["path"] in self._paths
-            and not _has_origin(scope)
         ):
             handle = self._paths[scope["path"]]
             scope["path_params"] = {"handle": handle}
             scope["path_template"] = ROUTE
+            if self._cors is not None:
+                send = self._cors.wrap(send, scope)
             await self._served(scope, receive, send)
             return
         await self.app(scope, receive, send)
@@ -211,7 +262,7 @@ def _size(url: tuple[str, bytes], learned: Learned) -> int:
 
 
 class CachedAnswerLane:
-    """ASGI: answers a ``GET`` (without ``Origin``) from this process's cache tier when an
+    """ASGI: answers a ``GET`` from this process's cache tier when an
     earlier request for the same URL was answered from, or stored into, the cache: the same
     body, ``ETag``, ``Cache-Control`` and ``304`` as ``json_answer``. Anything else, and a
     URL whose entry is gone, goes to ``app`` (Litestar), which then teaches the lane the
@@ -227,9 +278,11 @@ class CachedAnswerLane:
         cache: Callable[[], ObservedCache],
         private: bool,
         guard: Middleware | None = None,
+        cors: CORSConfig | None = None,
         urls: LearnedUrls | None = None,
     ) -> None:
         self.app = app
+        self._cors = SimpleCors(cors) if cors else None
         self._cache = cache  # asked per request, so a container override holds
         self._cache_control = (PRIVATE if private else PUBLIC).encode("ascii")
         self._urls = urls or LearnedUrls()
@@ -242,7 +295,6 @@ class CachedAnswerLane:
             scope["type"] != ScopeType.HTTP
             or scope["method"] != "GET"
             or not self._cache().in_process
-            or _has_origin(scope)
         ):
             await self.app(scope, receive, send)
             return
@@ -254,6 +306,8 @@ class CachedAnswerLane:
             return
         scope["path_params"] = learned.params
         scope["path_template"] = learned.template
+        if self._cors is not None:
+            send = self._cors.wrap(send, scope)
         await self._served(scope, receive, send)
 
     async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:

@@ -1,15 +1,15 @@
 """The lanes answer exactly as Litestar's routes do: the raw query (``POST
 /{handle}/query``) and GET answers held in this process's cache.
 
-Each request is sent twice through the real app: once as is (a lane serves it) and once
-with an ``Origin`` header (the lanes leave such requests to Litestar; no CORS is configured
-here, so Litestar adds nothing for it). A counting wrapper around Litestar proves which of
-the two answered; status, headers (but the per-request id and timing) and body must match.
+Each request is sent to two apps built alike from the same config: the real one (a lane
+serves it) and one made with ``lanes=False`` (Litestar serves everything). A counting
+wrapper around the first app's Litestar proves the lane answered; status, headers (but
+the per-request id and timing) and body must match, CORS headers included.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -35,7 +35,6 @@ from searchport.entrypoints.timing import ObservedCache
 from tests.fakes import EchoEngine, FakeCache, FakeEngine, fake_container
 
 PER_REQUEST = {"x-request-id", "server-timing"}
-ORIGIN = {"Origin": "https://shop.example"}
 
 
 class RawFailing(FakeEngine):
@@ -55,10 +54,12 @@ def settings(**extra: Any) -> Config:
 
 
 class Lanes:
-    """A client on the real app, and how many requests reached Litestar itself."""
+    """Clients on the app with lanes and on its twin without, and how many requests reached
+    the first one's Litestar."""
 
-    def __init__(self, client: TestClient[Any], app: Any) -> None:
+    def __init__(self, client: TestClient[Any], app: Any, plain: TestClient[Any]) -> None:
         self.client = client
+        self.plain = plain
         self.litestar_calls = 0
         cached = app.app.app  # RequestContext -> Compression -> the lanes
         assert isinstance(cached, CachedAnswerLane)
@@ -78,27 +79,35 @@ class Lanes:
         before = self.litestar_calls
         laned = self.client.request(method, path, **kwargs)
         assert self.litestar_calls == before, "the lane should have answered"
-        headers = {**kwargs.pop("headers", {}), **ORIGIN}
-        routed = self.client.request(method, path, headers=headers, **kwargs)
-        assert self.litestar_calls == before + 1, "Litestar should have answered"
-        return laned, routed
+        return laned, self.plain.request(method, path, **kwargs)
 
-    def routed(self, path: str, **kwargs: Any) -> Any:
-        """A GET that Litestar must answer."""
+    def routed(self, path: str, method: str = "GET", **kwargs: Any) -> Any:
+        """A request that the first app's Litestar must answer (sent to both apps)."""
         before = self.litestar_calls
-        response = self.client.get(path, **kwargs)
+        response = self.client.request(method, path, **kwargs)
         assert self.litestar_calls == before + 1, "Litestar should have answered"
+        self.plain.request(method, path, **kwargs)
         return response
 
 
 @contextmanager
+def twins(build: Callable[[], Any]) -> Iterator[Lanes]:
+    """``build()`` makes a container; one app with lanes on it, one without on another."""
+    app = create_app(build())
+    with TestClient(app) as client, TestClient(create_app(build(), lanes=False)) as plain:
+        yield Lanes(client, app, plain)
+
+
+@contextmanager
 def lanes(config: Config | None = None) -> Iterator[Lanes]:
-    engines = {"cities": FakeEngine(), "closed": FakeEngine(),
-               "broken": RawFailing(RuntimeError("a bug")),
-               "down": RawFailing(EngineUnavailable("The search engine is unavailable"))}
-    app = create_app(fake_container(config or settings(), engines))
-    with TestClient(app) as client:
-        yield Lanes(client, app)
+    def build() -> Any:
+        engines = {"cities": FakeEngine(), "closed": FakeEngine(),
+                   "broken": RawFailing(RuntimeError("a bug")),
+                   "down": RawFailing(EngineUnavailable("The search engine is unavailable"))}
+        return fake_container(config or settings(), engines)
+
+    with twins(build) as app:
+        yield app
 
 
 def same_answer(laned: Any, routed: Any) -> None:
@@ -178,7 +187,7 @@ def test_414_401_and_429_from_the_same_guards() -> None:
 
     limited = settings(rate_limit=RateLimitConfig(per_ip=RateRule(limit=1, window=60)))
     with lanes(limited) as app:
-        assert app.client.post("/cities/query", content=b"{}").status_code == 200
+        assert [r.status_code for r in app.both("/cities/query", content=b"{}")] == [200, 200]
         laned, routed = app.both("/cities/query", content=b"{}")
     assert laned.status_code == 429
     same_answer(laned, routed)
@@ -200,10 +209,12 @@ def test_other_requests_go_to_litestar(method: str, path: str, status: int) -> N
 def test_counted_under_the_routes_template() -> None:
     with lanes() as app:
         app.both("/cities/query", content=b"{}")
-        metrics = app.client.get("/metrics").text
+        laned = app.client.get("/metrics").text
+        routed = app.plain.get("/metrics").text
     line = ('searchport_requests_total{method="POST",route="/{handle}/query",'
-            'status="200"} 2.0')
-    assert line in metrics
+            'status="200"} 1.0')
+    assert line in laned
+    assert line in routed
 
 
 class _Receive:
@@ -274,17 +285,23 @@ def cached_settings(**extra: Any) -> Config:
 def cached_lanes(
     config: Config | None = None, tier: Any = None
 ) -> Iterator[tuple[Lanes, EchoEngine, Clock]]:
-    """The app over an EchoEngine (an answer spells out its query, so an answer served for
-    the wrong URL shows) and a memory cache on a clock the test moves."""
-    clock = Clock()
-    engine = EchoEngine()
-    container = fake_container(config or cached_settings(), {"cities": engine})
-    container.cache.override(providers.Object(ObservedCache(
-        tier if tier is not None else MemoryCache(clock=clock),
-        container.metrics().cache_lookup)))
-    app = create_app(container)
-    with TestClient(app) as client:
-        yield Lanes(client, app), engine, clock
+    """The apps over EchoEngines (an answer spells out its query, so an answer served for
+    the wrong URL shows) and memory caches on clocks the test moves; the first app's engine
+    and clock are given."""
+    made: list[tuple[EchoEngine, Clock]] = []
+
+    def build() -> Any:
+        clock = Clock()
+        engine = EchoEngine()
+        made.append((engine, clock))
+        container = fake_container(config or cached_settings(), {"cities": engine})
+        container.cache.override(providers.Object(ObservedCache(
+            tier if tier is not None else MemoryCache(clock=clock),
+            container.metrics().cache_lookup)))
+        return container
+
+    with twins(build) as app:
+        yield app, *made[0]
 
 
 CACHED_GETS = [
@@ -343,7 +360,7 @@ def test_compressed_and_private_like_litestars() -> None:
         assert app.litestar_calls == before
         assert refused.status_code == 401
         metrics = app.client.get("/metrics", headers=key).text
-    assert 'searchport_cache_lookups_total{result="hit"} 2.0' in metrics
+    assert 'searchport_cache_lookups_total{result="hit"} 1.0' in metrics  # the lane's hit
 
 
 def test_an_expired_or_cleared_entry_goes_back_to_the_engine() -> None:
@@ -451,3 +468,40 @@ def test_remembered_etags_are_bounded_by_bytes() -> None:
         lane._etag(f"k{n + 2}", bytes(big))
     assert lane._etag_bytes <= 8 * 1024 * 1024
     assert sum(len(body) for body, _ in lane._etags.values()) == lane._etag_bytes
+
+
+# ------------------------------------------------------------------------------------ CORS
+
+CORS_CASES = [
+    (["https://shop.example"], {"Origin": "https://shop.example"}),
+    (["https://shop.example"], {"Origin": "https://evil.example"}),
+    ("*", {"Origin": "https://any.example"}),
+    ("*", {"Origin": "https://any.example", "Cookie": "session=1"}),
+]
+
+
+@pytest.mark.parametrize(("origins", "headers"), CORS_CASES)
+def test_cors_headers_as_litestar_adds_them(origins: Any, headers: dict[str, str]) -> None:
+    with lanes(settings(cors_origins=origins)) as app:
+        for body in (b'{"size": 1}', b"{"):
+            laned, routed = app.both("/cities/query", content=body, headers=headers)
+            same_answer(laned, routed)
+            assert "access-control-allow-methods" in laned.headers
+    allowed = headers["Origin"] == "https://shop.example" or "Cookie" in headers
+    assert (laned.headers.get("access-control-allow-origin") == headers["Origin"]) is allowed
+
+    key = {"Authorization": "Bearer k-1"}
+    with cached_lanes(cached_settings(cors_origins=origins, api_key="k-1")) as (app, _, _):
+        first = app.routed(CACHED_GETS[0], headers={**headers, **key})
+        answers = [
+            app.both(CACHED_GETS[0], method="GET", headers={**headers, **key}),
+            app.both(CACHED_GETS[0], method="GET",
+                     headers={**headers, **key, "If-None-Match": first.headers["etag"]}),
+            app.both(CACHED_GETS[0], method="GET", headers=headers),  # no key: the guard's 401
+        ]
+        preflight = app.routed(CACHED_GETS[0], method="OPTIONS", headers={
+            **headers, "Access-Control-Request-Method": "GET"})
+    assert [laned.status_code for laned, _ in answers] == [200, 304, 401]
+    for laned, routed in answers:
+        same_answer(laned, routed)
+    assert preflight.status_code in (204, 400)
