@@ -6,16 +6,9 @@ import hmac
 from urllib.parse import unquote_to_bytes
 
 from litestar.enums import ScopeType
-from litestar.types import (
-    ASGIApp,
-    HTTPResponseBodyEvent,
-    HTTPResponseStartEvent,
-    Receive,
-    Scope,
-    Send,
-)
+from litestar.types import ASGIApp, Receive, Scope, Send
 
-from searchport.entrypoints.error_bodies import error_body, is_algolia_path
+from searchport.entrypoints.error_bodies import error_body, is_algolia_path, send_whole
 
 UNAUTHORIZED = "Unauthorized"
 OPEN_PATHS = ("/health", "/openapi")
@@ -80,22 +73,11 @@ def bearer_auth(keys: tuple[str, ...], also_open: tuple[str, ...] = ()):  # type
             ):
                 await app(scope, receive, send)
                 return
-            start: HTTPResponseStartEvent = {
-                "type": "http.response.start",
-                "status": 401,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"www-authenticate", b'Bearer realm="searchport"'),
-                    (b"cache-control", b"no-store"),
-                ],
-            }
-            await send(start)
-            body: HTTPResponseBodyEvent = {
-                "type": "http.response.body",
-                "body": error_body(401, UNAUTHORIZED, scope["path"]),
-                "more_body": False,
-            }
-            await send(body)
+            await send_whole(send, 401, [
+                (b"content-type", b"application/json"),
+                (b"www-authenticate", b'Bearer realm="searchport"'),
+                (b"cache-control", b"no-store"),
+            ], error_body(401, UNAUTHORIZED, scope["path"]))
 
         return guarded
 

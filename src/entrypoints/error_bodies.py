@@ -9,6 +9,7 @@ InstantSearch would show an empty one.
 from __future__ import annotations
 
 import msgspec
+from litestar.types import Send
 
 from searchport.domain.responses import ErrorBody
 
@@ -46,3 +47,12 @@ def error_body(
             request_id=request_id,
         ))
     return _encoder.encode(ErrorBody(error=sentence, details=details, request_id=request_id))
+
+
+async def send_whole(
+    send: Send, status: int, headers: list[tuple[bytes, bytes]], body: bytes
+) -> None:
+    """An answer sent by hand (the guards, the lanes) in one piece: its start, then its
+    whole body."""
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body, "more_body": False})

@@ -32,7 +32,7 @@ from msgspec import UNSET
 from searchport.domain.errors import SearchportError
 from searchport.domain.response_cache import Encoded
 from searchport.domain.usecases.raw_query import RawQuery, RawQueryRequest
-from searchport.entrypoints.error_bodies import error_body
+from searchport.entrypoints.error_bodies import error_body, send_whole
 from searchport.entrypoints.http_cache import PRIVATE, PUBLIC, matching_etag
 from searchport.entrypoints.http_errors import (
     HTTP_MESSAGES,
@@ -50,6 +50,7 @@ CACHED_ROUTES = frozenset({
     "/{handle}/documents/{doc_id}", "/{handle}/mapping",
 })
 GUARDED = "searchport.guarded"
+LEARNED = "searchport.learned"  # the cached lane's entry for the request, past the guards
 ETAG_MEMO_BYTES = 8 * 1024 * 1024  # bodies whose ETag is remembered, at most
 Middleware = Callable[[ASGIApp], ASGIApp]
 
@@ -306,15 +307,16 @@ class CachedAnswerLane:
             return
         scope["path_params"] = learned.params
         scope["path_template"] = learned.template
+        scope[LEARNED] = learned  # type: ignore[literal-required]
         if self._cors is not None:
             send = self._cors.wrap(send, scope)
         await self._served(scope, receive, send)
 
     async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
         """After the guards: the held entry, or Litestar (whose guards then stand aside)."""
-        learned = self._urls.get((scope["path"], scope["query_string"]))
-        body = self._cache().held(learned.key) if learned else None
-        if body is None or learned is None:
+        learned: Learned = scope[LEARNED]  # type: ignore[literal-required]
+        body = self._cache().held(learned.key)
+        if body is None:
             await self.app(scope, receive, send)
             return
         etag = self._etag(learned.key, body)
@@ -322,10 +324,8 @@ class CachedAnswerLane:
             if name == b"if-none-match":
                 named = matching_etag(etag.decode("ascii"), value.decode("latin-1"))
                 if named is not None:
-                    await send({"type": "http.response.start", "status": 304, "headers": [
-                        (b"etag", named.encode("latin-1")),
-                        (b"cache-control", self._cache_control)]})
-                    await send({"type": "http.response.body", "body": b"", "more_body": False})
+                    await send_whole(send, 304, [(b"etag", named.encode("latin-1")),
+                                                 (b"cache-control", self._cache_control)], b"")
                     return
                 break
         await _send(send, 200, [_JSON, (b"etag", etag), (b"cache-control", self._cache_control)],
@@ -361,7 +361,7 @@ class CachedAnswerLane:
 
 
 async def _send(send: Send, status: int, headers: list[tuple[bytes, bytes]], body: bytes) -> None:
+    """With its ``Content-Length``, as Litestar sends it."""
     headers.append((b"content-length", str(len(body)).encode("ascii")))
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body, "more_body": False})
+    await send_whole(send, status, headers, body)
 

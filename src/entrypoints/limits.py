@@ -6,7 +6,7 @@ from __future__ import annotations
 from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Receive, Scope, Send
 
-from searchport.entrypoints.error_bodies import error_body
+from searchport.entrypoints.error_bodies import error_body, send_whole
 
 
 def query_length_guard(max_bytes: int):  # type: ignore[no-untyped-def]
@@ -19,10 +19,9 @@ def query_length_guard(max_bytes: int):  # type: ignore[no-untyped-def]
             if scope["type"] != ScopeType.HTTP or len(scope.get("query_string", b"")) <= max_bytes:
                 await app(scope, receive, send)
                 return
-            await send({"type": "http.response.start", "status": 414, "headers": [
-                (b"content-type", b"application/json"), (b"cache-control", b"no-store")]})
-            body = error_body(414, sentence, scope["path"])
-            await send({"type": "http.response.body", "body": body, "more_body": False})
+            await send_whole(send, 414, [(b"content-type", b"application/json"),
+                                         (b"cache-control", b"no-store")],
+                             error_body(414, sentence, scope["path"]))
 
         return guarded
 

@@ -16,7 +16,7 @@ from litestar.types import ASGIApp, Receive, Scope, Send
 
 from searchport.domain.config import RateLimitConfig
 from searchport.entrypoints.auth import bearer_token
-from searchport.entrypoints.error_bodies import error_body
+from searchport.entrypoints.error_bodies import error_body, send_whole
 from searchport.ports.rate_limit import RateLimitStore
 
 EXEMPT_PATHS = ("/health", "/openapi", "/metrics")  # probes, docs and scrapers
@@ -79,9 +79,7 @@ def rate_limit(settings: RateLimitConfig, store: RateLimitStore):  # type: ignor
             if wait <= 0:
                 await app(scope, receive, send)
                 return
-            headers, body = _refusal(wait, scope["path"])
-            await send({"type": "http.response.start", "status": 429, "headers": headers})
-            await send({"type": "http.response.body", "body": body, "more_body": False})
+            await send_whole(send, 429, *_refusal(wait, scope["path"]))
 
         return limited
 
