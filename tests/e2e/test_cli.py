@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
 import httpx
 
-from tests.e2e.conftest import SEARCHPORT, sample_config, start_server
+from tests.e2e.conftest import (
+    SEARCHPORT,
+    Server,
+    load_rows,
+    sample_config,
+    start_server,
+)
 from tests.redis_server import RedisServer
 
 
@@ -88,7 +96,6 @@ def test_example_config_serves_the_demo(copy_example: Path, tmp_path_factory: An
 
 
 def test_reload_mode_picks_up_config_changes(tmp_path: Path) -> None:
-    import time
 
     server = start_server(sample_config(), tmp_path, args=("--reload",))
     try:
@@ -106,3 +113,60 @@ def test_reload_mode_picks_up_config_changes(tmp_path: Path) -> None:
         assert status == 401
     finally:
         server.stop()
+
+
+def tree(root: Path) -> dict[str, tuple[int, int]]:
+    """Every path under ``root`` with its size and mtime: what a read-only command keeps."""
+    return {
+        str(path.relative_to(root)): (path.stat().st_size, path.stat().st_mtime_ns)
+        for path in sorted(root.rglob("*"))
+    }
+
+
+def test_check_writes_nothing(tmp_path: Path) -> None:
+    (tmp_path / "config.yaml").write_text(sample_config(), encoding="utf-8")
+    before = tree(tmp_path)
+    unbuilt = run("check", cwd=tmp_path)
+    assert unbuilt.returncode == 0, unbuilt.stdout + unbuilt.stderr
+    assert "ok      cities (tantivy): not built yet" in unbuilt.stdout
+    assert tree(tmp_path) == before
+    assert run("index", "build", cwd=tmp_path).returncode == 0
+    built = tree(tmp_path)
+    assert len(built) > len(before)
+    again = run("check", cwd=tmp_path)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert f"ok      cities (tantivy): {len(load_rows())} documents, up to date" in again.stdout
+    assert tree(tmp_path) == built
+
+
+def test_check_without_config_validates_the_demo_and_writes_nothing(tmp_path: Path) -> None:
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    env.pop("SEARCHPORT_CONFIG", None)
+    result = subprocess.run([str(SEARCHPORT), "check"], cwd=tmp_path, env=env,
+                            capture_output=True, text=True, timeout=120, check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "built-in demo" in result.stdout and "ok      cities (tantivy)" in result.stdout
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_check_fails_on_an_index_serve_could_not_use(tmp_path: Path) -> None:
+    (tmp_path / "config.yaml").write_text(sample_config(), encoding="utf-8")
+    assert run("index", "build", cwd=tmp_path).returncode == 0
+    (tmp_path / "config.yaml").write_text(
+        sample_config().replace("source:", "# source:"), encoding="utf-8")
+    for meta in (tmp_path / "index" / "cities").glob("gen-*/meta.json"):
+        meta.write_text("{not json", encoding="utf-8")
+    result = run("check", cwd=tmp_path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "FAILED  cities (tantivy)" in result.stdout
+
+
+def test_a_busy_address_is_refused(server: Server, tmp_path: Path) -> None:
+    (tmp_path / "config.yaml").write_text(sample_config(), encoding="utf-8")
+    port = server.url.rsplit(":", 1)[1]
+    result = run("serve", "--port", port, cwd=tmp_path)
+    assert result.returncode == 1
+    assert f"cannot listen on 127.0.0.1:{port}" in result.stderr
+    assert "--share-port" in result.stderr
+    assert not (tmp_path / "index").exists()  # refused before building anything
+    assert server.client.get("/health").status_code == 200
