@@ -98,12 +98,78 @@ async def test_raw_query_defaults_and_clamps(books_engine: TantivyEngine,
     assert len(answer["hits"]) == len(rows) - 40
 
 
-@pytest.mark.parametrize("query", ["title:(", "nofield:x", "year:abc", "AND AND"])
+@pytest.mark.parametrize("query", ["title:(", "year:abc", "AND AND"])
 async def test_raw_query_rejections_carry_tantivys_reason(books_engine: TantivyEngine,
                                                           query: str) -> None:
     with pytest.raises(InvalidQuery) as caught:
         await books_engine.raw_query({"query": query})
     assert caught.value.message.startswith("tantivy could not parse the query: ")
+
+
+def present(row: Row, field: str) -> bool:
+    value = row.get(field)
+    return value not in (None, "", [])
+
+
+@pytest.mark.parametrize("field", ["title", "author", "genre", "tags", "year", "price",
+                                   "available", "published", "location"])
+@pytest.mark.parametrize("form", ["{f}:*", "{f}:[* TO *]"])
+async def test_raw_exists_works_on_every_field_type(books_engine: TantivyEngine,
+                                                    rows: list[Row], field: str,
+                                                    form: str) -> None:
+    want = sum(present(r, field) for r in rows)
+    assert 0 < want < len(rows) or field in ("title", "author", "location")
+    answer = json.loads(await books_engine.raw_query({"query": form.format(f=field)}))
+    assert answer["count"] == want
+    missing = json.loads(await books_engine.raw_query({"query": f"* -{form.format(f=field)}"}))
+    assert missing["count"] == len(rows) - want
+
+
+async def test_raw_exists_combines_with_other_clauses(books_engine: TantivyEngine,
+                                                      rows: list[Row],
+                                                      ref: SimpleNamespace) -> None:
+    answer = json.loads(await books_engine.raw_query(
+        {"query": "+title:* +year:[1900 TO *] -price:*", "limit": 100}))
+    want = {ref.doc_id(r) for r in rows
+            if present(r, "title") and r.get("year", 0) >= 1900 and not present(r, "price")}
+    assert {hit["id"] for hit in answer["hits"]} == want and answer["count"] == len(want)
+    phrase = json.loads(await books_engine.raw_query({"query": 'title:"title:*"'}))
+    assert phrase["count"] == 0  # inside quotes it is a phrase, not an exists
+
+
+@pytest.mark.parametrize(("query", "says"), [
+    ("nofield:x", "Unknown field nofield in the raw query; the fields it can name: title, "),
+    ("__id:b01", "Unknown field __id"),
+    ("title:castle AND writer:rice", "writer is an alias: raw queries use the index's own "
+                                     "field names, here author"),
+    ("id:b01", "id is the id field, not a searchable field: fetch one document with GET "),
+    ("location:[0 TO 1]", "location is a geo_point field: the raw query can only test that "
+                          "it exists (location:*)"),
+    ("title:castle~1", "castle~1: the tantivy query language has no fuzzy terms"),
+    ("castle~", "castle~: the tantivy query language has no fuzzy terms"),
+    ("-title:castle", "tantivy could not parse the query: it only excludes (NOT or -): add "
+                      "what to keep, e.g. * -name:paris"),
+    ("title:/cast.*/", "tantivy could not parse the query: regular expressions are not "
+                       "allowed"),
+])
+async def test_raw_query_refusals_say_what_works(books_engine: TantivyEngine, query: str,
+                                                 says: str) -> None:
+    with pytest.raises(InvalidQuery) as caught:
+        await books_engine.raw_query({"query": query})
+    assert caught.value.message.startswith(says), caught.value.message
+
+
+async def test_raw_phrase_slop_and_boosts_run(books_engine: TantivyEngine) -> None:
+    slop = json.loads(await books_engine.raw_query({"query": 'title:"castle air"~2'}))
+    exact = json.loads(await books_engine.raw_query({"query": 'title:"castle air"'}))
+    assert slop["count"] >= exact["count"]
+    boosted = json.loads(await books_engine.raw_query(
+        {"query": "title:castle^3 OR title:night", "limit": 100}))
+    plain = json.loads(await books_engine.raw_query(
+        {"query": "title:castle OR title:night", "limit": 100}))
+    assert boosted["count"] == plain["count"] > 0
+    sets = json.loads(await books_engine.raw_query({"query": "genre: IN [fiction history]"}))
+    assert sets["count"] > 0
 
 
 @pytest.mark.parametrize("body", [{}, {"query": 5}, {"query": "x", "limit": "5"},
