@@ -47,7 +47,8 @@ def assert_body(response: Any, status: int, body: dict[str, Any]) -> None:
 @pytest.mark.parametrize(("path", "algolia_route"), [
     ("/1/indexes/*/queries", True), ("/1/indexes/cities/query", True),
     ("/1/indexes/cities/facets/region/query", True), ("/cities/instantsearch", True),
-    ("/cities/search", False), ("/cities/query", False), ("/1/indexes", False),
+    ("/cities/search", False), ("/cities/query", False), ("/1/indexes", True),
+    ("/1/keys", True),
     ("/indexes", False), ("/health", False),
 ])
 def test_the_helper_decides_by_path(path: str, algolia_route: bool) -> None:
@@ -101,11 +102,13 @@ def test_404_unknown_handle_in_a_multi_query_and_unknown_route() -> None:
                                                         {"indexName": "nope"}]})
         one = client.post("/1/indexes/nope/query", json={})
         instantsearch = client.post("/nope/instantsearch", json={"requests": [{}]})
-        route = client.post("/1/indexes/cities/nothing", json={})
+        route = client.post("/1/indexes/cities/nothing/more", json={})
+        write = client.post("/1/indexes/cities/some-object-id", json={})
         search = client.get("/nope/search")
     for response in (multi, one, instantsearch):
         assert_body(response, 404, algolia('Index "nope" not found', 404))
     assert_body(route, 404, algolia("No such route", 404))
+    assert_body(write, 405, algolia("Method not allowed on this route", 405))  # GET reads it
     assert_body(search, 404, {"error": 'Index "nope" not found'})
 
 
