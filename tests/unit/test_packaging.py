@@ -8,10 +8,13 @@ compares its file list with ``src/``.
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import zipfile
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "src"
@@ -55,3 +58,19 @@ def test_the_builtin_demo_is_the_example_configs_demo() -> None:
         k: v for k, v in example["indexes"]["cities"].items() if k not in moved
     }
     assert (ROOT / example["indexes"]["cities"]["source"]).is_file()
+
+
+def test_no_file_the_wheel_ships_is_ignored_by_git() -> None:
+    """The wheel is built from the working tree, a deployment from a clone: a file under
+    ``src/`` that git ignores (the demo's ``config.yaml`` once matched a ``config.yaml``
+    pattern) ships from the author's tree and is missing from everyone else's."""
+    git = shutil.which("git")
+    if git is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    ignored = subprocess.run(
+        [git, "ls-files", "--others", "--ignored", "--exclude-standard", "--", "src"],
+        cwd=ROOT, capture_output=True, text=True, check=True, timeout=60,
+    ).stdout.split()
+    shipped = [name for name in ignored
+               if "__pycache__" not in name and not name.endswith(".pyc")]
+    assert shipped == []
