@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
 import json
 import os
 import socket
@@ -21,8 +22,10 @@ from searchport.domain.errors import EngineUnavailable, SearchportError
 def demo_home(environ: Mapping[str, str] | None = None) -> Path:
     """The per-user folder of the built-in demo (its config and index): the XDG cache."""
     env = os.environ if environ is None else environ
-    base = env.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base).expanduser() / "searchport" / "demo"
+    base = Path(env.get("XDG_CACHE_HOME") or "").expanduser()
+    if not base.is_absolute():  # unset, empty or relative: ignored, as the XDG spec says
+        base = Path.home() / ".cache"
+    return base / "searchport" / "demo"
 
 
 def _explicit_config(flag: str | None) -> Path | None:
@@ -44,7 +47,7 @@ def _demo_text() -> str:
 
 def _demo_note(folder: Path) -> str:
     return (
-        f"searchport: no config.yaml in {Path.cwd()} and no --config: serving the built-in "
+        f"searchport: no config.yaml in {Path.cwd()} and no --config: using the built-in "
         f"demo (34,006 world cities). Its config and index live in {folder}; delete that "
         "folder to remove them."
     )
@@ -184,7 +187,7 @@ async def _check_tantivy(handle: str, index: IndexConfig, base_dir: Path) -> str
 
 
 def address_in_use(host: str, port: int) -> str | None:
-    """Why ``host:port`` cannot be listened on (another server holds it), else None.
+    """Why ``host:port`` cannot be listened on, in a sentence that says what to do, else None.
 
     The ASGI server binds with SO_REUSEPORT, which lets a second server share a busy port
     silently; a plain bind first (SO_REUSEADDR only, as every server sets) refuses that."""
@@ -194,8 +197,20 @@ def address_in_use(host: str, port: int) -> str | None:
         try:
             sock.bind((host, port))
         except OSError as exc:
-            return exc.strerror or str(exc)
+            return _bind_failure(exc)
     return None
+
+
+def _bind_failure(exc: OSError) -> str:
+    reason = exc.strerror or str(exc)
+    if exc.errno == errno.EADDRINUSE:
+        return (f"{reason} (is another searchport or server running there?). Stop it, pick "
+                "another --port, or pass --share-port to let processes share the address.")
+    if exc.errno == errno.EADDRNOTAVAIL:
+        return f"{reason}: --host must be an address of this machine (127.0.0.1, 0.0.0.0, ::1)."
+    if exc.errno == errno.EACCES:
+        return f"{reason}: ports below 1024 need privileges; pick another --port."
+    return f"{reason}."
 
 
 async def _check_cache(config: Config) -> bool:
@@ -245,10 +260,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     host = args.host or config.host
     port = config.port if args.port is None else args.port
     busy = None if args.share_port else address_in_use(host, port)
+    shown = f"[{host}]" if ":" in host else host
     if busy is not None:
-        print(f"searchport: cannot listen on {host}:{port}: {busy} (is another searchport or "
-              "server running there?). Stop it, pick another --port, or pass --share-port "
-              "to let processes share the address.", file=sys.stderr)
+        print(f"searchport: cannot listen on {shown}:{port}: {busy}", file=sys.stderr)
         return 1
     for handle, index in config.indexes.items():  # build embedded indexes once, before workers
         if index.engine == "tantivy":
@@ -257,7 +271,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
             except SearchportError as exc:
                 print(f"searchport: {handle}: {exc.message}", file=sys.stderr)
                 return 1
-    shown = f"[{host}]" if ":" in host else host
     os.environ["SEARCHPORT_CONFIG"] = str(path)
     os.environ["SEARCHPORT_LISTEN_URL"] = f"http://{shown}:{port}"
     if args.reload and config.access_log != "off":

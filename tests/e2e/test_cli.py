@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
+import shutil
+import socket
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -13,6 +16,7 @@ import httpx
 from tests.e2e.conftest import (
     SEARCHPORT,
     Server,
+    free_port,
     load_rows,
     sample_config,
     start_server,
@@ -170,3 +174,86 @@ def test_a_busy_address_is_refused(server: Server, tmp_path: Path) -> None:
     assert "--share-port" in result.stderr
     assert not (tmp_path / "index").exists()  # refused before building anything
     assert server.client.get("/health").status_code == 200
+
+
+def test_share_port_lets_a_second_server_listen_with_the_first(
+        server: Server, tmp_path: Path) -> None:
+    """--share-port is the explicit way to the shared address the refusal guards against:
+    both servers listen and the kernel spreads new connections over them."""
+    config = sample_config().replace("  cities:", "  towns:")
+    (tmp_path / "config.yaml").write_text(config, encoding="utf-8")
+    port = server.url.rsplit(":", 1)[1]
+    log = tmp_path / "second.log"
+    with log.open("w") as out:
+        process = subprocess.Popen([str(SEARCHPORT), "serve", "--port", port, "--share-port"],
+                                   cwd=tmp_path, stdout=out, stderr=subprocess.STDOUT, text=True)
+    second = Server(process, server.url, log)
+    try:
+        deadline = time.monotonic() + 90
+        while "listening on" not in second.output():
+            assert process.poll() is None, second.output()
+            assert time.monotonic() < deadline, second.output()
+            time.sleep(0.2)
+        seen: set[str] = set()
+        for _ in range(60):  # a new connection each time: the kernel picks a listener
+            with httpx.Client(base_url=server.url, timeout=30) as fresh:
+                seen.update(h["handle"] for h in fresh.get("/indexes").json()["indexes"])
+            if seen == {"cities", "towns"}:
+                break
+        assert seen == {"cities", "towns"}
+    finally:
+        second.stop()
+
+
+def test_a_busy_ipv6_address_is_refused_and_shown_in_brackets(tmp_path: Path) -> None:
+    (tmp_path / "config.yaml").write_text(sample_config(), encoding="utf-8")
+    with socket.socket(socket.AF_INET6, socket.SOCK_STREAM) as holder:
+        holder.bind(("::1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        result = run("serve", "--host", "::1", "--port", str(port), cwd=tmp_path)
+    assert result.returncode == 1
+    assert f"cannot listen on [::1]:{port}: " in result.stderr
+    assert "--share-port" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_an_address_not_of_this_machine_is_refused_with_what_to_pass(tmp_path: Path) -> None:
+    (tmp_path / "config.yaml").write_text(sample_config(), encoding="utf-8")
+    result = run("serve", "--host", "192.0.2.1", "--port", "3999", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "cannot listen on 192.0.2.1:3999" in result.stderr
+    assert "must be an address of this machine" in result.stderr
+    assert "--share-port" not in result.stderr  # nothing else is listening there
+
+
+def as_other_user(command: list[str]) -> list[str]:
+    """``command`` run by a user that cannot write a folder whose write bits are off: root
+    ignores them, so as root the command runs as ``nobody``."""
+    if os.geteuid() != 0:
+        return command
+    return ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *command]
+
+
+def test_a_read_only_index_folder_is_a_clear_refusal(tmp_path_factory: Any) -> None:
+    """tantivy takes a lock file in the index folder even to search: a read-only folder
+    (a prebuilt image, a cache on a read-only volume) cannot be served. serve and check
+    say so, naming the folder and the setting; no traceback."""
+    root = Path(tempfile.mkdtemp(prefix="searchport-ro-"))  # outside pytest's private tmp
+    try:
+        root.chmod(0o755)
+        (root / "config.yaml").write_text(sample_config(), encoding="utf-8")
+        assert run("index", "build", cwd=root).returncode == 0
+        for path in [root / "index", *(root / "index").rglob("*")]:
+            path.chmod(0o555 if path.is_dir() else 0o444)
+        root.chmod(0o555)
+        for command in (["serve", "--port", str(free_port())], ["check"]):
+            result = subprocess.run(as_other_user([str(SEARCHPORT), *command]), cwd=root,
+                                    capture_output=True, text=True, timeout=120, check=False)
+            said = result.stdout + result.stderr
+            assert result.returncode == 1, said
+            assert f"the index folder {root / 'index' / 'cities'} is not writable" in said
+            assert "Traceback" not in said
+    finally:
+        for path in [root, *root.rglob("*")]:
+            path.chmod(0o755)
+        shutil.rmtree(root)

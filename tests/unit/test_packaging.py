@@ -74,3 +74,15 @@ def test_no_file_the_wheel_ships_is_ignored_by_git() -> None:
     shipped = [name for name in ignored
                if "__pycache__" not in name and not name.endswith(".pyc")]
     assert shipped == []
+
+
+def test_the_demo_lives_in_the_xdg_cache_or_in_home_dot_cache() -> None:
+    from searchport.entrypoints.cli import demo_home
+
+    home = Path.home()
+    assert demo_home({"XDG_CACHE_HOME": "/var/cache/me"}) == Path(
+        "/var/cache/me/searchport/demo")
+    assert demo_home({}) == home / ".cache" / "searchport" / "demo"
+    assert demo_home({"XDG_CACHE_HOME": ""}) == home / ".cache" / "searchport" / "demo"
+    # the XDG spec: a relative path is invalid and ignored (else it would follow the cwd)
+    assert demo_home({"XDG_CACHE_HOME": "rel"}) == home / ".cache" / "searchport" / "demo"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 import time
 from collections.abc import Callable, Iterable
@@ -118,6 +119,12 @@ def index_state(handle: str, config: IndexConfig, base_dir: Path) -> tuple[str, 
     folder = index_folder(handle, config, base_dir)
     source = resolve_path(base_dir, config.source) if config.source else None
     meta = folder.read_meta()
+    # serve writes there (a build, its lock, tantivy's own lock even to search): the folder,
+    # or the nearest existing folder above it, must be writable
+    existing = next(p for p in (folder.path, *folder.path.parents) if p.exists())
+    if not os.access(existing, os.W_OK):
+        where = "" if existing == folder.path else f"{existing} "
+        raise EngineUnavailable(folder.unwritable(f"{where}read-only for this user"))
     if source is not None and not source.is_file():
         if meta is None:
             raise EngineUnavailable(f"the source file of {handle} was not found: {source}")
