@@ -201,3 +201,37 @@ async def test_close_then_unavailable(tmp_path: Path, ref: SimpleNamespace) -> N
     await engine.close()
     with pytest.raises(EngineUnavailable):
         await engine.ping()
+
+
+@pytest.mark.parametrize(("query", "says"), [
+    ("title:cast*", "title:cast*: tantivy's query language has no prefix on a single word "
+                    "(cast* finds only the word cast itself); use a range of words, as in "
+                    "title:[cast TO casu}"),
+    ("cast*", "cast*: tantivy's query language has no prefix on a single word"),
+    ("year:[1900 TO *] AND (title:Cast* OR genre:x)", "title:Cast*: "),
+    ("-title:cast* *", "title:cast*: "),
+    ("title:castle^2 OR nigh*^3", "nigh*: "),
+])
+async def test_a_one_word_prefix_is_refused_with_the_range_that_works(
+        books_engine: TantivyEngine, query: str, says: str) -> None:
+    """tantivy 0.27 parses ``cast*`` as the term ``cast``: it would silently find no Castle."""
+    with pytest.raises(InvalidQuery) as caught:
+        await books_engine.raw_query({"query": query})
+    assert caught.value.message.startswith(says), caught.value.message
+
+
+async def test_the_advised_range_finds_the_words_of_the_prefix(
+        books_engine: TantivyEngine, rows: list[Row], ref: SimpleNamespace) -> None:
+    answer = json.loads(await books_engine.raw_query(
+        {"query": "title:[cast TO casu}", "limit": 100}))
+    want = {ref.doc_id(r) for r in rows
+            if any(w.startswith("cast") for w in ref.words(str(r.get("title", ""))))}
+    assert want and {hit["id"] for hit in answer["hits"]} == want
+
+
+@pytest.mark.parametrize("query", ["*", "title:*", "title:[* TO *]", "year:[1900 TO *]",
+                                   'title:"castle in"*', 'title:"cast*"', "* -title:castle"])
+async def test_stars_that_are_not_a_word_prefix_still_run(books_engine: TantivyEngine,
+                                                          query: str) -> None:
+    answer = json.loads(await books_engine.raw_query({"query": query}))
+    assert isinstance(answer["count"], int)

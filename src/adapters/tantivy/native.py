@@ -71,7 +71,8 @@ def _explain(exc: ValueError) -> str:
         return ("it only excludes (NOT or -): add what to keep, e.g. * -name:paris to match "
                 "every document but those")
     if "Regex queries are not allowed" in message:
-        return "regular expressions are not allowed; use a prefix (word*) or a range"
+        return ("regular expressions are not allowed; use a range of words, as in "
+                "name:[lond TO lone} for the words starting with lond")
     return message
 
 

@@ -12,6 +12,9 @@ the caller's query, not an engine failure, so each becomes a 400 that says what 
   (``__...``, never exposed), or unknown: each named, with the fields that can be used.
 - ``word~N``: tantivy's language has no fuzzy terms (``~N`` is a phrase's word distance);
   it would silently match nothing, so it is refused.
+- ``word*`` (one word): tantivy reads it as the word itself, not as a prefix (only a phrase
+  of two words or more takes a prefix, ``"new yo"*``), so ``lond*`` would silently find no
+  London; it is refused with the range that does the same (``name:[lond TO lone}``).
 """
 
 from __future__ import annotations
@@ -28,6 +31,13 @@ _TOKEN = re.compile(
     r"(?P<exists>\*(?=[\s)]|$)|\[\s*\*\s+TO\s+\*\s*\](?=[\s)^]|$))?"
 )
 _FUZZY = re.compile(r'"(?:[^"\\]|\\.)*"|(?P<term>[\w*]+)~\d*')
+# A quoted phrase (skipped, with its optional phrase-prefix star), or one word ending in *,
+# with its field: `lond*`, `name:lond*`.
+_WORD_PREFIX = re.compile(
+    r'"(?:[^"\\]|\\.)*"\*?'
+    r"|(?<![\w*\\])(?:(?P<field>[A-Za-z_][\w.]*):)?(?P<word>\w[^\s\"()\[\]{}:^~*]*)\*"
+    r"(?=[\s)^]|$)"
+)
 
 
 def prepare_raw_query(text: str, layout: IndexLayout) -> str:
@@ -37,8 +47,12 @@ def prepare_raw_query(text: str, layout: IndexLayout) -> str:
             raise InvalidQuery(
                 f"{match.group(0)}: the tantivy query language has no fuzzy terms (~N after a "
                 'phrase is the distance between its words, as in "new york"~2); search '
-                "the word itself, or a prefix with word*"
+                "the word itself, or the words starting with it with a range, as in "
+                "name:[lond TO lone}"
             )
+    for match in _WORD_PREFIX.finditer(text):
+        if match.group("word"):
+            raise InvalidQuery(_no_word_prefix(match.group("field"), match.group("word")))
     out: list[str] = []
     last = 0
     for match in _TOKEN.finditer(text):
@@ -72,3 +86,16 @@ def _unknown_field(name: str, layout: IndexLayout) -> str:
         return (f"{name} is the id field, not a searchable field: fetch one document with "
                 f"GET /<handle>/documents/<id>; the fields a raw query can name: {usable}")
     return f"Unknown field {name} in the raw query; the fields it can name: {usable}"
+
+
+def _no_word_prefix(field: str | None, word: str) -> str:
+    name = field or "name"
+    low = word.lower()
+    after = chr(ord(low[-1]) + 1)
+    example = (f"{name}:[{low} TO {low[:-1]}{after}}}" if after.isalnum()
+               else f"{name}:[lond TO lone}}")
+    written = f"{field}:{word}*" if field else f"{word}*"
+    return (f"{written}: tantivy's query language has no prefix on a single word ({word}* "
+            f"finds only the word {word} itself); use a range of words, as in {example} "
+            '(from the prefix to the next one), a phrase prefix of two words or more, as in '
+            '"new yo"*, or /search?q=..., which completes the last word')
