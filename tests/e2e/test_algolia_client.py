@@ -97,3 +97,16 @@ def test_a_call_searchport_does_not_answer_is_a_404_with_a_message(
     with pytest.raises(RequestException) as caught:
         client.list_api_keys()
     assert caught.value.status_code == 404 and str(caught.value)
+    assert "searchport does not support this Algolia call" in str(caught.value)
+
+
+def test_a_write_says_searchport_is_read_only(client: SearchClientSync) -> None:
+    """What a developer who points an indexing script at searchport sees: the client's
+    exception says searchport is read-only, not a bare route error."""
+    for call in (lambda: client.save_object("cities", {"objectID": "x1", "name": "X"}),
+                 lambda: client.set_settings("cities", {"hitsPerPage": 5}),
+                 lambda: client.delete_index("cities")):
+        with pytest.raises(RequestException) as caught:
+            call()
+        assert caught.value.status_code in (404, 405)
+        assert "read-only" in str(caught.value), str(caught.value)
