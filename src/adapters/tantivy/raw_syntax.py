@@ -13,8 +13,9 @@ the caller's query, not an engine failure, so each becomes a 400 that says what 
 - ``word~N``: tantivy's language has no fuzzy terms (``~N`` is a phrase's word distance);
   it would silently match nothing, so it is refused.
 - ``word*`` (one word): tantivy reads it as the word itself, not as a prefix (only a phrase
-  of two words or more takes a prefix, ``"new yo"*``), so ``lond*`` would silently find no
-  London; it is refused with the range that does the same (``name:[lond TO lone}``).
+  of two words or more takes a prefix, ``"san fr"*``, and it tries only the first 50 words
+  of that prefix), so ``lond*`` would silently find no London; it is refused with the range
+  that does the same (``name:[lond TO lone}``).
 """
 
 from __future__ import annotations
@@ -97,5 +98,5 @@ def _no_word_prefix(field: str | None, word: str) -> str:
     written = f"{field}:{word}*" if field else f"{word}*"
     return (f"{written}: tantivy's query language has no prefix on a single word ({word}* "
             f"finds only the word {word} itself); use a range of words, as in {example} "
-            '(from the prefix to the next one), a phrase prefix of two words or more, as in '
-            '"new yo"*, or /search?q=..., which completes the last word')
+            "(from the prefix to the next one), or /search?q=..., which completes the last "
+            "word")
