@@ -21,7 +21,6 @@ from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.config import Config, ConfigError, IndexConfig
 from searchport.domain.engine_health import EngineHealth
 from searchport.domain.response_cache import ResponseCache
-from searchport.domain.usecases.algolia_facet_search import AlgoliaFacetSearch
 from searchport.domain.usecases.algolia_search import AlgoliaSearch
 from searchport.domain.usecases.autocomplete import Autocomplete
 from searchport.domain.usecases.clear_cache import ClearCache
@@ -174,9 +173,7 @@ class Container(containers.DeclarativeContainer):
     list_indexes = providers.Singleton(ListIndexes, catalog=catalog)
     describe_fields = providers.Singleton(DescribeFields, catalog=catalog)
     clear_cache = providers.Singleton(ClearCache, cache=cache)
-    algolia_facet_search = providers.Singleton(AlgoliaFacetSearch, catalog=catalog)
-    algolia_search = providers.Singleton(AlgoliaSearch, catalog=catalog,
-                                         facet_search=algolia_facet_search, responses=responses)
+    algolia_search = providers.Singleton(AlgoliaSearch, catalog=catalog, responses=responses)
 
 
 def create_container(config: Config, base_dir: Path) -> Container:
