@@ -16,14 +16,16 @@ from __future__ import annotations
 
 import logging
 import ssl
-
-import httpx
+from typing import TYPE_CHECKING
 
 from searchport.adapters.circuit_breaker import CircuitBreaker, StateListener
 from searchport.adapters.engine_address import EngineAddress
-from searchport.adapters.exchange import Exchange, HttpxExchange
+from searchport.adapters.exchange import Exchange
 from searchport.adapters.resilience import CallPolicy, ResilientExchange
 from searchport.domain.config import ConfigError
+
+if TYPE_CHECKING:
+    import httpx
 
 # httpx logs every request URL at INFO; searchport logs its own, credential-free lines.
 logging.getLogger("httpx").setLevel(logging.WARNING)
@@ -65,7 +67,7 @@ class HttpClients:
         if exchange is None:
             tls = _tls(verify, ca_bundle)  # a bad CA bundle is a config error, test or not
             network = (_network(tls) if self._transport is None
-                       else HttpxExchange(self._transport))
+                       else _over(self._transport))
             exchange = self._resilient(address.origin, network)
             self._exchanges[key] = exchange
         return exchange
@@ -94,6 +96,13 @@ def _network(tls: ssl.SSLContext | bool) -> Exchange:
 
     return AiohttpExchange(tls=tls, max_connections=MAX_CONNECTIONS,
                             keepalive_seconds=KEEPALIVE_SECONDS)
+
+
+def _over(transport: httpx.AsyncBaseTransport) -> Exchange:
+    # imported only when a transport is given (tests): production never loads httpx
+    from searchport.adapters.httpx_exchange import HttpxExchange
+
+    return HttpxExchange(transport)
 
 
 def _tls(verify: bool, ca_bundle: str | None) -> ssl.SSLContext | bool:

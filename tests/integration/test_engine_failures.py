@@ -20,7 +20,8 @@ from litestar.testing import TestClient
 from searchport.adapters.aiohttp_exchange import AiohttpExchange
 from searchport.adapters.circuit_breaker import CircuitBreaker
 from searchport.adapters.config_loader import parse_config
-from searchport.adapters.resilience import CircuitOpen, ResilientExchange
+from searchport.adapters.exchange import CircuitOpen, Dropped
+from searchport.adapters.resilience import ResilientExchange
 from searchport.entrypoints.app import create_app
 from searchport.entrypoints.container import create_container
 from tests.misbehaving_upstream import (
@@ -264,7 +265,7 @@ def test_half_open_lets_exactly_one_probe_through(upstream: MisbehavingUpstream)
         url = f"{upstream.url}/cities/_search"
         try:
             upstream.mode = "drop"
-            with pytest.raises(httpx.RemoteProtocolError):
+            with pytest.raises(Dropped):
                 await resilient.exchange("POST", url, {}, b"{}", 5.0)
             assert breaker.is_open
             clock[0] = 6.0
