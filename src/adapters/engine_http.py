@@ -179,10 +179,16 @@ class EngineHttp:
     async def json(self, method: str, path: str, body: Any = None, *,
                    params: Mapping[str, str] | None = None) -> Any:
         """The decoded body of a 2xx answer; any other status raises its domain error."""
+        return self.decode(await self.success(method, path, body, params=params))
+
+    async def success(self, method: str, path: str, body: Any = None, *,
+                      params: Mapping[str, str] | None = None) -> Answer:
+        """A 2xx answer, its body left to the adapter to decode into its own types; any
+        other status raises its domain error."""
         response = await self.send(method, path, body, params=params)
         if not response.is_success:
             raise self.failure(method, path, response)
-        return self.decode(response)
+        return response
 
     def decode(self, response: Answer) -> Any:
         try:

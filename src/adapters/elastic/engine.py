@@ -101,8 +101,8 @@ class ElasticCompatEngine:
     async def search(self, query: SearchQuery) -> EngineResult:
         fields = await self._field_catalog()
         body = translate.search_body(query, fields)
-        answer = await self._query(f"/{self._indices}/_search", body)
-        return self._read(lambda: parse.search_result(answer, query))
+        content = await self._query_content(f"/{self._indices}/_search", body)
+        return self._read(lambda: parse.decode_search(content, query))
 
     async def facet_values(self, query: FacetValuesQuery) -> list[FacetValue]:
         fields = await self._field_catalog()
@@ -143,8 +143,14 @@ class ElasticCompatEngine:
     # ------------------------------------------------------------ internals
 
     async def _query(self, path: str, body: Any) -> Any:
+        return self._transport.decode(await self._answer(path, body))
+
+    async def _query_content(self, path: str, body: Any) -> bytes:
+        return (await self._answer(path, body)).content
+
+    async def _answer(self, path: str, body: Any) -> Answer:
         try:
-            return await self._transport.json("POST", path, body)
+            return await self._transport.success("POST", path, body)
         except InvalidQuery:
             self._fields_due = -math.inf  # the mapping may have changed: fetch it again
             raise
