@@ -19,9 +19,9 @@ from typing import Any
 
 import msgspec
 
-from searchport.adapters.answers import UnreadableAnswer as UnreadableAnswer
-from searchport.adapters.answers import as_list as _list
-from searchport.adapters.answers import mapping as _mapping
+from searchport.adapters.answer_reading import UnreadableAnswer as UnreadableAnswer
+from searchport.adapters.answer_reading import as_list as _list
+from searchport.adapters.answer_reading import mapping as _mapping
 from searchport.adapters.elastic.translate import (
     DOCS,
     GEO_GRID,
