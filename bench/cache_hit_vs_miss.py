@@ -60,7 +60,7 @@ def write_config(directory: Path, cache: dict[str, Any], redis_url: str) -> Path
     config = yaml.safe_load((ROOT / "config.example.yaml").read_text(encoding="utf-8"))
     cities = config["indexes"]["cities"]
     cities["path"] = str(ROOT / ".searchport" / "indexes" / "cities")
-    cities["source"] = str(ROOT / "demo" / "cities.jsonl.gz")
+    cities["source"] = str(ROOT / "src" / "demo" / "cities.jsonl.gz")
     config["cache"] = {**cache, "searchTtl": 600}
     if cache["backend"] == "redis":
         config["cache"]["url"] = redis_url

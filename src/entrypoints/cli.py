@@ -4,23 +4,71 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
+import json
 import os
+import socket
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 from searchport import __version__
-from searchport.adapters.config_loader import load_config
-from searchport.domain.config import Config, ConfigError
-from searchport.domain.errors import SearchportError
+from searchport.adapters.config_loader import load_config, parse_config
+from searchport.domain.config import Config, ConfigError, IndexConfig
+from searchport.domain.errors import EngineUnavailable, SearchportError
 
 
-def _config_path(flag: str | None) -> Path:
-    return Path(flag or os.environ.get("SEARCHPORT_CONFIG") or "config.yaml").resolve()
+def demo_home(environ: Mapping[str, str] | None = None) -> Path:
+    """The per-user folder of the built-in demo (its config and index): the XDG cache."""
+    env = os.environ if environ is None else environ
+    base = Path(env.get("XDG_CACHE_HOME") or "").expanduser()
+    if not base.is_absolute():  # unset, empty or relative: ignored, as the XDG spec says
+        base = Path.home() / ".cache"
+    return base / "searchport" / "demo"
+
+
+def _explicit_config(flag: str | None) -> Path | None:
+    """The config named by --config or $SEARCHPORT_CONFIG, else ./config.yaml when it exists;
+    None means no config at all (the built-in demo)."""
+    named = flag or os.environ.get("SEARCHPORT_CONFIG")
+    if named:
+        return Path(named).resolve()
+    local = Path("config.yaml").resolve()
+    return local if local.exists() else None
+
+
+def _demo_text() -> str:
+    from searchport import demo
+
+    template = demo.CONFIG_TEMPLATE.read_text(encoding="utf-8")
+    return template.replace(demo.SOURCE_MARKER, json.dumps(str(demo.SOURCE)))
+
+
+def _demo_note(folder: Path) -> str:
+    return (
+        f"searchport: no config.yaml in {Path.cwd()} and no --config: using the built-in "
+        f"demo (34,006 world cities). Its config and index live in {folder}; delete that "
+        "folder to remove them."
+    )
 
 
 def _load(flag: str | None) -> tuple[Config, Path]:
-    path = _config_path(flag)
+    """The config to run with; without one, the built-in demo's, written to ``demo_home``."""
+    path = _explicit_config(flag)
+    if path is None:
+        folder = demo_home()
+        path = folder / "config.yaml"
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            text = _demo_text()
+            if not path.is_file() or path.read_text(encoding="utf-8") != text:
+                path.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            print(f"searchport: cannot prepare the built-in demo in {folder}: {exc.strerror}; "
+                  "pass --config", file=sys.stderr)
+            raise SystemExit(2) from None
+        print(_demo_note(folder), file=sys.stderr)
     try:
         return load_config(path), path
     except ConfigError as exc:
@@ -107,6 +155,10 @@ async def _check(config: Config, base_dir: Path) -> int:
     try:
         for handle, index in config.indexes.items():
             try:
+                if index.engine == "tantivy":  # checked in place: check never builds
+                    print(f"ok      {handle} ({index.engine}): "
+                          f"{await _check_tantivy(handle, index, base_dir)}")
+                    continue
                 engine = make_engine(handle, index, resources)
                 await engine.start()
                 try:
@@ -123,6 +175,42 @@ async def _check(config: Config, base_dir: Path) -> int:
     if config.cache.backend == "redis":
         failures += not await _check_cache(config)
     return 1 if failures else 0
+
+
+async def _check_tantivy(handle: str, index: IndexConfig, base_dir: Path) -> str:
+    from searchport.adapters.tantivy import check_index
+
+    try:
+        return await asyncio.to_thread(check_index, handle, index, base_dir)
+    except (OSError, ValueError) as exc:  # an unreadable or damaged index folder
+        raise EngineUnavailable(f"the index of {handle} cannot be read ({exc})") from exc
+
+
+def address_in_use(host: str, port: int) -> str | None:
+    """Why ``host:port`` cannot be listened on, in a sentence that says what to do, else None.
+
+    The ASGI server binds with SO_REUSEPORT, which lets a second server share a busy port
+    silently; a plain bind first (SO_REUSEADDR only, as every server sets) refuses that."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError as exc:
+            return _bind_failure(exc)
+    return None
+
+
+def _bind_failure(exc: OSError) -> str:
+    reason = exc.strerror or str(exc)
+    if exc.errno == errno.EADDRINUSE:
+        return (f"{reason} (is another searchport or server running there?). Stop it, pick "
+                "another --port, or pass --share-port to let processes share the address.")
+    if exc.errno == errno.EADDRNOTAVAIL:
+        return f"{reason}: --host must be an address of this machine (127.0.0.1, 0.0.0.0, ::1)."
+    if exc.errno == errno.EACCES:
+        return f"{reason}: ports below 1024 need privileges; pick another --port."
+    return f"{reason}."
 
 
 async def _check_cache(config: Config) -> bool:
@@ -144,9 +232,24 @@ async def _check_cache(config: Config) -> bool:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    config, path = _load(args.config)
-    print(f"config  {path}: valid, {len(config.indexes)} index handle(s)")
-    return asyncio.run(_check(config, path.parent))
+    """Validate the config and ping every engine; writes nothing (no index build, not even
+    the built-in demo's config file)."""
+    path = _explicit_config(args.config)
+    try:
+        if path is None:
+            base_dir = demo_home()
+            config = parse_config(_demo_text(), os.environ)
+            where = (f"built-in demo (no config.yaml in {Path.cwd()}; `serve` keeps it "
+                     f"in {base_dir})")
+        else:
+            base_dir = path.parent
+            config = load_config(path)
+            where = str(path)
+    except ConfigError as exc:
+        print(f"searchport: config error: {exc}", file=sys.stderr)
+        return 2
+    print(f"config  {where}: valid, {len(config.indexes)} index handle(s)")
+    return asyncio.run(_check(config, base_dir))
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -154,6 +257,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from granian.server import Server
 
     config, path = _load(args.config)
+    host = args.host or config.host
+    port = config.port if args.port is None else args.port
+    busy = None if args.share_port else address_in_use(host, port)
+    shown = f"[{host}]" if ":" in host else host
+    if busy is not None:
+        print(f"searchport: cannot listen on {shown}:{port}: {busy}", file=sys.stderr)
+        return 1
     for handle, index in config.indexes.items():  # build embedded indexes once, before workers
         if index.engine == "tantivy":
             try:
@@ -161,9 +271,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
             except SearchportError as exc:
                 print(f"searchport: {handle}: {exc.message}", file=sys.stderr)
                 return 1
-    host = args.host or config.host
-    port = config.port if args.port is None else args.port
-    shown = f"[{host}]" if ":" in host else host
     os.environ["SEARCHPORT_CONFIG"] = str(path)
     os.environ["SEARCHPORT_LISTEN_URL"] = f"http://{shown}:{port}"
     if args.reload and config.access_log != "off":
@@ -189,7 +296,8 @@ def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(prog="searchport", description="A read-only search gateway.")
     root.add_argument("--version", action="version", version=f"searchport {__version__}")
     sub = root.add_subparsers(dest="command", required=True)
-    config_help = "config file (default: $SEARCHPORT_CONFIG, then ./config.yaml)"
+    config_help = ("config file (default: $SEARCHPORT_CONFIG, then ./config.yaml, else the "
+                   "built-in demo)")
 
     serve = sub.add_parser("serve", help="run the HTTP service")
     serve.add_argument("--config", help=config_help)
@@ -197,6 +305,9 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, help="port (default: config port, 3000)")
     serve.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     serve.add_argument("--reload", action="store_true", help="development: reload on changes")
+    serve.add_argument("--share-port", action="store_true",
+                       help="listen even when another process holds the address (SO_REUSEPORT: "
+                            "the kernel spreads connections over them); refused by default")
     serve.add_argument("--loop", choices=["auto", "asyncio", "uvloop"], default="auto",
                        help="event loop (default auto: uvloop when installed, else asyncio)")
     serve.set_defaults(func=cmd_serve)

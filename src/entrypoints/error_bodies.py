@@ -28,8 +28,9 @@ class AlgoliaErrorBody(msgspec.Struct, kw_only=True, rename="camel", omit_defaul
 
 
 def is_algolia_path(path: str) -> bool:
-    """The Algolia routes: ``/1/indexes/...`` and ``/:handle/instantsearch``."""
-    return path.startswith("/1/indexes/") or path.endswith("/instantsearch")
+    """The Algolia routes: ``/1/...`` (``/1/indexes``, its children, any other path of
+    Algolia's API) and ``/:handle/instantsearch``."""
+    return path.startswith("/1/") or path.endswith("/instantsearch")
 
 
 def error_body(

@@ -83,11 +83,26 @@ def validation_error(request: Request, exc: ValidationException) -> Response[byt
     return _json(request, 400, details[0], details=extra)
 
 
+ALGOLIA_ANSWERS = ("it answers searches (query, queries, facet values), browse, getObject, "
+                   "getObjects, getSettings and listIndices")
+ALGOLIA_UNSUPPORTED = (f"searchport does not support this Algolia call: {ALGOLIA_ANSWERS}, and "
+                       "never changes records, settings or indices (it is read-only)")
+ALGOLIA_READ_ONLY = ("searchport is read-only: it never changes records, settings or indices, "
+                     f"so this Algolia call is not supported; {ALGOLIA_ANSWERS}")
+WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
 def http_error(request: Request, exc: HTTPException) -> Response[bytes]:  # type: ignore[type-arg]
     status = exc.status_code
     if status >= 500:
         return internal_error(request, exc)
     message = HTTP_MESSAGES.get(status) or (exc.detail if exc.detail else "Bad request")
+    if request.scope["path"].startswith("/1/"):
+        # an Algolia client's call searchport has no route for: say so in the client's words
+        if status == 405 and request.method in WRITE_METHODS:
+            message = ALGOLIA_READ_ONLY
+        elif status == 404:
+            message = ALGOLIA_UNSUPPORTED
     return _json(request, status, str(message), dict(exc.headers or {}))
 
 

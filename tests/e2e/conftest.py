@@ -150,6 +150,6 @@ def secured(server_factory: Callable[..., Server]) -> Server:
 @pytest.fixture
 def copy_example(tmp_path: Path) -> Path:
     root = HERE.parents[1]
-    shutil.copytree(root / "demo", tmp_path / "demo")
+    shutil.copytree(root / "src" / "demo", tmp_path / "src" / "demo")
     shutil.copy(root / "config.example.yaml", tmp_path / "config.example.yaml")
     return tmp_path

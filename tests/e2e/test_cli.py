@@ -2,13 +2,25 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import socket
 import subprocess
+import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
 import httpx
 
-from tests.e2e.conftest import SEARCHPORT, sample_config, start_server
+from tests.e2e.conftest import (
+    SEARCHPORT,
+    Server,
+    free_port,
+    load_rows,
+    sample_config,
+    start_server,
+)
 from tests.redis_server import RedisServer
 
 
@@ -88,7 +100,6 @@ def test_example_config_serves_the_demo(copy_example: Path, tmp_path_factory: An
 
 
 def test_reload_mode_picks_up_config_changes(tmp_path: Path) -> None:
-    import time
 
     server = start_server(sample_config(), tmp_path, args=("--reload",))
     try:
@@ -106,3 +117,143 @@ def test_reload_mode_picks_up_config_changes(tmp_path: Path) -> None:
         assert status == 401
     finally:
         server.stop()
+
+
+def tree(root: Path) -> dict[str, tuple[int, int]]:
+    """Every path under ``root`` with its size and mtime: what a read-only command keeps."""
+    return {
+        str(path.relative_to(root)): (path.stat().st_size, path.stat().st_mtime_ns)
+        for path in sorted(root.rglob("*"))
+    }
+
+
+def test_check_writes_nothing(tmp_path: Path) -> None:
+    (tmp_path / "config.yaml").write_text(sample_config(), encoding="utf-8")
+    before = tree(tmp_path)
+    unbuilt = run("check", cwd=tmp_path)
+    assert unbuilt.returncode == 0, unbuilt.stdout + unbuilt.stderr
+    assert "ok      cities (tantivy): not built yet" in unbuilt.stdout
+    assert tree(tmp_path) == before
+    assert run("index", "build", cwd=tmp_path).returncode == 0
+    built = tree(tmp_path)
+    assert len(built) > len(before)
+    again = run("check", cwd=tmp_path)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert f"ok      cities (tantivy): {len(load_rows())} documents, up to date" in again.stdout
+    assert tree(tmp_path) == built
+
+
+def test_check_without_config_validates_the_demo_and_writes_nothing(tmp_path: Path) -> None:
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    env.pop("SEARCHPORT_CONFIG", None)
+    result = subprocess.run([str(SEARCHPORT), "check"], cwd=tmp_path, env=env,
+                            capture_output=True, text=True, timeout=120, check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "built-in demo" in result.stdout and "ok      cities (tantivy)" in result.stdout
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_check_fails_on_an_index_serve_could_not_use(tmp_path: Path) -> None:
+    (tmp_path / "config.yaml").write_text(sample_config(), encoding="utf-8")
+    assert run("index", "build", cwd=tmp_path).returncode == 0
+    (tmp_path / "config.yaml").write_text(
+        sample_config().replace("source:", "# source:"), encoding="utf-8")
+    for meta in (tmp_path / "index" / "cities").glob("gen-*/meta.json"):
+        meta.write_text("{not json", encoding="utf-8")
+    result = run("check", cwd=tmp_path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "FAILED  cities (tantivy)" in result.stdout
+
+
+def test_a_busy_address_is_refused(server: Server, tmp_path: Path) -> None:
+    (tmp_path / "config.yaml").write_text(sample_config(), encoding="utf-8")
+    port = server.url.rsplit(":", 1)[1]
+    result = run("serve", "--port", port, cwd=tmp_path)
+    assert result.returncode == 1
+    assert f"cannot listen on 127.0.0.1:{port}" in result.stderr
+    assert "--share-port" in result.stderr
+    assert not (tmp_path / "index").exists()  # refused before building anything
+    assert server.client.get("/health").status_code == 200
+
+
+def test_share_port_lets_a_second_server_listen_with_the_first(
+        server: Server, tmp_path: Path) -> None:
+    """--share-port is the explicit way to the shared address the refusal guards against:
+    both servers listen and the kernel spreads new connections over them."""
+    config = sample_config().replace("  cities:", "  towns:")
+    (tmp_path / "config.yaml").write_text(config, encoding="utf-8")
+    port = server.url.rsplit(":", 1)[1]
+    log = tmp_path / "second.log"
+    with log.open("w") as out:
+        process = subprocess.Popen([str(SEARCHPORT), "serve", "--port", port, "--share-port"],
+                                   cwd=tmp_path, stdout=out, stderr=subprocess.STDOUT, text=True)
+    second = Server(process, server.url, log)
+    try:
+        deadline = time.monotonic() + 90
+        while "listening on" not in second.output():
+            assert process.poll() is None, second.output()
+            assert time.monotonic() < deadline, second.output()
+            time.sleep(0.2)
+        seen: set[str] = set()
+        for _ in range(60):  # a new connection each time: the kernel picks a listener
+            with httpx.Client(base_url=server.url, timeout=30) as fresh:
+                seen.update(h["handle"] for h in fresh.get("/indexes").json()["indexes"])
+            if seen == {"cities", "towns"}:
+                break
+        assert seen == {"cities", "towns"}
+    finally:
+        second.stop()
+
+
+def test_a_busy_ipv6_address_is_refused_and_shown_in_brackets(tmp_path: Path) -> None:
+    (tmp_path / "config.yaml").write_text(sample_config(), encoding="utf-8")
+    with socket.socket(socket.AF_INET6, socket.SOCK_STREAM) as holder:
+        holder.bind(("::1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        result = run("serve", "--host", "::1", "--port", str(port), cwd=tmp_path)
+    assert result.returncode == 1
+    assert f"cannot listen on [::1]:{port}: " in result.stderr
+    assert "--share-port" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_an_address_not_of_this_machine_is_refused_with_what_to_pass(tmp_path: Path) -> None:
+    (tmp_path / "config.yaml").write_text(sample_config(), encoding="utf-8")
+    result = run("serve", "--host", "192.0.2.1", "--port", "3999", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "cannot listen on 192.0.2.1:3999" in result.stderr
+    assert "must be an address of this machine" in result.stderr
+    assert "--share-port" not in result.stderr  # nothing else is listening there
+
+
+def as_other_user(command: list[str]) -> list[str]:
+    """``command`` run by a user that cannot write a folder whose write bits are off: root
+    ignores them, so as root the command runs as ``nobody``."""
+    if os.geteuid() != 0:
+        return command
+    return ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *command]
+
+
+def test_a_read_only_index_folder_is_a_clear_refusal(tmp_path_factory: Any) -> None:
+    """tantivy takes a lock file in the index folder even to search: a read-only folder
+    (a prebuilt image, a cache on a read-only volume) cannot be served. serve and check
+    say so, naming the folder and the setting; no traceback."""
+    root = Path(tempfile.mkdtemp(prefix="searchport-ro-"))  # outside pytest's private tmp
+    try:
+        root.chmod(0o755)
+        (root / "config.yaml").write_text(sample_config(), encoding="utf-8")
+        assert run("index", "build", cwd=root).returncode == 0
+        for path in [root / "index", *(root / "index").rglob("*")]:
+            path.chmod(0o555 if path.is_dir() else 0o444)
+        root.chmod(0o555)
+        for command in (["serve", "--port", str(free_port())], ["check"]):
+            result = subprocess.run(as_other_user([str(SEARCHPORT), *command]), cwd=root,
+                                    capture_output=True, text=True, timeout=120, check=False)
+            said = result.stdout + result.stderr
+            assert result.returncode == 1, said
+            assert f"the index folder {root / 'index' / 'cities'} is not writable" in said
+            assert "Traceback" not in said
+    finally:
+        for path in [root, *root.rglob("*")]:
+            path.chmod(0o755)
+        shutil.rmtree(root)

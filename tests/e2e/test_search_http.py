@@ -229,6 +229,15 @@ def test_raw_query(server: Server, rows: Rows) -> None:
     assert bad.status_code == 400 and "error" in bad.json()
     not_object = server.client.post("/cities/query", json=[1, 2])
     assert not_object.status_code == 400
+    # exists on a text field is the caller's query, answered, never an engine failure
+    named = server.client.post("/cities/query", json={"query": "name:*"})
+    assert named.status_code == 200, named.text
+    assert named.json()["count"] == sum(1 for r in rows if r.get("name"))
+    alias = server.client.post("/cities/query", json={"query": "region:Europe"})
+    assert alias.status_code == 400
+    assert alias.json() == {"error": "region is an alias: raw queries use the index's own "
+                                     "field names, here continent"}
+    assert "Traceback" not in server.output() and "not a fast field" not in server.output()
     too_big = server.client.post(
         "/cities/query", content=b'{"query": "' + b"a" * 70_000 + b'"}',
         headers={"content-type": "application/json"},

@@ -98,12 +98,78 @@ async def test_raw_query_defaults_and_clamps(books_engine: TantivyEngine,
     assert len(answer["hits"]) == len(rows) - 40
 
 
-@pytest.mark.parametrize("query", ["title:(", "nofield:x", "year:abc", "AND AND"])
+@pytest.mark.parametrize("query", ["title:(", "year:abc", "AND AND"])
 async def test_raw_query_rejections_carry_tantivys_reason(books_engine: TantivyEngine,
                                                           query: str) -> None:
     with pytest.raises(InvalidQuery) as caught:
         await books_engine.raw_query({"query": query})
     assert caught.value.message.startswith("tantivy could not parse the query: ")
+
+
+def present(row: Row, field: str) -> bool:
+    value = row.get(field)
+    return value not in (None, "", [])
+
+
+@pytest.mark.parametrize("field", ["title", "author", "genre", "tags", "year", "price",
+                                   "available", "published", "location"])
+@pytest.mark.parametrize("form", ["{f}:*", "{f}:[* TO *]"])
+async def test_raw_exists_works_on_every_field_type(books_engine: TantivyEngine,
+                                                    rows: list[Row], field: str,
+                                                    form: str) -> None:
+    want = sum(present(r, field) for r in rows)
+    assert 0 < want < len(rows) or field in ("title", "author", "location")
+    answer = json.loads(await books_engine.raw_query({"query": form.format(f=field)}))
+    assert answer["count"] == want
+    missing = json.loads(await books_engine.raw_query({"query": f"* -{form.format(f=field)}"}))
+    assert missing["count"] == len(rows) - want
+
+
+async def test_raw_exists_combines_with_other_clauses(books_engine: TantivyEngine,
+                                                      rows: list[Row],
+                                                      ref: SimpleNamespace) -> None:
+    answer = json.loads(await books_engine.raw_query(
+        {"query": "+title:* +year:[1900 TO *] -price:*", "limit": 100}))
+    want = {ref.doc_id(r) for r in rows
+            if present(r, "title") and r.get("year", 0) >= 1900 and not present(r, "price")}
+    assert {hit["id"] for hit in answer["hits"]} == want and answer["count"] == len(want)
+    phrase = json.loads(await books_engine.raw_query({"query": 'title:"title:*"'}))
+    assert phrase["count"] == 0  # inside quotes it is a phrase, not an exists
+
+
+@pytest.mark.parametrize(("query", "says"), [
+    ("nofield:x", "Unknown field nofield in the raw query; the fields it can name: title, "),
+    ("__id:b01", "Unknown field __id"),
+    ("title:castle AND writer:rice", "writer is an alias: raw queries use the index's own "
+                                     "field names, here author"),
+    ("id:b01", "id is the id field, not a searchable field: fetch one document with GET "),
+    ("location:[0 TO 1]", "location is a geo_point field: the raw query can only test that "
+                          "it exists (location:*)"),
+    ("title:castle~1", "castle~1: the tantivy query language has no fuzzy terms"),
+    ("castle~", "castle~: the tantivy query language has no fuzzy terms"),
+    ("-title:castle", "tantivy could not parse the query: it only excludes (NOT or -): add "
+                      "what to keep, e.g. * -name:paris"),
+    ("title:/cast.*/", "tantivy could not parse the query: regular expressions are not "
+                       "allowed"),
+])
+async def test_raw_query_refusals_say_what_works(books_engine: TantivyEngine, query: str,
+                                                 says: str) -> None:
+    with pytest.raises(InvalidQuery) as caught:
+        await books_engine.raw_query({"query": query})
+    assert caught.value.message.startswith(says), caught.value.message
+
+
+async def test_raw_phrase_slop_and_boosts_run(books_engine: TantivyEngine) -> None:
+    slop = json.loads(await books_engine.raw_query({"query": 'title:"castle air"~2'}))
+    exact = json.loads(await books_engine.raw_query({"query": 'title:"castle air"'}))
+    assert slop["count"] >= exact["count"]
+    boosted = json.loads(await books_engine.raw_query(
+        {"query": "title:castle^3 OR title:night", "limit": 100}))
+    plain = json.loads(await books_engine.raw_query(
+        {"query": "title:castle OR title:night", "limit": 100}))
+    assert boosted["count"] == plain["count"] > 0
+    sets = json.loads(await books_engine.raw_query({"query": "genre: IN [fiction history]"}))
+    assert sets["count"] > 0
 
 
 @pytest.mark.parametrize("body", [{}, {"query": 5}, {"query": "x", "limit": "5"},
@@ -135,3 +201,37 @@ async def test_close_then_unavailable(tmp_path: Path, ref: SimpleNamespace) -> N
     await engine.close()
     with pytest.raises(EngineUnavailable):
         await engine.ping()
+
+
+@pytest.mark.parametrize(("query", "says"), [
+    ("title:cast*", "title:cast*: tantivy's query language has no prefix on a single word "
+                    "(cast* finds only the word cast itself); use a range of words, as in "
+                    "title:[cast TO casu}"),
+    ("cast*", "cast*: tantivy's query language has no prefix on a single word"),
+    ("year:[1900 TO *] AND (title:Cast* OR genre:x)", "title:Cast*: "),
+    ("-title:cast* *", "title:cast*: "),
+    ("title:castle^2 OR nigh*^3", "nigh*: "),
+])
+async def test_a_one_word_prefix_is_refused_with_the_range_that_works(
+        books_engine: TantivyEngine, query: str, says: str) -> None:
+    """tantivy 0.27 parses ``cast*`` as the term ``cast``: it would silently find no Castle."""
+    with pytest.raises(InvalidQuery) as caught:
+        await books_engine.raw_query({"query": query})
+    assert caught.value.message.startswith(says), caught.value.message
+
+
+async def test_the_advised_range_finds_the_words_of_the_prefix(
+        books_engine: TantivyEngine, rows: list[Row], ref: SimpleNamespace) -> None:
+    answer = json.loads(await books_engine.raw_query(
+        {"query": "title:[cast TO casu}", "limit": 100}))
+    want = {ref.doc_id(r) for r in rows
+            if any(w.startswith("cast") for w in ref.words(str(r.get("title", ""))))}
+    assert want and {hit["id"] for hit in answer["hits"]} == want
+
+
+@pytest.mark.parametrize("query", ["*", "title:*", "title:[* TO *]", "year:[1900 TO *]",
+                                   'title:"castle in"*', 'title:"cast*"', "* -title:castle"])
+async def test_stars_that_are_not_a_word_prefix_still_run(books_engine: TantivyEngine,
+                                                          query: str) -> None:
+    answer = json.loads(await books_engine.raw_query({"query": query}))
+    assert isinstance(answer["count"], int)

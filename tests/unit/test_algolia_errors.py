@@ -16,6 +16,7 @@ from searchport.domain.config import Config, LimitsConfig, RateLimitConfig, Rate
 from searchport.domain.errors import EngineTimeout, EngineUnavailable
 from searchport.entrypoints.app import create_app
 from searchport.entrypoints.error_bodies import error_body, is_algolia_path
+from searchport.entrypoints.http_errors import ALGOLIA_READ_ONLY, ALGOLIA_UNSUPPORTED
 from tests.fakes import FailingEngine, FakeEngine, fake_container
 from tests.unit.test_algolia_http import engines, settings
 from tests.unit.test_http_contract import KEY
@@ -47,7 +48,8 @@ def assert_body(response: Any, status: int, body: dict[str, Any]) -> None:
 @pytest.mark.parametrize(("path", "algolia_route"), [
     ("/1/indexes/*/queries", True), ("/1/indexes/cities/query", True),
     ("/1/indexes/cities/facets/region/query", True), ("/cities/instantsearch", True),
-    ("/cities/search", False), ("/cities/query", False), ("/1/indexes", False),
+    ("/cities/search", False), ("/cities/query", False), ("/1/indexes", True),
+    ("/1/keys", True),
     ("/indexes", False), ("/health", False),
 ])
 def test_the_helper_decides_by_path(path: str, algolia_route: bool) -> None:
@@ -101,12 +103,37 @@ def test_404_unknown_handle_in_a_multi_query_and_unknown_route() -> None:
                                                         {"indexName": "nope"}]})
         one = client.post("/1/indexes/nope/query", json={})
         instantsearch = client.post("/nope/instantsearch", json={"requests": [{}]})
-        route = client.post("/1/indexes/cities/nothing", json={})
+        route = client.post("/1/indexes/cities/nothing/more", json={})
+        write = client.post("/1/indexes/cities/some-object-id", json={})
         search = client.get("/nope/search")
     for response in (multi, one, instantsearch):
         assert_body(response, 404, algolia('Index "nope" not found', 404))
-    assert_body(route, 404, algolia("No such route", 404))
+    assert_body(route, 404, algolia(ALGOLIA_UNSUPPORTED, 404))
+    assert_body(write, 405, algolia(ALGOLIA_READ_ONLY, 405))  # GET reads it
     assert_body(search, 404, {"error": 'Index "nope" not found'})
+
+
+@pytest.mark.parametrize(("method", "path"), [
+    ("POST", "/1/indexes/cities/batch"),              # saveObjects, deleteObjects...
+    ("PUT", "/1/indexes/cities/2988507"),             # addOrUpdateObject
+    ("DELETE", "/1/indexes/cities"),                  # deleteIndex
+    ("PUT", "/1/indexes/cities/settings"),            # setSettings
+    ("POST", "/1/indexes/cities/clear"),              # clearObjects
+    ("POST", "/1/indexes/cities/2988507/partial"),    # partialUpdateObject
+    ("GET", "/1/keys"),                               # listApiKeys
+    ("POST", "/1/indexes/cities/synonyms/search"),    # searchSynonyms
+])
+def test_algolia_calls_searchport_does_not_answer_say_so(method: str, path: str) -> None:
+    """The stock clients show ``message``: it says searchport does not do this call and never
+    writes, instead of a bare "No such route" (404: no route; 405: a route read by another
+    method, as GET reads /1/indexes/{index}/settings)."""
+    with app(settings()) as client:
+        response = client.request(method, path, json={})
+    status = response.status_code
+    assert status in (404, 405)
+    expected = ALGOLIA_READ_ONLY if status == 405 else ALGOLIA_UNSUPPORTED
+    assert_body(response, status, algolia(expected, status))
+    assert "read-only" in expected and "getObjects" in expected
 
 
 def test_405_wrong_method() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 import time
 from collections.abc import Callable, Iterable
@@ -80,26 +81,68 @@ def build_index(
 
 def _is_fresh(folder: IndexFolder, meta: IndexMeta, layout: IndexLayout,
               source: Path | None) -> bool:
+    fresh, restamp = _freshness(folder, meta, layout, source)
+    if restamp is not None:
+        # Touched but unchanged: remember the new mtime so the next start skips hashing.
+        folder.commit(msgspec.structs.replace(meta, source=restamp))
+    return fresh
+
+
+def _freshness(folder: IndexFolder, meta: IndexMeta, layout: IndexLayout,
+               source: Path | None) -> tuple[bool, SourceStamp | None]:
+    """Whether the built generation still matches its fields config and source (read-only),
+    and the source's new stamp when only its mtime changed."""
     generation = folder.generation_path(meta)
     if meta.fingerprint != layout.fingerprint() or not generation.is_dir():
-        return False
+        return False, None
     try:
         if not tantivy.Index.is_compatible(str(generation)):
-            return False
+            return False, None
     except ValueError:
-        return False
+        return False, None
     if source is None or not source.is_file() or meta.source is None:
-        return True  # nothing to compare with: keep serving what was built
+        return True, None  # nothing to compare with: keep serving what was built
     stat = source.stat()
     if (stat.st_size, stat.st_mtime_ns) == (meta.source.size, meta.source.mtime_ns):
-        return True
+        return True, None
     digest = file_digest(source)
     if digest != meta.source.sha256:
-        return False
-    # Touched but unchanged: remember the new mtime so the next start skips hashing.
-    stamp = SourceStamp(size=stat.st_size, mtime_ns=stat.st_mtime_ns, sha256=digest)
-    folder.commit(msgspec.structs.replace(meta, source=stamp))
-    return True
+        return False, None
+    return True, SourceStamp(size=stat.st_size, mtime_ns=stat.st_mtime_ns, sha256=digest)
+
+
+def index_state(handle: str, config: IndexConfig, base_dir: Path) -> tuple[str, Path | None]:
+    """What ``searchport check`` reports of a handle's index, without writing anything: no
+    build, no lock file, no new stamp. Returns a sentence and the live generation's folder
+    when it is up to date (None otherwise). Raises ``EngineUnavailable`` for what would stop
+    ``serve``: an index it cannot build for want of a readable source."""
+    folder = index_folder(handle, config, base_dir)
+    source = resolve_path(base_dir, config.source) if config.source else None
+    meta = folder.read_meta()
+    # serve writes there (a build, its lock, tantivy's own lock even to search): the folder,
+    # or the nearest existing folder above it, must be writable
+    existing = next(p for p in (folder.path, *folder.path.parents) if p.exists())
+    if not os.access(existing, os.W_OK):
+        where = "" if existing == folder.path else f"{existing} "
+        raise EngineUnavailable(folder.unwritable(f"{where}read-only for this user"))
+    if source is not None and not source.is_file():
+        if meta is None:
+            raise EngineUnavailable(f"the source file of {handle} was not found: {source}")
+        source = None  # serve keeps the built index when its source is gone
+    if meta is None:
+        if source is None:
+            raise EngineUnavailable(
+                f"the index of {handle} is not built and indexes.{handle}.source is not set"
+            )
+        return f"not built yet: `serve` or `searchport index build` builds it from {source}", None
+    fresh, _ = _freshness(folder, meta, IndexLayout(config), source)
+    if not fresh and source is None:
+        raise EngineUnavailable(
+            f"the index of {handle} is outdated and its source file is not available"
+        )
+    if not fresh:
+        return f"{meta.docs} documents, outdated: `serve` rebuilds it from {source}", None
+    return f"{meta.docs} documents, up to date", folder.generation_path(meta)
 
 
 def _build(handle: str, folder: IndexFolder, layout: IndexLayout, source: Path,

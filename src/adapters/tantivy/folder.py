@@ -19,6 +19,8 @@ from pathlib import Path
 
 import msgspec
 
+from searchport.domain.errors import EngineUnavailable
+
 META_FILE = "searchport-index.json"
 LOCK_FILE = ".searchport-build.lock"
 GENERATION_PREFIX = "gen-"
@@ -76,11 +78,22 @@ class IndexFolder:
             if child.name.startswith(GENERATION_PREFIX) and child.name != keep:
                 shutil.rmtree(child, ignore_errors=True)
 
+    def unwritable(self, reason: str) -> str:
+        """Why the folder cannot be used, and what to do: tantivy takes a lock file in the
+        index folder even to search it, so a read-only folder cannot be served."""
+        return (f"the index folder {self.path} is not writable ({reason}); the embedded "
+                "engine writes its lock files there even to search, so give it a writable "
+                "folder (indexes.<handle>.path, or XDG_CACHE_HOME for the built-in demo)")
+
     @contextlib.contextmanager
     def build_lock(self) -> Iterator[None]:
         """One build at a time per folder, across processes (a server and the CLI)."""
-        self.path.mkdir(parents=True, exist_ok=True)
-        with (self.path / LOCK_FILE).open("a+b") as handle:
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+            lock = (self.path / LOCK_FILE).open("a+b")
+        except OSError as exc:
+            raise EngineUnavailable(self.unwritable(exc.strerror or str(exc))) from exc
+        with lock as handle:
             try:
                 import fcntl
             except ImportError:  # not POSIX: no cross-process lock

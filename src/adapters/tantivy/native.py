@@ -7,6 +7,7 @@ from typing import Any
 import msgspec
 
 from searchport.adapters.tantivy.documents import document_id
+from searchport.adapters.tantivy.raw_syntax import prepare_raw_query
 from searchport.adapters.tantivy.reader import OpenIndex
 from searchport.adapters.tantivy.schema import MAX_ZOOM
 from searchport.domain.errors import InvalidQuery, InvalidRequest
@@ -46,11 +47,15 @@ def raw_query(ix: OpenIndex, body: dict[str, Any]) -> bytes:
     offset = _integer(body, "offset", 0)
     defaults = ix.layout.of_type("text", "keyword")
     try:
-        parsed = ix.index.parse_query(text, default_field_names=defaults)
+        parsed = ix.index.parse_query(prepare_raw_query(text, ix.layout),
+                                      default_field_names=defaults)
     except ValueError as exc:
-        raise InvalidQuery(f"tantivy could not parse the query: {exc}") from None
-    total, page = ix.top(parsed, max(1, min(limit, RAW_MAX_LIMIT)),
-                         max(0, min(offset, RAW_MAX_OFFSET)))
+        raise InvalidQuery(f"tantivy could not parse the query: {_explain(exc)}") from None
+    try:
+        total, page = ix.top(parsed, max(1, min(limit, RAW_MAX_LIMIT)),
+                             max(0, min(offset, RAW_MAX_OFFSET)))
+    except ValueError as exc:  # a query tantivy parsed but cannot run: still the caller's
+        raise InvalidQuery(f"tantivy could not run the query: {_explain(exc)}") from None
     hits = []
     for score, address in page:
         raw = ix.raw_row(address)
@@ -58,6 +63,17 @@ def raw_query(ix: OpenIndex, body: dict[str, Any]) -> bytes:
                                                                ix.layout.id_field),
                            doc=msgspec.Raw(raw)))
     return _encode(RawResult(count=total, hits=hits))
+
+
+def _explain(exc: ValueError) -> str:
+    message = str(exc)
+    if "Only excluding terms given" in message:
+        return ("it only excludes (NOT or -): add what to keep, e.g. * -name:paris to match "
+                "every document but those")
+    if "Regex queries are not allowed" in message:
+        return ("regular expressions are not allowed; use a range of words, as in "
+                "name:[lond TO lone} for the words starting with lond")
+    return message
 
 
 def _integer(body: dict[str, Any], key: str, default: int) -> int:

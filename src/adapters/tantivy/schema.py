@@ -111,6 +111,9 @@ class IndexLayout:
 
     def __init__(self, config: IndexConfig) -> None:
         self.id_field = config.id_field
+        # public name -> real name, for the fields whose public name is an alias
+        self.aliases = {public: fc.field for public, fc in config.fields.items()
+                        if fc.field and fc.field != public}
         fields: dict[str, FieldSpec] = {}
         searched_untyped: dict[str, str] = {}  # real name -> public name
         for public, fc in config.fields.items():

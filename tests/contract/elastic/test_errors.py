@@ -10,6 +10,7 @@ import json
 import logging
 import time
 from collections.abc import Callable
+from http import HTTPStatus
 from typing import Any
 
 import httpx
@@ -299,3 +300,31 @@ def test_requests_refused_by_validation_never_reach_the_engine(
 ) -> None:
     assert_error(cities.get("/cities/search", params=params), 400)
     assert cities.data_requests() == []
+
+
+def test_a_raw_query_too_large_for_the_engine_is_a_400(
+    cities: EsApp, double: EngineDouble
+) -> None:
+    """A body over the engine's ``http.max_content_length`` gets a bare 413 (no body): the
+    caller's query is too large, so a 400 saying so, not a 502."""
+    double.search((413, "", {"Content-Length": "0"}))
+    response = cities.post("/cities/query", content=b'{"query": {"match_all": {}}}',
+                           headers={"Content-Type": "application/json"})
+    message = assert_error(response, 400)
+    assert message == (f"The {double.engine} engine rejected the query: "
+                       f"413 {HTTPStatus(413).phrase}")
+
+
+@pytest.mark.parametrize(("reply", "status", "wording"), [
+    ((404, es.index_not_found()), 502, "does not exist"),
+    ((429, es.rejected_429("elasticsearch")), 502, "overloaded"),
+    ((500, es.error("null_pointer_exception", "boom", 500)), 502, "failed (HTTP 500)"),
+    ((504, "upstream timed out", {"Content-Type": "text/plain"}), 504, "timed out"),
+])
+def test_a_raw_query_the_engine_fails_on_is_not_the_callers_fault(
+    cities: EsApp, double: EngineDouble, reply: Reply, status: int, wording: str
+) -> None:
+    double.search(reply)
+    response = cities.post("/cities/query", content=b'{"query": {"match_all": {}}}',
+                           headers={"Content-Type": "application/json"})
+    assert wording in assert_error(response, status)

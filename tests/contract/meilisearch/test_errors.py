@@ -172,3 +172,31 @@ def test_nested_paths_are_a_configuration_error() -> None:
     yaml = books_yaml(fields="    fields:\n      variants.color: {nestedPath: variants}\n")
     with pytest.raises(ConfigError, match="nestedPath: not supported by engine meilisearch"):
         build_container(yaml, MeiliDouble())
+
+
+@pytest.mark.parametrize(("reply", "status", "expected"), [
+    ((400, ma.error(FILTER_MESSAGE, "invalid_search_filter")), 400,
+     "The meilisearch engine rejected the query: Attribute `colour` is not filterable. "
+     "Available filterable attributes are: `genre`. 1:7 colour = \"red\""),
+    ((413, ma.error("The provided payload reached the size limit. The maximum accepted "
+                    "payload size is 100 MiB.", "payload_too_large")), 400,
+     "The meilisearch engine rejected the query: The provided payload reached the size "
+     "limit. The maximum accepted payload size is 100 MiB."),
+    ((404, ma.error("Index `books` not found.", "index_not_found")), 502, NO_INDEX),
+    ((403, ma.error("The provided API key is invalid.", "invalid_api_key", "auth")), 502,
+     CREDENTIALS),
+    ((500, ma.error("An internal error has occurred.", "internal", "internal")), 502,
+     "The meilisearch engine failed (HTTP 500)"),
+])
+def test_raw_query_failures(books: MeiliApp, double: MeiliDouble,
+                            caplog: pytest.LogCaptureFixture,
+                            reply: Any, status: int, expected: str) -> None:
+    """A raw query Meilisearch refuses (400, or 413 for a body over its payload limit) is the
+    caller's: a 400 with its message; what is not about the query stays a 502."""
+    double.search(reply)
+    with caplog.at_level(logging.INFO):
+        response = books.post("/books/query", json={"q": "x", "filter": "colour = red"})
+    assert response.status_code == status
+    assert response.json() == {"error": expected}
+    no_secrets(response.text)
+    no_secrets(caplog.text)
