@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import logging
 import ssl
+import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from searchport.adapters.circuit_breaker import CircuitBreaker, StateListener
@@ -44,14 +46,17 @@ class HttpClients:
         *,
         policy: CallPolicy | None = None,
         on_circuit: StateListener | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         """``transport`` (an httpx transport) replaces the network for every engine
         (contract tests);
         ``policy``: retries and circuit breakers (none: one attempt, no breaker);
-        ``on_circuit(origin, open)`` hears every breaker's state, starting closed."""
+        ``on_circuit(origin, open)`` hears every breaker's state, starting closed;
+        ``clock``: the breakers' (tests move it instead of waiting for a cool-down)."""
         self._transport = transport
         self._policy = policy
         self._on_circuit = on_circuit
+        self._clock = clock
         self._exchanges: dict[tuple[str, bool, str | None], ResilientExchange] = {}
         self._breakers: dict[str, CircuitBreaker] = {}
 
@@ -79,7 +84,8 @@ class HttpClients:
         breaker = self._breakers.get(origin)
         if breaker is None:
             breaker = CircuitBreaker(origin, threshold=policy.failures,
-                                     cool_down=policy.cool_down, on_change=self._on_circuit)
+                                     cool_down=policy.cool_down, on_change=self._on_circuit,
+                                     clock=self._clock)
             self._breakers[origin] = breaker
         return ResilientExchange(inner, retries=policy.retries, backoff=policy.backoff,
                                   breaker=breaker)
