@@ -5,8 +5,8 @@ Why aiohttp and not httpx's own transport: httpcore 1.0's connection pool walks 
 connection twice per request (with a ``poll()`` and a ``getpeername()`` on each idle socket)
 and wakes queued requests that then lose the race, so with 32 requests in flight one
 exchange cost about 2 ms of CPU, against 0.1 ms through aiohttp's pool and C HTTP parser
-(bench/RESULTS.md, "Performance"). Failures are raised as the httpx exception httpcore
-raises for the same failure (``FAILURES``): ``ResilientExchange`` retries by those types.
+(bench/RESULTS.md, "Performance"). aiohttp's failures are raised in searchport's exchange
+vocabulary (``FAILURES``; ``exchange.py``), which ``ResilientExchange`` retries by.
 """
 
 from __future__ import annotations
@@ -17,27 +17,31 @@ import ssl
 from collections.abc import Mapping
 
 import aiohttp
-import httpx
 import yarl
 
-from searchport.adapters.exchange import Answer, PartialAnswer
+from searchport.adapters.exchange import (
+    Answer,
+    BadAnswer,
+    Dropped,
+    ExchangeError,
+    Refused,
+    TimedOut,
+)
 
 # first match wins: the timeouts are also connection errors, the connector errors OS errors
-FAILURES: tuple[tuple[type[BaseException], type[httpx.TransportError]], ...] = (
-    (aiohttp.ConnectionTimeoutError, httpx.ConnectTimeout),
-    (TimeoutError, httpx.ReadTimeout),  # aiohttp's socket read timeout
-    (aiohttp.ClientConnectorError, httpx.ConnectError),  # refused, unreachable, TLS
-    (aiohttp.ServerDisconnectedError, httpx.RemoteProtocolError),  # closed before the head
-    (aiohttp.ClientPayloadError, httpx.RemoteProtocolError),  # body cut short
-    (aiohttp.ClientResponseError, httpx.RemoteProtocolError),  # not HTTP
-    (aiohttp.ClientConnectionError, httpx.ReadError),  # reset, other socket errors
+FAILURES: tuple[tuple[type[BaseException], type[ExchangeError]], ...] = (
+    (TimeoutError, TimedOut),  # connecting or a socket read (ConnectionTimeoutError too)
+    (aiohttp.ClientConnectorError, Refused),  # refused, unreachable, TLS
+    (aiohttp.ServerDisconnectedError, Dropped),  # closed before the head
+    (aiohttp.ClientPayloadError, Dropped),  # body cut short
+    (aiohttp.ClientResponseError, Dropped),  # not HTTP
+    (aiohttp.ClientConnectionError, Dropped),  # reset, other socket errors
 )
 
 
-def _as_httpx(exc: BaseException) -> httpx.TransportError:
-    mapped = next((m for failure, m in FAILURES if isinstance(exc, failure)),
-                  httpx.TransportError)
-    return mapped(f"{type(exc).__name__}: {exc}")
+def _failure(exc: BaseException) -> ExchangeError:
+    kind = next((mine for theirs, mine in FAILURES if isinstance(exc, theirs)), ExchangeError)
+    return kind(f"{type(exc).__name__}: {exc}")
 
 
 # parsed once: engines are asked the same few URLs and timeouts over and over
@@ -74,20 +78,20 @@ class AiohttpExchange:
     async def exchange(self, method: str, url: str, headers: Mapping[str, str],
                        body: bytes | None, timeout: float) -> Answer:
         """The whole answer, read and decompressed; a failure after its head is a
-        ``PartialAnswer``."""
+        ``BadAnswer``."""
         try:
             response = await self._session_here().request(
                 method, _yarl(url), headers=headers, data=body, allow_redirects=False,
                 timeout=_timeout(timeout),
             )
         except (TimeoutError, aiohttp.ClientError) as exc:
-            raise _as_httpx(exc) from exc
+            raise _failure(exc) from exc
         try:
             content = await response.read()
         except TimeoutError as exc:
-            raise _as_httpx(exc) from exc
+            raise TimedOut(f"{type(exc).__name__}: {exc}") from exc
         except aiohttp.ClientError as exc:
-            raise PartialAnswer(f"{type(exc).__name__}: {exc}") from exc
+            raise BadAnswer(f"{type(exc).__name__}: {exc}") from exc
         finally:
             response.release()
         return Answer(response.status, response.headers, content)

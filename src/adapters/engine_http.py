@@ -1,5 +1,9 @@
 """``EngineHttp``: one HTTP exchange with a server engine, failures as domain errors.
 
+The one place where an engine exchange's failures become domain errors: the exchange
+errors (``exchange.py``: refused, dropped, timed out, bad answer, circuit open) in
+``exchange_failure`` and the failure statuses in ``status_error``.
+
 Shared by the Elasticsearch/OpenSearch, Typesense and Meilisearch adapters; each brings
 its authentication headers and ``ReadError``, its way of reading an error body. Responses
 and messages never carry the engine's URL or a credential: the log gets the handle, the
@@ -17,11 +21,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
-import httpx
 import msgspec
 
 from searchport.adapters.engine_address import EngineAddress
-from searchport.adapters.exchange import Answer
+from searchport.adapters.exchange import Answer, CircuitOpen, ExchangeError, TimedOut
 from searchport.adapters.http_clients import HttpClients
 from searchport.adapters.resources import EngineResources
 from searchport.domain.config import ConfigError, IndexConfig
@@ -114,6 +117,16 @@ def status_error(status: int, said: EngineError, *, engine: str, missing: str,
     return EngineUnavailable(f"The {engine} engine failed (HTTP {status})")
 
 
+def exchange_failure(exc: ExchangeError, *, engine: str, timeout: float) -> SearchportError:
+    """The domain error for an exchange that gave no answer."""
+    if isinstance(exc, TimedOut):
+        return EngineTimeout(f"The {engine} engine did not answer within {timeout:g} s")
+    if isinstance(exc, CircuitOpen):
+        return EngineUnavailable("The engine is unavailable after repeated failures; "
+                                 f"searchport will try it again in {exc.retry_in} s")
+    return EngineUnavailable(f"The {engine} engine cannot be reached")
+
+
 class EngineHttp:
     def __init__(
         self,
@@ -141,7 +154,7 @@ class EngineHttp:
 
     async def send(self, method: str, path: str, body: Any = None, *,
                    params: Mapping[str, str] | None = None) -> Answer:
-        """The engine's answer, whatever its status; network failures raise
+        """The engine's answer, whatever its status; an exchange that gave none raises
         ``EngineUnavailable`` or ``EngineTimeout``."""
         link = self._link
         headers = self._headers
@@ -156,16 +169,14 @@ class EngineHttp:
                                       ca_bundle=link.ca_bundle)
         try:
             answer = await exchange.exchange(method, url, headers, content, link.timeout)
-        except httpx.TimeoutException:
-            self.logger.warning("%s: %s %s timed out after %s s", self.handle, method, path,
-                                link.timeout)
-            raise EngineTimeout(
-                f"The {self.engine} engine did not answer within {link.timeout:g} s"
-            ) from None
-        except httpx.HTTPError as exc:
-            self.logger.warning("%s: %s %s failed: %s", self.handle, method, path,
-                                type(exc).__name__)
-            raise EngineUnavailable(f"The {self.engine} engine cannot be reached") from None
+        except ExchangeError as exc:
+            if isinstance(exc, TimedOut):
+                self.logger.warning("%s: %s %s timed out after %s s", self.handle, method,
+                                    path, link.timeout)
+            elif not isinstance(exc, CircuitOpen):
+                self.logger.warning("%s: %s %s failed: %s", self.handle, method, path,
+                                    type(exc).__name__)
+            raise exchange_failure(exc, engine=self.engine, timeout=link.timeout) from None
         if self._on_response is not None and answer.is_success:
             self._on_response(answer)
         return answer
@@ -173,10 +184,16 @@ class EngineHttp:
     async def json(self, method: str, path: str, body: Any = None, *,
                    params: Mapping[str, str] | None = None) -> Any:
         """The decoded body of a 2xx answer; any other status raises its domain error."""
+        return self.decode(await self.success(method, path, body, params=params))
+
+    async def success(self, method: str, path: str, body: Any = None, *,
+                      params: Mapping[str, str] | None = None) -> Answer:
+        """A 2xx answer, its body left to the adapter to decode into its own types; any
+        other status raises its domain error."""
         response = await self.send(method, path, body, params=params)
         if not response.is_success:
             raise self.failure(method, path, response)
-        return self.decode(response)
+        return response
 
     def decode(self, response: Answer) -> Any:
         try:

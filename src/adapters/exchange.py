@@ -1,23 +1,30 @@
 """One HTTP exchange with an engine, as the server engines see it: ``Exchange`` sends a
-request and returns the whole ``Answer``, read and decompressed.
+request and returns the whole ``Answer``, read and decompressed, or raises one of
+searchport's own exchange errors.
+
+The vocabulary of a failed exchange (``ExchangeError``), the same whatever the network
+library under it:
+
+- ``Refused``: no connection was made (refused, unreachable, name unknown, TLS failed).
+- ``Dropped``: the connection failed before the answer's head (closed, reset, not HTTP).
+- ``TimedOut``: no complete answer within the call's budget (connecting or reading).
+- ``BadAnswer``: the answer's head arrived, then its body failed (reset, cut short).
+- ``CircuitOpen``: the host's circuit breaker refused the call without any network.
+
+An engine's HTTP status is not an error here: every status arrives as an ``Answer``.
+``engine_http.py`` turns both, the errors and the failure statuses, into domain errors in one
+place. ``Refused`` and ``Dropped`` (``RETRYABLE``) cannot have been half-answered, so
+``ResilientExchange`` may ask again.
 
 The stack under every engine (``http_clients.py``): ``ResilientExchange`` (time budget,
-retries, circuit breaker) over ``AiohttpExchange`` (the network). Failures are raised as
-httpx's exception types (``ConnectError``, ``ReadTimeout``, ``RemoteProtocolError``...),
-the vocabulary the retry rules and the engine adapters read. ``HttpxExchange`` puts any
-httpx transport under the same interface: the contract tests' ``httpx.MockTransport``.
-
-Why not ``httpx.AsyncClient`` and its ``Request``/``Response`` models: building the two
-models cost about 35 µs per exchange, a client's cookie, auth and redirect machinery more,
-where aiohttp's whole exchange costs about 100 µs (bench/RESULTS.md, "Performance").
+retries, circuit breaker) over ``AiohttpExchange`` (the network), or in the contract tests
+over ``HttpxExchange`` (any httpx transport, ``httpx.MockTransport``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Protocol
-
-import httpx
 
 
 class Answer:
@@ -36,6 +43,38 @@ class Answer:
         return 200 <= self.status_code < 300
 
 
+class ExchangeError(Exception):
+    """An exchange that gave no answer; the message is for logs (never a URL)."""
+
+
+class Refused(ExchangeError):
+    """No connection was made."""
+
+
+class Dropped(ExchangeError):
+    """The connection failed before the answer's head."""
+
+
+class TimedOut(ExchangeError):
+    """No complete answer in time."""
+
+
+class BadAnswer(ExchangeError):
+    """The answer's head arrived, then its body failed: the engine may have done the work,
+    so it is never retried."""
+
+
+class CircuitOpen(ExchangeError):
+    """The engine host failed too often; the next probe may go in ``retry_in`` seconds."""
+
+    def __init__(self, retry_in: int) -> None:
+        super().__init__(f"circuit open, next probe in {retry_in} s")
+        self.retry_in = retry_in
+
+
+RETRYABLE: tuple[type[ExchangeError], ...] = (Refused, Dropped)
+
+
 class Exchange(Protocol):
     async def exchange(self, method: str, url: str, headers: Mapping[str, str],
                        body: bytes | None, timeout: float) -> Answer:
@@ -44,32 +83,3 @@ class Exchange(Protocol):
         ...
 
     async def aclose(self) -> None: ...
-
-
-class PartialAnswer(httpx.ProtocolError):
-    """The answer's head arrived, then its body failed (reset, cut short). Not one of the
-    failures ``ResilientExchange`` retries (those happen before any byte of an answer):
-    the engine may have done the work."""
-
-
-class HttpxExchange:
-    """Any httpx transport as an ``Exchange``."""
-
-    def __init__(self, transport: httpx.AsyncBaseTransport) -> None:
-        self._transport = transport
-
-    async def exchange(self, method: str, url: str, headers: Mapping[str, str],
-                       body: bytes | None, timeout: float) -> Answer:
-        request = httpx.Request(method, url, headers=headers, content=body,
-                                extensions={"timeout": httpx.Timeout(timeout).as_dict()})
-        response = await self._transport.handle_async_request(request)
-        try:
-            content = await response.aread()
-        except httpx.TransportError as exc:
-            raise PartialAnswer(f"{type(exc).__name__}: {exc}") from exc
-        finally:
-            await response.aclose()
-        return Answer(response.status_code, response.headers, content)
-
-    async def aclose(self) -> None:
-        await self._transport.aclose()

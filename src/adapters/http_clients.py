@@ -16,14 +16,18 @@ from __future__ import annotations
 
 import logging
 import ssl
-
-import httpx
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from searchport.adapters.circuit_breaker import CircuitBreaker, StateListener
 from searchport.adapters.engine_address import EngineAddress
-from searchport.adapters.exchange import Exchange, HttpxExchange
+from searchport.adapters.exchange import Exchange
 from searchport.adapters.resilience import CallPolicy, ResilientExchange
 from searchport.domain.config import ConfigError
+
+if TYPE_CHECKING:
+    import httpx
 
 # httpx logs every request URL at INFO; searchport logs its own, credential-free lines.
 logging.getLogger("httpx").setLevel(logging.WARNING)
@@ -42,14 +46,17 @@ class HttpClients:
         *,
         policy: CallPolicy | None = None,
         on_circuit: StateListener | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         """``transport`` (an httpx transport) replaces the network for every engine
         (contract tests);
         ``policy``: retries and circuit breakers (none: one attempt, no breaker);
-        ``on_circuit(origin, open)`` hears every breaker's state, starting closed."""
+        ``on_circuit(origin, open)`` hears every breaker's state, starting closed;
+        ``clock``: the breakers' (tests move it instead of waiting for a cool-down)."""
         self._transport = transport
         self._policy = policy
         self._on_circuit = on_circuit
+        self._clock = clock
         self._exchanges: dict[tuple[str, bool, str | None], ResilientExchange] = {}
         self._breakers: dict[str, CircuitBreaker] = {}
 
@@ -65,7 +72,7 @@ class HttpClients:
         if exchange is None:
             tls = _tls(verify, ca_bundle)  # a bad CA bundle is a config error, test or not
             network = (_network(tls) if self._transport is None
-                       else HttpxExchange(self._transport))
+                       else _over(self._transport))
             exchange = self._resilient(address.origin, network)
             self._exchanges[key] = exchange
         return exchange
@@ -77,7 +84,8 @@ class HttpClients:
         breaker = self._breakers.get(origin)
         if breaker is None:
             breaker = CircuitBreaker(origin, threshold=policy.failures,
-                                     cool_down=policy.cool_down, on_change=self._on_circuit)
+                                     cool_down=policy.cool_down, on_change=self._on_circuit,
+                                     clock=self._clock)
             self._breakers[origin] = breaker
         return ResilientExchange(inner, retries=policy.retries, backoff=policy.backoff,
                                   breaker=breaker)
@@ -94,6 +102,13 @@ def _network(tls: ssl.SSLContext | bool) -> Exchange:
 
     return AiohttpExchange(tls=tls, max_connections=MAX_CONNECTIONS,
                             keepalive_seconds=KEEPALIVE_SECONDS)
+
+
+def _over(transport: httpx.AsyncBaseTransport) -> Exchange:
+    # imported only when a transport is given (tests): production never loads httpx
+    from searchport.adapters.httpx_exchange import HttpxExchange
+
+    return HttpxExchange(transport)
 
 
 def _tls(verify: bool, ca_bundle: str | None) -> ssl.SSLContext | bool:

@@ -6,18 +6,18 @@ no engine adapter has to know about them:
 - **One time budget.** Socket timeouts are per read (one restarts with every chunk), so an
   engine dripping its answer could hold a request forever. The call's timeout (the
   index's ``timeout``) becomes the budget of the whole call: connecting,
-  waiting, reading the full body, and every retry. Past it the call raises ``CallTimeout``
-  (an ``httpx.TimeoutException``, which the adapters turn into a 504).
+  waiting, reading the full body, and every retry. Past it the call raises ``TimedOut``
+  (which ``engine_http.py`` turns into a 504).
 - **Bounded retries** with jittered exponential back-off, for failures that cannot have
   been half-answered: the connection refused or dropped before the answer's head, and 502
   or 503 answers. Never after a timeout, never on another status, never past the budget.
   searchport only reads, so every engine request may be repeated.
 - **A circuit breaker** per engine origin (``circuit_breaker.py``): a call counts as failed
-  on a network error, a timeout or a 5xx answer; while the circuit is open calls raise
-  ``CircuitOpen``, an ``EngineUnavailable`` (502), without touching the network.
+  on any ``ExchangeError`` or a 5xx answer; while the circuit is open calls raise
+  ``CircuitOpen`` (a 502) without touching the network.
 
 The answer is read in full inside the budget, so a slow body cannot outlive it, and a
-reset in the middle of a body is a ``PartialAnswer`` (a 502: not in ``RETRY_ERRORS``).
+reset in the middle of a body is a ``BadAnswer`` (a 502: not ``RETRYABLE``).
 """
 
 from __future__ import annotations
@@ -29,17 +29,19 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-import httpx
-
 from searchport.adapters.circuit_breaker import CircuitBreaker
-from searchport.adapters.exchange import Answer, Exchange
-from searchport.domain.errors import EngineUnavailable
+from searchport.adapters.exchange import (
+    RETRYABLE,
+    Answer,
+    CircuitOpen,
+    Exchange,
+    ExchangeError,
+    TimedOut,
+)
 
 logger = logging.getLogger("searchport.engines")
 
 RETRY_STATUSES = frozenset({502, 503})
-# no byte of an answer can have arrived: safe to ask again
-RETRY_ERRORS: tuple[type[Exception], ...] = (httpx.NetworkError, httpx.RemoteProtocolError)
 MAX_BACKOFF = 2.0  # seconds, before jitter
 # a retry starts only with this much of the budget left after its back-off (seconds, and a
 # share of the budget): an attempt with less would rarely finish
@@ -56,19 +58,6 @@ class CallPolicy:
     backoff: float = 0.1
     failures: int = 5
     cool_down: float = 10.0
-
-
-class CircuitOpen(EngineUnavailable):
-    def __init__(self, retry_in: int) -> None:
-        super().__init__(
-            "The engine is unavailable after repeated failures; searchport will try it "
-            f"again in {retry_in} s"
-        )
-        self.retry_in = retry_in
-
-
-class CallTimeout(httpx.TimeoutException):
-    """The whole call, retries included, took longer than its budget."""
 
 
 class ResilientExchange:
@@ -101,8 +90,8 @@ class ResilientExchange:
                 async with asyncio.timeout(timeout):
                     answer = await self._attempts(method, url, headers, body, timeout)
             except TimeoutError:
-                raise CallTimeout(f"no complete answer within {timeout:g} s") from None
-        except httpx.TransportError:
+                raise TimedOut(f"no complete answer within {timeout:g} s") from None
+        except ExchangeError:
             if breaker is not None:
                 breaker.failure()
             raise
@@ -126,7 +115,7 @@ class ResilientExchange:
         while True:
             try:
                 answer = await self._inner.exchange(method, url, headers, body, budget)
-            except RETRY_ERRORS as exc:
+            except RETRYABLE as exc:
                 delay = self._delay(attempt, deadline, loop.time())
                 if delay is None:
                     raise

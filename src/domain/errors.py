@@ -4,7 +4,6 @@
     ├── InvalidRequest          400  bad input a client can fix
     │   ├── UnsupportedFeature  400  the handle's engine cannot do this
     │   └── InvalidQuery        400  the engine rejected the query it was given
-    ├── Unauthorized            401
     ├── Forbidden               403  a feature switched off for this handle
     ├── NotFound                404
     │   ├── IndexNotFound
@@ -39,11 +38,6 @@ class UnsupportedFeature(InvalidRequest):
 
 class InvalidQuery(InvalidRequest):
     pass
-
-
-class Unauthorized(SearchportError):
-    def __init__(self, message: str = "Unauthorized") -> None:
-        super().__init__(message)
 
 
 class Forbidden(SearchportError):

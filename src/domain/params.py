@@ -8,7 +8,6 @@ sentence naming the parameter and what is wrong.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -29,7 +28,6 @@ from searchport.domain.query import (
     Scalar,
     SortClause,
     TermFilter,
-    filter_field,
 )
 
 MAX_LIST_ITEMS = 100
@@ -244,8 +242,3 @@ def parse_filters(value: Any, fields: FieldMap, param: str = "filters") -> tuple
         _filter(param, key, fields.real(key), raw)
         for key, raw in _require_object(param, value).items()
     )
-
-
-def own_fields(filters: Iterable[Filter]) -> set[str]:
-    """The fields filtered on by single-field filters (a group narrows every facet)."""
-    return {name for f in filters if (name := filter_field(f)) is not None}

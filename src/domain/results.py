@@ -70,3 +70,5 @@ class Capabilities(msgspec.Struct, frozen=True, kw_only=True):
     nested: bool = False
     multi_index: bool = False
     raw_query: bool = True
+    # every facet value counted exactly over every matching record (no sampling, no shards)
+    exact_facet_counts: bool = False

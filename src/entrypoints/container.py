@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +23,6 @@ from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.config import Config, ConfigError, IndexConfig
 from searchport.domain.engine_health import EngineHealth
 from searchport.domain.response_cache import ResponseCache
-from searchport.domain.usecases.algolia_facet_search import AlgoliaFacetSearch
 from searchport.domain.usecases.algolia_search import AlgoliaSearch
 from searchport.domain.usecases.autocomplete import Autocomplete
 from searchport.domain.usecases.clear_cache import ClearCache
@@ -72,13 +73,14 @@ def build_catalog(config: Config, resources: EngineResources, metrics: Metrics) 
     })
 
 
-def build_http_clients(config: Config, metrics: Metrics) -> HttpClients:
+def build_http_clients(config: Config, metrics: Metrics,
+                       clock: Callable[[], float] = time.monotonic) -> HttpClients:
     """The engine connection pools, with ``resilience``'s retries and circuit breakers."""
     settings = config.resilience
     policy = CallPolicy(retries=settings.retries, backoff=settings.retry_backoff,
                         failures=settings.circuit_breaker.failures,
                         cool_down=settings.circuit_breaker.cool_down)
-    return HttpClients(policy=policy, on_circuit=metrics.circuit)
+    return HttpClients(policy=policy, on_circuit=metrics.circuit, clock=clock)
 
 
 def build_engine_health(config: Config, catalog: Catalog, http: HttpClients) -> EngineHealth:
@@ -147,7 +149,9 @@ class Container(containers.DeclarativeContainer):
     base_dir = providers.Dependency(instance_of=Path)
 
     metrics = providers.Singleton(build_metrics, config=config)
-    http_clients = providers.Singleton(build_http_clients, config=config, metrics=metrics)
+    clock = providers.Object(time.monotonic)  # the circuit breakers' (tests pass their own)
+    http_clients = providers.Singleton(build_http_clients, config=config, metrics=metrics,
+                                       clock=clock)
     resources = providers.Singleton(EngineResources, base_dir=base_dir, http=http_clients)
     rate_limit_store = providers.Singleton(build_rate_limit_store, config=config)
     catalog = providers.Singleton(
@@ -174,13 +178,14 @@ class Container(containers.DeclarativeContainer):
     list_indexes = providers.Singleton(ListIndexes, catalog=catalog)
     describe_fields = providers.Singleton(DescribeFields, catalog=catalog)
     clear_cache = providers.Singleton(ClearCache, cache=cache)
-    algolia_facet_search = providers.Singleton(AlgoliaFacetSearch, catalog=catalog)
-    algolia_search = providers.Singleton(AlgoliaSearch, catalog=catalog,
-                                         facet_search=algolia_facet_search, responses=responses)
+    algolia_search = providers.Singleton(AlgoliaSearch, catalog=catalog, responses=responses)
 
 
-def create_container(config: Config, base_dir: Path) -> Container:
+def create_container(config: Config, base_dir: Path,
+                     clock: Callable[[], float] | None = None) -> Container:
     container = Container(config=config, base_dir=base_dir)
+    if clock is not None:
+        container.clock.override(providers.Object(clock))
     container.catalog()  # fail fast on engine configuration errors
     container.cache()
     container.rate_limit_store()

@@ -17,7 +17,6 @@ logger = logging.getLogger("searchport")
 
 STATUS_BY_ERROR: tuple[tuple[type[errors.SearchportError], int], ...] = (
     (errors.InvalidRequest, 400),
-    (errors.Unauthorized, 401),
     (errors.Forbidden, 403),
     (errors.NotFound, 404),
     (errors.PayloadTooLarge, 413),

@@ -4,6 +4,8 @@
   under ``if TYPE_CHECKING:`` it may name ``searchport.ports`` too, never a framework.
 - ``ports`` imports only the standard library, msgspec and ``searchport.domain``/``ports``.
 - ``adapters`` never import ``searchport.entrypoints``.
+- ``entrypoints.algolia`` (the Algolia protocol) imports only the standard library, msgspec,
+  ``searchport.domain`` and itself: no framework, so it can be read and tested alone.
 """
 
 from __future__ import annotations
@@ -130,6 +132,14 @@ def adapters_violations(found: list[Import]) -> list[Import]:
     return [imp for imp in found if under(imp.target, "searchport.entrypoints")]
 
 
+def protocol_violations(found: list[Import]) -> list[Import]:
+    return [
+        imp for imp in found
+        if not (top(imp.target) in STDLIB or top(imp.target) == "msgspec"
+                or under(imp.target, "searchport.domain", "searchport.entrypoints.algolia"))
+    ]
+
+
 def report(violations: list[Import]) -> str:
     return "forbidden imports:\n" + "\n".join(f"  {v}" for v in violations)
 
@@ -155,6 +165,13 @@ def test_ports_import_only_stdlib_msgspec_domain_and_ports() -> None:
 
 def test_adapters_never_import_entrypoints() -> None:
     violations = adapters_violations(layer_imports("adapters"))
+    assert not violations, report(violations)
+
+
+def test_the_algolia_protocol_imports_only_stdlib_msgspec_domain_and_itself() -> None:
+    found = layer_imports("entrypoints/algolia")
+    assert found
+    violations = protocol_violations(found)
     assert not violations, report(violations)
 
 
@@ -217,6 +234,17 @@ def test_adapters_checker() -> None:
     assert adapters_violations(relative)
     fine = imports_of("import httpx\nfrom searchport.domain import errors", "searchport.adapters.x")
     assert not adapters_violations(fine)
+
+
+def test_protocol_checker() -> None:
+    module = "searchport.entrypoints.algolia.plans"
+    flagged = imports_of("from litestar import Request\nfrom ..controllers import params",
+                         module)
+    assert {v.target for v in protocol_violations(flagged)} >= {
+        "litestar", "searchport.entrypoints.controllers"}
+    fine = imports_of("import msgspec\nfrom searchport.domain.catalog import IndexEntry\n"
+                      "from . import params", module)
+    assert fine and not protocol_violations(fine)
 
 
 def test_relative_imports_resolve_in_packages_and_modules() -> None:

@@ -1,16 +1,22 @@
 """``AiohttpExchange`` over real sockets: answers read in full, keep-alive reused, and every
-failure raised as the httpx exception httpcore raises for it (``ResilientExchange`` retries
-by those types; a body cut after the head is a ``PartialAnswer``, never retried)."""
+failure raised in searchport's exchange vocabulary (``ResilientExchange`` retries ``Dropped``
+and ``Refused``; a body cut after the head is a ``BadAnswer``, never retried)."""
 
 from __future__ import annotations
 
 import asyncio
 
-import httpx
 import pytest
 
 from searchport.adapters.aiohttp_exchange import AiohttpExchange
-from searchport.adapters.exchange import Answer, PartialAnswer
+from searchport.adapters.exchange import (
+    RETRYABLE,
+    Answer,
+    BadAnswer,
+    Dropped,
+    Refused,
+    TimedOut,
+)
 from tests.misbehaving_upstream import OK_SEARCH, misbehaving_upstream, refused_port
 
 
@@ -36,23 +42,25 @@ def test_an_answer_is_read_in_full_over_one_kept_alive_connection() -> None:
 
 
 @pytest.mark.parametrize(("mode", "error"), [
-    ("drop", httpx.RemoteProtocolError),
+    ("drop", Dropped),
     ("truncated", None),  # correctly framed: a 200 whose JSON is cut, not a transport error
-    ("reset_mid_body", PartialAnswer),  # a ProtocolError, not one of the retried failures
-    ("hang", httpx.ReadTimeout),
+    ("reset_mid_body", BadAnswer),  # not one of the retried failures
+    ("hang", TimedOut),
 ])
-def test_failures_are_httpx_exceptions(mode: str, error: type[Exception] | None) -> None:
+def test_failures_are_exchange_errors(mode: str, error: type[Exception] | None) -> None:
     with misbehaving_upstream() as upstream:
         upstream.mode = mode
         if error is None:
             assert exchange(f"{upstream.url}/cities/_search")[0].status_code == 200
             return
-        with pytest.raises(error):
+        with pytest.raises(error) as raised:
             exchange(f"{upstream.url}/cities/_search", timeout=0.3)
+        assert type(raised.value) is error
+        assert isinstance(raised.value, RETRYABLE) == (error is Dropped)
 
 
-def test_a_refused_connection_is_a_connect_error() -> None:
-    with pytest.raises(httpx.ConnectError):
+def test_a_refused_connection_is_refused() -> None:
+    with pytest.raises(Refused):
         exchange(f"http://127.0.0.1:{refused_port()}/cities/_search")
 
 

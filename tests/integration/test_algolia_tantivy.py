@@ -243,7 +243,7 @@ def test_rendering_content_orders_the_handles_default_facets(client: TestClient[
 
 
 def test_no_rendering_content_without_default_facets() -> None:
-    from searchport.domain.algolia.responses import AlgoliaResult, rendering_content
+    from searchport.entrypoints.algolia.responses import AlgoliaResult, rendering_content
 
     assert rendering_content([]) is msgspec.UNSET
     result = AlgoliaResult(hits=[], nb_hits=0, nb_pages=0, page=0, hits_per_page=0, facets={},

@@ -20,7 +20,8 @@ from litestar.testing import TestClient
 from searchport.adapters.aiohttp_exchange import AiohttpExchange
 from searchport.adapters.circuit_breaker import CircuitBreaker
 from searchport.adapters.config_loader import parse_config
-from searchport.adapters.resilience import CircuitOpen, ResilientExchange
+from searchport.adapters.exchange import CircuitOpen, Dropped
+from searchport.adapters.resilience import ResilientExchange
 from searchport.entrypoints.app import create_app
 from searchport.entrypoints.container import create_container
 from tests.misbehaving_upstream import (
@@ -55,8 +56,10 @@ indexes:
 
 
 @contextmanager
-def app_over(host: str, **settings: Any) -> Iterator[TestClient[Any]]:
-    container = create_container(parse_config(config_yaml(host, **settings), {}), Path("."))
+def app_over(host: str, clock: Callable[[], float] | None = None,
+             **settings: Any) -> Iterator[TestClient[Any]]:
+    container = create_container(parse_config(config_yaml(host, **settings), {}), Path("."),
+                                 clock=clock)
     with TestClient(create_app(container, access_log="off"), timeout=30) as client:
         yield client
 
@@ -217,7 +220,9 @@ def circuit_gauge(client: TestClient[Any], port: int) -> str | None:
 def test_the_circuit_opens_answers_at_once_probes_and_closes(
     upstream: MisbehavingUpstream,
 ) -> None:
-    with app_over(upstream.url, failures=3, cool_down=1.0, timeout=2.0) as client:
+    now = [0.0]  # the breakers' clock, moved past each cool-down instead of waiting
+    with app_over(upstream.url, clock=lambda: now[0], failures=3, cool_down=1.0,
+                  timeout=2.0) as client:
         assert circuit_gauge(client, upstream.port) == "0.0"
         upstream.mode, upstream.status = "status", 500
         for _ in range(3):
@@ -238,7 +243,8 @@ def test_the_circuit_opens_answers_at_once_probes_and_closes(
 
         # half-open after the cool-down: one probe; it fails, so the circuit opens again
         upstream.mode = "status"
-        time.sleep(1.1)
+        assert "unavailable" in assert_error(search(client)[0], 502, upstream.port)
+        now[0] += 1.1
         assert "HTTP 500" in assert_error(search(client)[0], 502, upstream.port)
         assert len(upstream.data_requests()) == 4
         assert "unavailable" in assert_error(search(client)[0], 502, upstream.port)
@@ -246,7 +252,7 @@ def test_the_circuit_opens_answers_at_once_probes_and_closes(
 
         # the engine recovers: the next probe succeeds and the circuit closes
         upstream.mode = "ok"
-        time.sleep(1.1)
+        now[0] += 1.1
         assert search(client)[0].status_code == 200
         assert circuit_gauge(client, upstream.port) == "0.0"
         assert search(client)[0].status_code == 200
@@ -264,7 +270,7 @@ def test_half_open_lets_exactly_one_probe_through(upstream: MisbehavingUpstream)
         url = f"{upstream.url}/cities/_search"
         try:
             upstream.mode = "drop"
-            with pytest.raises(httpx.RemoteProtocolError):
+            with pytest.raises(Dropped):
                 await resilient.exchange("POST", url, {}, b"{}", 5.0)
             assert breaker.is_open
             clock[0] = 6.0

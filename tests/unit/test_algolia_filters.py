@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from searchport.domain.algolia.filters import (
+from searchport.domain.errors import InvalidRequest
+from searchport.entrypoints.algolia.filters import (
     MAX_LITERALS,
     Between,
     Compare,
@@ -20,7 +21,6 @@ from searchport.domain.algolia.filters import (
     parse_filters,
     parse_numeric_filters,
 )
-from searchport.domain.errors import InvalidRequest
 
 ATTRS = ("genre", "tags", "price", "my attr", "a.b")
 VALUES = ("fiction", "new release", 'say "hi"', "back\\slash", "AND", "x:y", "(p)", "-5", "é")

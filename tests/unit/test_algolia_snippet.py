@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from searchport.domain.algolia.highlight import Tags
-from searchport.domain.algolia.snippet import snippet_result, snippet_sizes
 from searchport.domain.errors import InvalidRequest
+from searchport.entrypoints.algolia.highlight import Tags
+from searchport.entrypoints.algolia.snippet import snippet_result, snippet_sizes
 
 HTML = Tags()  # <em> ... </em>: the value stays HTML-escaped
 PLACEHOLDER = Tags("__ais-highlight__", "__/ais-highlight__")  # plain text

@@ -11,12 +11,6 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from searchport.domain.algolia.filters import (
-    parse_facet_filters,
-    parse_filters,
-    parse_numeric_filters,
-)
-from searchport.domain.algolia.translate import to_domain_filters
 from searchport.domain.query import (
     AnyOf,
     ExistsFilter,
@@ -27,6 +21,12 @@ from searchport.domain.query import (
     RangeFilter,
     TermFilter,
 )
+from searchport.entrypoints.algolia.filters import (
+    parse_facet_filters,
+    parse_filters,
+    parse_numeric_filters,
+)
+from searchport.entrypoints.algolia.translate import to_domain_filters
 from tests.unit.test_algolia_filters import (
     VALUES,
     atoms,

@@ -42,7 +42,7 @@ def test_the_wheel_ships_every_module_and_asset(tmp_path: Path) -> None:
     shipped = {name for name in names if name.startswith("searchport/")}
     expected = source_files()
     assert {"searchport/demo/cities.jsonl.gz", "searchport/entrypoints/ui/index.html",
-            "searchport/domain/algolia/__init__.py"} <= expected
+            "searchport/entrypoints/algolia/__init__.py"} <= expected
     assert sorted(expected - shipped) == []
     assert "searchport = searchport.entrypoints.cli:main" in scripts
 

@@ -10,8 +10,10 @@ import httpx
 import pytest
 
 from searchport.adapters.circuit_breaker import CircuitBreaker
-from searchport.adapters.exchange import Answer, HttpxExchange
-from searchport.adapters.resilience import CircuitOpen, ResilientExchange
+from searchport.adapters.engine_http import exchange_failure
+from searchport.adapters.exchange import Answer, CircuitOpen, TimedOut
+from searchport.adapters.httpx_exchange import HttpxExchange
+from searchport.adapters.resilience import ResilientExchange
 from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.config import IndexConfig
 from searchport.domain.engine_health import EngineHealth
@@ -123,7 +125,7 @@ def test_what_is_retried(replies: list[Any], status: int, attempts: int) -> None
                                    httpx.ConnectTimeout("timed out")])
 def test_a_timeout_is_never_retried(error: Exception) -> None:
     t, seen = transport([error, 200])
-    with pytest.raises(httpx.TimeoutException):
+    with pytest.raises(TimedOut):
         call(t)
     assert len(seen) == 1
 
@@ -145,8 +147,9 @@ def test_the_breaker_counts_calls_not_attempts_and_refuses_while_open() -> None:
     with pytest.raises(CircuitOpen) as refused:
         call(t)
     assert len(seen) == 6  # refused without a request
-    assert isinstance(refused.value, EngineUnavailable)
-    assert "unavailable" in refused.value.message and "es:9200" not in refused.value.message
+    error = exchange_failure(refused.value, engine="elasticsearch", timeout=5.0)
+    assert isinstance(error, EngineUnavailable)
+    assert "unavailable" in error.message and "es:9200" not in error.message
 
 
 # ---------------------------------------------------------------- the cached engine view

@@ -6,23 +6,20 @@ check); the query DSL, the answers and the error bodies are the same.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
-import math
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 from urllib.parse import quote
 
 from searchport.adapters.elastic import parse, translate
-from searchport.adapters.elastic.fields import FieldCatalog
+from searchport.adapters.elastic.fields import FieldCatalog, read_mapping
 from searchport.adapters.elastic.raw_query import check_features, scoped_body
 from searchport.adapters.elastic.transport import transport
 from searchport.adapters.engine_address import EngineAddress
 from searchport.adapters.engine_http import open_link
 from searchport.adapters.exchange import Answer
+from searchport.adapters.refreshed import Refreshed
 from searchport.adapters.resources import EngineResources
 from searchport.domain.config import IndexConfig
 from searchport.domain.errors import InvalidQuery, SearchportError
@@ -65,10 +62,11 @@ class ElasticCompatEngine:
         self._transport = transport(handle=handle, engine=flavor.name, link=link,
                                     headers=flavor.auth_headers(config, link.address),
                                     on_response=self._check_product)
-        self._fields = FieldCatalog(configured_nested=FieldMap(config.fields).nested_paths)
-        self._fields_due = -math.inf  # monotonic time of the next mapping fetch
-        self._fields_lock = asyncio.Lock()
-        self._warm_up: asyncio.Task[FieldCatalog] | None = None
+        # the mapping-backed field catalog; without a mapping, names are used as given
+        self._configured_nested = FieldMap(config.fields).nested_paths
+        configured = FieldCatalog(configured_nested=self._configured_nested)
+        self._fields = Refreshed(self._read_fields, ttl=MAPPING_TTL, retry=MAPPING_RETRY,
+                                 on_failure=self._mapping_failed, default=configured)
         self._product_checked = False
 
     @property
@@ -84,28 +82,24 @@ class ElasticCompatEngine:
     async def start(self) -> None:
         """Nothing to open: the pool connects on first use. The mapping is fetched in the
         background, so an engine that is down never delays startup."""
-        self._warm_up = asyncio.create_task(self._field_catalog())
+        self._fields.start()
 
     async def ping(self) -> None:
         await self._transport.json("POST", f"/{self._indices}/_search", PING_BODY)
 
     async def close(self) -> None:
-        if self._warm_up is not None and not self._warm_up.done():
-            self._warm_up.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._warm_up
-        self._warm_up = None
+        await self._fields.close()
 
     # ------------------------------------------------------------ search
 
     async def search(self, query: SearchQuery) -> EngineResult:
-        fields = await self._field_catalog()
+        fields = await self._fields.get()
         body = translate.search_body(query, fields)
-        answer = await self._query(f"/{self._indices}/_search", body)
-        return self._read(lambda: parse.search_result(answer, query))
+        content = await self._query_content(f"/{self._indices}/_search", body)
+        return self._read(lambda: parse.decode_search(content, query))
 
     async def facet_values(self, query: FacetValuesQuery) -> list[FacetValue]:
-        fields = await self._field_catalog()
+        fields = await self._fields.get()
         body = translate.facet_values_body(query, fields)
         answer = await self._query(f"/{self._indices}/_search", body)
         match_here = not fields.is_string(query.field)
@@ -143,29 +137,27 @@ class ElasticCompatEngine:
     # ------------------------------------------------------------ internals
 
     async def _query(self, path: str, body: Any) -> Any:
+        return self._transport.decode(await self._answer(path, body))
+
+    async def _query_content(self, path: str, body: Any) -> bytes:
+        return (await self._answer(path, body)).content
+
+    async def _answer(self, path: str, body: Any) -> Answer:
         try:
-            return await self._transport.json("POST", path, body)
+            return await self._transport.success("POST", path, body)
         except InvalidQuery:
-            self._fields_due = -math.inf  # the mapping may have changed: fetch it again
+            self._fields.expire()  # the mapping may have changed: fetch it again
             raise
 
-    async def _field_catalog(self) -> FieldCatalog:
-        """The mapping-backed field catalog, fetched once and refreshed every few minutes
-        and after the engine rejects a query. Without it, names are used as given."""
-        if time.monotonic() < self._fields_due:
-            return self._fields
-        async with self._fields_lock:
-            if time.monotonic() < self._fields_due:
-                return self._fields
-            try:
-                mapping = await self.get_mapping()
-                self._fields = self._fields.with_mapping(mapping)
-                self._fields_due = time.monotonic() + MAPPING_TTL
-            except SearchportError as exc:
-                logger.warning("%s: the mapping could not be read (%s); field names are used "
-                               "as given", self._handle, exc.message)
-                self._fields_due = time.monotonic() + MAPPING_RETRY
-        return self._fields
+    async def _read_fields(self) -> FieldCatalog:
+        """The field catalog of the mapping, refreshed every few minutes and after the
+        engine rejects a query."""
+        return FieldCatalog(mapped=read_mapping(await self.get_mapping()),
+                            configured_nested=self._configured_nested)
+
+    def _mapping_failed(self, exc: SearchportError) -> None:
+        logger.warning("%s: the mapping could not be read (%s); field names are used as "
+                       "given", self._handle, exc.message)
 
     def _read(self, parse_answer: Callable[[], T]) -> T:
         try:

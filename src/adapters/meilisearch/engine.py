@@ -8,17 +8,16 @@ search-only API key) or the index has none yet, the handle's ``idField`` (defaul
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import math
 import re
-import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 from searchport.adapters.engine_http import open_link
 from searchport.adapters.meilisearch import parse, translate
 from searchport.adapters.meilisearch.transport import ENGINE, transport
+from searchport.adapters.refreshed import Refreshed
 from searchport.adapters.resources import EngineResources
 from searchport.domain.config import IndexConfig
 from searchport.domain.errors import SearchportError
@@ -48,10 +47,9 @@ class MeilisearchEngine:
         self._fallback_key = config.id_field
         self._dates = frozenset(spec.field or name for name, spec in config.fields.items()
                                 if spec.type == "date")
-        self._primary_key: str | None = None
-        self._key_due = -math.inf  # monotonic time of the next primary-key lookup
-        self._key_lock = asyncio.Lock()
-        self._warm_up: asyncio.Task[str] | None = None
+        self._key: Refreshed[str] = Refreshed(
+            self._read_key, ttl=math.inf, retry=KEY_RETRY, on_failure=self._key_failed,
+            default=self._fallback_key)
 
     @property
     def name(self) -> str:
@@ -66,23 +64,19 @@ class MeilisearchEngine:
     async def start(self) -> None:
         """Nothing to open: the pool connects on first use. The primary key is read in the
         background, so an engine that is down never delays startup."""
-        self._warm_up = asyncio.create_task(self._key())
+        self._key.start()
 
     async def ping(self) -> None:
         """A search for nothing: it needs only the ``search`` action, like the handle."""
         await self._transport.json("POST", self._path("/search"), {"limit": 0})
 
     async def close(self) -> None:
-        if self._warm_up is not None and not self._warm_up.done():
-            self._warm_up.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._warm_up
-        self._warm_up = None
+        await self._key.close()
 
     # ------------------------------------------------------------ endpoints
 
     async def search(self, query: SearchQuery) -> EngineResult:
-        key = await self._key()
+        key = await self._key.get()
         plan = translate.search_plan(query, self._uid, key, self._dates)
         answer = await self._transport.json("POST", plan.path, plan.body)
         return self._read(lambda: parse.search_result(answer, plan, query, uid=self._uid,
@@ -111,7 +105,7 @@ class MeilisearchEngine:
     async def get_document(self, doc_id: str) -> Hit | None:
         if not DOCUMENT_ID.fullmatch(doc_id):
             return None  # Meilisearch cannot hold a document with that id
-        key = await self._key()
+        key = await self._key.get()
         path = self._path(f"/documents/{doc_id}")
         response = await self._transport.send("GET", path)
         if response.status_code in (400, 404):
@@ -155,25 +149,16 @@ class MeilisearchEngine:
     def _path(self, suffix: str) -> str:
         return translate.index_path(self._uid, suffix)
 
-    async def _key(self) -> str:
-        """The index's primary key, read once; the fallback until it can be read."""
-        if time.monotonic() < self._key_due:
-            return self._primary_key or self._fallback_key
-        async with self._key_lock:
-            if time.monotonic() < self._key_due:
-                return self._primary_key or self._fallback_key
-            try:
-                info = await self._transport.json("GET", self._path(""))
-            except SearchportError as exc:
-                logger.warning("%s: the primary key could not be read (%s); objectID comes "
-                               "from %r", self._handle, exc.message, self._fallback_key)
-                info = None
-            key = info.get("primaryKey") if isinstance(info, dict) else None
-            if isinstance(key, str) and key:
-                self._primary_key, self._key_due = key, math.inf
-            else:  # refused, unreachable, or no document yet: ask again later
-                self._key_due = time.monotonic() + KEY_RETRY
-        return self._primary_key or self._fallback_key
+    async def _read_key(self) -> str | None:
+        """The index's primary key, read once; the fallback until it can be read (refused,
+        unreachable, or no document yet)."""
+        info = await self._transport.json("GET", self._path(""))
+        key = info.get("primaryKey") if isinstance(info, dict) else None
+        return key if isinstance(key, str) and key else None
+
+    def _key_failed(self, exc: SearchportError) -> None:
+        logger.warning("%s: the primary key could not be read (%s); objectID comes from %r",
+                       self._handle, exc.message, self._fallback_key)
 
     def _read(self, parse_answer: Callable[[], T]) -> T:
         try:

@@ -8,20 +8,18 @@ from __future__ import annotations
 
 import html
 import math
-import re
 from collections.abc import Mapping
-from datetime import UTC, datetime
 from typing import Any
 
-from searchport.adapters.answers import UnreadableAnswer as UnreadableAnswer
-from searchport.adapters.answers import as_list as _list
-from searchport.adapters.answers import mapping as _mapping
+from searchport.adapters.answer_reading import UnreadableAnswer as UnreadableAnswer
+from searchport.adapters.answer_reading import as_list as _list
+from searchport.adapters.answer_reading import iso_date as iso_date
+from searchport.adapters.answer_reading import mapping as _mapping
 from searchport.adapters.meilisearch.translate import POST, PRE, SearchPlan
 from searchport.domain.query import SearchQuery
 from searchport.domain.results import EngineResult, FacetValue, FieldStats, Hit
 
 Json = Mapping[str, Any]
-_SECONDS = re.compile(r"-?[0-9]{1,19}")
 
 # keys Meilisearch adds to a hit; everything else is the document
 HIT_METADATA = frozenset({
@@ -154,20 +152,6 @@ def facet_stats(answer: Json, field: str) -> FieldStats | None:
             isinstance(low, bool) or isinstance(high, bool)):
         raise UnreadableAnswer("facetStats min and max must be numbers")
     return FieldStats(min=float(low), max=float(high))
-
-
-def iso_date(value: Any) -> str:
-    """Whole Unix seconds (a ``facetDistribution`` key) as an ISO-8601 UTC date-time in the
-    tantivy engine's format (``2002-07-18T12:54:00Z``); any other value as it is (a date
-    stored as text, or a fraction of a second)."""
-    text = str(value)
-    if not _SECONDS.fullmatch(text):
-        return text
-    try:
-        moment = datetime.fromtimestamp(int(text), UTC)
-    except (OverflowError, OSError, ValueError):
-        return text  # past year 9999: no ISO-8601 date-time to write
-    return moment.isoformat().replace("+00:00", "Z")
 
 
 def facet_hits(answer: Json) -> list[FacetValue]:

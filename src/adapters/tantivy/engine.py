@@ -27,7 +27,8 @@ T = TypeVar("T")
 logger = logging.getLogger("searchport.tantivy")
 
 _CAPABILITIES = Capabilities(suggest=False, boosts=True, histogram=True, geo_grid=True,
-                             nested=False, multi_index=False, raw_query=True)
+                             nested=False, multi_index=False, raw_query=True,
+                             exact_facet_counts=True)
 
 
 class TantivyEngine:

@@ -8,15 +8,13 @@ is read once, kept for a few minutes and read again after Typesense rejects a qu
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-import math
-import time
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 from urllib.parse import quote
 
 from searchport.adapters.engine_http import open_link
+from searchport.adapters.refreshed import Refreshed
 from searchport.adapters.resources import EngineResources
 from searchport.adapters.typesense import parse, translate
 from searchport.adapters.typesense.filters import literal
@@ -33,6 +31,7 @@ logger = logging.getLogger("searchport.typesense")
 CAPABILITIES = Capabilities(suggest=False, boosts=True, histogram=False, geo_grid=False,
                             geo_radius=True, nested=False, multi_index=False, raw_query=True)
 SCHEMA_TTL = 300.0  # seconds a fetched schema steers the queries
+SCHEMA_RETRY = 30.0  # seconds the last schema is used after a failed read
 MULTI_SEARCH_LIMIT = 50  # Typesense's default cap on searches per multi_search request
 FACET_RETRY_MAX = 10_000  # values read at most to settle a tie across the facet cut
 # GET /collections/<c>/documents/<these> are other routes: such ids are looked up by filter.
@@ -51,10 +50,9 @@ class TypesenseEngine:
         # fields the config types date: Typesense stores them as Unix seconds (int64)
         self._dates = frozenset(spec.field or name for name, spec in config.fields.items()
                                 if spec.type == "date")
-        self._schema: Schema | None = None
-        self._schema_due = -math.inf
-        self._schema_lock = asyncio.Lock()
-        self._warm_up: asyncio.Task[None] | None = None
+        self._schema: Refreshed[Schema] = Refreshed(self._read_schema, ttl=SCHEMA_TTL,
+                                                    retry=SCHEMA_RETRY,
+                                                    on_failure=self._schema_failed)
 
     @property
     def name(self) -> str:
@@ -69,22 +67,18 @@ class TypesenseEngine:
     async def start(self) -> None:
         """Nothing to open; the schema is read in the background, so an engine that is down
         never delays startup."""
-        self._warm_up = asyncio.create_task(self._warm())
+        self._schema.start()
 
     async def ping(self) -> None:
         await self.get_mapping()
 
     async def close(self) -> None:
-        if self._warm_up is not None and not self._warm_up.done():
-            self._warm_up.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._warm_up
-        self._warm_up = None
+        await self._schema.close()
 
     # ------------------------------------------------------------ queries
 
     async def search(self, query: SearchQuery) -> EngineResult:
-        schema = await self._current_schema()
+        schema = await self._schema.get()
         plan = translate.search_plan(query, schema, self._collection)
         answers = await self._multi_search(plan.searches)
         drop_id = query.fields is not None and "id" not in query.fields
@@ -109,7 +103,7 @@ class TypesenseEngine:
         return result
 
     async def facet_values(self, query: FacetValuesQuery) -> list[FacetValue]:
-        schema = await self._current_schema()
+        schema = await self._schema.get()
         dates = self._date_fields(schema)
         dated = query.field in dates
         searches = translate.facet_values_searches(query, schema, self._collection,
@@ -149,12 +143,22 @@ class TypesenseEngine:
         return self._read(parse.document, answer, self._collection)
 
     async def get_mapping(self) -> dict[str, Any]:
+        answer, schema = await self._fetch_schema()
+        self._schema.keep(schema)
+        return answer
+
+    async def _fetch_schema(self) -> tuple[dict[str, Any], Schema]:
         answer = await self._transport.json("GET", self._path)
         if not isinstance(answer, dict):
             raise self._transport.unreadable()
-        schema = self._read(read_schema, answer)
-        self._schema, self._schema_due = schema, time.monotonic() + SCHEMA_TTL
-        return answer
+        return answer, self._read(read_schema, answer)
+
+    async def _read_schema(self) -> Schema:
+        return (await self._fetch_schema())[1]
+
+    def _schema_failed(self, exc: SearchportError) -> None:
+        logger.warning("%s: the collection schema could not be read (%s)", self._handle,
+                       exc.message)
 
     async def raw_query(self, body: dict[str, Any]) -> bytes:
         path = f"{self._path}/documents/search"
@@ -179,7 +183,7 @@ class TypesenseEngine:
             if "error" in result or "code" in result:
                 error = search_failure(self._transport, result.get("code"), result.get("error"))
                 if isinstance(error, InvalidQuery):
-                    self._schema_due = -math.inf  # the schema may have changed: read it again
+                    self._schema.expire()  # the schema may have changed: read it again
                 raise error
         return results
 
@@ -205,30 +209,6 @@ class TypesenseEngine:
         found = self._read(lambda: parse.hits(answer, self._collection, skip=0, limit=1,
                                               highlight_fields=frozenset(), drop_id=False))
         return found[0] if found else None
-
-    async def _current_schema(self) -> Schema:
-        if self._schema is not None and time.monotonic() < self._schema_due:
-            return self._schema
-        async with self._schema_lock:
-            if self._schema is not None and time.monotonic() < self._schema_due:
-                return self._schema
-            try:
-                await self.get_mapping()
-            except SearchportError as exc:
-                if self._schema is None:
-                    raise
-                logger.warning("%s: the collection schema could not be read again (%s); the "
-                               "last one is used", self._handle, exc.message)
-                self._schema_due = time.monotonic() + 30.0
-            assert self._schema is not None
-            return self._schema
-
-    async def _warm(self) -> None:
-        try:
-            await self._current_schema()
-        except SearchportError as exc:
-            logger.warning("%s: the collection schema could not be read (%s)", self._handle,
-                           exc.message)
 
     def _read(self, parse_answer: Callable[..., T], *args: Any) -> T:
         try:

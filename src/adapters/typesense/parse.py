@@ -19,20 +19,19 @@ An answer of an unexpected shape raises ``UnreadableAnswer``, which the engine t
 from __future__ import annotations
 
 import html
-import re
 import struct
 from collections.abc import Iterable, Mapping
-from datetime import UTC, datetime
 from typing import Any
 
-from searchport.adapters.answers import UnreadableAnswer as UnreadableAnswer
-from searchport.adapters.answers import as_list as _list
-from searchport.adapters.answers import mapping as _mapping
+from searchport.adapters.answer_reading import UnreadableAnswer as UnreadableAnswer
+from searchport.adapters.answer_reading import as_list as _list
+from searchport.adapters.answer_reading import iso_date as iso_date
+from searchport.adapters.answer_reading import mapping as _mapping
+from searchport.adapters.answer_reading import text as _text
 from searchport.adapters.typesense.translate import MARK_END, MARK_START
 from searchport.domain.results import FacetValue, FieldStats, Hit
 
 Json = Mapping[str, Any]
-_SECONDS = re.compile(r"-?[0-9]{1,19}")
 
 
 def hits(answer: Json, collection: str, *, skip: int, limit: int,
@@ -141,19 +140,6 @@ def facet_counts(answer: Json, dates: frozenset[str] = frozenset()) -> dict[str,
     return facets
 
 
-def iso_date(value: Any) -> str:
-    """Unix seconds (Typesense writes facet values as text) as an ISO-8601 UTC date-time in
-    the tantivy engine's format (``2002-07-18T12:54:00Z``); anything else as text."""
-    text = _text(value)
-    if not _SECONDS.fullmatch(text):
-        return text
-    try:
-        moment = datetime.fromtimestamp(int(text), UTC)
-    except (OverflowError, OSError, ValueError):
-        return text  # past year 9999: no ISO-8601 date-time to write
-    return moment.isoformat().replace("+00:00", "Z")
-
-
 def exact_top(values: list[FacetValue], budget: int, limit: int) -> bool:
     """Whether the best ``limit`` values by count then value are known from the ``budget``
     values Typesense returned (by count, ties in no particular order): yes when it returned
@@ -182,9 +168,3 @@ def multi_search_results(answer: Any, expected: int) -> list[Json]:
     if len(results) != expected:
         raise UnreadableAnswer("multi_search answered a different number of searches")
     return [_mapping(r, "result") for r in results]
-
-
-def _text(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)

@@ -1,60 +1,139 @@
-"""AlgoliaSearch: Algolia's search calls (one query, or several on any handles)."""
+"""AlgoliaSearch: the use case behind Algolia's search calls (several queries on any handles,
+answered in request order; one failing query fails the call, the first in request order).
+
+The protocol itself, its parameters and the shape of its answers, belongs to the inbound
+adapter ``entrypoints/algolia``. It hands this use case one ``ProtocolQuery`` per query,
+which plans a domain query against its handle (``SearchQuery``, or ``FacetHitsQuery`` for a
+search of facet values) and shapes the domain result. What stays here is the product's: the
+handle lookup, the engine call and its timing, the response cache, facet values filtered,
+ordered and counted, and the exhaustiveness the engine's capabilities allow.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import time
+from typing import Any, Protocol
 
 import msgspec
 
-from searchport.domain.algolia import params as ap
-from searchport.domain.algolia.query import Plan, plan_search, shape_result
-from searchport.domain.algolia.requests import OUTER_KEYS, AlgoliaQueries, AlgoliaQuery
-from searchport.domain.algolia.responses import AlgoliaResult, MultiResponse
 from searchport.domain.catalog import Catalog, IndexEntry
-from searchport.domain.response_cache import Encoded, ResponseCache
-from searchport.domain.usecases.algolia_facet_search import AlgoliaFacetSearch
+from searchport.domain.query import FacetValuesQuery, Filter, SearchQuery
+from searchport.domain.response_cache import ResponseCache
+from searchport.domain.results import EngineResult, FacetValue
+from searchport.domain.shaping import order_facet_values
+
+MAX_FACET_VALUES = 100  # facet values asked of an engine at most (facet stats, facetHits)
 
 _encoder = msgspec.json.Encoder()
 
 
-class AlgoliaSearch:
-    """Answer every query in request order; one failing query fails the call with its
-    status (the first failure in request order), as Algolia does."""
+class FacetHitsQuery(msgspec.Struct, frozen=True, kw_only=True):
+    """Values of the facet ``field`` containing ``needle`` (case-insensitive), counted under
+    ``filters`` and, when ``text`` is not blank, among the records matching it."""
 
-    def __init__(self, *, catalog: Catalog, facet_search: AlgoliaFacetSearch,
-                 responses: ResponseCache | None = None) -> None:
+    field: str  # real name
+    needle: str
+    limit: int
+    filters: tuple[Filter, ...] = ()
+    text: str = ""
+
+
+class FacetHits(msgspec.Struct, frozen=True, kw_only=True):
+    values: list[FacetValue]  # most frequent first, at most ``limit``
+    exhaustive: bool  # every matching record counted, exactly
+
+
+class SearchPlan(Protocol):
+    """One planned search: the domain query, and how the protocol shapes its result."""
+
+    @property
+    def query(self) -> SearchQuery: ...
+
+    @property
+    def cache_params(self) -> Any:
+        """Besides the query, what the shaped answer depends on (msgspec-encodable)."""
+        ...
+
+    def shape(self, result: EngineResult, took_ms: int, exact_facet_counts: bool) -> Any:
+        """The protocol's answer (msgspec-encodable); ``exact_facet_counts``: the engine
+        counts every facet value exactly."""
+        ...
+
+
+class FacetHitsPlan(Protocol):
+    @property
+    def query(self) -> FacetHitsQuery: ...
+
+    def shape(self, hits: FacetHits, took_ms: int) -> Any: ...
+
+
+class ProtocolQuery(Protocol):
+    """One query of a call: its handle, and its plan against the handle's entry."""
+
+    @property
+    def handle(self) -> str: ...
+
+    def plan(self, entry: IndexEntry) -> SearchPlan | FacetHitsPlan: ...
+
+
+class AlgoliaSearch:
+    """Every query answered (as encoded JSON) in request order."""
+
+    def __init__(self, *, catalog: Catalog, responses: ResponseCache | None = None) -> None:
         self._catalog = catalog
-        self._facet_search = facet_search
         self._responses = responses or ResponseCache.uncached()
 
-    async def __call__(
-        self, request: AlgoliaQueries
-    ) -> Encoded[MultiResponse] | Encoded[AlgoliaResult]:
-        answers = await asyncio.gather(*(self._one(q) for q in request.queries),
+    async def __call__(self, queries: tuple[ProtocolQuery, ...]) -> list[bytes]:
+        answers = await asyncio.gather(*(self._one(q) for q in queries),
                                        return_exceptions=True)
         for answer in answers:
             if isinstance(answer, BaseException):
                 raise answer
-        bodies = [a for a in answers if isinstance(a, bytes)]
-        if request.single:
-            return Encoded(bodies[0])
-        return Encoded(b'{"results":[' + b",".join(bodies) + b"]}")
+        return [a for a in answers if isinstance(a, bytes)]
 
-    async def _one(self, query: AlgoliaQuery) -> bytes:
-        if query.facet is not None:
-            return _encoder.encode(await self._facet_search(query))
+    async def _one(self, query: ProtocolQuery) -> bytes:
         entry = self._catalog.get_entry(query.handle)
-        raw = ap.collect(query.request, OUTER_KEYS)
-        plan = plan_search(entry, raw.values)
+        plan = query.plan(entry)
+        if isinstance(plan.query, FacetHitsQuery):
+            facet_plan: Any = plan
+            return _encoder.encode(await self._facet_hits(entry, facet_plan))
+        search_plan: Any = plan
         answer = await self._responses.answer(
-            "search", entry, ["algolia", plan, raw.encoded],
-            lambda: self._search(entry, plan, raw),
+            "search", entry, ["algolia", search_plan.cache_params],
+            lambda: self._search(entry, search_plan),
         )
         return answer.body
 
-    async def _search(self, entry: IndexEntry, plan: Plan, raw: ap.RawParams) -> AlgoliaResult:
+    async def _search(self, entry: IndexEntry, plan: SearchPlan) -> Any:
         started = time.perf_counter()
         result = await entry.engine.search(plan.query)
         took = round((time.perf_counter() - started) * 1000)
-        return shape_result(entry, plan, result, raw, took)
+        return plan.shape(result, took, entry.engine.capabilities.exact_facet_counts)
+
+    async def _facet_hits(self, entry: IndexEntry, plan: FacetHitsPlan) -> Any:
+        """Without ``text`` the engine's facet-value search counts every record the filters
+        select; with it the values come from the top ``MAX_FACET_VALUES`` facet values of
+        that search, so the counts are not exhaustive."""
+        query = plan.query
+        started = time.perf_counter()
+        found: list[FacetValue]
+        if query.text.strip():
+            result = await entry.engine.search(SearchQuery(
+                text=query.text, limit=0, filters=query.filters, facets=(query.field,),
+                max_facet_values=MAX_FACET_VALUES,
+                search_fields=entry.fields.configured_weights,
+                exact_total=entry.config.exact_totals, disjunctive_facets=False))
+            every = result.facets.get(query.field, [])
+            needle = query.needle.casefold()
+            found = [v for v in every if needle in v.value.casefold()]
+            exhaustive = len(every) < MAX_FACET_VALUES
+        else:
+            found = await entry.engine.facet_values(FacetValuesQuery(
+                field=query.field, text=query.needle, limit=query.limit,
+                filters=query.filters))
+            exhaustive = True
+        took = round((time.perf_counter() - started) * 1000)
+        hits = FacetHits(values=order_facet_values(found, query.limit),
+                         exhaustive=exhaustive and entry.engine.capabilities.exact_facet_counts)
+        return plan.shape(hits, took)

@@ -19,8 +19,6 @@ from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import PathParameter, QueryParameter
 
-from searchport.domain.algolia import params as ap
-from searchport.domain.algolia.requests import AlgoliaQueries, AlgoliaQuery
 from searchport.domain.errors import (
     DocumentNotFound,
     InvalidRequest,
@@ -31,6 +29,8 @@ from searchport.domain.usecases.algolia_search import AlgoliaSearch
 from searchport.domain.usecases.describe_fields import DescribeFields, DescribeFieldsRequest
 from searchport.domain.usecases.get_document import GetDocument, GetDocumentRequest
 from searchport.domain.usecases.list_indexes import ListIndexes
+from searchport.entrypoints.algolia import params as ap
+from searchport.entrypoints.algolia.requests import AlgoliaQuery
 from searchport.entrypoints.controllers import params as p
 
 Handle = Annotated[str, PathParameter(description="An index handle (the Algolia index name).")]
@@ -169,8 +169,8 @@ class AlgoliaRecordsController(Controller):
 
         async def entries(handle: str) -> int:
             query = AlgoliaQuery(handle=handle, request={"hitsPerPage": 0})
-            answer = await algolia_search(AlgoliaQueries(queries=(query,), single=True))
-            return int(_decode(answer.body)["nbHits"])
+            (answer,) = await algolia_search((query,))
+            return int(_decode(answer)["nbHits"])
 
         counts = await asyncio.gather(*(entries(h) for h in handles), return_exceptions=True)
         items = [
@@ -263,7 +263,8 @@ async def _browse(algolia_search: AlgoliaSearch, handle: str,
         if isinstance(page, bool) or not isinstance(page, int) or page < 0:
             raise InvalidRequest("page: must be an integer from 0")
     query = AlgoliaQuery(handle=handle, request={**search, "page": page})
-    answer = _decode((await algolia_search(AlgoliaQueries(queries=(query,), single=True))).body)
+    (found,) = await algolia_search((query,))
+    answer = _decode(found)
     if page + 1 < int(answer.get("nbPages", 0)):
         answer["cursor"] = _cursor(search, page + 1)
     return _json(_encode(answer))

@@ -17,9 +17,9 @@ from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import PathParameter
 
-from searchport.domain.algolia.requests import multi_queries, one_query
-from searchport.domain.algolia.responses import AlgoliaResult, FacetHitsResult, MultiResponse
 from searchport.domain.usecases.algolia_search import AlgoliaSearch
+from searchport.entrypoints.algolia.requests import AlgoliaQueries, multi_queries, one_query
+from searchport.entrypoints.algolia.responses import AlgoliaResult, FacetHitsResult, MultiResponse
 from searchport.entrypoints.controllers import params as p
 
 Handle = Annotated[str, PathParameter(description="An index handle (the Algolia index name).")]
@@ -37,7 +37,8 @@ ONE = _answers(AlgoliaResult, "The hits, counts and facets of the query.")
 FACET_HITS = _answers(FacetHitsResult, "The facet values matching facetQuery.")
 
 
-def _json(body: bytes) -> Response[bytes]:
+async def _answer(search: AlgoliaSearch, call: AlgoliaQueries) -> Response[bytes]:
+    body = call.body(await search(call.queries))
     return Response(content=body, status_code=200, media_type="application/json")
 
 
@@ -51,8 +52,7 @@ class AlgoliaController(Controller):
     async def instantsearch(self, request: AnyRequest,
                             algolia_search: NamedDependency[AlgoliaSearch],
                             handle: Handle) -> Response[bytes]:
-        answer = await algolia_search(multi_queries(await request.body(), handle))
-        return _json(answer.body)
+        return await _answer(algolia_search, multi_queries(await request.body(), handle))
 
     @post("/1/indexes/*/queries", status_code=200, responses=MULTI,
           summary="Algolia multi-queries",
@@ -60,18 +60,17 @@ class AlgoliaController(Controller):
           "in request order.")
     async def queries(self, request: AnyRequest,
                       algolia_search: NamedDependency[AlgoliaSearch]) -> Response[bytes]:
-        return _json((await algolia_search(multi_queries(await request.body()))).body)
+        return await _answer(algolia_search, multi_queries(await request.body()))
 
     @post("/1/indexes/{handle:str}/query", status_code=200, responses=ONE,
           summary="Algolia search on one handle")
     async def query(self, request: AnyRequest, algolia_search: NamedDependency[AlgoliaSearch],
                     handle: Handle) -> Response[bytes]:
-        return _json((await algolia_search(one_query(await request.body(), handle))).body)
+        return await _answer(algolia_search, one_query(await request.body(), handle))
 
     @post("/1/indexes/{handle:str}/facets/{facet:str}/query", status_code=200,
           responses=FACET_HITS, summary="Algolia search for facet values")
     async def facet_values(self, request: AnyRequest,
                            algolia_search: NamedDependency[AlgoliaSearch], handle: Handle,
                            facet: Facet) -> Response[bytes]:
-        answer = await algolia_search(one_query(await request.body(), handle, facet))
-        return _json(answer.body)
+        return await _answer(algolia_search, one_query(await request.body(), handle, facet))

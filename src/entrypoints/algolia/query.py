@@ -18,34 +18,6 @@ from typing import Any
 
 import msgspec
 
-from searchport.domain.algolia import params as ap
-from searchport.domain.algolia.filters import (
-    Cnf,
-    parse_facet_filters,
-    parse_filters,
-    parse_numeric_filters,
-)
-from searchport.domain.algolia.highlight import (
-    DEFAULT_POST,
-    DEFAULT_PRE,
-    HighlightResult,
-    Tags,
-    highlight_result,
-    query_words,
-)
-from searchport.domain.algolia.responses import (
-    AlgoliaHit,
-    AlgoliaResult,
-    FacetStats,
-    rendering_content,
-)
-from searchport.domain.algolia.snippet import (
-    DEFAULT_ELLIPSIS,
-    SnippetResult,
-    snippet_result,
-    snippet_sizes,
-)
-from searchport.domain.algolia.translate import to_domain_filters
 from searchport.domain.catalog import IndexEntry
 from searchport.domain.errors import InvalidRequest, UnsupportedFeature
 from searchport.domain.fields import FieldMap
@@ -60,9 +32,37 @@ from searchport.domain.query import (
     SearchQuery,
 )
 from searchport.domain.results import EngineResult, FacetValue, FieldStats, Hit
+from searchport.domain.usecases.algolia_search import MAX_FACET_VALUES
+from searchport.entrypoints.algolia import params as ap
+from searchport.entrypoints.algolia.filters import (
+    Cnf,
+    parse_facet_filters,
+    parse_filters,
+    parse_numeric_filters,
+)
+from searchport.entrypoints.algolia.highlight import (
+    DEFAULT_POST,
+    DEFAULT_PRE,
+    HighlightResult,
+    Tags,
+    highlight_result,
+    query_words,
+)
+from searchport.entrypoints.algolia.responses import (
+    AlgoliaHit,
+    AlgoliaResult,
+    FacetStats,
+    rendering_content,
+)
+from searchport.entrypoints.algolia.snippet import (
+    DEFAULT_ELLIPSIS,
+    SnippetResult,
+    snippet_result,
+    snippet_sizes,
+)
+from searchport.entrypoints.algolia.translate import to_domain_filters
 
 MAX_HITS_PER_PAGE = 100
-MAX_FACET_VALUES = 100
 NUMERIC = ("integer", "float")
 
 
@@ -260,7 +260,7 @@ def _bounding_box(entry: IndexEntry, values: dict[str, Any]) -> GeoGridSpec | No
 
 
 def shape_result(entry: IndexEntry, plan: Plan, result: EngineResult, raw: ap.RawParams,
-                 took_ms: int) -> AlgoliaResult:
+                 took_ms: int, exact_facet_counts: bool) -> AlgoliaResult:
     fields, per_page = entry.fields, plan.hits_per_page
     pages = 0
     if per_page > 0:
@@ -292,8 +292,8 @@ def shape_result(entry: IndexEntry, plan: Plan, result: EngineResult, raw: ap.Ra
         facets=facets,
         facets_stats=stats or msgspec.UNSET,
         exhaustive_nb_hits=plan.query.exact_total,
-        # only the embedded engine counts every value exactly; others may sample (shards)
-        exhaustive_facets_count=entry.engine.name == "tantivy",
+        # only an engine that counts every value exactly (not one that samples shards)
+        exhaustive_facets_count=exact_facet_counts,
         processing_time_ms=took_ms,
         query=plan.query.text,
         params=raw.encoded,

@@ -32,7 +32,6 @@ from collections.abc import Callable
 
 import msgspec
 
-from searchport.domain.algolia.filters import Between, Clause, Cnf, Compare, FacetIs
 from searchport.domain.query import (
     AnyOf,
     ExistsFilter,
@@ -43,6 +42,7 @@ from searchport.domain.query import (
     Scalar,
     TermFilter,
 )
+from searchport.entrypoints.algolia.filters import Between, Clause, Cnf, Compare, FacetIs
 
 _FLIP = {"=": "!=", "!=": "=", "<": ">=", "<=": ">", ">": "<=", ">=": "<"}
 

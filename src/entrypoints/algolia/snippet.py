@@ -20,8 +20,8 @@ from typing import Any, Literal
 
 import msgspec
 
-from searchport.domain.algolia.highlight import MARK_CLOSE, MARK_OPEN, Tags, match_of
 from searchport.domain.errors import InvalidRequest
+from searchport.entrypoints.algolia.highlight import MARK_CLOSE, MARK_OPEN, Tags, match_of
 
 DEFAULT_WORDS = 10
 DEFAULT_ELLIPSIS = "…"

@@ -11,10 +11,12 @@ from typing import Any
 
 import msgspec
 
+from searchport.domain.catalog import IndexEntry
 from searchport.domain.errors import InvalidRequest
+from searchport.entrypoints.algolia.plans import FacetHitsCall, SearchCall
+from searchport.entrypoints.algolia.plans import plan as plan_query
 
 MAX_REQUESTS = 50
-OUTER_KEYS = frozenset({"indexName", "type", "facet", "facetName"})
 
 
 class AlgoliaQuery(msgspec.Struct, frozen=True, kw_only=True):
@@ -22,10 +24,20 @@ class AlgoliaQuery(msgspec.Struct, frozen=True, kw_only=True):
     request: dict[str, Any]  # the request object as sent: params, or flat parameters
     facet: str | None = None  # set: a search for values of this facet
 
+    def plan(self, entry: IndexEntry) -> SearchCall | FacetHitsCall:
+        """This query against its handle (``AlgoliaSearch``'s ``ProtocolQuery``)."""
+        return plan_query(entry, self.request, self.facet)
+
 
 class AlgoliaQueries(msgspec.Struct, frozen=True, kw_only=True):
     queries: tuple[AlgoliaQuery, ...]
     single: bool = False  # answer the one result itself, not {"results": [..]}
+
+    def body(self, answers: list[bytes]) -> bytes:
+        """The call's answer from its queries' encoded answers, in request order."""
+        if self.single:
+            return answers[0]
+        return b'{"results":[' + b",".join(answers) + b"]}"
 
 
 def _object(body: bytes) -> dict[str, Any]:

@@ -1,1 +1,0 @@
-"""The Algolia search protocol, in domain terms: parsers of its filter languages."""
