@@ -15,6 +15,9 @@ from typing import Any
 
 import httpx
 import pytest
+from playwright.sync_api import BrowserContext, Page, sync_playwright
+
+from tests.e2e.ui_support import ARGS, ARTIFACTS, CHROMIUM, HOSTILE, PER_PAGE
 
 HERE = Path(__file__).parent
 ROWS_FILE = HERE / "cities_sample.jsonl"
@@ -153,3 +156,57 @@ def copy_example(tmp_path: Path) -> Path:
     shutil.copytree(root / "src" / "demo", tmp_path / "src" / "demo")
     shutil.copy(root / "config.example.yaml", tmp_path / "config.example.yaml")
     return tmp_path
+
+
+# -- the search page in a browser (tests/e2e/ui_support.py has the rest) -----------------------
+
+
+@pytest.fixture(scope="session")
+def ui_rows() -> list[dict[str, Any]]:
+    return [*load_rows(), HOSTILE]
+
+
+@pytest.fixture(scope="session")
+def ui_server(
+    server_factory: Callable[..., Server],
+    ui_rows: list[dict[str, Any]],
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Server:
+    """The fixture rows and the hostile document, facets like the demo's, small pages."""
+    source = tmp_path_factory.mktemp("ui-data") / "cities.jsonl"
+    source.write_text("".join(json.dumps(row) + "\n" for row in ui_rows), encoding="utf-8")
+    fields = FIELDS_YAML.replace(
+        "facets: [region, country]",
+        f"facets: [region, country, capital]\n      perPage: {PER_PAGE}",
+    )
+    config = (
+        "indexes:\n  cities:\n    engine: tantivy\n    path: index/cities\n"
+        f"    source: {source}\n{fields}"
+    )
+    return server_factory(config)
+
+
+@pytest.fixture(scope="session")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrowserContext]:
+    """Debian's chromium, headless, one profile for the session (desktop-sized by default)."""
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    ARTIFACTS.mkdir(exist_ok=True)
+    with sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(profile), executable_path=str(CHROMIUM), headless=True, args=ARGS,
+            locale="en-US", viewport={"width": 1280, "height": 900},
+        )
+        context.set_default_timeout(15_000)
+        yield context
+        context.close()
+
+
+@pytest.fixture
+def page(browser: BrowserContext) -> Iterator[Page]:
+    """A new tab; the test fails if the page threw an error."""
+    tab = browser.new_page()
+    errors: list[str] = []
+    tab.on("pageerror", lambda error: errors.append(str(error)))
+    yield tab
+    tab.close()
+    assert errors == []

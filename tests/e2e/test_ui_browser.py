@@ -1,8 +1,7 @@
 """The built-in search page (``/ui``) driven in a real Chromium against a ``searchport serve``.
 
-Debian's ``/usr/bin/chromium`` only (Playwright never downloads a browser here). Without it
-the module is skipped, except in CI (env ``CI`` set), where that is a failure. Expected values
-are computed from the fixture rows; a screenshot is kept in ``tests/e2e/artifacts/ui.png``.
+Fixtures and helpers in ``tests/e2e/conftest.py`` and ``tests/e2e/ui_support.py``. Expected
+values are computed from the fixture rows; a screenshot is kept in ``tests/e2e/artifacts/ui.png``.
 """
 
 from __future__ import annotations
@@ -10,127 +9,32 @@ from __future__ import annotations
 import itertools
 import json
 import math
-import os
 import re
 from collections import Counter
-from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import FIELDS_YAML, Server, load_rows
-
-CHROMIUM = Path("/usr/bin/chromium")
-ARTIFACTS = Path(__file__).parent / "artifacts"
-ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--disable-quic", "--no-first-run",
-]
-PER_PAGE = 10
-PRECISION = 4  # the page's world view asks for geo tiles of this zoom
-# a document whose text would run script if the page ever used it as HTML
-HOSTILE = {
-    "id": "hostile-1", "name": "Zzyzx <img src=x onerror=window.__pwned=1> Springs",
-    "alternateNames": ["<script>window.__pwned=2</script>", "Zzyzx &amp; co"],
-    "country": "Testland <b>bold</b>", "countryCode": "TL", "continent": "Oceania",
-    "population": 1234, "timezone": "Pacific/Test", "location": {"lat": -10.5, "lon": 150.25},
-    "capital": False, "currency": "TLD", "languages": ["tl"],
-}
-
-if not CHROMIUM.exists():
-    if os.environ.get("CI"):
-        pytest.fail("Debian's chromium is missing: .ci/run installs it", pytrace=False)
-    pytest.skip("Debian's chromium is not installed (apt-get install chromium)",
-                allow_module_level=True)
-
-from playwright.sync_api import (  # noqa: E402  (only once chromium is known to be there)
-    BrowserContext,
-    Page,
-    expect,
-    sync_playwright,
+from tests.e2e.conftest import Server
+from tests.e2e.ui_support import (
+    ARTIFACTS,
+    HOSTILE,
+    PER_PAGE,
+    facet_counts,
+    open_page,
+    ordered,
+    require_chromium,
+    status,
+    tile,
 )
+
+require_chromium()
+
+from playwright.sync_api import Page, expect  # noqa: E402  (only once chromium is known to be there)
 
 pytestmark = pytest.mark.e2e
 
-
-@pytest.fixture(scope="module")
-def ui_rows() -> list[dict[str, Any]]:
-    return [*load_rows(), HOSTILE]
-
-
-@pytest.fixture(scope="module")
-def ui_server(
-    server_factory: Callable[..., Server],
-    ui_rows: list[dict[str, Any]],
-    tmp_path_factory: pytest.TempPathFactory,
-) -> Server:
-    source = tmp_path_factory.mktemp("ui-data") / "cities.jsonl"
-    source.write_text("".join(json.dumps(row) + "\n" for row in ui_rows), encoding="utf-8")
-    fields = FIELDS_YAML.replace(
-        "facets: [region, country]",
-        f"facets: [region, country, capital]\n      perPage: {PER_PAGE}",
-    )
-    config = (
-        "indexes:\n  cities:\n    engine: tantivy\n    path: index/cities\n"
-        f"    source: {source}\n{fields}"
-    )
-    return server_factory(config)
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrowserContext]:
-    profile = tmp_path_factory.mktemp("chromium-profile")
-    ARTIFACTS.mkdir(exist_ok=True)
-    with sync_playwright() as playwright:
-        context = playwright.chromium.launch_persistent_context(
-            str(profile), executable_path=str(CHROMIUM), headless=True, args=ARGS,
-            locale="en-US", viewport={"width": 1280, "height": 900},
-        )
-        context.set_default_timeout(15_000)
-        yield context
-        context.close()
-
-
-@pytest.fixture
-def page(browser: BrowserContext) -> Iterator[Page]:
-    tab = browser.new_page()
-    errors: list[str] = []
-    tab.on("pageerror", lambda error: errors.append(str(error)))
-    yield tab
-    tab.close()
-    assert errors == []
-
-
-def status(total: int, page: int = 1, per_page: int = PER_PAGE) -> re.Pattern[str]:
-    pages = math.ceil(total / per_page)
-    noun = "result" if total == 1 else "results"
-    text = f"{total:,} {noun}" + (f" · page {page} of {pages:,}" if pages > 1 else "")
-    return re.compile("^" + re.escape(text) + r" · [\d.]+ ms$")
-
-
-def facet_counts(page: Page, field: str) -> dict[str, int]:
-    items = page.locator(f'fieldset[data-field="{field}"] li.facet-value')
-    values = items.locator("input").evaluate_all("els => els.map(e => e.dataset.value)")
-    counts = items.locator(".count").all_inner_texts()
-    return {value: int(count.replace(",", "")) for value, count in zip(values, counts, strict=True)}
-
-
-def ordered(counter: Counter[str]) -> list[str]:
-    return sorted(counter, key=lambda value: (-counter[value], value))
-
-
-def tile(lat: float, lon: float, zoom: int) -> str:
-    n = 2**zoom
-    x = min(n - 1, int((lon + 180) / 360 * n))
-    rad = math.radians(lat)
-    y = min(n - 1, int((1 - math.log(math.tan(rad) + 1 / math.cos(rad)) / math.pi) / 2 * n))
-    return f"{zoom}/{x}/{y}"
-
-
-def open_page(page: Page, server: Server, query: str = "") -> None:
-    page.goto(f"{server.url}/ui{query}")
-    expect(page.locator("#hits li.hit").first).to_be_visible()
+PRECISION = 4  # the page's world view asks for geo tiles of this zoom
 
 
 def test_root_redirects_to_the_page(ui_server: Server) -> None:
