@@ -3,7 +3,10 @@
 
 import { ApiError, apiKey, getJson } from "./api.js";
 import { drawHistogram, drawMap, tileBounds } from "./charts.js";
+import { labelFilterDrawer, setUpFilterDrawer } from "./drawer.js";
 import { appendHighlighted } from "./highlight.js";
+import { fieldLabel as label, formatFacetValue, formatPoint, formatValue } from "./labels.js";
+import { parseTile, readState, writeState } from "./url_state.js";
 
 const $ = (selector) => document.querySelector(selector);
 const whole = new Intl.NumberFormat();
@@ -21,7 +24,7 @@ const state = {
   sort: "",
   filters: {}, // facet field -> [values]
   range: null, // {field, min, max}
-  geo: null, // {bounds, precision}
+  area: "", // the map tile zoomed into, "zoom/x/y"
   expanded: new Set(),
   facetQuery: {},
 };
@@ -46,25 +49,6 @@ function debounce(fn, ms) {
   };
 }
 
-function label(field) {
-  return field.replace(/([a-z])([A-Z])/g, "$1 $2").replace(/^./, (c) => c.toUpperCase());
-}
-
-function formatValue(value) {
-  if (value === null || value === undefined) return "";
-  if (typeof value === "number") return whole.format(value);
-  if (typeof value === "boolean") return value ? "yes" : "no";
-  if (Array.isArray(value)) return value.map(formatValue).join(", ");
-  if (typeof value === "object" && "lat" in value && "lon" in value) return formatPoint(value.lat, value.lon);
-  if (typeof value === "object") return JSON.stringify(value);
-  return String(value);
-}
-
-function formatPoint(lat, lon) {
-  const f = (v, pos, neg) => `${Math.abs(v).toFixed(2)}°${v >= 0 ? pos : neg}`;
-  return `${f(lat, "N", "S")} ${f(lon, "E", "W")}`;
-}
-
 // -- status, errors, loading -------------------------------------------------------------
 
 function showError(message) {
@@ -78,10 +62,14 @@ function busy(on) {
   $("#hits").setAttribute("aria-busy", on ? "true" : "false");
 }
 
+// No handle can be listed without the key: the search box waits behind the key prompt.
 function askForKey(message) {
   $("#key-panel").hidden = false;
   $("#app").hidden = true;
+  $("#search-form").hidden = true;
+  $("#key-button").hidden = true;
   $("#key-error").textContent = message || "";
+  $("#key-forget").hidden = !apiKey.get();
   $("#key").value = "";
   $("#key").focus();
 }
@@ -89,7 +77,7 @@ function askForKey(message) {
 function failed(error) {
   if (error.name === "AbortError") return;
   if (error instanceof ApiError && error.status === 401) {
-    askForKey(apiKey.get() ? "That key was refused. Check it and try again." : "");
+    askForKey(apiKey.get() ? "That key was refused: check it and try again." : "");
     return;
   }
   showError(error.message);
@@ -98,32 +86,7 @@ function failed(error) {
 // -- the URL holds the state, so a reload or a shared link shows the same page -------------
 
 function writeUrl() {
-  const params = new URLSearchParams();
-  params.set("index", state.handle);
-  if (state.q) params.set("q", state.q);
-  if (state.page > 1) params.set("page", state.page);
-  if (state.sort) params.set("sort", state.sort);
-  if (Object.keys(state.filters).length) params.set("filters", JSON.stringify(state.filters));
-  if (state.range) params.set("range", JSON.stringify(state.range));
-  if (state.geo) params.set("geo", JSON.stringify(state.geo));
-  history.replaceState(null, "", `${location.pathname}?${params}`);
-}
-
-function readUrl() {
-  const params = new URLSearchParams(location.search);
-  const json = (name, fallback) => {
-    try {
-      const value = JSON.parse(params.get(name));
-      return value && typeof value === "object" ? value : fallback;
-    } catch {
-      return fallback;
-    }
-  };
-  return {
-    handle: params.get("index") || "", q: params.get("q") || "",
-    page: Math.max(1, parseInt(params.get("page"), 10) || 1), sort: params.get("sort") || "",
-    filters: json("filters", {}), range: json("range", null), geo: json("geo", null),
-  };
+  history.replaceState(null, "", `${location.pathname}${writeState(state)}`);
 }
 
 // -- loading a handle ----------------------------------------------------------------------
@@ -134,6 +97,8 @@ async function loadIndexes() {
   const select = $("#handle");
   select.replaceChildren(...body.indexes.map((i) => el("option", { value: i.handle }, i.handle)));
   select.disabled = body.indexes.length < 2;
+  select.hidden = !body.indexes.length;
+  $("#search-form").hidden = false;
   $("#key-button").hidden = !apiKey.get();
   $("#key-panel").hidden = true;
   $("#app").hidden = false;
@@ -141,9 +106,12 @@ async function loadIndexes() {
     showError("No index is configured: add one under `indexes` in the config file.");
     return;
   }
-  const wanted = readUrl();
-  const handle = body.indexes.some((i) => i.handle === wanted.handle) ? wanted.handle : body.indexes[0].handle;
-  await selectHandle(handle, wanted.handle === handle ? wanted : null);
+  // a link without index= searches the first handle; one naming a handle not served keeps
+  // only its words (its fields may not exist on the first handle)
+  const wanted = readState(location.search);
+  const known = body.indexes.some((i) => i.handle === wanted.handle);
+  const handle = known ? wanted.handle : body.indexes[0].handle;
+  await selectHandle(handle, known || !wanted.handle ? wanted : { q: wanted.q });
 }
 
 async function selectHandle(handle, restore) {
@@ -162,7 +130,7 @@ async function selectHandle(handle, restore) {
     histogram: null,
   };
   Object.assign(state, {
-    handle, meta, q: "", page: 1, sort: "", filters: {}, range: null, geo: null,
+    handle, meta, q: "", page: 1, sort: "", filters: {}, range: null, area: "",
     expanded: new Set(), facetQuery: {},
   });
   if (restore) Object.assign(state, restore, { handle });
@@ -269,8 +237,10 @@ function searchParams() {
   }
   if (meta.histogram) params.histogram = { [meta.histogram.field]: histogramInterval() };
   if (meta.geo && meta.capabilities.geoGrid) {
-    params.geoGrid = { field: meta.geo, precision: state.geo?.precision ?? 4 };
-    if (state.geo?.bounds) params.geoGrid.bounds = state.geo.bounds;
+    const tile = parseTile(state.area);
+    // a zoomed-in tile is drawn with clusters three levels finer
+    params.geoGrid = { field: meta.geo, precision: tile ? Math.min(29, tile.zoom + 3) : 4 };
+    if (tile) params.geoGrid.bounds = tileBounds(state.area);
   }
   return params;
 }
@@ -316,9 +286,17 @@ function render(body, timing) {
 function renderStatus(body, timing) {
   const noun = body.totalHits === 1 ? "result" : "results";
   let text = `${whole.format(body.totalHits)} ${noun}`;
+  const filterCount = Object.values(state.filters).reduce((sum, values) => sum + values.length, 0)
+    + (state.range ? 1 : 0) + (state.area ? 1 : 0);
+  labelFilterDrawer(filterCount, text);
   if (body.totalPages > 1) text += ` · page ${body.page} of ${whole.format(body.totalPages)}`;
   if (timing.total !== undefined) text += ` · ${timing.total.toFixed(1)} ms`;
   $("#status").textContent = text;
+}
+
+// a facet value as the facet list, the chips and the results all show it
+function shownValue(field, value) {
+  return formatFacetValue(state.meta.fields[field], value);
 }
 
 function renderChips() {
@@ -328,25 +306,25 @@ function renderChips() {
   }, text, el("span", { "aria-hidden": "true" }, "×"));
   for (const [field, values] of Object.entries(state.filters)) {
     for (const value of values) {
-      chips.push(chip(`${label(field)}: ${value}`, () => toggleValue(field, value)));
+      chips.push(chip(`${label(field)}: ${shownValue(field, value)}`, () => toggleValue(field, value)));
     }
   }
   if (state.range) {
     const { field, min, max } = state.range;
-    chips.push(chip(`${label(field)}: ${whole.format(min)} – ${whole.format(max)}`, () => {
+    chips.push(chip(`${label(field)}: ${formatValue(min)} – ${formatValue(max)}`, () => {
       state.range = null;
       refresh();
     }));
   }
-  if (state.geo?.bounds) {
+  if (state.area) {
     chips.push(chip("Map area", () => {
-      state.geo = null;
+      state.area = "";
       refresh();
     }));
   }
   if (chips.length > 1) {
     chips.push(el("button", { type: "button", class: "link", onclick: () => {
-      Object.assign(state, { filters: {}, range: null, geo: null });
+      Object.assign(state, { filters: {}, range: null, area: "" });
       refresh();
     } }, "Clear all"));
   }
@@ -367,7 +345,7 @@ function facetOption(field, { value, count }) {
   const id = `f-${field}-${value}`.replace(/[^\w-]/g, (c) => `_${c.charCodeAt(0)}`);
   return el("li", { class: "facet-value" },
     el("input", { type: "checkbox", id, checked, "data-value": value, onchange: () => toggleValue(field, value) }),
-    el("label", { for: id }, el("span", { class: "value" }, value === "true" ? "yes" : value === "false" ? "no" : value),
+    el("label", { for: id }, el("span", { class: "value" }, shownValue(field, value)),
       el("span", { class: "count" }, count === null ? "" : whole.format(count))));
 }
 
@@ -496,9 +474,9 @@ function renderMap(clusters) {
     const sample = c.hit && title && c.hit[title] ? `, e.g. ${formatValue(c.hit[title])}` : "";
     return `${whole.format(c.count)} near ${formatPoint(c.lat, c.lng)}${sample}`;
   };
-  drawMap(figure.querySelector(".chart"), clusters, state.geo?.bounds, describe, (cluster) => {
-    const precision = Math.min(29, Number(cluster.key.split("/")[0]) + 3);
-    state.geo = { bounds: tileBounds(cluster.key), precision };
+  const bounds = state.area ? tileBounds(state.area) : undefined;
+  drawMap(figure.querySelector(".chart"), clusters, bounds, describe, (cluster) => {
+    state.area = cluster.key;
     refresh();
   });
 }
@@ -507,7 +485,7 @@ function renderHits(hits) {
   const list = $("#hits");
   if (!hits.length) {
     const what = state.q ? `Nothing matches “${state.q}”` : "Nothing matches";
-    const anyFilter = Object.keys(state.filters).length || state.range || state.geo;
+    const anyFilter = Object.keys(state.filters).length || state.range || state.area;
     list.replaceChildren(el("li", { class: "empty" }, el("strong", {}, `${what}${anyFilter ? " with these filters" : ""}.`),
       el("span", {}, anyFilter ? " Remove a filter, or try other words." : " Try other words.")));
     return;
@@ -600,6 +578,7 @@ function renderPagination(body) {
 // -- wiring --------------------------------------------------------------------------------
 
 function start() {
+  setUpFilterDrawer();
   const typed = debounce(() => {
     state.q = $("#q").value.trim();
     refresh();
