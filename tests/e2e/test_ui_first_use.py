@@ -101,6 +101,20 @@ def test_a_link_holds_the_whole_search(
     assert set(hit_ids(page)) <= {r["id"] for r in matching}
 
 
+def test_a_link_can_leave_a_range_open(
+    page: Page, ui_server: Server, ui_rows: list[dict[str, Any]]
+) -> None:
+    open_page(page, ui_server, "?range.population=1000000..&sort=population:asc")
+    big = sorted(r["population"] for r in ui_rows if r["population"] >= 1_000_000)
+    expect(page.locator("#status")).to_have_text(status(len(big)))
+    expect(page.locator("#chips .chip")).to_have_accessible_name(
+        "Remove filter Population: \N{GREATER-THAN OR EQUAL TO} 1,000,000")
+    assert hit_populations(page, ui_rows) == big[:PER_PAGE]
+    # written back as it was given: readable, not percent-encoded
+    query = page.evaluate("location.search")
+    assert query == "?index=cities&sort=population:asc&range.population=1000000.."
+
+
 def test_a_link_can_name_the_map_area(
     page: Page, ui_server: Server, ui_rows: list[dict[str, Any]]
 ) -> None:

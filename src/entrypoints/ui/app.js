@@ -5,7 +5,7 @@ import { ApiError, apiKey, getJson } from "./api.js";
 import { drawHistogram, drawMap, tileBounds } from "./charts.js";
 import { labelFilterDrawer, setUpFilterDrawer } from "./drawer.js";
 import { appendHighlighted } from "./highlight.js";
-import { fieldLabel as label, formatFacetValue, formatPoint, formatValue } from "./labels.js";
+import { fieldLabel as label, formatFacetValue, formatPoint, formatRange, formatValue } from "./labels.js";
 import { parseTile, readState, writeState } from "./url_state.js";
 
 const $ = (selector) => document.querySelector(selector);
@@ -23,7 +23,7 @@ const state = {
   page: 1,
   sort: "",
   filters: {}, // facet field -> [values]
-  range: null, // {field, min, max}
+  range: null, // {field, min, max}, an end null when open
   area: "", // the map tile zoomed into, "zoom/x/y"
   expanded: new Set(),
   facetQuery: {},
@@ -212,14 +212,18 @@ function currentFilters(except = null) {
     if (field !== except && values.length) filters[field] = values.map((v) => filterValue(field, v));
   }
   if (state.range && state.range.field !== except) {
-    filters[state.range.field] = { min: state.range.min, max: state.range.max };
+    const { min, max } = state.range; // either end may be open (null)
+    filters[state.range.field] = Object.fromEntries(
+      Object.entries({ min, max }).filter(([, end]) => end !== null));
   }
   return filters;
 }
 
 function histogramInterval() {
   const h = state.meta.histogram;
-  const range = state.range && state.range.field === h.field ? state.range : h;
+  const closed = state.range && state.range.field === h.field
+    && state.range.min !== null && state.range.max !== null;
+  const range = closed ? state.range : h;
   return niceStep(range.max - range.min, 30);
 }
 
@@ -311,7 +315,7 @@ function renderChips() {
   }
   if (state.range) {
     const { field, min, max } = state.range;
-    chips.push(chip(`${label(field)}: ${formatValue(min)} – ${formatValue(max)}`, () => {
+    chips.push(chip(`${label(field)}: ${formatRange(min, max)}`, () => {
       state.range = null;
       refresh();
     }));

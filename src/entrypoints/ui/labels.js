@@ -35,3 +35,10 @@ export function formatFacetValue(type, value) {
   if (NUMERIC.has(type) && value !== "" && Number.isFinite(Number(value))) return formatValue(Number(value));
   return formatValue(value);
 }
+
+/** A range of numbers, both ends included; an end that is null is open. */
+export function formatRange(min, max) {
+  if (min === null) return `≤ ${formatValue(max)}`;
+  if (max === null) return `≥ ${formatValue(min)}`;
+  return `${formatValue(min)} – ${formatValue(max)}`;
+}

@@ -5,7 +5,8 @@
 //   page=<n>                       the page of results, from 1 (left out for page 1)
 //   sort=<field>:<asc|desc>        left out for relevance
 //   f.<field>=<value>              one per selected facet value (repeat the parameter for more)
-//   range.<field>=<min>..<max>     a range of a number field, both ends included
+//   range.<field>=<min>..<max>     a range of a number field, both ends included; one end
+//                                  may be left empty (open): range.population=1000000..
 //   area=<zoom>/<x>/<y>            the map tile zoomed into
 // Anything else in the URL is ignored; a malformed value is dropped.
 
@@ -26,9 +27,10 @@ export function parseTile(text) {
 
 function parseRange(field, text) {
   const ends = text.split("..");
-  if (ends.length !== 2 || ends.some((end) => end.trim() === "")) return null;
-  const [min, max] = ends.map(Number);
-  return Number.isFinite(min) && Number.isFinite(max) && min <= max ? { field, min, max } : null;
+  if (ends.length !== 2 || ends.every((end) => end.trim() === "")) return null;
+  const [min, max] = ends.map((end) => (end.trim() === "" ? null : Number(end)));
+  const valid = [min, max].every((end) => end === null || Number.isFinite(end));
+  return valid && (min === null || max === null || min <= max) ? { field, min, max } : null;
 }
 
 /** The state named by a location's query string (missing parts at their defaults). */
@@ -68,7 +70,16 @@ export function writeState(state) {
   for (const [field, values] of Object.entries(state.filters)) {
     for (const value of values) params.append(FACET + field, value);
   }
-  if (state.range) params.set(RANGE + state.range.field, `${state.range.min}..${state.range.max}`);
+  if (state.range) {
+    const { field, min, max } = state.range;
+    params.set(RANGE + field, `${min ?? ""}..${max ?? ""}`);
+  }
   if (state.area) params.set("area", state.area);
-  return `?${params}`;
+  return `?${[...params].map(([name, value]) => `${encode(name)}=${encode(value)}`).join("&")}`;
+}
+
+// URLSearchParams would write "population%3Adesc" and "4%2F8%2F5"; ":" and "/" are allowed in
+// a query string as they are, and a space reads better as "+"
+function encode(text) {
+  return encodeURIComponent(text).replace(/%3A/g, ":").replace(/%2F/g, "/").replace(/%20/g, "+");
 }
