@@ -133,6 +133,36 @@ def test_a_link_can_name_the_map_area(
     assert ("area", busiest) in url_params(page)
 
 
+def test_back_undoes_a_step_of_the_search(
+    page: Page, ui_server: Server, ui_rows: list[dict[str, Any]]
+) -> None:
+    open_page(page, ui_server)
+    europe_box = page.locator('fieldset[data-field="region"] input[data-value="Europe"]')
+    europe = [r for r in ui_rows if r["continent"] == "Europe"]
+    europe_box.check()
+    expect(page.locator("#status")).to_have_text(status(len(europe)))
+    page.locator("#sort").select_option("population:desc")
+    expect(page.locator("#hits li.hit").first).to_have_attribute(
+        "data-id", max(europe, key=lambda r: r["population"])["id"])
+    page.locator("#q").press_sequentially("zzy", delay=30)  # one step for the words, however typed
+    expect(page.locator("#status")).to_have_text(status(0))
+
+    page.go_back()
+    expect(page.locator("#q")).to_have_value("")
+    expect(page.locator("#status")).to_have_text(status(len(europe)))
+    expect(page.locator("#sort")).to_have_value("population:desc")
+    page.go_back()
+    expect(page.locator("#sort")).to_have_value("")
+    expect(europe_box).to_be_checked()
+    page.go_back()
+    expect(page.locator("#status")).to_have_text(status(len(ui_rows)))
+    expect(europe_box).not_to_be_checked()
+    assert url_params(page) == [("index", "cities")]
+    page.go_forward()
+    expect(page.locator("#status")).to_have_text(status(len(europe)))
+    expect(europe_box).to_be_checked()
+
+
 def test_values_are_named_alike_in_the_facets_the_chips_and_the_results(
     page: Page, ui_server: Server, ui_rows: list[dict[str, Any]]
 ) -> None:

@@ -85,8 +85,34 @@ function failed(error) {
 
 // -- the URL holds the state, so a reload or a shared link shows the same page -------------
 
+// Each new search is a step of the browser's history, so Back undoes a filter, a sort, a page
+// or the words; words being changed (typed) replace their step instead, and so does a state
+// read from the URL.
+let urlFromHistory = false;
+
 function writeUrl() {
-  history.replaceState(null, "", `${location.pathname}${writeState(state)}`);
+  const query = writeState(state);
+  const shown = readState(location.search);
+  const onlyWords = shown.handle === state.handle && Boolean(shown.q) && Boolean(state.q)
+    && writeState({ ...shown, q: state.q }) === query;
+  const url = `${location.pathname}${query}`;
+  if (urlFromHistory || onlyWords) history.replaceState(null, "", url);
+  else history.pushState(null, "", url);
+  urlFromHistory = false;
+}
+
+function followHistory() {
+  if (!state.meta) return; // still asking for a key: the handles come first
+  const wanted = readState(location.search);
+  urlFromHistory = true;
+  if (wanted.handle !== state.handle && state.indexes.some((i) => i.handle === wanted.handle)) {
+    selectHandle(wanted.handle, wanted).catch(failed);
+    return;
+  }
+  Object.assign(state, wanted, { handle: state.handle });
+  $("#q").value = state.q;
+  $("#sort").value = state.sort;
+  search();
 }
 
 // -- loading a handle ----------------------------------------------------------------------
@@ -111,6 +137,7 @@ async function loadIndexes() {
   const wanted = readState(location.search);
   const known = body.indexes.some((i) => i.handle === wanted.handle);
   const handle = known ? wanted.handle : body.indexes[0].handle;
+  urlFromHistory = true;
   await selectHandle(handle, known || !wanted.handle ? wanted : { q: wanted.q });
 }
 
@@ -389,7 +416,10 @@ function renderFacets(facets) {
     groups.push(group);
   }
   const active = document.activeElement?.dataset?.facetSearch;
+  // the checkbox just used keeps the focus (keyboard users, the drawer on a phone)
+  const checkbox = document.activeElement?.closest(".facet-value") ? document.activeElement.id : "";
   $("#facets").replaceChildren(...groups);
+  if (checkbox) document.getElementById(checkbox)?.focus({ preventScroll: true });
   if (active) {
     const input = $(`input[data-facet-search="${CSS.escape(active)}"]`);
     input?.focus();
@@ -608,6 +638,7 @@ function start() {
     askForKey("");
   });
   $("#key-button").addEventListener("click", () => askForKey(""));
+  window.addEventListener("popstate", followHistory);
   document.addEventListener("keydown", (event) => {
     const typing = /^(INPUT|SELECT|TEXTAREA)$/.test(document.activeElement?.tagName);
     if (event.key === "/" && !typing) {
