@@ -186,9 +186,13 @@ def ui_server(
     return server_factory(config)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrowserContext]:
-    """Debian's chromium, headless, one profile for the session (desktop-sized by default)."""
+    """Debian's chromium, headless, one profile per test module (desktop-sized by default).
+
+    Per module, not per session: Playwright's sync API keeps an event loop running while it is
+    open, and a later test's ``asyncio.run()`` would then fail.
+    """
     profile = tmp_path_factory.mktemp("chromium-profile")
     ARTIFACTS.mkdir(exist_ok=True)
     with sync_playwright() as playwright:
