@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""The in-process cache tier against uncached searches, on the shared harness's setup.
+"""The in-process cache tier against uncached searches, on the load harness's setup.
 
 Two gateways from the same install, pinned to core 0 one at a time under load: `nocache`
 (the harness's config, `cache: none`) and `memory` (the same with `cache: memory`). The fake
-Elasticsearch upstream of ../shared/bench and wrk (`-t2 -c32`) run on core 1. Cases, every
-one the harness's `search` (q, 2 facets, highlight):
+Elasticsearch upstream of the load harness (bench/README.md) and wrk (`-t2 -c32`) run on
+core 1. Cases, every one the harness's `search` (q, 2 facets, highlight):
 
 - `uncached, distinct`: nocache, a new `q` on every request (a wrk script), so every request
   goes to the engine: what a cache saves;

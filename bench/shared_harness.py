@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""searchport under the shared load harness (../shared/bench), with its settings unchanged.
+"""searchport under the load harness (not included in this repository; see bench/README.md),
+with its settings unchanged.
 
 Writes the harness's gateway config (one handle `bench`: elasticsearch at the fake upstream,
 indexName bench, facets category and period, highlight, perPage 20; no cache, no API key,
@@ -17,7 +18,7 @@ is measured against the state before it in the same run; `--ours REV` serves `ou
 commit too (instead of the working tree, which may hold other people's unfinished edits).
 Extra `run_bench.py` options go after `--`.
 
-The gateways run from a production install, as README's first command makes it
+The gateways run from a production install, as the first command of README makes it
 (`pip install -e .`, no test extras): `bench/.venv-prod`, created on first use (`--venv`
 picks another). The test extras pull in pydantic, which dependency-injector and Litestar
 then import too: about 0.2 s of startup and 20 MiB of RSS a user never pays.
@@ -39,7 +40,10 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared" / "bench"
+# the load harness (not part of this repository): run_bench.py, upstream/run-upstream.sh (a
+# fake Elasticsearch 8 on nginx at 127.0.0.1:9201) and wrk/get.lua; SEARCHPORT_LOAD_HARNESS
+# names its folder, by default a "shared/bench" folder beside the checkout
+SHARED = Path(os.environ.get("SEARCHPORT_LOAD_HARNESS") or ROOT.parent / "shared" / "bench")
 UPSTREAM = "http://127.0.0.1:9201"
 GATEWAY_CORE = "0"
 

@@ -8,7 +8,8 @@ Shared by the Elasticsearch/OpenSearch, Typesense and Meilisearch adapters; each
 its authentication headers and ``ReadError``, its way of reading an error body. Responses
 and messages never carry the engine's URL or a credential: the log gets the handle, the
 method, the path, the status and the engine's own reason; the client gets one actionable
-sentence (``status_error``, DECISIONS.md, Errors).
+sentence (``status_error``): a query the engine refused is the caller's 400, a failing
+or unreachable engine a 502, a slow one a 504.
 """
 
 from __future__ import annotations

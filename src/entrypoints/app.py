@@ -9,7 +9,6 @@ from contextlib import asynccontextmanager
 from litestar import Litestar, Router
 from litestar.config.cors import CORSConfig
 from litestar.openapi import OpenAPIConfig
-from litestar.openapi.plugins import JsonRenderPlugin, SwaggerRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme, Server
 from litestar.static_files import create_static_files_router
 from swagger_ui_bundle import swagger_ui_path
@@ -30,6 +29,7 @@ from searchport.entrypoints.http_errors import EXCEPTION_HANDLERS
 from searchport.entrypoints.lanes import CachedAnswerLane, RawQueryLane, guarded_once
 from searchport.entrypoints.limits import query_length_guard
 from searchport.entrypoints.observability import AccessLog, LogFormat
+from searchport.entrypoints.openapi import PolishedJson, PolishedSwagger
 from searchport.entrypoints.rate_limit import rate_limit
 from searchport.entrypoints.request_context import Observer, RequestContext
 
@@ -39,7 +39,7 @@ ASSETS = "/openapi/assets"
 
 
 def _openapi(auth: bool) -> OpenAPIConfig:
-    swagger = SwaggerRenderPlugin(
+    swagger = PolishedSwagger(
         js_url=f"{ASSETS}/swagger-ui-bundle.js",
         css_url=f"{ASSETS}/swagger-ui.css",
         standalone_preset_js_url=f"{ASSETS}/swagger-ui-standalone-preset.js",
@@ -55,7 +55,7 @@ def _openapi(auth: bool) -> OpenAPIConfig:
         "string too long), 429 (with Retry-After), 502 or 504."
         + (" Send `Authorization: Bearer <key>`." if auth else ""),
         path="/openapi",
-        render_plugins=[swagger, JsonRenderPlugin(path=["/json", "/openapi.json"])],
+        render_plugins=[swagger, PolishedJson(path=["/json", "/openapi.json"])],
         servers=[Server(url="/")],
         components=Components(
             security_schemes={"bearer": SecurityScheme(type="http", scheme="bearer")}

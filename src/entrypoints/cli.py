@@ -77,16 +77,20 @@ def _load(flag: str | None) -> tuple[Config, Path]:
 
 
 class ProgressBar:
-    """A one-line progress bar on stderr, redrawn at most ten times a second."""
+    """A one-line progress bar on stderr, redrawn at most ten times a second; when stderr
+    is not a terminal (a log file, a service manager's journal) a plain line every five
+    seconds instead, so the log is not one long line of redraws."""
 
     def __init__(self, label: str) -> None:
         self.label = label
         self.started = time.monotonic()
         self.drawn = 0.0
+        self.tty = sys.stderr.isatty()
+        self.every = 0.1 if self.tty else 5.0
 
     def __call__(self, done: int, total: int | None) -> None:
         now = time.monotonic()
-        if now - self.drawn < 0.1 and done != total:
+        if now - self.drawn < self.every and done != total:
             return
         self.drawn = now
         rate = done / max(now - self.started, 1e-6)
@@ -96,10 +100,14 @@ class ProgressBar:
             line = f"{self.label} [{bar}] {done}/{total} docs ({rate:,.0f}/s)"
         else:
             line = f"{self.label} {done} docs ({rate:,.0f}/s)"
-        print(f"\r{line}", end="", file=sys.stderr, flush=True)
+        if self.tty:
+            print(f"\r{line}", end="", file=sys.stderr, flush=True)
+        else:
+            print(line, file=sys.stderr, flush=True)
 
     def finish(self) -> None:
-        print(file=sys.stderr, flush=True)
+        if self.tty:
+            print(file=sys.stderr, flush=True)
 
 
 def _build(config: Config, path: Path, handle: str, force: bool) -> int:

@@ -1,9 +1,9 @@
 """The error bodies of every route, built in one place.
 
-Everywhere the body is ``{"error": "<sentence>"}`` (DECISIONS.md). On the Algolia routes it
-also carries Algolia's own fields, ``"message"`` (the same sentence) and ``"status"`` (the HTTP
-status): the ``algoliasearch`` clients read the message from ``"message"``, so without it
-InstantSearch would show an empty one.
+Everywhere the body is ``{"error": "<sentence>"}``, one sentence a user can act on. On the
+Algolia routes it also carries Algolia's own fields, ``"message"`` (the same sentence) and
+``"status"`` (the HTTP status): the ``algoliasearch`` clients read the message from
+``"message"``, so without it InstantSearch would show an empty one.
 """
 
 from __future__ import annotations

@@ -103,7 +103,12 @@ def http_error(request: Request, exc: HTTPException) -> Response[bytes]:  # type
             message = ALGOLIA_READ_ONLY
         elif status == 404:
             message = ALGOLIA_UNSUPPORTED
-    return _json(request, status, str(message), dict(exc.headers or {}))
+    headers = dict(exc.headers or {})
+    if status == 413:
+        # the rest of the body is never read, so the connection cannot carry another request:
+        # say so, or a client reusing it would see its next request cut off
+        headers["connection"] = "close"
+    return _json(request, status, str(message), headers)
 
 
 INTERNAL_ERROR = "Internal server error; quote the request id when reporting it"

@@ -56,6 +56,7 @@ Middleware = Callable[[ASGIApp], ASGIApp]
 
 _JSON = (b"content-type", b"application/json")
 _NO_STORE = (b"cache-control", b"no-store")
+_CLOSE = (b"connection", b"close")  # a body left unread: the connection cannot be reused
 
 
 def guarded_once(guards: Sequence[Middleware]) -> Middleware:
@@ -184,7 +185,7 @@ class RawQueryLane:
         except _Disconnected:
             return  # nobody is left to answer
         except _TooLarge:
-            await _send(send, 413, [_JSON, _NO_STORE],
+            await _send(send, 413, [_JSON, _NO_STORE, _CLOSE],
                         error_body(413, HTTP_MESSAGES[413], path))
             return
         except SearchportError as exc:

@@ -155,7 +155,7 @@ def elastic(where: elastic_live.Target) -> Backend:
 
 
 # ---------------------------------------------------------------- Meilisearch
-# Dates as Unix seconds, the field typed ``date`` in FIELDS: what its README section asks.
+# Dates as Unix seconds, the field typed ``date`` in FIELDS: what docs/engines.md asks.
 
 MEILI_SETTINGS: dict[str, Any] = {
     "searchableAttributes": ["title", "author"],

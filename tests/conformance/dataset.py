@@ -99,7 +99,7 @@ def span(text: str) -> tuple[datetime, datetime]:
 
 
 def matches(row: dict[str, Any], field: str, condition: Any) -> bool:
-    """One entry of the ``filters`` grammar of DECISIONS.md."""
+    """One entry of the ``filters`` grammar of docs/filters-and-parameters.md."""
     if FIELDS.get(field, {}).get("type") == "date":
         return _date_matches(row, field, condition)
     present = values(row, field)

@@ -337,8 +337,9 @@ def test_facet_value_text_is_a_string(api: TestClient[Any]) -> None:
 
 
 # ---------------------------------------------------------------- date facet values
-# DECISIONS.md: dates come back as ISO-8601 strings, never as epoch numbers. The format is
-# the tantivy engine's (``2002-07-18T12:54:00Z``, UTC, whole seconds): the rows' own text.
+# Dates come back as ISO-8601 strings, never as epoch numbers (docs/filters-and-parameters.md).
+# The format is the tantivy engine's (``2002-07-18T12:54:00Z``, UTC, whole seconds): the
+# rows' own text.
 # Elasticsearch and OpenSearch write milliseconds in ``key_as_string``; their adapter drops
 # zero ones, so every engine answers the same text.
 DATE_FACET_FILTERS: list[dict[str, Any]] = [

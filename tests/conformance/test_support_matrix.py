@@ -1,4 +1,5 @@
-"""README's engine support matrix is the one the code generates, and it tells the truth."""
+"""The engine support matrix of docs/engines.md is the one the code generates, and it tells
+the truth."""
 
 from __future__ import annotations
 
@@ -7,12 +8,12 @@ from typing import Any
 from litestar.testing import TestClient
 
 from searchport.domain.config import ENGINE_NAMES
-from tests.conformance.matrix import FEATURES, README, block, capabilities, current
+from tests.conformance.matrix import ENGINES_PAGE, FEATURES, block, capabilities, current
 
 
-def test_readme_matrix_matches_the_code() -> None:
-    found = current(README.read_text(encoding="utf-8"))
-    assert found is not None, "README.md lost its support-matrix markers"
+def test_engines_page_matrix_matches_the_code() -> None:
+    found = current(ENGINES_PAGE.read_text(encoding="utf-8"))
+    assert found is not None, "docs/engines.md lost its support-matrix markers"
     assert found == block(), "run: python -m tests.conformance.matrix"
 
 

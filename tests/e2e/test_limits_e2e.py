@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import httpx
+import pytest
+
 from tests.e2e.conftest import Server, sample_config
 
 
@@ -32,3 +35,20 @@ def test_a_histogram_with_far_too_many_buckets_is_a_400(server: Server) -> None:
     fine = server.client.get("/cities/search", params={
         "histogram": '{"population": 1000000}', "perPage": "1"})
     assert fine.status_code == 200
+
+
+@pytest.mark.parametrize("path", ["/cities/query", "/1/indexes/cities/query",
+                                  "/1/indexes/*/queries", "/cities/instantsearch",
+                                  "/1/indexes/*/objects", "/1/indexes/cities/browse"])
+def test_after_a_413_the_client_goes_on(server: Server, path: str) -> None:
+    """The unread rest of a too-large body leaves the connection unusable: the 413 says
+    ``Connection: close``, so a client keeping connections alive opens a new one instead of
+    losing its next request (before, the Algolia routes' next request was cut off)."""
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        for _ in range(3):
+            refused = client.post(path, content=b"{" + b" " * 70_000 + b"}")
+            assert refused.status_code == 413, refused.text
+            assert refused.headers["connection"] == "close"
+            assert refused.json()["error"] == "The request body is too large"
+            after = client.post("/cities/query", json={"query": "*", "limit": 1})
+            assert after.status_code == 200 and after.json()["count"] >= 1

@@ -1,4 +1,4 @@
-"""A raw query body kept to the handle's own indices (DECISIONS.md, Raw query).
+"""A raw query body kept to the handle's own indices: a raw query never reads another index.
 
 The request path names the configured indices, and a top-level ``index``, ``indices`` or
 ``_index`` key (how the reference let a body pick another index; no search-body key of

@@ -273,7 +273,7 @@ def sort_rules(clauses: Iterable[SortClause], geo: GeoSort | None = None) -> lis
     index's ``rankingRules`` put it), so ``_score`` descending needs no rule; ascending
     relevance cannot be asked for. A ``geo`` sort comes first: ``_geoPoint(lat,lng):asc``,
     which reads the ``_geo`` field only (documents without it last); like every sort rule
-    it orders hits where the ``sort`` ranking rule sits (README)."""
+    it orders hits where the ``sort`` ranking rule sits (docs/engines.md)."""
     rules = []
     if geo is not None:
         if geo.field != GEO_FIELD:

@@ -1,7 +1,7 @@
 """One Algolia request's parameters: from the client's JSON (``params`` as a URL-encoded
 string, client v4, or an object, client v5, or flat next to ``indexName``) to checked values.
 
-Three groups, listed in README ("Use with InstantSearch"):
+Three groups, listed in docs/algolia.md:
 - ``SUPPORTED``: applied with Algolia's meaning;
 - ``IGNORED``: accepted and ignored, because ignoring them cannot change hits, counts or
   facets (analytics, tracking, rules that searchport does not have);

@@ -248,7 +248,7 @@ def _in_range(cell: Any, spec: Mapping[str, Any]) -> bool:
 
 
 def matches(doc: Doc, filters: Mapping[str, Any]) -> bool:
-    """The filter grammar of DECISIONS.md, field names public."""
+    """The filter grammar of docs/filters-and-parameters.md, field names public."""
     for name, wanted in filters.items():
         found = values(doc, real(name))
         if isinstance(wanted, dict) and set(wanted) <= {"min", "max"}:

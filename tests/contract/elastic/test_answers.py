@@ -2,7 +2,7 @@
 
 Each canned answer is what the engine documents for the request the adapter sent (the
 test checks that request's aggregation layout first, so the answer cannot drift from it);
-the expectations are the public response rules of SPEC.md and DECISIONS.md: metadata
+the expectations are the public response rules of docs/http-api.md: metadata
 first and winning, aliases both ways, facet values by count then value, booleans as
 true/false, dates as ISO-8601, numbers as JSON writes them, histograms with their gaps
 filled, geo clusters at the documents' centroid with a sample hit.

@@ -1,4 +1,4 @@
-"""Engine failures of every kind, as the client sees them (DECISIONS.md, Errors):
+"""Engine failures of every kind, as the client sees them (docs/errors.md):
 an engine's rejection of a query is a 400 carrying the engine's reason; an engine that is
 unreachable, refuses searchport's credentials, lacks the index, is overloaded or answers
 what searchport cannot read is a 502; one that does not answer in time is a 504. No

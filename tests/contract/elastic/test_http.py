@@ -317,7 +317,7 @@ def test_the_product_check_warns_once(
 def test_every_request_carries_the_index_timeout(
     engine: str, es_app: Callable[..., EsApp], settings: str, seconds: float
 ) -> None:
-    """DECISIONS.md: ``timeout`` per index, in seconds, default 5; httpx hands each
+    """docs/operations.md: ``timeout`` per index, in seconds, default 5; httpx hands each
     request's timeouts to the transport in ``request.extensions``."""
     double = EngineDouble(engine)
     timeouts: list[Any] = []

@@ -1,4 +1,4 @@
-"""``POST /:handle/query`` reads the handle's own indices only (DECISIONS.md, Raw query).
+"""``POST /:handle/query`` reads the handle's own indices only (docs/http-api.md).
 
 The constructs below are those of the query DSL reference that make the engine fetch a
 document from an index they name (terms query "terms lookup", more_like_this "like",

@@ -1,6 +1,6 @@
 """The exact requests the adapter sends for every option of every endpoint.
 
-The expected bodies are written from the query DSL reference and DECISIONS.md: which
+The expected bodies are written from the query DSL reference and searchport's docs: which
 clause a filter becomes, where it goes (query, post_filter, aggregation wrappers), which
 Lucene field it names. The aggregation names (``facet_0``, ``histogram_0``, ``geo_grid``,
 ``inner``, ``docs``) are the adapter's own convention, documented in ``translate.py``; the
@@ -25,7 +25,7 @@ from tests.contract.elastic import es_answers as es
 from tests.contract.elastic.conftest import EngineDouble, EsApp, city_yaml
 
 ORDER = [{"_count": "desc"}, {"_key": "asc"}]
-FACET_SIZE = 100  # DECISIONS/REFERENCE: facets ask for 100 values on /search
+FACET_SIZE = 100  # facets ask for 100 values on /search
 HIGHLIGHT = {"pre_tags": ["<mark>"], "post_tags": ["</mark>"], "encoder": "html"}
 MATCH_ALL: dict[str, Any] = {"match_all": {}}
 
@@ -716,7 +716,7 @@ def test_a_nested_facet_keeps_the_values_with_the_most_documents(
 def test_a_raw_query_cannot_read_another_index_through_a_terms_lookup(
     cities: EsApp, double: EngineDouble
 ) -> None:
-    """DECISIONS.md: the raw body goes to the handle's configured index only. A terms
+    """docs/http-api.md: the raw body goes to the handle's configured index only. A terms
     lookup (``{"terms": {"f": {"index": "other", "id": "1", "path": "p"}}}``) makes the
     engine fetch a document of ``other``; so do ``more_like_this`` ``like`` documents with
     ``_index`` and ``geo_shape`` ``indexed_shape``."""

@@ -1,4 +1,4 @@
-"""Engine failures as client errors (DECISIONS.md, Errors): a rejected query is a 400 with
+"""Engine failures as client errors (docs/errors.md): a rejected query is a 400 with
 Meilisearch's own message; credentials, a missing index or a failing engine a 502; a
 timeout a 504. No response body or log line carries the host or the key."""
 

@@ -1,6 +1,6 @@
 """The exact requests the adapter sends for every option of every endpoint.
 
-The expected bodies are written from the Meilisearch search API reference and DECISIONS.md:
+The expected bodies are written from the Meilisearch search API reference and searchport's docs:
 which search parameter each option becomes, which filter expression each filter is, which
 queries a disjunctive facet needs. The sentinel highlight tags are the adapter's own
 convention, documented in ``translate.py``.
