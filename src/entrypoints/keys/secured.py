@@ -122,8 +122,32 @@ def _filters(values: Mapping[str, str]) -> Cnf:
                         ("numericFilters", parse_numeric_filters)):
         text = values.get(name, "").strip()
         if text:
-            cnf += parse(text)  # a JSON array (the clients' encoding of a list) or one
+            cnf += parse(text if text.startswith("[") else _legacy_groups(text))
     return cnf
+
+
+def _legacy_groups(text: str) -> list[list[str]]:
+    """The clients write a list restriction joined by commas (``[["g:a", "g:b"], "l:fr"]``
+    arrives as ``g:a,g:b,l:fr``), which is Algolia's string form: commas AND,
+    parentheses group an OR (``(g:a,g:b),l:fr``)."""
+    groups: list[list[str]] = []
+    depth, part, current = 0, "", []
+    for char in text + ",":
+        if char == "(" and depth == 0 and not part.strip():
+            depth = 1
+        elif char == ")" and depth == 1:
+            depth = 2
+        elif char == "," and depth != 1:
+            if part.strip():
+                current.append(part.strip())
+            groups.append(current)
+            depth, part, current = 0, "", []
+        elif char == "," and depth == 1:
+            current.append(part.strip())
+            part = ""
+        else:
+            part += char
+    return [g for g in groups if g]
 
 
 def mint(parent: str, restrictions: Mapping[str, Any]) -> str:
