@@ -132,6 +132,8 @@ def _equal(wanted: Scalar, value: Any) -> Verdict:
     if isinstance(wanted, bool) or isinstance(value, bool):
         if isinstance(wanted, bool) and isinstance(value, bool):
             return wanted == value
+        if isinstance(value, bool) and isinstance(wanted, str):  # "true" on a boolean field
+            return wanted.strip().lower() == str(value).lower()
         return None if str(wanted).lower() == str(value).lower() else False
     number, got = _number(wanted), _number(value)
     if number is not None and got is not None:

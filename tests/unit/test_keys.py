@@ -222,6 +222,8 @@ DOC = {"genre": "Fiction", "tags": ["a", "b"], "year": 1999, "title": "The Night
     (TermFilter(field="year", values=(1999.0,)), True),
     (TermFilter(field="year", values=("1999",)), None),
     (TermFilter(field="flag", values=(True,)), True),
+    (TermFilter(field="flag", values=("true",)), True),  # Algolia's facet form of a boolean
+    (TermFilter(field="flag", values=("false",)), False),
     (RangeFilter(field="year", min=1990, max=1999, max_exclusive=True), False),
     (RangeFilter(field="year", min=1990, max=1999), True),
     (RangeFilter(field="published", min="2020-01-01"), True),
