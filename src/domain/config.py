@@ -154,7 +154,8 @@ class KeyConfig(_Section, frozen=True):
     # raw queries (POST /:handle/query); default: only when neither handles nor filters
     # restrict the key. When allowed with filters, Elasticsearch/OpenSearch keep them.
     raw_query: bool | None = None
-    expires: datetime | None = None  # an ISO-8601 instant; after it the key is refused
+    # an ISO-8601 instant with its offset (Z for UTC); from then on the key is refused
+    expires: Annotated[datetime, msgspec.Meta(tz=True)] | None = None
     rate_limit: RateRule | None = None  # this key's own rule, besides rateLimit's
 
 

@@ -334,3 +334,22 @@ def test_a_scoped_answer_never_teaches_the_cached_lane(client: TestClient[Any],
     for _ in range(3):
         plain = client.get(url, headers=bearer(MASTER))
         assert ids(plain.json()["hits"]) == {str(r["id"]) for r in rows}
+
+
+def test_geo_clusters_follow_the_forced_filters(client: TestClient[Any], rows: list[Row]) -> None:
+    body = search(client, FRENCH, geoGrid={"field": "location", "precision": 1}, perPage=0)
+    located = [r for r in rows if french(r) and r.get("location")]
+    assert sum(c["count"] for c in body["geoClusters"]) == len(located) > 0
+
+
+def test_keys_of_one_user_share_one_allowance(tmp_path: Path) -> None:
+    config = msgspec.convert({
+        "apiKey": MASTER, "rateLimit": {"perToken": {"limit": 2, "window": 3600}},
+        "indexes": {"books": {"engine": "tantivy", "path": str(tmp_path / "i"),
+                              "source": str(BOOKS), "fields": BOOK_FIELDS}}}, Config)
+    with TestClient(create_app(create_container(config, tmp_path))) as client:
+        alice = [mint(MASTER, userToken="alice", filters=f"year > {n}") for n in range(3)]
+        statuses = [client.get("/books/search", headers=bearer(k)).status_code for k in alice]
+        assert statuses == [200, 200, 429]
+        bob = mint(MASTER, userToken="bob")
+        assert client.get("/books/search", headers=bearer(bob)).status_code == 200

@@ -242,3 +242,9 @@ def test_the_matcher_is_sure_or_says_it_is_not(f: Any, expected: bool | None) ->
 
 def test_the_matcher_is_json_safe() -> None:
     assert holds((TermFilter(field="a.b", values=(1,)),), json.loads('{"a": [{"b": 2}, {"b": 1}]}'))
+
+
+def test_an_expiry_needs_its_offset() -> None:
+    with pytest.raises(ConfigError) as raised:
+        config("  t: {key: k1, expires: '2030-01-01T00:00:00'}")
+    assert str(raised.value).startswith("keys[...].expires:")
