@@ -11,6 +11,7 @@ expectation never goes through searchport's parser.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -24,10 +25,16 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from litestar.testing import TestClient
 
-from searchport.domain.config import Config
+from searchport.adapters.tantivy import TantivyEngine
+from searchport.domain.catalog import Catalog, IndexEntry
+from searchport.domain.config import Config, IndexConfig
+from searchport.domain.responses import SearchResponse
+from searchport.domain.scope import Scope, filters_by_handle
+from searchport.domain.search_request import SearchRequest
+from searchport.domain.usecases.search import Search
 from searchport.entrypoints.app import create_app
 from searchport.entrypoints.container import create_container
-from tests.integration.conftest import BOOK_FIELDS, BOOKS, load_rows
+from tests.integration.conftest import BOOK_FIELDS, BOOKS, books_config, load_rows
 from tests.integration.typesense_server import index_settings
 from tests.typesense_server import TypesenseServer
 
@@ -183,6 +190,10 @@ def client(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
         yield client
 
 
+def books_engine_config() -> IndexConfig:
+    return books_config(Path("unused"))  # the entry's fields; the engine is built already
+
+
 def ok_or_refused(response: Any) -> dict[str, Any] | None:
     """The body of a 200, or None for a 400 that says why (an engine refusing a form)."""
     if response.status_code == 400:
@@ -266,3 +277,25 @@ def test_native_requests_stay_inside_the_forced_filter(
                                                          if holds(forced, r)}
         allowed = {g for r in ROWS if holds(forced, r) for g in values(r, "genre")}
         assert {v["value"] for v in typed.get("facets", {}).get("genre", [])} <= allowed
+
+
+@PROPERTY
+@given(forced=native_filters.filter(bool), filters=native_filters)
+def test_a_named_keys_forced_filters_hold_in_the_use_case(
+        books_engine: TantivyEngine, forced: dict[str, Any], filters: dict[str, Any]) -> None:
+    """A named key's ``filters`` (the native grammar) through the ``Search`` use case on the
+    real tantivy index: hits, totals and disjunctive facet counts of forced AND asked."""
+    scope = Scope(forced=filters_by_handle({"books": native_json(forced)}), filtered=True)
+    search = Search(catalog=Catalog({"books": IndexEntry("books", books_engine_config(),
+                                                         books_engine)}))
+    answer = asyncio.run(search(SearchRequest(
+        handle="books", per_page=100, facets="genre,language",
+        filters=json.dumps(native_json(filters))), scope)).decode(SearchResponse)
+    inside = [r for r in ROWS if native_holds(forced, r)]
+    expected = [r for r in inside if native_holds(filters, r)]
+    assert {h["objectID"] for h in answer.hits} == {str(r["id"]) for r in expected}
+    assert answer.total_hits == len(expected)
+    for facet in ("genre", "language"):
+        own = [r for r in inside if native_holds(filters, r, skip=facet)]
+        counted = Counter(v for r in own for v in values(r, facet))
+        assert {v.value: v.count for v in answer.facets[facet]} == dict(counted)
