@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from searchport.adapters.elastic.raw_query import _index_reads, _where
+from searchport.adapters.elastic.raw_query import index_reads, where_text
 from searchport.domain.errors import Forbidden
 
 Json = dict[str, Any]
@@ -46,8 +46,8 @@ def within_filters(body: Json, clauses: list[Json]) -> Json:
     for key in body:
         if key not in BODY_KEYS:
             raise _refused(f'"{key}"')
-    for where, construct, _ in _index_reads(body):
-        raise _refused(f"{construct} ({_where(where)})")
+    for where, construct, _ in index_reads(body):
+        raise _refused(f"{construct} ({where_text(where)})")
     _check_joins(body)
     for name in ("aggs", "aggregations"):
         if name in body:
@@ -71,7 +71,7 @@ def _check_joins(body: Json) -> None:
             for key, value in node.items():
                 here = (*where, str(key))
                 if key in JOIN_QUERIES:
-                    raise _refused(f"a {key} query ({_where(here)})")
+                    raise _refused(f"a {key} query ({where_text(here)})")
                 stack.append((value, here))
 
 
@@ -86,9 +86,9 @@ def _check_aggregations(aggs: Any, where: tuple[str, ...]) -> None:
             if kind in AGG_KEYS:
                 continue
             if kind not in AGGREGATIONS:
-                raise _refused(f'a "{kind}" aggregation ({_where(here)})')
+                raise _refused(f'a "{kind}" aggregation ({where_text(here)})')
             if isinstance(settings, dict) and settings.get("min_doc_count") == 0:
-                raise _refused(f"min_doc_count 0 ({_where((*here, str(kind)))})")
+                raise _refused(f"min_doc_count 0 ({where_text((*here, str(kind)))})")
         for sub in ("aggs", "aggregations"):
             if sub in spec:
                 _check_aggregations(spec[sub], (*here, sub))
