@@ -14,7 +14,10 @@ import yaml
 
 from searchport.adapters.engine_address import EngineAddress
 from searchport.domain.config import CacheConfig, Config, ConfigError, FieldConfig, IndexConfig
-from searchport.domain.fields import METADATA_KEYS, alias_conflicts
+from searchport.domain.errors import InvalidRequest
+from searchport.domain.fields import METADATA_KEYS, FieldMap, alias_conflicts
+from searchport.domain.params import parse_filters
+from searchport.domain.scope import handle_pattern
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 _HANDLE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -133,9 +136,36 @@ def parse_config(text: str, environ: Mapping[str, str]) -> Config:
     for handle, index in parsed.items():
         check_index(handle, index)
     api_key = config.api_key if config.api_key not in (None, "", []) else environ.get("API_KEY")
-    return msgspec.structs.replace(
+    config = msgspec.structs.replace(
         config, indexes=parsed, api_key=api_key or None, cache=_cache(config, data, environ)
     )
+    check_keys(config)
+    return config
+
+
+def check_keys(config: Config) -> None:
+    """Named keys: distinct secrets, known handles, forced filters valid on every handle
+    they apply to (a filter that cannot hold would silently hide everything)."""
+    seen = set(config.api_keys)
+    for name, key in config.keys.items():
+        where = f"keys.{name}"
+        if key.key in seen:
+            raise ConfigError(f"{where}.key: the same secret as another key; each key needs "
+                              "its own")
+        seen.add(key.key)
+        for handle in key.handles:
+            if "*" not in handle and handle not in config.indexes:
+                raise ConfigError(f"{where}.handles: {handle!r} is not a configured handle")
+        for pattern, value in key.filters.items():
+            matcher = handle_pattern((pattern,))
+            handles = [h for h in config.indexes if matcher.fullmatch(h)]
+            if not handles:
+                raise ConfigError(f"{where}.filters: {pattern!r} matches no configured handle")
+            for handle in handles:
+                try:
+                    parse_filters(value, FieldMap(config.indexes[handle].fields))
+                except InvalidRequest as exc:
+                    raise ConfigError(f"{where}.filters.{pattern}: {exc.message}") from None
 
 
 def _cache(config: Config, data: dict[str, Any], environ: Mapping[str, str]) -> CacheConfig:

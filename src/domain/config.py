@@ -7,7 +7,8 @@ engine names are reported with their key path.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from datetime import datetime
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -141,10 +142,28 @@ class MetricsConfig(_Section, frozen=True):
     public: bool = False  # True: /metrics needs no token even when apiKey is set
 
 
+class KeyConfig(_Section, frozen=True):
+    """``keys.<name>``: one named API key and what it may read. Any key (plain or named) is
+    also the parent of the secured keys minted from it (docs/keys.md)."""
+
+    key: Annotated[str, msgspec.Meta(min_length=1)]
+    handles: list[str] = msgspec.field(default_factory=lambda: ["*"])  # names or "*" patterns
+    # handle (or "*" pattern) -> the filters every read of it gets, in the grammar of the
+    # ``filters`` parameter; the first pattern that matches a handle wins
+    filters: dict[str, dict[str, Any]] = msgspec.field(default_factory=dict)
+    # raw queries (POST /:handle/query); default: only when neither handles nor filters
+    # restrict the key. When allowed with filters, Elasticsearch/OpenSearch keep them.
+    raw_query: bool | None = None
+    # an ISO-8601 instant with its offset (Z for UTC); from then on the key is refused
+    expires: Annotated[datetime, msgspec.Meta(tz=True)] | None = None
+    rate_limit: RateRule | None = None  # this key's own rule, besides rateLimit's
+
+
 class Config(_Section, frozen=True):
     port: Annotated[int, msgspec.Meta(ge=0, le=65535)] = 3000
     host: str = "127.0.0.1"
     api_key: str | list[str] | None = None
+    keys: dict[str, KeyConfig] = msgspec.field(default_factory=dict)  # named, scoped keys
     cors_origins: str | list[str] | None = None
     indexes: dict[str, IndexConfig] = msgspec.field(default_factory=dict)
     cache: CacheConfig = msgspec.field(default_factory=CacheConfig)

@@ -89,13 +89,25 @@ class Negated(msgspec.Struct, frozen=True, kw_only=True, tag="negated"):
     filter: Filter
 
 
-Filter = TermFilter | RangeFilter | NotFilter | ExistsFilter | GeoRadiusFilter | AnyOf | Negated
+class AllOf(msgspec.Struct, frozen=True, kw_only=True, tag="all_of"):
+    """Every one of ``filters`` holds (one or more). A group, so never a facet's own filter:
+    a key's forced filters travel as one ``AllOf``, which no facet count ever drops."""
+
+    filters: tuple[Filter, ...]
+
+    def __post_init__(self) -> None:
+        if not self.filters:
+            raise ValueError("AllOf needs at least one filter")
+
+
+Filter = (TermFilter | RangeFilter | NotFilter | ExistsFilter | GeoRadiusFilter | AnyOf | Negated
+          | AllOf)
 
 
 def filter_field(f: Filter) -> str | None:
-    """The one field a filter is on; ``None`` for a group (``AnyOf``, ``Negated``), which is
-    never a facet's own filter."""
-    return None if isinstance(f, AnyOf | Negated) else f.field
+    """The one field a filter is on; ``None`` for a group (``AnyOf``, ``Negated``,
+    ``AllOf``), which is never a facet's own filter."""
+    return None if isinstance(f, AnyOf | Negated | AllOf) else f.field
 
 
 class SortClause(msgspec.Struct, frozen=True, kw_only=True):
@@ -154,6 +166,7 @@ class SearchQuery(msgspec.Struct, frozen=True, kw_only=True):
       them (and the geo bounds). Facet counts are disjunctive: a facet field's own filters do
       not narrow its own counts, every other filter does. A filter on a field with several
       values holds when *some* value does (``NotFilter``: when none does).
+    - ``AllOf`` holds when every one of its filters does.
     - ``AnyOf`` holds when at least one of its filters does; ``Negated`` is the exact
       complement of its filter (a document without the field is selected by
       ``Negated(TermFilter(...))`` and ``Negated(RangeFilter(...))``). Both nest freely and

@@ -70,5 +70,7 @@ class Capabilities(msgspec.Struct, frozen=True, kw_only=True):
     nested: bool = False
     multi_index: bool = False
     raw_query: bool = True
+    # a raw query can be run inside forced filters (a scoped key's), exactly
+    raw_query_filters: bool = False
     # every facet value counted exactly over every matching record (no sampling, no shards)
     exact_facet_counts: bool = False

@@ -5,16 +5,19 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
-from litestar import Litestar, Router
+from litestar import Litestar, Request, Router
 from litestar.config.cors import CORSConfig
+from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme, Server
 from litestar.static_files import create_static_files_router
 from swagger_ui_bundle import swagger_ui_path
 
 from searchport import __version__
-from searchport.entrypoints.auth import bearer_auth
+from searchport.domain.scope import Scope
+from searchport.entrypoints.auth import access_of, bearer_auth
 from searchport.entrypoints.compression import Compression
 from searchport.entrypoints.container import Container
 from searchport.entrypoints.controllers.algolia_records import AlgoliaRecordsController
@@ -26,6 +29,7 @@ from searchport.entrypoints.controllers.ui_routes import UI_PATH, ui_routes
 from searchport.entrypoints.di import bridge
 from searchport.entrypoints.http_cache import cache_control
 from searchport.entrypoints.http_errors import EXCEPTION_HANDLERS
+from searchport.entrypoints.keys.keyring import Keyring
 from searchport.entrypoints.lanes import CachedAnswerLane, RawQueryLane, guarded_once
 from searchport.entrypoints.limits import query_length_guard
 from searchport.entrypoints.observability import AccessLog, LogFormat
@@ -81,6 +85,11 @@ def _cors(origins: str | list[str] | None) -> CORSConfig | None:
     )
 
 
+def _access(request: Request[Any, Any, Any]) -> Scope:
+    """The key's scope, put in the ASGI scope by the key check (``auth.access_of``)."""
+    return access_of(request.scope)
+
+
 def create_app(
     container: Container,
     *,
@@ -93,7 +102,8 @@ def create_app(
     ``lanes=False`` sends every request through Litestar (``lanes.py``; its tests compare
     the two)."""
     config = container.config()
-    auth = bool(config.api_keys)
+    keyring = Keyring(config)
+    auth = keyring.enabled
     metrics = container.metrics()
     observers: list[Observer] = [metrics.request]
     log_format = access_log or config.access_log
@@ -104,8 +114,8 @@ def create_app(
 
     cors = _cors(config.cors_origins)
     guards = guarded_once([
-        rate_limit(config.rate_limit, container.rate_limit_store()),
-        bearer_auth(config.api_keys, open_paths),
+        rate_limit(config.rate_limit, container.rate_limit_store(), keyring),
+        bearer_auth(keyring, open_paths, config.rate_limit.trust_forwarded_for),
         query_length_guard(config.limits.max_query_bytes),
     ])
 
@@ -153,6 +163,7 @@ def create_app(
             "clear_cache_uc": bridge(container.clear_cache),
             "algolia_search": bridge(container.algolia_search),
             "metrics": bridge(container.metrics),
+            "access": Provide(_access, sync_to_thread=False),
         },
         middleware=[guards],
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]

@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import hmac
+from typing import Any
 from urllib.parse import unquote_to_bytes
 
 from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Receive, Scope, Send
 
+from searchport.domain.scope import FULL_ACCESS
+from searchport.domain.scope import Scope as DomainScope
 from searchport.entrypoints.error_bodies import error_body, is_algolia_path, send_whole
+from searchport.entrypoints.keys.keyring import Keyring, Principal
 
 UNAUTHORIZED = "Unauthorized"
+PRINCIPAL = "searchport.principal"  # the ASGI scope's key for the resolved token
+ACCESS = "searchport.access"  # ... and for its domain scope, once let through
 OPEN_PATHS = ("/health", "/openapi")
 
 
@@ -50,18 +56,51 @@ def token_matches(token: bytes, keys: tuple[bytes, ...]) -> bool:
     return matched and bool(token)
 
 
+def client_address(scope: Scope, trust_forwarded_for: bool) -> str:
+    """The peer's address, or the last ``X-Forwarded-For`` entry (the one your proxy added)
+    when the config says a proxy sets it."""
+    if trust_forwarded_for:
+        for name, value in scope.get("headers", ()):
+            if name == b"x-forwarded-for":
+                last = value.rsplit(b",", 1)[-1].strip()
+                if last:
+                    return last[:64].decode("latin-1")
+    client = scope.get("client")
+    return str(client[0]) if client else "unknown"
+
+
+def principal_of(scope: Scope, keyring: Keyring, trust_forwarded_for: bool) -> Principal | None:
+    """Who the request's token speaks for (``None``: no valid token), resolved once per
+    request: the rate limit asks first, the key check next."""
+    state: Any = scope
+    if PRINCIPAL not in state:
+        token = bearer_token(scope)
+        state[PRINCIPAL] = (keyring.resolve(token, client_address(scope, trust_forwarded_for))
+                            if token else None)
+    found: Principal | None = state[PRINCIPAL]
+    return found
+
+
+def access_of(scope: Scope) -> DomainScope:
+    """The request's scope, once the key check let it through (no key configured: full)."""
+    state: Any = scope
+    found: DomainScope = state.get(ACCESS, FULL_ACCESS)
+    return found
+
+
 def is_open_path(path: str, open_paths: tuple[str, ...] = OPEN_PATHS) -> bool:
     return any(path == p or path.startswith(p + "/") for p in open_paths)
 
 
-def bearer_auth(keys: tuple[str, ...], also_open: tuple[str, ...] = ()):  # type: ignore[no-untyped-def]
+def bearer_auth(keyring: Keyring, also_open: tuple[str, ...] = (),  # type: ignore[no-untyped-def]
+                trust_forwarded_for: bool = False):
     """A Litestar middleware factory; a no-op when no key is configured. ``also_open``:
-    more paths that need no token (``/metrics`` when configured public)."""
-    encoded = tuple(k.encode("utf-8") for k in keys)
+    more paths that need no token (``/metrics`` when configured public). A valid token's
+    scope is put in the ASGI scope for the use cases (``access_of``)."""
     open_paths = OPEN_PATHS + also_open
 
     def middleware(app: ASGIApp) -> ASGIApp:
-        if not encoded:
+        if not keyring.enabled:
             return app
 
         async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
@@ -69,8 +108,13 @@ def bearer_auth(keys: tuple[str, ...], also_open: tuple[str, ...] = ()):  # type
                 scope["type"] != ScopeType.HTTP
                 or scope.get("method") == "OPTIONS"
                 or is_open_path(scope["path"], open_paths)
-                or token_matches(bearer_token(scope), encoded)
             ):
+                await app(scope, receive, send)
+                return
+            principal = principal_of(scope, keyring, trust_forwarded_for)
+            if principal is not None:
+                state: Any = scope
+                state[ACCESS] = principal.scope
                 await app(scope, receive, send)
                 return
             await send_whole(send, 401, [

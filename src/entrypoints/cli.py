@@ -1,4 +1,4 @@
-"""The ``searchport`` command: serve, check, index build."""
+"""The ``searchport`` command: serve, check, index build, keys secure."""
 
 from __future__ import annotations
 
@@ -17,6 +17,8 @@ from searchport import __version__
 from searchport.adapters.config_loader import load_config, parse_config
 from searchport.domain.config import Config, ConfigError, IndexConfig
 from searchport.domain.errors import EngineUnavailable, SearchportError
+from searchport.entrypoints.keys.cli import add_commands as add_key_commands
+from searchport.entrypoints.keys.cli import secure
 
 
 def demo_home(environ: Mapping[str, str] | None = None) -> Path:
@@ -300,6 +302,20 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_keys_secure(args: argparse.Namespace) -> int:
+    path = _explicit_config(args.config)
+    if path is None:
+        print("searchport: keys secure needs a config with named keys (--config)",
+              file=sys.stderr)
+        return 2
+    try:
+        config = load_config(path)
+    except ConfigError as exc:
+        print(f"searchport: config error: {exc}", file=sys.stderr)
+        return 2
+    return secure(args, config)
+
+
 def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(prog="searchport", description="A read-only search gateway.")
     root.add_argument("--version", action="version", version=f"searchport {__version__}")
@@ -331,6 +347,8 @@ def parser() -> argparse.ArgumentParser:
     build.add_argument("--config", help=config_help)
     build.add_argument("--force", action="store_true", help="rebuild even when up to date")
     build.set_defaults(func=cmd_index_build)
+
+    add_key_commands(sub, config_help, cmd_keys_secure)
     return root
 
 

@@ -7,6 +7,7 @@ never decoded or encoded again here.
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from litestar import Response
@@ -35,9 +36,14 @@ def matching_etag(etag: str, if_none_match: str) -> str | None:
     return None
 
 
-def json_answer(answer: Encoded[Any], if_none_match: str | None) -> Response[bytes]:
-    """A 200 with the encoded answer and its ETag, or a bodiless 304 when the client has it."""
+def json_answer(answer: Encoded[Any], if_none_match: str | None,
+                scope: str = "") -> Response[bytes]:
+    """A 200 with the encoded answer and its ETag, or a bodiless 304 when the client has it.
+    ``scope``: the fingerprint of the key's restrictions, part of the ETag when set."""
     etag = f'"{answer.digest}"'  # computed once per answer, shared by joined requests
+    if scope:
+        salted = hashlib.blake2b(f"{answer.digest}/{scope}".encode(), digest_size=16)
+        etag = f'"{salted.hexdigest()}"'
     if if_none_match:
         named = matching_etag(etag, if_none_match)
         if named is not None:

@@ -32,6 +32,7 @@ from msgspec import UNSET
 from searchport.domain.errors import SearchportError
 from searchport.domain.response_cache import Encoded
 from searchport.domain.usecases.raw_query import RawQuery, RawQueryRequest
+from searchport.entrypoints.auth import access_of
 from searchport.entrypoints.error_bodies import error_body, send_whole
 from searchport.entrypoints.http_cache import PRIVATE, PUBLIC, matching_etag
 from searchport.entrypoints.http_errors import (
@@ -180,7 +181,8 @@ class RawQueryLane:
         try:
             body = await self._body(scope, receive)
             answer = await self._raw_query()(
-                RawQueryRequest(handle=scope["path_params"]["handle"], body=body)
+                RawQueryRequest(handle=scope["path_params"]["handle"], body=body),
+                access_of(scope),
             )
         except _Disconnected:
             return  # nobody is left to answer
@@ -316,7 +318,8 @@ class CachedAnswerLane:
     async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
         """After the guards: the held entry, or Litestar (whose guards then stand aside)."""
         learned: Learned = scope[LEARNED]  # type: ignore[literal-required]
-        body = self._cache().held(learned.key)
+        # a key with a scope of its own never gets an answer learned under another
+        body = None if access_of(scope).restricted else self._cache().held(learned.key)
         if body is None:
             await self.app(scope, receive, send)
             return
@@ -352,6 +355,7 @@ class CachedAnswerLane:
         template = scope.get("path_template")
         if (
             stats is not None
+            and not access_of(scope).restricted  # a scoped answer's key is not the URL's
             and stats.status == 200
             and stats.lookups == 1
             and stats.cache_key is not None

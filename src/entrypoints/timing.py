@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 from typing import Any, Protocol, TypeVar
 
-from searchport.domain.query import FacetValuesQuery, SearchQuery
+from searchport.domain.query import FacetValuesQuery, Filter, SearchQuery
 from searchport.domain.results import Capabilities, EngineResult, FacetValue, Hit
 from searchport.ports.cache import CachePort, InProcessTier
 from searchport.ports.engine import SearchEnginePort
@@ -89,7 +89,9 @@ class TimedEngine:
     async def get_mapping(self) -> dict[str, Any]:
         return await self._timed("get_mapping", self.inner.get_mapping())
 
-    async def raw_query(self, body: dict[str, Any]) -> bytes:
+    async def raw_query(self, body: dict[str, Any], filters: tuple[Filter, ...] = ()) -> bytes:
+        if filters:
+            return await self._timed("raw_query", self.inner.raw_query(body, filters))
         return await self._timed("raw_query", self.inner.raw_query(body))
 
     async def start(self) -> None:

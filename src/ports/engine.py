@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from searchport.domain.query import FacetValuesQuery, SearchQuery
+from searchport.domain.query import FacetValuesQuery, Filter, SearchQuery
 from searchport.domain.results import Capabilities, EngineResult, FacetValue, Hit
 
 
@@ -27,9 +27,11 @@ class SearchEnginePort(Protocol):
 
     async def get_mapping(self) -> dict[str, Any]: ...
 
-    async def raw_query(self, body: dict[str, Any]) -> bytes:
+    async def raw_query(self, body: dict[str, Any], filters: tuple[Filter, ...] = ()) -> bytes:
         """Run an engine-native query body against the configured index; the engine's
-        response as JSON bytes, unmodified."""
+        response as JSON bytes, unmodified. ``filters`` (only sent to an engine whose
+        ``Capabilities.raw_query_filters`` is set): every document the body reads, counts
+        and aggregations included, must satisfy them."""
         ...
 
     async def start(self) -> None:

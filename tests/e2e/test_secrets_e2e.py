@@ -1,8 +1,9 @@
 """No configured secret ever leaves searchport: after a run through every error path of a
 real ``searchport serve`` process (bad tokens, bad input, engines refusing, failing, hanging,
-unreachable, a Redis that is down, ``searchport check``), none of the secrets, nor the
-header values built from them, appears in any response (status line, headers, body), in the
-server's log or in ``check``'s output."""
+unreachable, a Redis that is down, scoped and secured keys good and bad, ``searchport
+check``), none of the secrets, nor the header values built from them, nor a secured key or
+its HMAC, appears in any response (status line, headers, body), in the server's log or in
+``check``'s output."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from algoliasearch.search.client import SearchClientSync
 
 from tests.e2e.conftest import SEARCHPORT, start_server
 from tests.misbehaving_upstream import MisbehavingUpstream, misbehaving_upstream, refused_port
@@ -25,9 +27,22 @@ ES_USER, ES_PASSWORD = "search-user", "es-pass-Wq5Rt2Yu6"
 MEILI_KEY = "meili-key-Zx4Cv7Bn0"
 TYPESENSE_KEY = "ts-key-Gh6Jk9Lm3"
 REDIS_PASSWORD = "redis-pass-Qa1Sd4Fg7"
-SECRETS = [SERVICE_KEY, ES_API_KEY, ES_PASSWORD, MEILI_KEY, TYPESENSE_KEY, REDIS_PASSWORD]
+NAMED_KEY = "named-key-Rt5Yu8Io2"  # a scoped key of the config
+SECRETS = [SERVICE_KEY, ES_API_KEY, ES_PASSWORD, MEILI_KEY, TYPESENSE_KEY, REDIS_PASSWORD,
+           NAMED_KEY]
+ALGOLIA = SearchClientSync("app", "unused")
+# secured keys minted from the service key and the named one, good and bad
+SECURED = {name: ALGOLIA.generate_secured_api_key(parent, limits) for name, parent, limits in (
+    ("good", SERVICE_KEY, {"filters": "country:FR", "validUntil": 4102444800}),
+    ("child", NAMED_KEY, {"restrictIndices": ["keyed"], "userToken": "u-1"}),
+    ("expired", SERVICE_KEY, {"validUntil": 1}),
+    ("elsewhere", SERVICE_KEY, {"restrictSources": "10.9.0.0/16"}),
+    ("odd", SERVICE_KEY, {"hitsPerPage": 5}),
+)}
 DERIVED = [  # what goes on the wire: a leak of these is a leak of the secret
     base64.b64encode(f"{ES_USER}:{ES_PASSWORD}".encode()).decode(),
+    *SECURED.values(),
+    *(base64.b64decode(k)[:64].decode() for k in SECURED.values()),  # their HMACs
 ]
 MODES = ["401", "403", "500", "503", "html", "truncated", "reset_mid_body", "drop", "hang",
          "status", "ok"]
@@ -56,6 +71,8 @@ def config(upstream: MisbehavingUpstream) -> str:
     )
     return (
         f"apiKey: {SERVICE_KEY}\n"
+        f"keys: {{tenant: {{key: {NAMED_KEY}, handles: [keyed, ts], "
+        "filters: {keyed: {country: FR}}, rawQuery: true}}\n"
         f"cache: {{backend: redis, url: 'redis://:{REDIS_PASSWORD}@127.0.0.1:{free_port()}/0'}}\n"
         "resilience: {retries: 0, circuitBreaker: {failures: 1000}}\n"
         f"indexes:\n{indexes}"
@@ -96,11 +113,25 @@ def exercise(base: str, upstream: MisbehavingUpstream) -> list[str]:
         for handle in ("ts", "gone"):
             call("GET", f"/{handle}/search")
             call("GET", f"/{handle}/facets/country")
+        upstream.mode = "ok"
+        for key in (NAMED_KEY, *SECURED.values()):
+            for headers in ({"Authorization": f"Bearer {key}"},
+                            {"X-Algolia-API-Key": key, "X-Algolia-Application-Id": "a"}):
+                call("GET", "/keyed/search", headers=headers, params={"q": "x"})
+                call("GET", "/basic/search", headers=headers)
+                call("GET", "/keyed/documents/1", headers=headers)
+                call("POST", "/keyed/query", content=json.dumps({"query": {}}),
+                     headers={**headers, "Content-Type": "application/json"})
+                call("POST", "/1/indexes/*/queries", headers=headers,
+                     content=json.dumps({"requests": [{"indexName": "keyed"},
+                                                      {"indexName": "basic"}]}))
+                call("GET", "/indexes", headers=headers)
+                call("GET", "/metrics", headers=headers)
         call("POST", "/cache/clear")
         call("GET", "/health")
         call("GET", "/metrics")
     # the run went through the paths it claims to
-    assert {200, 400, 401, 404, 502, 504} <= statuses, statuses
+    assert {200, 400, 401, 403, 404, 502, 504} <= statuses, statuses
     return seen
 
 

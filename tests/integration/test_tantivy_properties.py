@@ -29,6 +29,7 @@ from hypothesis import strategies as st
 from searchport.adapters.tantivy import TantivyEngine
 from searchport.domain.errors import InvalidRequest, SearchportError
 from searchport.domain.query import (
+    AllOf,
     AnyOf,
     ExistsFilter,
     FacetValuesQuery,
@@ -142,7 +143,10 @@ def in_range(kind: str, cell: Any, flt: RangeFilter) -> bool:
 
 def matches(row: Row, flt: Filter) -> bool:
     """A filter on a field holds when some value does (not: when none does); ``AnyOf`` when
-    one member does; ``Negated`` when its filter does not (rows without the field too)."""
+    one member does; ``AllOf`` when every one does; ``Negated`` when its filter does not
+    (rows without the field too)."""
+    if isinstance(flt, AllOf):
+        return all(matches(row, member) for member in flt.filters)
     if isinstance(flt, AnyOf):
         return any(matches(row, member) for member in flt.filters)
     if isinstance(flt, Negated):
@@ -367,10 +371,11 @@ def groups(inner: st.SearchStrategy[Filter]) -> st.SearchStrategy[Filter]:
     return evenly(
         st.lists(inner, min_size=2, max_size=3).map(lambda fs: AnyOf(filters=tuple(fs))),
         inner.map(lambda f: Negated(filter=f)),
+        st.lists(inner, min_size=1, max_size=3).map(lambda fs: AllOf(filters=tuple(fs))),
     )
 
 
-# AnyOf/Negated at the top, filters or groups inside (Algolia's ORs across fields...)
+# AnyOf/Negated/AllOf at the top, filters or groups inside (Algolia's ORs across fields...)
 group_filter = groups(st.recursive(field_filter, groups, max_leaves=3))
 any_filter = evenly(field_filter, field_filter, field_filter, group_filter)
 filter_lists: st.SearchStrategy[tuple[Filter, ...]] = st.lists(any_filter, max_size=4).map(tuple)
@@ -525,9 +530,10 @@ def test_facets_are_disjunctive(books: Books, filters: tuple[Filter, ...], text:
     assert result.total == len(books.matching(filters, text))
     assert set(result.facets) == set(facets)
     for field in facets:
-        # a group (AnyOf, Negated) is never a facet's own filter: it narrows every facet
+        # a group (AnyOf, Negated, AllOf: a key's forced filters) is never a facet's own
+        # filter: it narrows every facet
         others = [flt for flt in filters
-                  if isinstance(flt, AnyOf | Negated) or flt.field != field]
+                  if isinstance(flt, AnyOf | Negated | AllOf) or flt.field != field]
         counts = facet_counts(books.matching(others, text), field)
         event("own filter" if len(others) < len(filters) else "no own filter")
         got = result.facets[field]

@@ -14,7 +14,9 @@ from urllib.parse import quote
 
 from searchport.adapters.elastic import parse, translate
 from searchport.adapters.elastic.fields import FieldCatalog, read_mapping
+from searchport.adapters.elastic.filters import filter_clause
 from searchport.adapters.elastic.raw_query import check_features, scoped_body
+from searchport.adapters.elastic.raw_scope import within_filters
 from searchport.adapters.elastic.transport import transport
 from searchport.adapters.engine_address import EngineAddress
 from searchport.adapters.engine_http import open_link
@@ -24,14 +26,15 @@ from searchport.adapters.resources import EngineResources
 from searchport.domain.config import IndexConfig
 from searchport.domain.errors import InvalidQuery, SearchportError
 from searchport.domain.fields import FieldMap
-from searchport.domain.query import FacetValuesQuery, SearchQuery
+from searchport.domain.query import FacetValuesQuery, Filter, SearchQuery
 from searchport.domain.results import Capabilities, EngineResult, FacetValue, Hit
 
 T = TypeVar("T")
 logger = logging.getLogger("searchport.elastic")
 
 CAPABILITIES = Capabilities(suggest=True, boosts=True, histogram=True, geo_grid=True,
-                            geo_radius=True, nested=True, multi_index=True, raw_query=True)
+                            geo_radius=True, nested=True, multi_index=True, raw_query=True,
+                            raw_query_filters=True)
 MAPPING_TTL = 300.0  # seconds a fetched mapping steers sort, filters and facets
 MAPPING_RETRY = 30.0  # seconds before a failed mapping fetch is tried again
 PING_BODY = {"size": 0, "track_total_hits": False, "query": {"match_none": {}}}
@@ -126,10 +129,14 @@ class ElasticCompatEngine:
             raise self._transport.unreadable()
         return answer
 
-    async def raw_query(self, body: dict[str, Any]) -> bytes:
+    async def raw_query(self, body: dict[str, Any], filters: tuple[Filter, ...] = ()) -> bytes:
         path = f"/{self._indices}/_search"
         check_features(body, self._denied)
-        response = await self._transport.send("POST", path, scoped_body(body, self._names))
+        kept = scoped_body(body, self._names)
+        if filters:
+            catalog = await self._fields.get()
+            kept = within_filters(kept, [filter_clause(f, catalog) for f in filters])
+        response = await self._transport.send("POST", path, kept)
         if not response.is_success:
             raise self._transport.failure("POST", path, response)
         return response.content

@@ -6,7 +6,8 @@
   matches" (the complement, documents without the field included), never "some object does
   not match". A ``bool`` with only ``must_not`` matches every other document.
 - ``AnyOf`` is ``bool.should`` with ``minimum_should_match: 1``, each member wrapped on its
-  own path; ``Negated`` is ``bool.must_not`` of its filter's clause. Both nest freely.
+  own path; ``AllOf`` is ``bool.filter`` of its members; ``Negated`` is ``bool.must_not``
+  of its filter's clause. They nest freely.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 from searchport.adapters.elastic.fields import FieldCatalog
 from searchport.domain.query import (
+    AllOf,
     AnyOf,
     ExistsFilter,
     Filter,
@@ -32,6 +34,8 @@ Json = dict[str, Any]
 def filter_clause(f: Filter, catalog: FieldCatalog) -> Json:
     """One filter as one query clause."""
     match f:
+        case AllOf(filters=members):
+            return {"bool": {"filter": [filter_clause(m, catalog) for m in members]}}
         case AnyOf(filters=members):
             return {"bool": {"should": [filter_clause(m, catalog) for m in members],
                              "minimum_should_match": 1}}

@@ -66,7 +66,7 @@ def check_features(body: Json, denied: list[str]) -> None:
                 feature = keys.get(str(key))
                 if feature is not None:
                     raise Forbidden(
-                        f"The raw query uses {FEATURE_NAMES[feature]} ({_where(here)}), "
+                        f"The raw query uses {FEATURE_NAMES[feature]} ({where_text(here)}), "
                         "which this handle does not allow (rawQueryDeny)"
                     )
                 stack.append((value, here))
@@ -76,22 +76,22 @@ def scoped_body(body: Json, indices: frozenset[str]) -> Json:
     """``body`` without its top-level retargeting keys; ``InvalidRequest`` when anything in
     it would read an index outside ``indices`` (the configured index names)."""
     kept = {k: v for k, v in body.items() if k not in RETARGETING_KEYS}
-    for where, construct, index in _index_reads(kept):
+    for where, construct, index in index_reads(kept):
         if construct in ("a wrapper query", "a collate template"):
             raise InvalidRequest(
-                f"The raw query contains {construct} ({_where(where)}), which hides the "
+                f"The raw query contains {construct} ({where_text(where)}), which hides the "
                 "query it runs; send the query itself"
             )
         if not isinstance(index, str) or index not in indices:
             named = f'index "{index}"' if isinstance(index, str) else "an index"
             raise InvalidRequest(
-                f"The raw query reads {named} through {construct} ({_where(where)}); "
+                f"The raw query reads {named} through {construct} ({where_text(where)}); "
                 "a raw query may only read this handle's own index"
             )
     return kept
 
 
-def _index_reads(body: Json) -> Iterator[tuple[tuple[str, ...], str, Any]]:
+def index_reads(body: Json) -> Iterator[tuple[tuple[str, ...], str, Any]]:
     """``(where, construct, index named)`` for every construct that reads an index by
     name; ``index`` is ``None`` for the ones that hide what they run. Iterative: a raw
     body may nest as deep as the JSON decoder allowed."""
@@ -137,7 +137,7 @@ def _reads_of(key: str, value: Json, here: tuple[str, ...]
         yield here, "a collate template", None
 
 
-def _where(where: tuple[str, ...]) -> str:
+def where_text(where: tuple[str, ...]) -> str:
     text = "".join(part if part.startswith("[") else f".{part}" for part in where)
     text = f"at {text.lstrip('.')}"
     return text if len(text) <= MAX_WHERE else text[: MAX_WHERE - 3] + "..."

@@ -20,8 +20,8 @@ from searchport.adapters.meilisearch.transport import ENGINE, transport
 from searchport.adapters.refreshed import Refreshed
 from searchport.adapters.resources import EngineResources
 from searchport.domain.config import IndexConfig
-from searchport.domain.errors import SearchportError
-from searchport.domain.query import FacetValuesQuery, SearchQuery
+from searchport.domain.errors import Forbidden, SearchportError
+from searchport.domain.query import FacetValuesQuery, Filter, SearchQuery
 from searchport.domain.results import Capabilities, EngineResult, FacetValue, Hit
 
 T = TypeVar("T")
@@ -124,7 +124,9 @@ class MeilisearchEngine:
             raise self._transport.unreadable()
         return answer
 
-    async def raw_query(self, body: dict[str, Any]) -> bytes:
+    async def raw_query(self, body: dict[str, Any], filters: tuple[Filter, ...] = ()) -> bytes:
+        if filters:  # never sent: raw_query_filters is off
+            raise Forbidden("A raw query cannot keep forced filters on this engine")
         path = self._path("/search")
         response = await self._transport.send("POST", path, translate.raw_body(body))
         if not response.is_success:

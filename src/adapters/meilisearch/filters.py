@@ -13,9 +13,9 @@ change the shape of the expression.
 
 One ``Filter`` becomes one expression; the search sends them as a list (ANDed by
 Meilisearch), so an ``OR`` inside one expression never reaches another. ``AnyOf`` is its
-members' expressions in parentheses joined by ``OR``; ``Negated`` is ``NOT (...)``, which
-Meilisearch reads as the complement (documents without the attribute included, as its
-``!=`` and ``NOT IN``).
+members' expressions in parentheses joined by ``OR`` (``AllOf``: by ``AND``); ``Negated``
+is ``NOT (...)``, which Meilisearch reads as the complement (documents without the
+attribute included, as its ``!=`` and ``NOT IN``).
 
 A range with both bounds is ``f low TO high``: Meilisearch reads it as one range over the
 field's values ("some value in [low, high]", both bounds included), as searchport means it
@@ -47,6 +47,7 @@ from fractions import Fraction
 
 from searchport.domain.errors import InvalidRequest, UnsupportedFeature
 from searchport.domain.query import (
+    AllOf,
     AnyOf,
     ExistsFilter,
     Filter,
@@ -225,6 +226,8 @@ def expression(f: Filter, dates: frozenset[str] = frozenset()) -> str:
     """One filter as one Meilisearch filter expression; ``dates``: the fields the config
     types ``date`` (stored as Unix seconds)."""
     match f:
+        case AllOf(filters=members):
+            return " AND ".join(f"({expression(m, dates)})" for m in members)
         case AnyOf(filters=members):
             return " OR ".join(f"({expression(m, dates)})" for m in members)
         case Negated(filter=inner):

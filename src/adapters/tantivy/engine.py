@@ -19,8 +19,8 @@ from searchport.adapters.tantivy.reader import OpenIndex
 from searchport.adapters.tantivy.schema import IndexLayout
 from searchport.adapters.tantivy.search import facet_search, run_search
 from searchport.domain.config import IndexConfig
-from searchport.domain.errors import EngineUnavailable, SearchportError
-from searchport.domain.query import FacetValuesQuery, SearchQuery
+from searchport.domain.errors import EngineUnavailable, Forbidden, SearchportError
+from searchport.domain.query import FacetValuesQuery, Filter, SearchQuery
 from searchport.domain.results import Capabilities, EngineResult, FacetValue, Hit
 
 T = TypeVar("T")
@@ -82,7 +82,9 @@ class TantivyEngine:
     async def get_mapping(self) -> dict[str, Any]:
         return await self._run(mapping)
 
-    async def raw_query(self, body: dict[str, Any]) -> bytes:
+    async def raw_query(self, body: dict[str, Any], filters: tuple[Filter, ...] = ()) -> bytes:
+        if filters:  # never sent: raw_query_filters is off
+            raise Forbidden("A raw query cannot keep forced filters on this engine")
         return await self._run(lambda ix: raw_query(ix, body))
 
     async def _run(self, work: Callable[[OpenIndex], T]) -> T:

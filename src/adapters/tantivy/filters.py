@@ -17,6 +17,7 @@ from searchport.adapters.tantivy.schema import (
 )
 from searchport.domain.errors import InvalidRequest, UnsupportedFeature
 from searchport.domain.query import (
+    AllOf,
     AnyOf,
     ExistsFilter,
     Filter,
@@ -83,6 +84,9 @@ class FilterTranslator:
 
     def translate(self, flt: Filter) -> tantivy.Query:
         match flt:
+            case AllOf(filters=members):  # Must clauses: every one must match
+                return tantivy.Query.boolean_query(
+                    [(tantivy.Occur.Must, self.translate(member)) for member in members])
             case AnyOf(filters=members):  # Should clauses only: at least one must match
                 return any_of([self.translate(member) for member in members])
             case Negated(filter=inner):  # every document the inner query leaves out

@@ -21,8 +21,8 @@ from searchport.adapters.typesense.filters import literal
 from searchport.adapters.typesense.schema import FLOAT_TYPES, Schema, read_schema
 from searchport.adapters.typesense.transport import ENGINE, search_failure, transport
 from searchport.domain.config import IndexConfig
-from searchport.domain.errors import InvalidQuery, InvalidRequest, SearchportError
-from searchport.domain.query import FacetValuesQuery, SearchQuery
+from searchport.domain.errors import Forbidden, InvalidQuery, InvalidRequest, SearchportError
+from searchport.domain.query import FacetValuesQuery, Filter, SearchQuery
 from searchport.domain.results import Capabilities, EngineResult, FacetValue, Hit
 
 T = TypeVar("T")
@@ -160,7 +160,9 @@ class TypesenseEngine:
         logger.warning("%s: the collection schema could not be read (%s)", self._handle,
                        exc.message)
 
-    async def raw_query(self, body: dict[str, Any]) -> bytes:
+    async def raw_query(self, body: dict[str, Any], filters: tuple[Filter, ...] = ()) -> bytes:
+        if filters:  # never sent: raw_query_filters is off
+            raise Forbidden("A raw query cannot keep forced filters on this engine")
         path = f"{self._path}/documents/search"
         response = await self._transport.send("GET", path, params=translate.raw_params(body))
         if not response.is_success:

@@ -31,15 +31,16 @@ What Typesense 0.24.1 does, verified against the real server (see
   engines: a date (``2020-05-10``) its whole day, a date-time its second. Equality is
   ``f:>=start && f:<end``, a ``max`` bound ``f:<end`` (so ``max: 2020-05-10`` includes that
   day's evening), a ``min`` bound ``f:>=start``.
-- ``||`` and parentheses group across fields (``(genre:=`a` || year:>2000)``). ``AnyOf``
-  is its members in parentheses joined by ``||`` (no clause when one member holds for every
-  document). ``Negated`` is pushed down to the filters (De Morgan): the complement of an
-  equality is the not filter above, of a not filter the equality, of ``exists`` the other
-  ``exists``; a string's or a boolean's ``!=`` keeps the documents without the field, as
-  a complement must. The complement of a range is the complementary comparisons
-  (``(f:<lo || f:>hi)``), exact only on a number field every document holds once: on an
-  optional or array field it is refused (no comparison selects a document without the
-  number, and "some value outside" is not "no value inside"), as is a negated geo radius.
+- ``||`` and parentheses group across fields (``(genre:=`a` || year:>2000)``). ``AnyOf`` is
+  its members in parentheses joined by ``||`` (no clause when one member holds for every
+  document); ``AllOf`` its members joined by ``&&``. ``Negated`` is pushed down to the
+  filters (De Morgan): the complement of an equality is the not filter above, of a not
+  filter the equality, of ``exists`` the other ``exists``; a string's or a boolean's ``!=``
+  keeps the documents without the field, as a complement must. The complement of a range is
+  the complementary comparisons (``(f:<lo || f:>hi)``), exact only on a number field every
+  document holds once: on an optional or array field it is refused (no comparison selects a
+  document without the number, and "some value outside" is not "no value inside"), as is a
+  negated geo radius.
 - Field names come from the schema (``Schema.get``), never from the request as such.
 """
 
@@ -55,6 +56,7 @@ from decimal import Decimal
 from searchport.adapters.typesense.schema import ENGINE, ID_FIELD, FieldInfo, Schema
 from searchport.domain.errors import InvalidRequest, UnsupportedFeature
 from searchport.domain.query import (
+    AllOf,
     AnyOf,
     ExistsFilter,
     Filter,
@@ -92,6 +94,11 @@ def clause(f: Filter, schema: Schema, negate: bool = False) -> str:
     """One filter, or its complement when ``negate``; an empty string when it holds for
     every document."""
     match f:
+        case AllOf(filters=members):
+            parts = [clause(m, schema, negate) for m in members]
+            if negate:  # some member fails: any member's complement
+                return "" if "" in parts else _group(parts, " || ")
+            return _group([p for p in parts if p], " && ")
         case AnyOf(filters=members):
             parts = [clause(m, schema, negate) for m in members]
             if negate:  # none of them holds: every member's complement

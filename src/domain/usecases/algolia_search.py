@@ -21,6 +21,7 @@ from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.query import FacetValuesQuery, Filter, SearchQuery
 from searchport.domain.response_cache import ResponseCache
 from searchport.domain.results import EngineResult, FacetValue
+from searchport.domain.scope import FULL_ACCESS, Scope
 from searchport.domain.shaping import order_facet_values
 
 MAX_FACET_VALUES = 100  # facet values asked of an engine at most (facet stats, facetHits)
@@ -84,38 +85,50 @@ class AlgoliaSearch:
         self._catalog = catalog
         self._responses = responses or ResponseCache.uncached()
 
-    async def __call__(self, queries: tuple[ProtocolQuery, ...]) -> list[bytes]:
-        answers = await asyncio.gather(*(self._one(q) for q in queries),
+    async def __call__(self, queries: tuple[ProtocolQuery, ...],
+                       scope: Scope = FULL_ACCESS) -> list[bytes]:
+        """Every handle is checked against ``scope`` before any query runs: one the key may
+        not read refuses the whole call (as an unknown handle)."""
+        entries = [scope.entry(self._catalog, q.handle) for q in queries]
+        answers = await asyncio.gather(*(self._one(q, e, scope)
+                                         for q, e in zip(queries, entries, strict=True)),
                                        return_exceptions=True)
         for answer in answers:
             if isinstance(answer, BaseException):
                 raise answer
         return [a for a in answers if isinstance(a, bytes)]
 
-    async def _one(self, query: ProtocolQuery) -> bytes:
-        entry = self._catalog.get_entry(query.handle)
+    async def _one(self, query: ProtocolQuery, entry: IndexEntry, scope: Scope) -> bytes:
         plan = query.plan(entry)
+        forced = scope.forced(entry)
         if isinstance(plan.query, FacetHitsQuery):
             facet_plan: Any = plan
-            return _encoder.encode(await self._facet_hits(entry, facet_plan))
+            return _encoder.encode(await self._facet_hits(entry, facet_plan, forced))
         search_plan: Any = plan
+        params: list[Any] = ["algolia", search_plan.cache_params, *([forced] if forced else [])]
         answer = await self._responses.answer(
-            "search", entry, ["algolia", search_plan.cache_params],
-            lambda: self._search(entry, search_plan),
+            "search", entry, params, lambda: self._search(entry, search_plan, forced),
         )
         return answer.body
 
-    async def _search(self, entry: IndexEntry, plan: SearchPlan) -> Any:
+    async def _search(self, entry: IndexEntry, plan: SearchPlan,
+                      forced: tuple[Filter, ...]) -> Any:
         started = time.perf_counter()
-        result = await entry.engine.search(plan.query)
+        query = plan.query
+        if forced:
+            query = msgspec.structs.replace(query, filters=query.filters + forced)
+        result = await entry.engine.search(query)
         took = round((time.perf_counter() - started) * 1000)
         return plan.shape(result, took, entry.engine.capabilities.exact_facet_counts)
 
-    async def _facet_hits(self, entry: IndexEntry, plan: FacetHitsPlan) -> Any:
+    async def _facet_hits(self, entry: IndexEntry, plan: FacetHitsPlan,
+                          forced: tuple[Filter, ...]) -> Any:
         """Without ``text`` the engine's facet-value search counts every record the filters
         select; with it the values come from the top ``MAX_FACET_VALUES`` facet values of
         that search, so the counts are not exhaustive."""
         query = plan.query
+        if forced:
+            query = msgspec.structs.replace(query, filters=query.filters + forced)
         started = time.perf_counter()
         found: list[FacetValue]
         if query.text.strip():

@@ -12,6 +12,7 @@ from searchport.domain.query import FacetValuesQuery, SearchQuery
 from searchport.domain.response_cache import Encoded, ResponseCache
 from searchport.domain.responses import AutocompleteResponse
 from searchport.domain.results import FacetValue
+from searchport.domain.scope import FULL_ACCESS, Scope
 from searchport.domain.shaping import order_facet_values, shape_hit
 
 MAX_HITS = 20
@@ -33,8 +34,10 @@ class Autocomplete:
         self._catalog = catalog
         self._responses = responses or ResponseCache.uncached()
 
-    async def __call__(self, request: AutocompleteRequest) -> Encoded[AutocompleteResponse]:
-        entry = self._catalog.get_entry(request.handle)
+    async def __call__(self, request: AutocompleteRequest,
+                       scope: Scope = FULL_ACCESS) -> Encoded[AutocompleteResponse]:
+        entry = scope.entry(self._catalog, request.handle)
+        forced = scope.forced(entry)
         fields, engine = entry.fields, entry.engine
         per_page = clamp(request.per_page, 5, 1, MAX_HITS)
         per_field = clamp(request.max_facets_per_field, 4, 1, MAX_FACET_VALUES)
@@ -45,10 +48,12 @@ class Autocomplete:
             search_fields=fields.configured_weights,
             prefix_last_word=True,
             exact_total=entry.config.exact_totals,
+            filters=forced,
         )
         text = request.q.strip()
         lookups = [
-            FacetValuesQuery(field=fields.real(n), text=text, limit=per_field) for n in names
+            FacetValuesQuery(field=fields.real(n), text=text, limit=per_field, filters=forced)
+            for n in names
         ]
 
         async def suggest() -> AutocompleteResponse:

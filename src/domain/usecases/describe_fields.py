@@ -6,6 +6,7 @@ import msgspec
 
 from searchport.domain.catalog import Catalog
 from searchport.domain.responses import FieldInfo, IndexFieldsResponse
+from searchport.domain.scope import FULL_ACCESS, Scope
 
 
 class DescribeFieldsRequest(msgspec.Struct, frozen=True, kw_only=True):
@@ -18,8 +19,9 @@ class DescribeFields:
     def __init__(self, *, catalog: Catalog) -> None:
         self._catalog = catalog
 
-    async def __call__(self, request: DescribeFieldsRequest) -> IndexFieldsResponse:
-        entry = self._catalog.get_entry(request.handle)
+    async def __call__(self, request: DescribeFieldsRequest,
+                       scope: Scope = FULL_ACCESS) -> IndexFieldsResponse:
+        entry = scope.entry(self._catalog, request.handle)
         fields = [
             FieldInfo(
                 name=name,

@@ -9,6 +9,7 @@ from searchport.domain.params import clamp, decode_json, parse_filters
 from searchport.domain.query import FacetValuesQuery
 from searchport.domain.response_cache import Encoded, ResponseCache
 from searchport.domain.responses import FacetSearchResponse
+from searchport.domain.scope import FULL_ACCESS, Scope
 from searchport.domain.shaping import order_facet_values
 
 MAX_VALUES = 100
@@ -29,8 +30,9 @@ class FacetSearch:
         self._catalog = catalog
         self._responses = responses or ResponseCache.uncached()
 
-    async def __call__(self, request: FacetSearchRequest) -> Encoded[FacetSearchResponse]:
-        entry = self._catalog.get_entry(request.handle)
+    async def __call__(self, request: FacetSearchRequest,
+                       scope: Scope = FULL_ACCESS) -> Encoded[FacetSearchResponse]:
+        entry = scope.entry(self._catalog, request.handle)
         limit = clamp(request.max_values, 20, 1, MAX_VALUES)
         filters = (
             parse_filters(decode_json("filters", request.filters), entry.fields)
@@ -41,7 +43,7 @@ class FacetSearch:
             field=entry.fields.real(request.field),
             text=request.q.strip(),
             limit=limit,
-            filters=filters,
+            filters=scope.restrict(entry, filters),
         )
 
         async def values() -> FacetSearchResponse:

@@ -8,7 +8,9 @@ import msgspec
 
 from searchport.domain.catalog import Catalog
 from searchport.domain.errors import DocumentNotFound
+from searchport.domain.record_match import holds
 from searchport.domain.response_cache import Encoded, ResponseCache
+from searchport.domain.scope import FULL_ACCESS, Scope
 from searchport.domain.shaping import shape_document
 
 
@@ -24,14 +26,19 @@ class GetDocument:
         self._catalog = catalog
         self._responses = responses or ResponseCache.uncached()
 
-    async def __call__(self, request: GetDocumentRequest) -> Encoded[dict[str, Any]]:
-        entry = self._catalog.get_entry(request.handle)
+    async def __call__(self, request: GetDocumentRequest,
+                       scope: Scope = FULL_ACCESS) -> Encoded[dict[str, Any]]:
+        """A document outside the key's forced filters is not found, as one that does not
+        exist (``record_match``: only a certain match is shown)."""
+        entry = scope.entry(self._catalog, request.handle)
+        forced = scope.forced(entry)
 
         async def document() -> dict[str, Any]:
             hit = await entry.engine.get_document(request.id)
-            if hit is None:
+            if hit is None or (forced and not holds(forced, hit.source)):
                 raise DocumentNotFound()
             return shape_document(entry.fields, hit)
 
         # stored only when the index's cache.documents is on; a 404 is never stored
-        return await self._responses.answer("document", entry, [request.id], document)
+        params: list[Any] = [request.id, *([forced] if forced else [])]
+        return await self._responses.answer("document", entry, params, document)

@@ -8,6 +8,7 @@ import msgspec
 
 from searchport.domain.catalog import Catalog
 from searchport.domain.response_cache import Encoded, ResponseCache
+from searchport.domain.scope import FULL_ACCESS, Scope
 
 
 class GetMappingRequest(msgspec.Struct, frozen=True, kw_only=True):
@@ -21,6 +22,7 @@ class GetMapping:
         self._catalog = catalog
         self._responses = responses or ResponseCache.uncached()
 
-    async def __call__(self, request: GetMappingRequest) -> Encoded[dict[str, Any]]:
-        entry = self._catalog.get_entry(request.handle)
+    async def __call__(self, request: GetMappingRequest,
+                       scope: Scope = FULL_ACCESS) -> Encoded[dict[str, Any]]:
+        entry = scope.entry(self._catalog, request.handle)
         return await self._responses.answer("mapping", entry, [], entry.engine.get_mapping)

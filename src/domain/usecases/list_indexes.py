@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from searchport.domain.catalog import Catalog
 from searchport.domain.responses import CapabilitiesBody, IndexInfo, IndexListResponse
+from searchport.domain.scope import FULL_ACCESS, Scope
 
 
 class ListIndexes:
@@ -12,11 +13,16 @@ class ListIndexes:
     def __init__(self, *, catalog: Catalog) -> None:
         self._catalog = catalog
 
-    async def __call__(self, request: None = None) -> IndexListResponse:
+    async def __call__(self, request: None = None,
+                       scope: Scope = FULL_ACCESS) -> IndexListResponse:
+        """Only the handles ``scope`` may read; ``rawQuery`` says whether this key may."""
         infos = []
         for handle, entry in self._catalog.items():
+            if not scope.allows(handle):
+                continue
             caps = entry.engine.capabilities
-            raw = caps.raw_query and entry.config.raw_query
+            raw = (caps.raw_query and entry.config.raw_query and scope.raw_query
+                   and (caps.raw_query_filters or not scope.forced(entry)))
             infos.append(
                 IndexInfo(
                     handle=handle,

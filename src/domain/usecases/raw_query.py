@@ -6,6 +6,7 @@ import msgspec
 
 from searchport.domain.catalog import Catalog
 from searchport.domain.errors import Forbidden, InvalidRequest, PayloadTooLarge, UnsupportedFeature
+from searchport.domain.scope import FULL_ACCESS, Scope
 
 
 class RawQueryRequest(msgspec.Struct, frozen=True, kw_only=True):
@@ -20,12 +21,18 @@ class RawQuery:
         self._catalog = catalog
         self._max_body_bytes = max_body_bytes
 
-    async def __call__(self, request: RawQueryRequest) -> bytes:
-        entry = self._catalog.get_entry(request.handle)
+    async def __call__(self, request: RawQueryRequest, scope: Scope = FULL_ACCESS) -> bytes:
+        """Under a key with forced filters, an engine that can wrap the raw query keeps them
+        (``Capabilities.raw_query_filters``); any other refuses it with a 403."""
+        entry = scope.entry(self._catalog, request.handle)
         if not entry.config.raw_query:
             raise Forbidden("The raw query endpoint is turned off for this index")
         if not entry.engine.capabilities.raw_query:
             raise UnsupportedFeature("raw query", entry.engine.name)
+        forced = scope.raw_filters(entry)
+        if forced and not entry.engine.capabilities.raw_query_filters:
+            raise Forbidden(f"This API key forces filters on this handle, which a raw query on "
+                            f"{entry.engine.name} cannot keep: use the search routes")
         if len(request.body) > self._max_body_bytes:
             raise PayloadTooLarge(
                 f"The request body is larger than the limit of {self._max_body_bytes} bytes"
@@ -36,4 +43,6 @@ class RawQuery:
             raise InvalidRequest("The request body must be a JSON object") from None
         if not isinstance(body, dict):
             raise InvalidRequest("The request body must be a JSON object")
+        if forced:
+            return await entry.engine.raw_query(body, forced)
         return await entry.engine.raw_query(body)

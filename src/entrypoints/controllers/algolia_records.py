@@ -21,10 +21,12 @@ from litestar.params import PathParameter, QueryParameter
 
 from searchport.domain.errors import (
     DocumentNotFound,
+    IndexNotFound,
     InvalidRequest,
     NotFound,
     SearchportError,
 )
+from searchport.domain.scope import Scope
 from searchport.domain.usecases.algolia_search import AlgoliaSearch
 from searchport.domain.usecases.describe_fields import DescribeFields, DescribeFieldsRequest
 from searchport.domain.usecases.get_document import GetDocument, GetDocumentRequest
@@ -117,9 +119,9 @@ def as_record(document: dict[str, Any], attributes: list[str] | None) -> dict[st
 
 
 async def _record(get_document: GetDocument, handle: str, object_id: str,
-                  attributes: list[str] | None) -> dict[str, Any] | None:
+                  attributes: list[str] | None, access: Scope) -> dict[str, Any] | None:
     try:
-        answer = await get_document(GetDocumentRequest(handle=handle, id=object_id))
+        answer = await get_document(GetDocumentRequest(handle=handle, id=object_id), access)
     except DocumentNotFound:
         return None
     return as_record(_decode(answer.body), attributes)
@@ -164,12 +166,13 @@ class AlgoliaRecordsController(Controller):
          "createdAt and updatedAt are when this process started; sizes are not reported "
          "(0); searchport has no pending tasks.")
     async def list_indices(self, list_indexes: NamedDependency[ListIndexes],
-                           algolia_search: NamedDependency[AlgoliaSearch]) -> Response[bytes]:
-        handles = [info.handle for info in (await list_indexes()).indexes]
+                           algolia_search: NamedDependency[AlgoliaSearch],
+                           access: NamedDependency[Scope]) -> Response[bytes]:
+        handles = [info.handle for info in (await list_indexes(None, access)).indexes]
 
         async def entries(handle: str) -> int:
             query = AlgoliaQuery(handle=handle, request={"hitsPerPage": 0})
-            (answer,) = await algolia_search((query,))
+            (answer,) = await algolia_search((query,), access)
             return int(_decode(answer)["nbHits"])
 
         counts = await asyncio.gather(*(entries(h) for h in handles), return_exceptions=True)
@@ -187,9 +190,9 @@ class AlgoliaRecordsController(Controller):
     @get("/1/indexes/{handle:str}/settings", summary="Algolia get settings",
          responses=_answers(Settings, "What the handle's configuration says, in Algolia's "
                                       "settings names."))
-    async def settings(self, handle: Handle,
-                       describe_fields: NamedDependency[DescribeFields]) -> Response[bytes]:
-        described = await describe_fields(DescribeFieldsRequest(handle=handle))
+    async def settings(self, handle: Handle, describe_fields: NamedDependency[DescribeFields],
+                       access: NamedDependency[Scope]) -> Response[bytes]:
+        described = await describe_fields(DescribeFieldsRequest(handle=handle), access)
         facetable = ("keyword", "boolean", "integer", "float", "date")
         facets = list(described.facets) + [
             f.name for f in described.fields
@@ -205,13 +208,14 @@ class AlgoliaRecordsController(Controller):
          responses=_answers(dict[str, Any], "The record: objectID and its attributes."))
     async def get_object(
         self, handle: Handle, object_id: ObjectId, get_document: NamedDependency[GetDocument],
+        access: NamedDependency[Scope],
         attributes_to_retrieve: Annotated[str | None, QueryParameter(
             name="attributesToRetrieve", required=False,
             description="Attributes to return (comma-separated or a JSON array); objectID "
                         "always comes back.")] = None,
     ) -> Response[bytes]:
         attributes = _attributes(attributes_to_retrieve, "attributesToRetrieve")
-        record = await _record(get_document, handle, object_id, attributes)
+        record = await _record(get_document, handle, object_id, attributes, access)
         if record is None:
             raise NotFound("ObjectID does not exist")
         return _json(_encode(record))
@@ -219,8 +223,8 @@ class AlgoliaRecordsController(Controller):
     @post("/1/indexes/*/objects", status_code=200, summary="Algolia get objects",
           responses=_answers(dict[str, Any], "One record per request, in request order; "
                                              "null for an objectID that does not exist."))
-    async def get_objects(self, request: AnyRequest,
-                          get_document: NamedDependency[GetDocument]) -> Response[bytes]:
+    async def get_objects(self, request: AnyRequest, get_document: NamedDependency[GetDocument],
+                          access: NamedDependency[Scope]) -> Response[bytes]:
         try:
             body = msgspec.convert(_body(await request.body()), ObjectsBody)
         except msgspec.ValidationError as exc:
@@ -229,8 +233,11 @@ class AlgoliaRecordsController(Controller):
             raise InvalidRequest("requests: must list at least one object")
         if len(body.requests) > MAX_OBJECTS:
             raise InvalidRequest(f"requests: at most {MAX_OBJECTS} objects in one call")
+        for r in body.requests:  # one handle the key may not read refuses the whole call
+            if not access.allows(r.index_name):
+                raise IndexNotFound(r.index_name)
         results = await asyncio.gather(*(
-            _record(get_document, r.index_name, r.object_id, r.attributes_to_retrieve)
+            _record(get_document, r.index_name, r.object_id, r.attributes_to_retrieve, access)
             for r in body.requests
         ))
         return _json(_encode({"results": results}))
@@ -239,18 +246,20 @@ class AlgoliaRecordsController(Controller):
           responses=_answers(dict[str, Any], "A page of records with a cursor to the next "
                                              "page, while there is one."))
     async def browse(self, request: AnyRequest, handle: Handle,
-                     algolia_search: NamedDependency[AlgoliaSearch]) -> Response[bytes]:
-        return await _browse(algolia_search, handle, _body(await request.body()))
+                     algolia_search: NamedDependency[AlgoliaSearch],
+                     access: NamedDependency[Scope]) -> Response[bytes]:
+        return await _browse(algolia_search, handle, _body(await request.body()), access)
 
     @get("/1/indexes/{handle:str}/browse", summary="Algolia browse (GET)",
          responses=_answers(dict[str, Any], "As POST browse, the parameters in the URL."))
     async def browse_get(self, request: AnyRequest, handle: Handle,
-                         algolia_search: NamedDependency[AlgoliaSearch]) -> Response[bytes]:
-        return await _browse(algolia_search, handle, dict(request.query_params.items()))
+                         algolia_search: NamedDependency[AlgoliaSearch],
+                         access: NamedDependency[Scope]) -> Response[bytes]:
+        return await _browse(algolia_search, handle, dict(request.query_params.items()), access)
 
 
 async def _browse(algolia_search: AlgoliaSearch, handle: str,
-                  body: dict[str, Any]) -> Response[bytes]:
+                  body: dict[str, Any], access: Scope) -> Response[bytes]:
     """Browsing is searching page after page: the cursor carries the request and the next
     page, so a client sends only the cursor after the first call (as Algolia's does)."""
     if "cursor" in body:
@@ -263,7 +272,7 @@ async def _browse(algolia_search: AlgoliaSearch, handle: str,
         if isinstance(page, bool) or not isinstance(page, int) or page < 0:
             raise InvalidRequest("page: must be an integer from 0")
     query = AlgoliaQuery(handle=handle, request={**search, "page": page})
-    (found,) = await algolia_search((query,))
+    (found,) = await algolia_search((query,), access)
     answer = _decode(found)
     if page + 1 < int(answer.get("nbPages", 0)):
         answer["cursor"] = _cursor(search, page + 1)

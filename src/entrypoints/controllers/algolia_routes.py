@@ -17,6 +17,7 @@ from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import PathParameter
 
+from searchport.domain.scope import Scope
 from searchport.domain.usecases.algolia_search import AlgoliaSearch
 from searchport.entrypoints.algolia.requests import AlgoliaQueries, multi_queries, one_query
 from searchport.entrypoints.algolia.responses import AlgoliaResult, FacetHitsResult, MultiResponse
@@ -37,8 +38,9 @@ ONE = _answers(AlgoliaResult, "The hits, counts and facets of the query.")
 FACET_HITS = _answers(FacetHitsResult, "The facet values matching facetQuery.")
 
 
-async def _answer(search: AlgoliaSearch, call: AlgoliaQueries) -> Response[bytes]:
-    body = call.body(await search(call.queries))
+async def _answer(search: AlgoliaSearch, call: AlgoliaQueries,
+                  access: Scope) -> Response[bytes]:
+    body = call.body(await search(call.queries, access))
     return Response(content=body, status_code=200, media_type="application/json")
 
 
@@ -51,26 +53,30 @@ class AlgoliaController(Controller):
           "indexName, when given, must be this handle. Answers {\"results\": [..]}.")
     async def instantsearch(self, request: AnyRequest,
                             algolia_search: NamedDependency[AlgoliaSearch],
+                            access: NamedDependency[Scope],
                             handle: Handle) -> Response[bytes]:
-        return await _answer(algolia_search, multi_queries(await request.body(), handle))
+        return await _answer(algolia_search, multi_queries(await request.body(), handle),
+                             access)
 
     @post("/1/indexes/*/queries", status_code=200, responses=MULTI,
           summary="Algolia multi-queries",
           description="Several queries, each on the handle named by its indexName, answered "
           "in request order.")
     async def queries(self, request: AnyRequest,
-                      algolia_search: NamedDependency[AlgoliaSearch]) -> Response[bytes]:
-        return await _answer(algolia_search, multi_queries(await request.body()))
+                      algolia_search: NamedDependency[AlgoliaSearch],
+                      access: NamedDependency[Scope]) -> Response[bytes]:
+        return await _answer(algolia_search, multi_queries(await request.body()), access)
 
     @post("/1/indexes/{handle:str}/query", status_code=200, responses=ONE,
           summary="Algolia search on one handle")
     async def query(self, request: AnyRequest, algolia_search: NamedDependency[AlgoliaSearch],
-                    handle: Handle) -> Response[bytes]:
-        return await _answer(algolia_search, one_query(await request.body(), handle))
+                    handle: Handle, access: NamedDependency[Scope]) -> Response[bytes]:
+        return await _answer(algolia_search, one_query(await request.body(), handle), access)
 
     @post("/1/indexes/{handle:str}/facets/{facet:str}/query", status_code=200,
           responses=FACET_HITS, summary="Algolia search for facet values")
     async def facet_values(self, request: AnyRequest,
                            algolia_search: NamedDependency[AlgoliaSearch], handle: Handle,
-                           facet: Facet) -> Response[bytes]:
-        return await _answer(algolia_search, one_query(await request.body(), handle, facet))
+                           facet: Facet, access: NamedDependency[Scope]) -> Response[bytes]:
+        return await _answer(algolia_search, one_query(await request.body(), handle, facet),
+                             access)

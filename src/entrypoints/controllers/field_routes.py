@@ -9,6 +9,7 @@ from litestar.di import NamedDependency
 from litestar.params import PathParameter
 
 from searchport.domain.responses import IndexFieldsResponse
+from searchport.domain.scope import Scope
 from searchport.domain.usecases.describe_fields import DescribeFields, DescribeFieldsRequest
 from searchport.entrypoints.controllers.params import ERRORS, GUARDS
 
@@ -26,5 +27,6 @@ from searchport.entrypoints.controllers.params import ERRORS, GUARDS
 async def fields_route(
     describe_fields: NamedDependency[DescribeFields],
     handle: Annotated[str, PathParameter(description="An index handle (see GET /indexes).")],
+    access: NamedDependency[Scope],
 ) -> IndexFieldsResponse:
-    return await describe_fields(DescribeFieldsRequest(handle=handle))
+    return await describe_fields(DescribeFieldsRequest(handle=handle), access)

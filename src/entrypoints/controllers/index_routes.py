@@ -13,6 +13,7 @@ from searchport.domain.responses import (
     FacetSearchResponse,
     SearchResponse,
 )
+from searchport.domain.scope import Scope
 from searchport.domain.search_request import SearchRequest
 from searchport.domain.usecases.autocomplete import Autocomplete, AutocompleteRequest
 from searchport.domain.usecases.facet_search import FacetSearch, FacetSearchRequest
@@ -43,6 +44,7 @@ class IndexController(Controller):
     async def search(
         self,
         search_uc: NamedDependency[Search],
+        access: NamedDependency[Scope],
         handle: Handle,
         q: Annotated[str, p.Q] = "",
         page: Annotated[int, p.PAGE] = 1,
@@ -62,7 +64,7 @@ class IndexController(Controller):
             handle=handle, q=q, page=page, per_page=per_page, sort=sort, facets=facets,
             filters=filters, highlight=highlight, fields=fields, suggest=suggest, boosts=boosts,
             histogram=histogram, geo_grid=geo_grid,
-        )), if_none_match)
+        ), access), if_none_match, access.fingerprint)
 
     @get(
         "/facets/{field:str}",
@@ -73,6 +75,7 @@ class IndexController(Controller):
     async def facet_values(
         self,
         facet_search: NamedDependency[FacetSearch],
+        access: NamedDependency[Scope],
         handle: Handle,
         field: Annotated[str, PathParameter(description="The facet field (alias allowed).")],
         q: Annotated[str, p.FACET_Q] = "",
@@ -82,7 +85,7 @@ class IndexController(Controller):
     ) -> Answer:
         return json_answer(await facet_search(FacetSearchRequest(
             handle=handle, field=field, q=q, max_values=max_values, filters=filters
-        )), if_none_match)
+        ), access), if_none_match, access.fingerprint)
 
     @get(
         "/autocomplete",
@@ -93,6 +96,7 @@ class IndexController(Controller):
     async def autocomplete(
         self,
         autocomplete_uc: NamedDependency[Autocomplete],
+        access: NamedDependency[Scope],
         handle: Handle,
         q: Annotated[str, p.Q] = "",
         per_page: Annotated[int, p.AC_PER_PAGE] = 5,
@@ -103,7 +107,7 @@ class IndexController(Controller):
         return json_answer(await autocomplete_uc(AutocompleteRequest(
             handle=handle, q=q, per_page=per_page, facets=facets,
             max_facets_per_field=max_facets_per_field,
-        )), if_none_match)
+        ), access), if_none_match, access.fingerprint)
 
     @get(
         "/documents/{doc_id:path}",
@@ -113,13 +117,14 @@ class IndexController(Controller):
     async def document(
         self,
         get_document: NamedDependency[GetDocument],
+        access: NamedDependency[Scope],
         handle: Handle,
         doc_id: Annotated[str, PathParameter(description="The document's objectID.")],
         if_none_match: IfNoneMatch = None,
     ) -> Answer:
         # a path parameter keeps ids containing "/" reachable; it arrives with its leading "/"
-        document = await get_document(GetDocumentRequest(handle=handle, id=doc_id[1:]))
-        return json_answer(document, if_none_match)
+        document = await get_document(GetDocumentRequest(handle=handle, id=doc_id[1:]), access)
+        return json_answer(document, if_none_match, access.fingerprint)
 
     @get(
         "/mapping",
@@ -129,10 +134,12 @@ class IndexController(Controller):
     async def mapping(
         self,
         get_mapping: NamedDependency[GetMapping],
+        access: NamedDependency[Scope],
         handle: Handle,
         if_none_match: IfNoneMatch = None,
     ) -> Answer:
-        return json_answer(await get_mapping(GetMappingRequest(handle=handle)), if_none_match)
+        answer = await get_mapping(GetMappingRequest(handle=handle), access)
+        return json_answer(answer, if_none_match, access.fingerprint)
 
     @post(
         "/query",
@@ -147,8 +154,9 @@ class IndexController(Controller):
         self,
         request: Request[Any, Any, Any],
         raw_query_uc: NamedDependency[RawQuery],
+        access: NamedDependency[Scope],
         handle: Handle,
     ) -> Response[bytes]:
         body = await request.body()
-        result = await raw_query_uc(RawQueryRequest(handle=handle, body=body))
+        result = await raw_query_uc(RawQueryRequest(handle=handle, body=body), access)
         return Response(content=result, media_type="application/json")

@@ -5,12 +5,21 @@ from __future__ import annotations
 from litestar import Controller, Response, get, post
 from litestar.di import NamedDependency
 
+from searchport.domain.errors import Forbidden
 from searchport.domain.responses import CacheClearResponse, HealthResponse, IndexListResponse
+from searchport.domain.scope import Scope
 from searchport.domain.usecases.clear_cache import ClearCache
 from searchport.domain.usecases.health import Health
 from searchport.domain.usecases.list_indexes import ListIndexes
 from searchport.entrypoints.controllers.params import GUARDS
 from searchport.entrypoints.observability import Metrics
+
+
+def _unrestricted(access: Scope, what: str) -> None:
+    """What concerns every handle is for keys that read every record."""
+    if access.restricted:
+        raise Forbidden(f"This API key is restricted to some handles or records: it may not "
+                        f"{what}")
 
 
 class ServiceController(Controller):
@@ -22,12 +31,15 @@ class ServiceController(Controller):
 
     @get("/indexes", summary="Configured handles, engines and capabilities",
          responses=GUARDS)
-    async def indexes(self, list_indexes: NamedDependency[ListIndexes]) -> IndexListResponse:
-        return await list_indexes()
+    async def indexes(self, list_indexes: NamedDependency[ListIndexes],
+                      access: NamedDependency[Scope]) -> IndexListResponse:
+        return await list_indexes(None, access)
 
     @post("/cache/clear", status_code=200, summary="Drop searchport's own cache entries",
           responses=GUARDS)
-    async def clear_cache(self, clear_cache_uc: NamedDependency[ClearCache]) -> CacheClearResponse:
+    async def clear_cache(self, clear_cache_uc: NamedDependency[ClearCache],
+                          access: NamedDependency[Scope]) -> CacheClearResponse:
+        _unrestricted(access, "clear the cache")
         return await clear_cache_uc()
 
 
@@ -41,5 +53,7 @@ class ServiceController(Controller):
     media_type="text/plain",
     responses=GUARDS,
 )
-async def metrics_route(metrics: NamedDependency[Metrics]) -> Response[bytes]:
+async def metrics_route(metrics: NamedDependency[Metrics],
+                        access: NamedDependency[Scope]) -> Response[bytes]:
+    _unrestricted(access, "read the metrics")
     return Response(metrics.render(), media_type=metrics.content_type)

@@ -38,6 +38,7 @@ from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.config import DefaultsConfig, FieldConfig, IndexConfig
 from searchport.domain.fields import METADATA_KEYS, FieldMap
 from searchport.domain.query import (
+    AllOf,
     AnyOf,
     ExistsFilter,
     FacetValuesQuery,
@@ -266,21 +267,22 @@ def groups(inner: st.SearchStrategy[Filter]) -> st.SearchStrategy[Filter]:
     return st.one_of(
         st.lists(inner, min_size=2, max_size=3).map(lambda fs: AnyOf(filters=tuple(fs))),
         inner.map(lambda f: Negated(filter=f)),
+        st.lists(inner, min_size=1, max_size=3).map(lambda fs: AllOf(filters=tuple(fs))),
     )
 
 
-# filters on one field, and AnyOf/Negated groups of filters or groups (on any fields)
+# filters on one field, and AnyOf/Negated/AllOf groups of filters or groups (on any fields)
 filters = st.one_of(field_filters, groups(st.recursive(field_filters, groups, max_leaves=3)))
 
 
 def field_of(f: Filter) -> str | None:
     """The field of a filter on one field; ``None`` for a group, never a facet's own."""
-    return None if isinstance(f, AnyOf | Negated) else f.field
+    return None if isinstance(f, AnyOf | Negated | AllOf) else f.field
 
 
 def leaves(f: Filter) -> Iterator[Filter]:
     """The filters on one field inside ``f``."""
-    if isinstance(f, AnyOf):
+    if isinstance(f, AnyOf | AllOf):
         for member in f.filters:
             yield from leaves(member)
     elif isinstance(f, Negated):
@@ -630,7 +632,7 @@ def test_search_body(case: tuple[Model, SearchQuery]) -> None:
     negations = [f for f in query.filters
                  if isinstance(f, NotFilter) or (isinstance(f, ExistsFilter) and not f.exists)]
     event(f"post_filter: {'post_filter' in body}")
-    event(f"groups: {any(isinstance(f, AnyOf | Negated) for f in query.filters)}")
+    event(f"groups: {any(isinstance(f, AnyOf | Negated | AllOf) for f in query.filters)}")
     event(f"clauses under nested: {any(r.scope for r in refs)}")
     sub_fields = any(r.name not in model.specs for r in refs)
     event(f"keyword sub-field read: {sub_fields}")
@@ -661,12 +663,14 @@ def test_each_filter_clause_has_its_exact_shape(model: Model, data: st.DataObjec
 
 
 def expected_clause(f: Filter, model: Model) -> Json:
-    """``AnyOf``: ``bool.should`` (at least one); ``Negated``: ``bool.must_not``; each member
-    on one field in its own nested wrapper."""
+    """``AnyOf``: ``bool.should`` (at least one); ``AllOf``: ``bool.filter`` (every one);
+    ``Negated``: ``bool.must_not``; each member on one field in its own nested wrapper."""
     match f:
         case AnyOf(filters=members):
             return {"bool": {"should": [expected_clause(m, model) for m in members],
                              "minimum_should_match": 1}}
+        case AllOf(filters=members):
+            return {"bool": {"filter": [expected_clause(m, model) for m in members]}}
         case Negated(filter=inner):
             return {"bool": {"must_not": [expected_clause(inner, model)]}}
         case GeoRadiusFilter(lat=lat, lon=lon, radius_m=meters):
