@@ -139,6 +139,11 @@ def _check_ranking(where: str, index: IndexConfig) -> None:
             )
         if field is not None and field.type is None and index.engine == "tantivy":
             raise ConfigError(f"{at}: give {key.field!r} a type (integer, float or date)")
+    if index.engine == "typesense" and len(index.custom_ranking) > 2:
+        raise ConfigError(
+            f"{where}.customRanking: Typesense sorts by at most 3 keys, relevance and two "
+            f"custom ranking keys; keep two"
+        )
     typos = index.typo_tolerance
     if typos.two_typos_from < typos.one_typo_from:
         raise ConfigError(
