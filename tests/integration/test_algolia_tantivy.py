@@ -257,3 +257,21 @@ def test_no_rendering_content_without_default_facets() -> None:
                            processing_time_ms=0, query="", params="", index="books",
                            rendering_content=rendering_content([]))
     assert "renderingContent" not in msgspec.json.decode(msgspec.json.encode(result))
+
+
+@pytest.mark.parametrize(("query", "title", "value", "matched"), [
+    # the word being typed: its letters marked, the word not fully highlighted
+    ("otra", "The Castle of Otranto", "The Castle of <em>Otra</em>nto", ["otra"]),
+    ("zur", "A Night in Zürich", "A Night in <em>Zür</em>ich", ["zur"]),
+    # a typo match: the whole word, matched by the query word it is one typo from
+    ("castel night", "The Castle of Otranto", "The <em>Castle</em> of Otranto", ["castel"]),
+    ("otrnato", "The Castle of Otranto", "The Castle of <em>Otranto</em>", ["otrnato"]),
+])
+def test_highlight_results_say_what_matched(client: TestClient[Any], query: str, title: str,
+                                            value: str, matched: list[str]) -> None:
+    body = search(client, query=query, hitsPerPage=100, attributesToHighlight=["title"])
+    (hit,) = [h for h in body["hits"] if h["title"] == title]
+    words = query.split()
+    assert hit["_highlightResult"]["title"] == {
+        "value": value, "matchedWords": matched, "fullyHighlighted": False,
+        "matchLevel": "full" if len(matched) == len(words) else "partial"}

@@ -23,8 +23,8 @@ from searchport.adapters.tantivy.schema import (
     text_analyzer,
 )
 from searchport.adapters.tantivy.text_query import QueryWord, TextMatch
-from searchport.adapters.tantivy.typos import osa_distance, prefix_distance
 from searchport.domain.errors import InvalidRequest
+from searchport.domain.typos import osa_distance, prefix_distance
 
 FRAGMENT_CHARS = 200  # longer values are cut to a window around the first match
 MAX_FRAGMENTS = 5  # per field, for arrays

@@ -32,9 +32,9 @@ from searchport.adapters.tantivy.schema import (
     prefix_field,
     text_analyzer,
 )
-from searchport.adapters.tantivy.typos import allowed_typos
 from searchport.domain.errors import InvalidRequest
 from searchport.domain.query import FieldWeight
+from searchport.domain.typos import allowed_typos
 
 _MAX_WORDS = 32  # beyond this a query is a paste, not a search; extra words are ignored
 _BEST_FIELD = 2  # the field level of the highest weight; the next weight is 1, others 0

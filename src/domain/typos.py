@@ -1,4 +1,4 @@
-"""Typo rules of the embedded engine, and the edit distance the highlighter and the
+"""Typo rules of the embedded engine, and the edit distance the highlighters and the
 did-you-mean suggestions use to find what a typo query word matched.
 
 The distance is the optimal string alignment (Damerau-Levenshtein without edits inside a
