@@ -15,11 +15,12 @@ from typing import Any
 
 import msgspec
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from searchport.adapters.tantivy import TantivyEngine
 from searchport.domain.config import IndexConfig
+from searchport.domain.errors import InvalidRequest
 from searchport.domain.query import FieldWeight, SearchQuery
 from tests.integration.conftest import BOOK_FIELDS, BOOKS, load_rows, words
 
@@ -207,3 +208,73 @@ def test_highlights_mark_what_matched(books_engine: TantivyEngine, runner: async
     result = runner.run(books_engine.search(SearchQuery(text=text, highlight=True, limit=100)))
     by_title = {h.source["title"]: h.highlights.get("title") for h in result.hits}
     assert by_title[title] == [marked]
+
+
+def expected_correction(ref: SimpleNamespace, typed: str, as_prefix: bool) -> str | None:
+    """The title word a misspelled query word becomes: the closest (edit distance within
+    one typo from 3 letters, two from 7), the best-ranked title's word among equals; None
+    when the titles hold the word (or, typed, a word starting with it)."""
+    by_rank = sorted(ROWS, key=ranking_key)
+    title_words = [w for r in by_rank for w in words(r["title"])]
+    if typed in title_words or (as_prefix and any(w.startswith(typed) for w in title_words)):
+        return None
+    allowed = 2 if len(typed) >= 7 else 1 if len(typed) >= 3 else 0
+
+    def distance(word: str) -> int:
+        if as_prefix:
+            return min(ref.edit_distance(word[:end], typed) for end in range(len(word) + 1))
+        return int(ref.edit_distance(word, typed))
+
+    near = [(distance(w), i, w) for i, w in enumerate(title_words) if distance(w) <= allowed]
+    return min(near)[2] if near else None
+
+
+@settings(max_examples=80, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(word=st.sampled_from(TITLE_WORDS), kind=st.sampled_from(["swap", "replace", "delete",
+                                                                 "insert"]),
+       at=st.integers(0, 12), letter=st.sampled_from("aeioqxz"), typing=st.booleans())
+def test_did_you_mean_corrects_misspelled_words(
+        ranked: TantivyEngine, runner: asyncio.Runner, ref: SimpleNamespace, word: str,
+        kind: str, at: int, letter: str, typing: bool) -> None:
+    """``suggest_field``: "night <typo>" comes back with the typo corrected when the titles
+    do not hold it; no suggestion when every word is a title word."""
+    typo = mutate(word, kind, at, letter)
+    assume(words(typo) == [typo])  # one word still (a letter may be a word break)
+    text = f"night {typo}" + ("" if typing else " ")
+    result = runner.run(ranked.search(SearchQuery(text=text, suggest_field="title",
+                                                  search_fields=TITLE_ONLY)))
+    correction = expected_correction(ref, typo, typing)
+    assert result.suggestions == ([] if correction is None else [f"night {correction}"])
+
+
+def test_did_you_mean_needs_a_text_field(ranked: TantivyEngine, runner: asyncio.Runner) -> None:
+    with pytest.raises(InvalidRequest) as caught:
+        runner.run(ranked.search(SearchQuery(text="fiction", suggest_field="genre")))
+    assert str(caught.value) == ('Cannot suggest from "genre": it is a keyword field; set '
+                                 'defaults.suggestField to a text field')
+
+
+def test_search_answers_suggestions_over_http(tmp_path: Path, ref: SimpleNamespace) -> None:
+    """``suggest=true`` on ``/search`` of an embedded handle with ``suggestField``: the
+    corrected query in ``suggestions``, the field the phrase suggester fills elsewhere."""
+    from litestar.testing import TestClient
+
+    from searchport.domain.config import Config
+    from searchport.entrypoints.app import create_app
+    from searchport.entrypoints.container import create_container
+
+    config = msgspec.convert({"indexes": {"books": {
+        "engine": "tantivy", "path": str(tmp_path / "index"), "source": str(BOOKS),
+        "fields": BOOK_FIELDS, "customRanking": RANKING,
+        "defaults": {"suggestField": "title"}}}}, Config)
+    with TestClient(create_app(create_container(config, tmp_path))) as client:
+        indexes = client.get("/indexes").json()
+        assert [i["capabilities"]["suggest"] for i in indexes["indexes"]] == [True]
+        for text, typing in (("the castel ", False), ("tokoy", True), ("river", True)):
+            body = client.get("/books/search", params={"q": text, "suggest": "true"}).json()
+            *known, last = words(text)
+            correction = expected_correction(ref, last, typing)
+            assert body["suggestions"] == (
+                [] if correction is None else [" ".join([*known, correction])])
+        assert client.get("/books/search", params={"q": "castel"}).json()["suggestions"] == []
