@@ -4,6 +4,8 @@
     .venv/bin/python bench/relevance.py                 # both engines, the table for RESULTS.md
     .venv/bin/python bench/relevance.py --no-typesense  # searchport alone
     .venv/bin/python bench/relevance.py --show-failures 10
+    git archive <rev> src | tar -x -C /tmp/base                  # an older revision...
+    .venv/bin/python bench/relevance.py --src /tmp/base/src      # ...measured the same way
 
 The query sets are built from the demo rows alone (``src/demo/cities.jsonl.gz``), with the
 right answer computed from the rows:
@@ -36,6 +38,7 @@ import asyncio
 import gzip
 import itertools
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -144,6 +147,13 @@ def query_sets(rows: list[Row]) -> dict[str, QuerySet]:
     }
 
 
+def use_src(src: str) -> None:
+    """Import ``searchport`` from another checkout's ``src`` folder."""
+    folder = tempfile.mkdtemp(prefix="searchport-src-")
+    os.symlink(Path(src).resolve(), Path(folder) / "searchport")
+    sys.path.insert(0, folder)
+
+
 Searcher = Callable[[str], list[str]]  # query -> ids of the first 5 hits
 
 
@@ -237,9 +247,12 @@ class Typesense:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--no-typesense", action="store_true")
+    parser.add_argument("--src", help="import searchport from this checkout's src folder")
     parser.add_argument("--show-failures", type=int, default=0, metavar="N",
                         help="print the first N misses of searchport per set")
     args = parser.parse_args()
+    if args.src:
+        use_src(args.src)
     rows = load_rows()
     sets = query_sets(rows)
     with tempfile.TemporaryDirectory(prefix="searchport-relevance-") as tmp:

@@ -58,6 +58,7 @@ class Highlighter:
         self._text = text_analyzer()
         self._fold = fold_analyzer()
         self._seen: dict[str, int] = {}  # document word -> letters marked
+        self._terms = match.terms
 
     def highlight(self, row: dict[str, Any]) -> dict[str, list[str]]:
         found: dict[str, list[str]] = {}
@@ -103,9 +104,10 @@ class Highlighter:
         it for an exact or typo match, the typed part for a prefix match."""
         found = self._seen.get(word)
         if found is None:
-            found = self._seen[word] = max(
-                (_matched_letters(word, query_word) for query_word in self._match.words),
-                default=0)
+            found = len(word) if word in self._terms else 0
+            for query_word in self._match.words if not found else ():
+                found = max(found, _matched_letters(word, query_word))
+            self._seen[word] = found
         return found
 
 
@@ -115,6 +117,8 @@ def _matched_letters(word: str, query: QueryWord) -> int:
     if query.prefix and word.startswith(query.text):
         return len(query.text)
     if query.typos == 0:
+        return 0
+    if len(word) < len(query.text) - query.typos:
         return 0
     if query.prefix:
         typos, letters = prefix_distance(word, query.text, query.typos)
