@@ -278,3 +278,19 @@ def test_search_answers_suggestions_over_http(tmp_path: Path, ref: SimpleNamespa
             assert body["suggestions"] == (
                 [] if correction is None else [" ".join([*known, correction])])
         assert client.get("/books/search", params={"q": "castel"}).json()["suggestions"] == []
+
+
+def test_a_date_ranks_by_its_instant(tmp_path: Path, runner: asyncio.Runner,
+                                     ref: SimpleNamespace) -> None:
+    """``customRanking: [{field: published, order: asc}]``: every hit of a blank query is
+    as relevant as the next, so the oldest instant comes first (offsets honoured, a date
+    alone is its midnight UTC), documents without a date last in source order."""
+    engine = engine_for(tmp_path, customRanking=[{"field": "published", "order": "asc"}])
+    result = runner.run(engine.search(SearchQuery(text="", limit=100)))
+
+    def key(row: Row) -> tuple[Any, ...]:
+        published = row.get("published")
+        when = ref.parse_date(published).timestamp() if published else None
+        return ((1, 0.0) if when is None else (0, when), ROWS.index(row))
+
+    assert [h.id for h in result.hits] == [ref.doc_id(r) for r in sorted(ROWS, key=key)]
