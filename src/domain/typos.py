@@ -23,33 +23,42 @@ def allowed_typos(word: str, rules: TypoToleranceConfig) -> int:
 
 def _last_row(typed: str, word: str, limit: int) -> list[int]:
     """The last row of the alignment table of ``typed`` against ``word``: entry ``j`` is the
-    distance from ``typed`` to ``word[:j]``, capped at ``limit + 1``. Only the band of cells
-    within ``limit`` of the diagonal can hold a distance within ``limit``: only it is
-    computed."""
+    distance from ``typed`` to ``word[:j]``, capped at ``limit + 1``.
+
+    Bit-parallel (Myers' algorithm with Hyyrö's transposition term, "A bit-vector algorithm
+    for computing Levenshtein and Damerau edit distances", 2002): one bit per letter of
+    ``typed`` holds whether the table goes up or down a column, so each letter of ``word``
+    costs a few integer operations instead of a loop over ``typed``."""
     over = limit + 1
-    width = len(word)
     if len(set(typed).difference(word)) > limit:  # each letter missing costs an edit
-        return [over] * (width + 1)
-    previous2: list[int] = []
-    previous = [j if j <= limit else over for j in range(width + 1)]
-    for i in range(1, len(typed) + 1):
-        current = [over] * (width + 1)
-        if i <= limit:
-            current[0] = i
-        low, high = max(1, i - limit), min(width, i + limit)
-        letter = typed[i - 1]
-        for j in range(low, high + 1):
-            best = previous[j - 1] + (letter != word[j - 1])
-            if previous[j] + 1 < best:
-                best = previous[j] + 1
-            if current[j - 1] + 1 < best:
-                best = current[j - 1] + 1
-            if (i > 1 and j > 1 and letter == word[j - 2] and typed[i - 2] == word[j - 1]
-                    and previous2[j - 2] + 1 < best):
-                best = previous2[j - 2] + 1
-            current[j] = best if best < over else over
-        previous2, previous = previous, current
-    return previous
+        return [over] * (len(word) + 1)
+    size = len(typed)
+    if size == 0:
+        return [min(j, over) for j in range(len(word) + 1)]
+    mask = (1 << size) - 1
+    high = 1 << (size - 1)
+    equal: dict[str, int] = {}
+    for i, letter in enumerate(typed):
+        equal[letter] = equal.get(letter, 0) | (1 << i)
+    up, down, diagonal, before = mask, 0, 0, 0
+    score = size
+    row = [min(size, over)]
+    for letter in word:
+        same = equal.get(letter, 0)
+        swapped = (((~diagonal) & same) << 1) & before
+        diagonal = ((((same & up) + up) ^ up) | same | down | swapped) & mask
+        right = (down | ~(diagonal | up)) & mask
+        left = diagonal & up
+        if right & high:
+            score += 1
+        elif left & high:
+            score -= 1
+        right = ((right << 1) | 1) & mask
+        up = ((left << 1) | ~(diagonal | right)) & mask
+        down = right & diagonal
+        before = same
+        row.append(min(score, over))
+    return row
 
 
 def osa_distance(a: str, b: str, limit: int) -> int:

@@ -87,12 +87,16 @@ class Highlighter:
         starts = list(itertools.accumulate((len(item) + 1 for item in items), initial=0))
         spans: list[list[Span]] = [[] for _ in items]
         item = 0
+        seen, marked_letters = self._seen, self._marked_letters
         for token in self._text.pre_tokenize("\n".join(items)).tokens:
-            marked = self._marked_letters(token.text)
+            word = token.text
+            marked = seen.get(word)
+            if marked is None:
+                marked = marked_letters(word)
             if marked == 0:
                 continue
             begin, end = token.char_offset_from, token.char_offset_to
-            if end - begin == len(token.text):  # folding kept the letters one for one
+            if end - begin == len(word):  # folding kept the letters one for one
                 end = begin + marked
             while begin >= starts[item + 1]:
                 item += 1
