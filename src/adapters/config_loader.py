@@ -114,6 +114,45 @@ def check_index(handle: str, index: IndexConfig) -> None:
     problems = alias_conflicts(index.fields)
     if problems:
         raise ConfigError(f"{where}: {problems[0]}")
+    _check_ranking(where, index)
+
+
+RANKABLE_TYPES = frozenset({"integer", "float", "date"})
+
+
+def _check_ranking(where: str, index: IndexConfig) -> None:
+    """``customRanking`` names numeric or date fields, each once; the embedded engine needs
+    them configured with their type (it orders by the values it indexed)."""
+    seen: set[str] = set()
+    for i, key in enumerate(index.custom_ranking):
+        at = f"{where}.customRanking[{i}].field"
+        field = index.fields.get(key.field)
+        if key.field in seen:
+            raise ConfigError(f"{at}: {key.field!r} is named twice")
+        seen.add(key.field)
+        if field is None and index.engine == "tantivy":
+            raise ConfigError(
+                f"{at}: {key.field!r} is not in fields; add it with type integer, float or "
+                f"date to rank by it"
+            )
+        if field is not None and field.type is not None and field.type not in RANKABLE_TYPES:
+            raise ConfigError(
+                f"{at}: {key.field!r} is a {field.type} field; custom ranking takes integer, "
+                f"float or date fields"
+            )
+        if field is not None and field.type is None and index.engine == "tantivy":
+            raise ConfigError(f"{at}: give {key.field!r} a type (integer, float or date)")
+    if index.engine == "typesense" and len(index.custom_ranking) > 2:
+        raise ConfigError(
+            f"{where}.customRanking: Typesense sorts by at most 3 keys, relevance and two "
+            f"custom ranking keys; keep two"
+        )
+    typos = index.typo_tolerance
+    if typos.two_typos_from < typos.one_typo_from:
+        raise ConfigError(
+            f"{where}.typoTolerance.twoTyposFrom: must be at least oneTypoFrom "
+            f"({typos.one_typo_from})"
+        )
 
 
 def parse_config(text: str, environ: Mapping[str, str]) -> Config:

@@ -40,6 +40,23 @@ class DefaultsConfig(_Section, frozen=True):
     suggest_field: str | None = None
 
 
+class RankingKey(_Section, frozen=True):
+    """One key of ``indexes.<handle>.customRanking``: a numeric or date field (public name)
+    and its direction, applied after text relevance to order equally relevant hits."""
+
+    field: str
+    order: Literal["asc", "desc"] = "desc"
+
+
+class TypoToleranceConfig(_Section, frozen=True):
+    """``indexes.<handle>.typoTolerance`` (embedded engine): how many typos a query word may
+    have, by its length in letters; a transposition counts as one typo."""
+
+    enabled: bool = True
+    one_typo_from: Annotated[int, msgspec.Meta(ge=1, le=100)] = 5
+    two_typos_from: Annotated[int, msgspec.Meta(ge=1, le=100)] = 9
+
+
 class IndexCacheConfig(_Section, frozen=True):
     """``indexes.<handle>.cache``: this handle's TTLs (seconds; 0: never cached)."""
 
@@ -74,6 +91,11 @@ class IndexConfig(_Section, frozen=True):
         default_factory=lambda: ["scripts", "runtimeFields"]
     )
     exact_totals: bool = True
+    # relevance (docs/relevance.md): equally relevant hits in this order; the last query
+    # word matched as a prefix (search-as-you-type); typo tolerance (embedded engine)
+    custom_ranking: list[RankingKey] = msgspec.field(default_factory=list)
+    prefix_search: bool = True
+    typo_tolerance: TypoToleranceConfig = msgspec.field(default_factory=TypoToleranceConfig)
     max_result_window: Annotated[int, msgspec.Meta(ge=1)] = 10_000
     cache: IndexCacheConfig = msgspec.field(default_factory=IndexCacheConfig)
 

@@ -102,18 +102,52 @@ def ids(rows: Iterable[dict[str, Any]]) -> set[str]:
     return {doc_id(row) for row in rows}
 
 
+def edit_distance(a: str, b: str) -> int:
+    """Optimal string alignment distance, the whole table (the reference the engine's
+    typo matching is checked against): insertions, deletions, substitutions and swaps of
+    two neighbouring letters cost one each."""
+    table = [[i + j if i * j == 0 else 0 for j in range(len(b) + 1)] for i in range(len(a) + 1)]
+    for i in range(1, len(a) + 1):
+        for j in range(1, len(b) + 1):
+            table[i][j] = min(table[i - 1][j] + 1, table[i][j - 1] + 1,
+                              table[i - 1][j - 1] + (a[i - 1] != b[j - 1]))
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                table[i][j] = min(table[i][j], table[i - 2][j - 2] + 1)
+    return table[len(a)][len(b)]
+
+
+def allowed_typos(word: str, one_from: int = 5, two_from: int = 9) -> int:
+    """The default typo rule: one typo from 5 letters, two from 9."""
+    return 2 if len(word) >= two_from else 1 if len(word) >= one_from else 0
+
+
+def word_matches(word: str, query: str, as_prefix: bool, typos: int) -> bool:
+    """A document word matched by a query word: equal, within ``typos`` edits, and for the
+    word being typed, starting with it or with a word within ``typos`` edits of it."""
+    if word == query or (as_prefix and word.startswith(query)):
+        return True
+    if typos == 0:
+        return False
+    if as_prefix:
+        return any(edit_distance(word[:end], query) <= typos for end in range(len(word) + 1))
+    return edit_distance(word, query) <= typos
+
+
 def text_matches(row: dict[str, Any], text: str, fields: Iterable[str] = TEXT_FIELDS,
-                 keywords: Iterable[str] = KEYWORD_FIELDS, prefix: bool = True) -> bool:
-    """Any word of ``text`` in a searched text field (the last one also as a prefix), or
-    the whole text or one of its words equal to a keyword, ignoring case and accents."""
+                 keywords: Iterable[str] = KEYWORD_FIELDS, prefix: bool = True,
+                 typos: bool = True) -> bool:
+    """Any word of ``text`` in a searched text field (the last one also as a prefix), with
+    the typos the default rule allows (``typos``), or the whole text or one of its words
+    equal to a keyword, ignoring case and accents."""
     query = words(text)
     if not query:
         return False
     last = query[-1] if prefix and text[-1].isalnum() else None
+    allowed = {q: allowed_typos(q) if typos else 0 for q in query}
     for field in fields:
         for value in listed(row.get(field)):
             for word in words(value):
-                if word in query or (last is not None and word.startswith(last)):
+                if any(word_matches(word, q, q == last, allowed[q]) for q in query):
                     return True
     wanted = {fold(text.strip()), *(fold(w) for w in text.split())}
     return any(fold(v) in wanted for f in keywords for v in listed(row.get(f)))
@@ -147,7 +181,9 @@ def ref() -> SimpleNamespace:
     """The helpers above, for tests (a namespace, so no test imports conftest)."""
     return SimpleNamespace(
         fold=fold, words=words, listed=listed, doc_id=doc_id, ids=ids,
-        text_matches=text_matches, parse_date=parse_date, tile=tile, point=point,
+        text_matches=text_matches, edit_distance=edit_distance,
+        allowed_typos=allowed_typos, word_matches=word_matches, parse_date=parse_date,
+        tile=tile, point=point,
         config=books_config, load_rows=load_rows, text_fields=TEXT_FIELDS,
         keyword_fields=KEYWORD_FIELDS, books=BOOKS,
     )

@@ -177,13 +177,19 @@ def test_ranking_by_distance_is_refused_naming_it_and_the_engine(
 
 def castle_snippet(title: str, size: int) -> str:
     """The expected snippet of a title for the query "castle", from the title alone: the
-    words of castle* marked, ``(size - 1) // 2`` words before the first, ``…`` where words
-    were left out, HTML-escaped (the default ``<em>`` tags are HTML)."""
+    letters "castle" of the words castle* marked (a prefix match marks what was typed),
+    ``(size - 1) // 2`` words before the first, ``…`` where words were left out,
+    HTML-escaped (the default ``<em>`` tags are HTML)."""
     words = title.split()
     hit = [i for i, w in enumerate(words) if re.sub(r"\W", "", w).lower().startswith("castle")]
     start = max(0, min(hit[0] - (size - 1) // 2, len(words) - size))
     end = min(len(words), start + size)
-    shown = " ".join(f"<em>{html.escape(w)}</em>" if i in hit else html.escape(w)
+    def marked(w: str) -> str:
+        at = w.lower().index("castle")
+        return (html.escape(w[:at]) + f"<em>{html.escape(w[at:at + 6])}</em>"
+                + html.escape(w[at + 6:]))
+
+    shown = " ".join(marked(w) if i in hit else html.escape(w)
                      for i, w in enumerate(words) if start <= i < end)
     return ("… " if start > 0 else "") + shown + (" …" if end < len(words) else "")
 
@@ -251,3 +257,21 @@ def test_no_rendering_content_without_default_facets() -> None:
                            processing_time_ms=0, query="", params="", index="books",
                            rendering_content=rendering_content([]))
     assert "renderingContent" not in msgspec.json.decode(msgspec.json.encode(result))
+
+
+@pytest.mark.parametrize(("query", "title", "value", "matched"), [
+    # the word being typed: its letters marked, the word not fully highlighted
+    ("otra", "The Castle of Otranto", "The Castle of <em>Otra</em>nto", ["otra"]),
+    ("zur", "A Night in Zürich", "A Night in <em>Zür</em>ich", ["zur"]),
+    # a typo match: the whole word, matched by the query word it is one typo from
+    ("castel night", "The Castle of Otranto", "The <em>Castle</em> of Otranto", ["castel"]),
+    ("otrnato", "The Castle of Otranto", "The Castle of <em>Otranto</em>", ["otrnato"]),
+])
+def test_highlight_results_say_what_matched(client: TestClient[Any], query: str, title: str,
+                                            value: str, matched: list[str]) -> None:
+    body = search(client, query=query, hitsPerPage=100, attributesToHighlight=["title"])
+    (hit,) = [h for h in body["hits"] if h["title"] == title]
+    words = query.split()
+    assert hit["_highlightResult"]["title"] == {
+        "value": value, "matchedWords": matched, "fullyHighlighted": False,
+        "matchLevel": "full" if len(matched) == len(words) else "partial"}

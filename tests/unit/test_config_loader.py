@@ -301,3 +301,62 @@ def test_a_field_cannot_be_named_like_hit_metadata(name: str) -> None:
     )
     with pytest.raises(ConfigError, match=f"indexes.h.fields.{name}"):
         parse_config(text, {})
+
+
+# -- relevance: customRanking, typoTolerance, prefixSearch -------------------------------
+
+
+RANKED = """
+engine: {engine}
+path: idx/books
+host: http://127.0.0.1:9200
+indexName: books
+fields:
+  title: {{ type: text }}
+  year: {{ type: integer }}
+  born: {{ field: author_born, type: date }}
+  genre: {{ type: keyword }}
+  rating: {{}}
+customRanking: {ranking}
+"""
+
+
+def test_custom_ranking_keys_are_read_with_a_default_direction() -> None:
+    text = index_yaml(RANKED.format(engine="tantivy",
+                                    ranking='[{field: year}, {field: born, order: asc}]'))
+    index = parse_config(text, {}).indexes["books"]
+    assert [(k.field, k.order) for k in index.custom_ranking] == [("year", "desc"),
+                                                                    ("born", "asc")]
+    assert index.prefix_search is True and index.typo_tolerance.enabled is True
+    assert (index.typo_tolerance.one_typo_from, index.typo_tolerance.two_typos_from) == (5, 9)
+
+
+@pytest.mark.parametrize(("engine", "ranking", "message"), [
+    ("tantivy", "[{field: genre}]", "customRanking[0].field: 'genre' is a keyword field; "
+                                    "custom ranking takes integer, float or date fields"),
+    ("elasticsearch", "[{field: title}]", "customRanking[0].field: 'title' is a text field"),
+    ("tantivy", "[{field: year}, {field: pages}]", "customRanking[1].field: 'pages' is not "
+                                                   "in fields; add it with type integer"),
+    ("tantivy", "[{field: rating}]", "customRanking[0].field: give 'rating' a type"),
+    ("typesense", "[{field: year}, {field: year, order: asc}]", "'year' is named twice"),
+    ("tantivy", "[{field: year, order: up}]", "customRanking[0].order"),
+    ("tantivy", "[year]", "customRanking[0]"),
+])
+def test_custom_ranking_mistakes_name_the_key(engine: str, ranking: str, message: str) -> None:
+    assert message in config_error(index_yaml(RANKED.format(engine=engine, ranking=ranking)))
+
+
+def test_server_engines_may_rank_by_fields_not_configured() -> None:
+    text = index_yaml(RANKED.format(engine="typesense", ranking="[{field: sales}]"))
+    assert parse_config(text, {}).indexes["books"].custom_ranking[0].field == "sales"
+
+
+@pytest.mark.parametrize(("typos", "message"), [
+    ("{oneTypoFrom: 6, twoTyposFrom: 4}", "typoTolerance.twoTyposFrom: must be at least "
+                                          "oneTypoFrom (6)"),
+    ("{oneTypoFrom: 0}", "typoTolerance.oneTypoFrom"),
+    ("{enabled: maybe}", "typoTolerance.enabled"),
+])
+def test_typo_tolerance_mistakes_name_the_key(typos: str, message: str) -> None:
+    text = index_yaml(f"engine: tantivy\npath: idx\ntypoTolerance: {typos}")
+    assert message in config_error(text)

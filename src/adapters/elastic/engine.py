@@ -27,6 +27,7 @@ from searchport.domain.config import IndexConfig
 from searchport.domain.errors import InvalidQuery, SearchportError
 from searchport.domain.fields import FieldMap
 from searchport.domain.query import FacetValuesQuery, Filter, SearchQuery
+from searchport.domain.ranking import custom_ranking
 from searchport.domain.results import Capabilities, EngineResult, FacetValue, Hit
 
 T = TypeVar("T")
@@ -55,6 +56,7 @@ class ElasticCompatEngine:
         assert config.host and config.index_name  # checked by the config loader
         self._handle = handle
         self._flavor = flavor
+        self._ranking = custom_ranking(config)
         names = [config.index_name] if isinstance(config.index_name, str) else config.index_name
         # "a,b" in one name is a multi-target path too: the comma stays a literal comma
         self._indices = ",".join(quote(n, safe="*-_.+,") for n in names)
@@ -97,7 +99,7 @@ class ElasticCompatEngine:
 
     async def search(self, query: SearchQuery) -> EngineResult:
         fields = await self._fields.get()
-        body = translate.search_body(query, fields)
+        body = translate.search_body(query, fields, self._ranking)
         content = await self._query_content(f"/{self._indices}/_search", body)
         return self._read(lambda: parse.decode_search(content, query))
 

@@ -88,6 +88,7 @@ def decode_search(content: bytes, query: SearchQuery) -> EngineResult:
         total=(total.value or 0) if isinstance(total, _Total) else (total or 0),
     )
     _aggregations(result, answer.aggregations or {}, answer.suggest or {}, query)
+    typed_prefix_marks(result, query)
     return result
 
 
@@ -106,7 +107,37 @@ def search_result(answer: Json, query: SearchQuery) -> EngineResult:
         total=total(hits_part.get("total")),
     )
     _aggregations(result, _mapping(aggs, "aggregations"), answer.get("suggest") or {}, query)
+    typed_prefix_marks(result, query)
     return result
+
+
+_WORDS = re.compile(r"\w+")
+_WHOLE_MARK = re.compile(r"<mark>(\w+)</mark>")
+
+
+def typed_prefix_marks(result: EngineResult, query: SearchQuery) -> None:
+    """Marks of the word being typed cut to its letters, as the other engines mark them:
+    Elasticsearch's highlighter marks every word a ``bool_prefix`` matched whole
+    (``<mark>Parma</mark>`` for "par" becomes ``<mark>Par</mark>ma``). A marked word that
+    is a query word itself keeps its mark."""
+    text = query.text
+    if not (query.highlight and query.prefix_last_word and text[-1:].isalnum()):
+        return
+    words = [w.casefold() for w in _WORDS.findall(text)]
+    typed, whole = words[-1], set(words[:-1])
+
+    def cut(found: re.Match[str]) -> str:
+        word = found.group(1)
+        folded = word.casefold()
+        if folded in whole or len(folded) <= len(typed) or not folded.startswith(typed) \
+                or len(folded) != len(word):
+            return found.group(0)
+        return f"<mark>{word[:len(typed)]}</mark>{word[len(typed):]}"
+
+    for item in result.hits:
+        for name, fragments in item.highlights.items():
+            item.highlights[name] = [_WHOLE_MARK.sub(cut, f) if "<mark>" in f else f
+                                     for f in fragments]
 
 
 def _aggregations(result: EngineResult, aggs: Json, suggest: Any, query: SearchQuery) -> None:

@@ -35,6 +35,7 @@ from searchport.domain.query import (
     GeoSort,
     HistogramSpec,
     SearchQuery,
+    SortClause,
     filter_field,
 )
 
@@ -119,7 +120,10 @@ def _weighted(fw: FieldWeight) -> str:
 # ---------------------------------------------------------------- search
 
 
-def search_body(query: SearchQuery, catalog: FieldCatalog) -> Json:
+def search_body(query: SearchQuery, catalog: FieldCatalog,
+                ranking: tuple[SortClause, ...] = ()) -> Json:
+    """``ranking``: the handle's custom ranking (``domain.ranking``): without a sort of
+    the query's own, hits are sorted by ``_score`` then its fields (``sort_clauses``)."""
     facet_fields = {*query.facets, *query.stats} if query.disjunctive_facets else set()
     main: list[Json] = []
     post: dict[str, list[Json]] = {}  # facet field -> its filters' clauses
@@ -144,8 +148,8 @@ def search_body(query: SearchQuery, catalog: FieldCatalog) -> Json:
     post_clauses = [c for clauses in post.values() for c in clauses]
     if post_clauses:
         body["post_filter"] = all_of(post_clauses)
-    if query.sort or query.geo_sort is not None:
-        body["sort"] = sort_clauses(query, catalog)
+    if query.sort or query.geo_sort is not None or ranking:
+        body["sort"] = sort_clauses(query, catalog, ranking)
     if query.fields is not None:
         body["_source"] = list(query.fields)
     if query.highlight:
@@ -238,19 +242,25 @@ def geo_grid_agg(spec: GeoGridSpec, fields: tuple[str, ...] | None,
     return _per_document(path, agg, docs=sample)
 
 
-def sort_clauses(query: SearchQuery, catalog: FieldCatalog) -> list[Json]:
+def sort_clauses(query: SearchQuery, catalog: FieldCatalog,
+                 ranking: tuple[SortClause, ...] = ()) -> list[Json]:
     """The sort keys in priority order; a ``geo_sort`` first, then the keys or, when there
-    are none, relevance (``_score``, which a sort list otherwise leaves uncomputed)."""
+    are none, relevance (``_score``, which a sort list otherwise leaves uncomputed) and the
+    custom ranking's fields after it, documents without a value last: a tie-break of
+    equal scores, not a blend into them (a function score would trade relevance for the
+    field's value)."""
     clauses: list[Json] = []
     if query.geo_sort is not None:
         clauses.append(geo_sort_clause(query.geo_sort, catalog))
-        if not query.sort:
-            clauses.append({"_score": {"order": "desc"}})
-    for clause in query.sort:
+    if not query.sort and (query.geo_sort is not None or ranking):
+        clauses.append({"_score": {"order": "desc"}})
+    for clause in query.sort or ranking:
         if clause.field == "_score":
             clauses.append({"_score": {"order": clause.order}})
             continue
         options: Json = {"order": clause.order}
+        if not query.sort:
+            options["missing"] = "_last"
         path = catalog.nested_path(clause.field)
         if path is not None:
             options["nested"] = {"path": path}

@@ -20,8 +20,9 @@ from searchport.adapters.meilisearch.transport import ENGINE, transport
 from searchport.adapters.refreshed import Refreshed
 from searchport.adapters.resources import EngineResources
 from searchport.domain.config import IndexConfig
-from searchport.domain.errors import Forbidden, SearchportError
-from searchport.domain.query import FacetValuesQuery, Filter, SearchQuery
+from searchport.domain.errors import Forbidden, InvalidRequest, SearchportError
+from searchport.domain.query import FacetValuesQuery, Filter, SearchQuery, SortClause
+from searchport.domain.ranking import custom_ranking
 from searchport.domain.results import Capabilities, EngineResult, FacetValue, Hit
 
 T = TypeVar("T")
@@ -45,6 +46,7 @@ class MeilisearchEngine:
         self._transport = transport(handle=handle, link=open_link(handle, config, resources),
                                     api_key=config.api_key)
         self._fallback_key = config.id_field
+        self._ranking = custom_ranking(config)
         self._dates = frozenset(spec.field or name for name, spec in config.fields.items()
                                 if spec.type == "date")
         self._key: Refreshed[str] = Refreshed(
@@ -77,8 +79,13 @@ class MeilisearchEngine:
 
     async def search(self, query: SearchQuery) -> EngineResult:
         key = await self._key.get()
-        plan = translate.search_plan(query, self._uid, key, self._dates)
-        answer = await self._transport.json("POST", plan.path, plan.body)
+        plan = translate.search_plan(query, self._uid, key, self._dates, self._ranking)
+        try:
+            answer = await self._transport.json("POST", plan.path, plan.body)
+        except InvalidRequest as exc:
+            if self._ranking and not query.sort and "sort" in str(exc).lower():
+                raise InvalidRequest(ranking_refused(self._ranking, str(exc))) from None
+            raise
         return self._read(lambda: parse.search_result(answer, plan, query, uid=self._uid,
                                                       primary_key=key, dates=self._dates))
 
@@ -168,3 +175,12 @@ class MeilisearchEngine:
         except (parse.UnreadableAnswer, KeyError, TypeError, ValueError, AttributeError) as exc:
             logger.warning("%s: unexpected answer shape: %s", self._handle, exc)
             raise self._transport.unreadable() from None
+
+
+def ranking_refused(ranking: tuple[SortClause, ...], reason: str) -> str:
+    """The 400 of a search the index refused to sort by the handle's custom ranking."""
+    names = ", ".join(key.field for key in ranking)
+    return (f"customRanking sorts by {names}: the Meilisearch index must list "
+            f"{'them' if len(ranking) > 1 else 'it'} in sortableAttributes and keep \"sort\" "
+            f"in its rankingRules after the relevance rules (words, typo, proximity, "
+            f"attribute); {reason}")

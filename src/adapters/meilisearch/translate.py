@@ -27,7 +27,13 @@ from typing import Any
 from urllib.parse import quote
 
 from searchport.adapters.meilisearch.filters import expression, sort_rules
-from searchport.domain.query import FacetValuesQuery, Filter, SearchQuery, filter_field
+from searchport.domain.query import (
+    FacetValuesQuery,
+    Filter,
+    SearchQuery,
+    SortClause,
+    filter_field,
+)
 
 Json = dict[str, Any]
 
@@ -87,8 +93,11 @@ def retrieved(fields: tuple[str, ...], primary_key: str) -> list[str]:
 
 
 def search_plan(query: SearchQuery, uid: str, primary_key: str,
-                dates: frozenset[str] = frozenset()) -> SearchPlan:
-    """``dates``: the fields the config types ``date`` (see ``filters``)."""
+                dates: frozenset[str] = frozenset(),
+                ranking: tuple[SortClause, ...] = ()) -> SearchPlan:
+    """``dates``: the fields the config types ``date`` (see ``filters``); ``ranking``: the
+    handle's custom ranking, sent as the ``sort`` of a query without one of its own
+    (Meilisearch applies it where the index's ``rankingRules`` hold ``sort``)."""
     by_field = [(filter_field(f), expression(f, dates)) for f in query.filters]
     params = text_params(query)
     if by_field:
@@ -96,7 +105,7 @@ def search_plan(query: SearchQuery, uid: str, primary_key: str,
     faceted = tuple(dict.fromkeys([*query.facets, *query.stats]))
     if faceted:
         params["facets"] = list(faceted)
-    sort = sort_rules(query.sort, query.geo_sort)
+    sort = sort_rules(query.sort or ranking, query.geo_sort)
     if sort:
         params["sort"] = sort
     page, skip = window(query)

@@ -15,6 +15,7 @@ import tantivy
 from searchport.adapters.tantivy import values
 from searchport.adapters.tantivy.documents import DocumentFactory, UnusableRow, field_value
 from searchport.adapters.tantivy.folder import IndexFolder, IndexMeta, SourceStamp
+from searchport.adapters.tantivy.ranking import rank_weights
 from searchport.adapters.tantivy.schema import ID_FIELD, IndexLayout, register_analyzers
 from searchport.adapters.tantivy.source import SourceRow, count_rows, file_digest, read_rows
 from searchport.domain.config import IndexConfig
@@ -158,7 +159,8 @@ def _build(handle: str, folder: IndexFolder, layout: IndexLayout, source: Path,
         index = tantivy.Index(layout.build_schema(), path=str(generation), reuse=False)
         register_analyzers(index)
         writer = index.writer(heap_size=_WRITER_HEAP, num_threads=_WRITER_THREADS)
-        factory = DocumentFactory(layout, keyword_ranks(layout, read_rows(source)))
+        factory = DocumentFactory(layout, keyword_ranks(layout, read_rows(source)),
+                                  rank_weights(layout, read_rows(source)))
         seen: set[str] = set()
         rows = skipped_rows = skipped_values = duplicates = 0
         if progress:

@@ -16,6 +16,7 @@ from searchport.adapters.tantivy.schema import (
     ID_FIELD,
     MAX_ZOOM,
     PRESENT_FIELD,
+    RANK_WEIGHT_FIELD,
     SEQ_FIELD,
     SOURCE_FIELD,
     IndexLayout,
@@ -125,9 +126,12 @@ _ADDERS: dict[str, Callable[[Columns, str, Any], Any]] = {
 
 class DocumentFactory:
     def __init__(self, layout: IndexLayout,
-                 keyword_ranks: dict[str, dict[str, int]] | None = None) -> None:
+                 keyword_ranks: dict[str, dict[str, int]] | None = None,
+                 rank_weights: dict[int, float] | None = None) -> None:
         """``keyword_ranks``: per keyword field, the rank of each value in sorted order
-        (see ``keyword_ranks``), which is what a keyword sorts by."""
+        (see ``keyword_ranks``), which is what a keyword sorts by; ``rank_weights``: each
+        row's custom ranking weight by its position (``ranking.rank_weights``)."""
+        self._rank_weights = rank_weights or {}
         self._id_field = layout.id_field
         self._schema = layout.build_schema()
         self._ranks = keyword_ranks or {}
@@ -175,6 +179,9 @@ class DocumentFactory:
         columns[ID_FIELD] = [doc_id]
         columns[SEQ_FIELD] = [seq]
         columns[PRESENT_FIELD] = present
+        weight = self._rank_weights.get(seq)
+        if weight is not None:
+            columns[RANK_WEIGHT_FIELD] = [weight]
         columns[SOURCE_FIELD] = [source.raw if source.raw is not None else _encode(row)]
         # One call builds the whole document: much cheaper than one call per value.
         try:

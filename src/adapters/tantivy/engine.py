@@ -26,7 +26,7 @@ from searchport.domain.results import Capabilities, EngineResult, FacetValue, Hi
 T = TypeVar("T")
 logger = logging.getLogger("searchport.tantivy")
 
-_CAPABILITIES = Capabilities(suggest=False, boosts=True, histogram=True, geo_grid=True,
+_CAPABILITIES = Capabilities(suggest=True, boosts=True, histogram=True, geo_grid=True,
                              nested=False, multi_index=False, raw_query=True,
                              exact_facet_counts=True)
 

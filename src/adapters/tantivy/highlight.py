@@ -1,8 +1,10 @@
 """Highlights: HTML-escaped document text with ``<mark>`` around the matched words.
 
 The text is re-analysed with the index's analyzer (which reports character offsets), so
-exactly the words the query matched are marked, prefix matches included; everything else
-is escaped, which makes a fragment safe to render as HTML.
+exactly the words the query matched are marked: a whole word for an exact or a typo match
+(the same edit distance as the query's), the typed letters for a prefix match
+(``<mark>Par</mark>ma`` for "par"); everything else is escaped, which makes a fragment
+safe to render as HTML.
 """
 
 from __future__ import annotations
@@ -20,8 +22,9 @@ from searchport.adapters.tantivy.schema import (
     fold_analyzer,
     text_analyzer,
 )
-from searchport.adapters.tantivy.text_query import TextMatch
+from searchport.adapters.tantivy.text_query import QueryWord, TextMatch
 from searchport.domain.errors import InvalidRequest
+from searchport.domain.typos import osa_distance, prefix_distance
 
 FRAGMENT_CHARS = 200  # longer values are cut to a window around the first match
 MAX_FRAGMENTS = 5  # per field, for arrays
@@ -54,6 +57,8 @@ class Highlighter:
         self._specs = specs
         self._text = text_analyzer()
         self._fold = fold_analyzer()
+        self._seen: dict[str, int] = {}  # document word -> letters marked
+        self._terms = match.terms
 
     def highlight(self, row: dict[str, Any]) -> dict[str, list[str]]:
         found: dict[str, list[str]] = {}
@@ -81,16 +86,48 @@ class Highlighter:
         # of a word, so each token falls inside one item.
         starts = list(itertools.accumulate((len(item) + 1 for item in items), initial=0))
         spans: list[list[Span]] = [[] for _ in items]
-        terms, prefix = self._match.terms, self._match.prefix
         item = 0
+        seen, marked_letters = self._seen, self._marked_letters
         for token in self._text.pre_tokenize("\n".join(items)).tokens:
             word = token.text
-            if word in terms or (prefix is not None and word.startswith(prefix)):
-                begin, end = token.char_offset_from, token.char_offset_to
-                while begin >= starts[item + 1]:
-                    item += 1
-                spans[item].append((begin - starts[item], end - starts[item]))
+            marked = seen.get(word)
+            if marked is None:
+                marked = marked_letters(word)
+            if marked == 0:
+                continue
+            begin, end = token.char_offset_from, token.char_offset_to
+            if end - begin == len(word):  # folding kept the letters one for one
+                end = begin + marked
+            while begin >= starts[item + 1]:
+                item += 1
+            spans[item].append((begin - starts[item], end - starts[item]))
         return spans
+
+    def _marked_letters(self, word: str) -> int:
+        """How many leading letters of a document word the query matched (0: none): all of
+        it for an exact or typo match, the typed part for a prefix match."""
+        found = self._seen.get(word)
+        if found is None:
+            found = len(word) if word in self._terms else 0
+            for query_word in self._match.words if not found else ():
+                found = max(found, _matched_letters(word, query_word))
+            self._seen[word] = found
+        return found
+
+
+def _matched_letters(word: str, query: QueryWord) -> int:
+    if word == query.text:
+        return len(word)
+    if query.prefix and word.startswith(query.text):
+        return len(query.text)
+    if query.typos == 0:
+        return 0
+    if len(word) < len(query.text) - query.typos:
+        return 0
+    if query.prefix:
+        typos, letters = prefix_distance(word, query.text, query.typos)
+        return letters if typos <= query.typos else 0
+    return len(word) if osa_distance(word, query.text, query.typos) <= query.typos else 0
 
 
 def fragment(text: str, spans: list[Span]) -> str:

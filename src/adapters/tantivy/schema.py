@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 from importlib.metadata import version
+from typing import Literal
 
 import msgspec
 import tantivy
@@ -17,7 +18,7 @@ from searchport.domain.config import FieldType, IndexConfig
 from searchport.domain.errors import EngineUnavailable
 
 # Bump when the layout below changes: every index built by an older layout is rebuilt.
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 
 TEXT_ANALYZER = "searchport_text"
 FOLD_ANALYZER = "searchport_fold"
@@ -29,6 +30,7 @@ SOURCE_FIELD = "__source"  # the original row as JSON bytes: what hits return
 ID_FIELD = "__id"  # the document id as a string
 SEQ_FIELD = "__seq"  # the row's position in the source: stable tie-breaks, samples
 PRESENT_FIELD = "__present"  # names of the configured fields a row has a value for
+RANK_WEIGHT_FIELD = "__rank_weight"  # the custom ranking as one number (ranking.py)
 
 MAX_ZOOM = 29
 SORTABLE: frozenset[str] = frozenset({"keyword", "integer", "float", "boolean", "date"})
@@ -71,6 +73,14 @@ class FieldSpec(msgspec.Struct, frozen=True, kw_only=True):
     type: FieldType
 
 
+class RankingSpec(msgspec.Struct, frozen=True, kw_only=True):
+    """One ``customRanking`` key, in real names."""
+
+    name: str
+    type: FieldType
+    order: Literal["asc", "desc"]
+
+
 def sortable_column(spec: FieldSpec) -> str:
     """The fast field a sort on ``spec`` reads (numbers and booleans: the field itself)."""
     return sort_field(spec.name) if spec.type in ("keyword", "date") else spec.name
@@ -111,6 +121,8 @@ class IndexLayout:
 
     def __init__(self, config: IndexConfig) -> None:
         self.id_field = config.id_field
+        self.typos = config.typo_tolerance
+        self.prefix_search = config.prefix_search
         # public name -> real name, for the fields whose public name is an alias
         self.aliases = {public: fc.field for public, fc in config.fields.items()
                         if fc.field and fc.field != public}
@@ -138,6 +150,16 @@ class IndexLayout:
                     f"field (text, keyword, integer, float, boolean, date or geo_point)"
                 )
         self.fields = fields
+        self.ranking: list[RankingSpec] = []
+        for key in config.custom_ranking:
+            configured = config.fields.get(key.field)
+            real = (configured.field if configured is not None else None) or key.field
+            spec = fields.get(real)
+            if spec is None or spec.type not in ("integer", "float", "date"):
+                raise EngineUnavailable(
+                    f"customRanking: {key.field!r} must be an integer, float or date field"
+                )
+            self.ranking.append(RankingSpec(name=real, type=spec.type, order=key.order))
 
     def spec(self, name: str) -> FieldSpec | None:
         return self.fields.get(name)
@@ -152,6 +174,7 @@ class IndexLayout:
             "tantivy": version("tantivy"),
             "idField": self.id_field,
             "fields": sorted((spec.name, spec.type) for spec in self.fields.values()),
+            "customRanking": [(spec.name, spec.order) for spec in self.ranking],
         }
         return hashlib.sha256(json.dumps(shape, sort_keys=True).encode()).hexdigest()
 
@@ -163,6 +186,8 @@ class IndexLayout:
         builder.add_text_field(PRESENT_FIELD, tokenizer_name="raw", index_option="basic")
         for spec in self.fields.values():
             _add_field(builder, spec)
+        if self.ranking:
+            builder.add_float_field(RANK_WEIGHT_FIELD, fast=True)
         return builder.build()
 
 

@@ -19,6 +19,7 @@ from searchport.adapters.tantivy.highlight import Highlighter, highlight_specs
 from searchport.adapters.tantivy.reader import OpenIndex
 from searchport.adapters.tantivy.schema import FieldSpec
 from searchport.adapters.tantivy.sorting import sorted_page
+from searchport.adapters.tantivy.suggest import did_you_mean
 from searchport.domain.errors import UnsupportedFeature
 from searchport.domain.query import FacetValuesQuery, SearchQuery, filter_field
 from searchport.domain.results import (
@@ -104,8 +105,10 @@ def run_search(ix: OpenIndex, query: SearchQuery) -> EngineResult:
     }
     clusters = (_clusters(ix, query, results.get("grid"))
                 if query.geo_grid is not None else None)
+    suggestions = (did_you_mean(ix, list(match.words), query.suggest_field)
+                   if query.suggest_field and match is not None else [])
     return EngineResult(hits=hits, total=total, facets=facet_counts, histograms=histograms,
-                        geo_clusters=clusters, stats=stats)
+                        geo_clusters=clusters, stats=stats, suggestions=suggestions)
 
 
 def count_values(ix: OpenIndex, scope: tantivy.Query, spec: FieldSpec, limit: int,

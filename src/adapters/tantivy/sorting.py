@@ -16,6 +16,7 @@ from typing import Any
 import tantivy
 
 from searchport.adapters.tantivy.filters import field_spec
+from searchport.adapters.tantivy.ranking import ranked_page
 from searchport.adapters.tantivy.reader import OpenIndex
 from searchport.adapters.tantivy.schema import SORTABLE, sortable_column
 from searchport.domain.errors import InvalidRequest
@@ -47,6 +48,8 @@ def sorted_page(ix: OpenIndex, query: tantivy.Query, sort: tuple[SortClause, ...
                 offset: int, limit: int) -> Page:
     columns = sort_columns(ix, sort)
     if not sort or (columns == [SCORE] and sort[0].order == "desc"):
+        if ix.layout.ranking:  # relevance, then the handle's custom ranking
+            return ranked_page(ix.searcher, query, offset, limit)
         return ix.top(query, limit, offset)
     if len(sort) == 1 and columns[0] != SCORE:
         total, hits = ix.top(query, limit, offset, order_by=columns[0],

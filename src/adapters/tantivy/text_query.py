@@ -1,12 +1,22 @@
-"""The full-text part of a search: any-word BM25 over the searched fields.
+"""The full-text part of a search: tiered relevance over the searched fields.
 
 User text is analysed with the index's own analyzers and turned into query objects, so it
 is never read as tantivy query syntax: ``title:x AND (`` is just three words.
+
+Every query word matches a document's words exactly, with typos (``typos.allowed_typos``,
+tantivy's ``FuzzyTermQuery``, a transposition counting as one) or, for the word being typed
+(the last one, no space after it), as a prefix, also with typos. Each way scores a
+constant, so a document's score is a whole number, its relevance tier (``Tiers``): more
+matched words first, then fewer typos, then more adjacent query words, then the better
+field (by configured weight). Equal tiers are ordered by the handle's custom ranking
+(``ranking.py``), never by word statistics. The typed word counts the same whether it
+equals a word or starts one ("par" finds Paris before Pār on the demo, by population).
 """
 
 from __future__ import annotations
 
 import functools
+import itertools
 
 import msgspec
 import tantivy
@@ -24,11 +34,10 @@ from searchport.adapters.tantivy.schema import (
 )
 from searchport.domain.errors import InvalidRequest
 from searchport.domain.query import FieldWeight
+from searchport.domain.typos import allowed_typos
 
-# A prefix match is weaker evidence than a whole word: "ca" should rank "ca" above "cat".
-_PREFIX_BOOST = 0.5
 _MAX_WORDS = 32  # beyond this a query is a paste, not a search; extra words are ignored
-
+_BEST_FIELD = 2  # the field level of the highest weight; the next weight is 1, others 0
 
 _REGEX_META = frozenset("\\.+*?()|[]{}^$#&-~")
 
@@ -38,23 +47,58 @@ def regex_escape(literal: str) -> str:
     return "".join("\\" + c if c in _REGEX_META else c for c in literal)
 
 
+class Tiers:
+    """The constant each match scores, chosen so that sums compare lexicographically:
+    matched words, then typos, then adjacent pairs, then field levels."""
+
+    def __init__(self, words: int) -> None:
+        n = max(1, words)
+        self.field = 1  # a field level is 0..2 per word: at most 2n in all
+        self.adjacent = 2 * n + 1  # n - 1 adjacent pairs at most
+        self.exactness = self.adjacent * n  # 2 - typos per word: at most 2n in all
+        self.word = self.exactness * (2 * n + 1)
+
+    def word_score(self, typos: int, level: int) -> float:
+        return float(self.word + (2 - typos) * self.exactness + level * self.field)
+
+
+class QueryWord(msgspec.Struct, frozen=True, kw_only=True):
+    text: str  # analysed, as in the text fields' index
+    prefix: bool  # the word being typed: it also matches the start of a word
+    typos: int  # how many typos it may have
+
+
 class TextMatch(msgspec.Struct, frozen=True, kw_only=True):
     """The query for a text, and what a highlighter needs to mark the same words."""
 
     query: tantivy.Query
-    terms: frozenset[str]  # analysed words, as they are in the text fields' index
-    prefix: str | None  # the last analysed word, matched as a prefix
+    words: tuple[QueryWord, ...]
     folded: frozenset[str]  # the whole text and each word, folded like keywords
     text_fields: tuple[str, ...]  # the text fields searched
+
+    @property
+    def terms(self) -> frozenset[str]:
+        return frozenset(w.text for w in self.words)
 
 
 class TextQueryBuilder:
     def __init__(self, layout: IndexLayout, schema: tantivy.Schema) -> None:
         self._layout = layout
         self._schema = schema
+        self._typos = layout.typos
+        self._prefix_search = layout.prefix_search
         self._text = text_analyzer()
         self._fold = fold_analyzer()
         self._starting_with = functools.lru_cache(maxsize=4096)(self._prefix_query)
+
+    def words(self, text: str, prefix_last_word: bool) -> list[QueryWord]:
+        analysed = self._text.analyze(text)
+        tokens = list(dict.fromkeys(analysed))[:_MAX_WORDS]
+        # "castle " (trailing space) means the last word is complete.
+        typing = (analysed[-1] if analysed and prefix_last_word and self._prefix_search
+                  and text[-1].isalnum() else None)
+        return [QueryWord(text=t, prefix=t == typing, typos=allowed_typos(t, self._typos))
+                for t in tokens]
 
     def build(self, text: str, search_fields: tuple[FieldWeight, ...],
               prefix_last_word: bool) -> TextMatch | None:
@@ -62,24 +106,79 @@ class TextQueryBuilder:
         if not text.strip():
             return None
         targets = self._targets(search_fields)
-        analysed = self._text.analyze(text)
-        tokens = list(dict.fromkeys(analysed))[:_MAX_WORDS]
-        # "castle " (trailing space) means the last word is complete.
-        prefix = analysed[-1] if analysed and prefix_last_word and text[-1].isalnum() else None
-        words = [text.strip(), *text.split()][: _MAX_WORDS + 1]
-        folded = frozenset(f for word in words for f in self._fold.analyze(word) if f)
-        per_field = []
-        for spec, weight in targets:
-            clauses = self._clauses(spec, tokens, prefix, folded, words[1:])
-            if clauses:
-                per_field.append(tantivy.Query.boost_query(any_of(clauses), weight))
+        words = self.words(text, prefix_last_word)
+        raw_words = [text.strip(), *text.split()][: _MAX_WORDS + 1]
+        folded = frozenset(f for word in raw_words for f in self._fold.analyze(word) if f)
+        whole = frozenset(self._fold.analyze(text.strip()))
+        tiers = Tiers(len(words))
+        levels = _field_levels(targets)
+        scored = []
+        for word in words:
+            ways = [way for spec, weight in targets
+                    for way in self._ways(spec, word, levels[weight], tiers, whole)]
+            if ways:
+                scored.append(tantivy.Query.disjunction_max_query(ways))
+        scored.extend(self._adjacent(words, targets, tiers))
+        scored.extend(self._numbers(targets, raw_words[1:], tiers))
         return TextMatch(
-            query=any_of(per_field),
-            terms=frozenset(tokens),
-            prefix=prefix,
+            query=any_of(scored),
+            words=tuple(words),
             folded=folded,
             text_fields=tuple(spec.name for spec, _ in targets if spec.type == "text"),
         )
+
+    def _ways(self, spec: FieldSpec, word: QueryWord, level: int, tiers: Tiers,
+              whole: frozenset[str]) -> list[tantivy.Query]:
+        """Every way ``word`` can match ``spec``, each scoring its tier."""
+        def scoring(query: tantivy.Query, typos: int = 0) -> tantivy.Query:
+            return tantivy.Query.const_score_query(query, tiers.word_score(typos, level))
+
+        name = spec.name
+        if spec.type == "keyword":  # whole values only: the text, or this word
+            return [scoring(tantivy.Query.term_query(self._schema, fold_field(name), f))
+                    for f in {word.text, *whole}]
+        if spec.type != "text":
+            return []
+        ways = [scoring(tantivy.Query.term_query(self._schema, name, word.text))]
+        if word.prefix:
+            ways.append(scoring(self._starting_with(name, word.text)))
+        for typos in range(1, word.typos + 1):
+            fuzzy = tantivy.Query.fuzzy_term_query(
+                self._schema, name, word.text, distance=typos, transposition_cost_one=True,
+                prefix=word.prefix)
+            ways.append(scoring(fuzzy, typos))
+        return ways
+
+    def _adjacent(self, words: list[QueryWord], targets: list[tuple[FieldSpec, float]],
+                  tiers: Tiers) -> list[tantivy.Query]:
+        """A bonus per pair of whole query words found side by side in a text field."""
+        pairs = []
+        texts = [spec.name for spec, _ in targets if spec.type == "text"]
+        for first, second in itertools.pairwise(words):
+            if second.prefix or not texts:
+                continue
+            found = [tantivy.Query.phrase_query(self._schema, name, [first.text, second.text])
+                     for name in texts]
+            pairs.append(tantivy.Query.const_score_query(
+                tantivy.Query.disjunction_max_query(found), float(tiers.adjacent)))
+        return pairs
+
+    def _numbers(self, targets: list[tuple[FieldSpec, float]], raw_words: list[str],
+                 tiers: Tiers) -> list[tantivy.Query]:
+        found = []
+        for spec, _ in targets:
+            if spec.type not in ("integer", "float"):
+                continue
+            coerce = values.as_integer if spec.type == "integer" else values.as_float
+            for word in raw_words:  # "1.5" is one number but two analysed tokens
+                try:
+                    number = coerce(word)
+                except values.BadValue:
+                    continue
+                found.append(tantivy.Query.const_score_query(
+                    tantivy.Query.term_query(self._schema, spec.name, number),
+                    tiers.word_score(0, 0)))
+        return found
 
     def _prefix_query(self, field: str, prefix: str) -> tantivy.Query:
         if len(prefix) <= MAX_PREFIX_CHARS:  # indexed: one term, however common the prefix
@@ -90,7 +189,7 @@ class TextQueryBuilder:
             # (phrase_prefix_query would stop at the first 50 words.)
             pattern = regex_escape(prefix) + "[^\\x00]*"
             starts = tantivy.Query.regex_query(self._schema, field, pattern)
-        return tantivy.Query.boost_query(starts, _PREFIX_BOOST)
+        return starts
 
     def _targets(self, search_fields: tuple[FieldWeight, ...]) -> list[tuple[FieldSpec, float]]:
         if not search_fields:
@@ -104,23 +203,8 @@ class TextQueryBuilder:
             targets.append((spec, fw.weight))
         return targets
 
-    def _clauses(self, spec: FieldSpec, tokens: list[str], prefix: str | None,
-                 folded: frozenset[str], words: list[str]) -> list[tantivy.Query]:
-        name = spec.name
-        if spec.type == "text":
-            clauses = [tantivy.Query.term_query(self._schema, name, t) for t in tokens]
-            if prefix is not None:
-                clauses.append(self._starting_with(name, prefix))
-            return clauses
-        if spec.type == "keyword":  # whole values only: the text, or one of its words
-            return [tantivy.Query.term_query(self._schema, fold_field(name), f) for f in folded]
-        if spec.type in ("integer", "float"):
-            coerce = values.as_integer if spec.type == "integer" else values.as_float
-            numbers = []
-            for word in words:  # "1.5" is one number but two analysed tokens
-                try:
-                    numbers.append(coerce(word))
-                except values.BadValue:
-                    continue
-            return [tantivy.Query.term_query(self._schema, name, n) for n in numbers]
-        return []  # booleans, dates and points have no words to match
+
+def _field_levels(targets: list[tuple[FieldSpec, float]]) -> dict[float, int]:
+    """Each weight's field level: 2 for the highest weight, 1 for the next, 0 below."""
+    ranked = sorted({weight for _, weight in targets}, reverse=True)
+    return {weight: max(0, _BEST_FIELD - i) for i, weight in enumerate(ranked)}

@@ -23,6 +23,7 @@ from searchport.adapters.typesense.transport import ENGINE, search_failure, tran
 from searchport.domain.config import IndexConfig
 from searchport.domain.errors import Forbidden, InvalidQuery, InvalidRequest, SearchportError
 from searchport.domain.query import FacetValuesQuery, Filter, SearchQuery
+from searchport.domain.ranking import custom_ranking
 from searchport.domain.results import Capabilities, EngineResult, FacetValue, Hit
 
 T = TypeVar("T")
@@ -44,6 +45,7 @@ class TypesenseEngine:
         self._handle = handle
         names = [config.index_name] if isinstance(config.index_name, str) else config.index_name
         self._collection = names[0]
+        self._ranking = custom_ranking(config)
         self._path = f"/collections/{_segment(self._collection)}"
         self._transport = transport(handle=handle, link=open_link(handle, config, resources),
                                     api_key=config.api_key)
@@ -79,7 +81,7 @@ class TypesenseEngine:
 
     async def search(self, query: SearchQuery) -> EngineResult:
         schema = await self._schema.get()
-        plan = translate.search_plan(query, schema, self._collection)
+        plan = translate.search_plan(query, schema, self._collection, self._ranking)
         answers = await self._multi_search(plan.searches)
         drop_id = query.fields is not None and "id" not in query.fields
         result = self._read(lambda: EngineResult(

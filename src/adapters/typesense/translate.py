@@ -36,7 +36,13 @@ from typing import Any
 from searchport.adapters.typesense.filters import coordinate, filter_by, number
 from searchport.adapters.typesense.schema import ENGINE, Schema
 from searchport.domain.errors import InvalidRequest, UnsupportedFeature
-from searchport.domain.query import FacetValuesQuery, FieldWeight, SearchQuery, filter_field
+from searchport.domain.query import (
+    FacetValuesQuery,
+    FieldWeight,
+    SearchQuery,
+    SortClause,
+    filter_field,
+)
 
 Json = dict[str, Any]
 
@@ -60,7 +66,10 @@ class SearchPlan:
     facet_budget: int  # max_facet_values asked for
 
 
-def search_plan(query: SearchQuery, schema: Schema, collection: str) -> SearchPlan:
+def search_plan(query: SearchQuery, schema: Schema, collection: str,
+                ranking: tuple[SortClause, ...] = ()) -> SearchPlan:
+    """``ranking``: the handle's custom ranking (``domain.ranking``), the tie-break of
+    relevance when the query has no sort of its own."""
     base = {"collection": collection, **text_params(query, schema)}
     for name in query.facets:
         schema.facet(name)
@@ -74,7 +83,7 @@ def search_plan(query: SearchQuery, schema: Schema, collection: str) -> SearchPl
     where = filter_by(query.filters, schema)
     if where:
         main["filter_by"] = where
-    keys = sort_keys(query, schema)
+    keys = sort_keys(query, schema, ranking)
     if keys:
         main["sort_by"] = ",".join(keys)
     if query.fields is not None:
@@ -105,21 +114,27 @@ def search_plan(query: SearchQuery, schema: Schema, collection: str) -> SearchPl
                       highlight_fields=frozenset(highlighted), facet_budget=budget)
 
 
-def sort_keys(query: SearchQuery, schema: Schema) -> list[str]:
+def sort_keys(query: SearchQuery, schema: Schema,
+              ranking: tuple[SortClause, ...] = ()) -> list[str]:
     """``sort_by`` keys: a ``geo_sort`` first (``field(lat, lng):asc``, closest first,
-    documents without the field last), then the sort keys, or relevance when there are none.
+    documents without the field last), then the sort keys, or relevance when there are none
+    (``_text_match:desc``, then the custom ranking's keys, as many as fit).
     Typesense takes at most three keys: with a distance sort, more is a 400 naming the
     engine here, never a cut (without one, Typesense's own 400 says so)."""
     keys = [
         f"{'_text_match' if c.field == '_score' else schema.sortable(c.field).name}:{c.order}"
         for c in query.sort
     ]
+    relevance = ["_text_match:desc",
+                 *(f"{schema.sortable(c.field).name}:{c.order}" for c in ranking)]
     geo = query.geo_sort
     if geo is None:
-        return keys
+        return keys or (relevance[:MAX_SORT_KEYS] if ranking else [])
     field = schema.geo_sortable(geo.field).name
     nearest = f"{field}({coordinate(geo.lat)}, {coordinate(geo.lon)}):asc"
-    keys = [nearest, *(keys or ["_text_match:desc"])]
+    if not keys:  # the custom ranking is a tie-break: cut to what fits after the distance
+        return [nearest, *relevance][:MAX_SORT_KEYS]
+    keys = [nearest, *keys]
     if len(keys) > MAX_SORT_KEYS:
         raise UnsupportedFeature(
             f"Sorting by {len(keys)} keys (at most {MAX_SORT_KEYS}; a distance sort from "

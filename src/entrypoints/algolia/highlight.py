@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import html
 import re
+import unicodedata
 from typing import Any, Literal
 
 import msgspec
+
+from searchport.domain.typos import osa_distance, prefix_distance
 
 MARK_OPEN, MARK_CLOSE = "<mark>", "</mark>"
 _MARKED = re.compile(r"<mark>(.*?)</mark>", re.S)
@@ -76,11 +79,34 @@ def highlight_result(value: Any, fragments: list[str] | None, words: list[str],
 
 def match_of(fragments: list[str] | None, words: list[str]
              ) -> tuple[Literal["none", "partial", "full"], list[str]]:
-    """An attribute's match level and the query words its marks match (a marked word
-    that starts with a query word matches it: the last word is a prefix)."""
+    """An attribute's match level and the query words its marks match. Marks hold what the
+    engine matched: a word equal to a query word, the start of a word for the word being
+    typed (``<mark>Par</mark>ma``), or a word within a typo or two of a query word, which
+    then counts for the closest one (accents and case aside)."""
     if not fragments or not any(MARK_OPEN in f for f in fragments):
         return "none", []
-    marked = [html.unescape(m).casefold() for f in fragments for m in _MARKED.findall(f)]
-    marked_words = {w.casefold() for m in marked for w in _WORD.findall(m)}
-    matched = [w for w in words if any(m == w or m.startswith(w) for m in marked_words)]
+    marked = [html.unescape(m) for f in fragments for m in _MARKED.findall(f)]
+    marked_words = {_folded(w) for m in marked for w in _WORD.findall(m)}
+    folded = {w: _folded(w) for w in words}
+    found: set[str] = set()
+    for mark in marked_words:
+        exact = {w for w, f in folded.items() if mark.startswith(f)}
+        if exact:
+            found |= exact
+            continue
+        typos = {w: min(prefix_distance(f, mark, _MAX_TYPOS)[0],
+                        osa_distance(mark, f, _MAX_TYPOS)) for w, f in folded.items()}
+        closest = min(typos.values(), default=_MAX_TYPOS + 1)
+        # a typo match keeps most of the word: "a" is not "x" with a typo
+        found |= {w for w, d in typos.items()
+                  if d == closest <= _MAX_TYPOS and 2 * d < len(folded[w])}
+    matched = [w for w in words if w in found]
     return ("full" if words and len(matched) == len(words) else "partial"), matched
+
+
+_MAX_TYPOS = 2
+
+
+def _folded(word: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", word.casefold())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))

@@ -276,3 +276,20 @@ def test_date_facet_values_read_as_every_engine_writes_them(
     key_as_string: str, value: str
 ) -> None:
     assert parse.bucket_value({"key": 0, "key_as_string": key_as_string}) == value
+
+
+@pytest.mark.parametrize(("q", "marked", "shown"), [
+    # the word being typed: its letters, as Typesense, Meilisearch and tantivy mark them
+    ("par", "<mark>Parma</mark> &amp; <mark>Paris</mark>",
+     "<mark>Par</mark>ma &amp; <mark>Par</mark>is"),
+    ("paris", "<mark>Paris</mark>ienne", "<mark>Paris</mark>ienne"),
+    # a whole query word keeps its mark; a completed word (trailing space) too
+    ("parma par", "<mark>Parma</mark> <mark>Paris</mark>",
+     "<mark>Parma</mark> <mark>Par</mark>is"),
+    ("par ", "<mark>Parma</mark>", "<mark>Parma</mark>"),
+])
+def test_prefix_marks_cover_the_letters_typed(cities: EsApp, double: EngineDouble, q: str,
+                                              marked: str, shown: str) -> None:
+    answer = es.search([es.hit("1", PARIS, highlight={"name": [marked]})], total=1)
+    _, result = search(cities, double, answer, q=q, highlight="true")
+    assert result["hits"][0]["_highlights"]["name"] == [shown]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import quote
 
@@ -22,7 +22,7 @@ from searchport.adapters.elastic.fields import FieldCatalog
 from searchport.domain.errors import InvalidRequest
 from searchport.domain.query import AnyOf, GeoSort, Negated, SearchQuery, SortClause, TermFilter
 from tests.contract.elastic import es_answers as es
-from tests.contract.elastic.conftest import EngineDouble, EsApp, city_yaml
+from tests.contract.elastic.conftest import AppPool, EngineDouble, EsApp, city_yaml
 
 ORDER = [{"_count": "desc"}, {"_key": "asc"}]
 FACET_SIZE = 100  # facets ask for 100 values on /search
@@ -886,3 +886,63 @@ def test_a_geo_sort_on_a_field_named_like_an_option_is_refused(name: str) -> Non
     with pytest.raises(InvalidRequest) as caught:
         translate.search_body(query, FieldCatalog())
     assert repr(name) in str(caught.value)
+
+
+# ---------------------------------------------------------------- custom ranking
+
+
+RANKED_SETTINGS = "customRanking: [{field: people}, {field: founded, order: asc}]"
+
+
+@pytest.fixture
+def ranked(engine: str, app_pool: AppPool) -> Iterator[EsApp]:
+    """``cities`` with a custom ranking: the alias people, then a field not configured."""
+    app = app_pool.get(city_yaml(engine, settings=RANKED_SETTINGS), lambda: EngineDouble(engine))
+    yield app
+    assert not app.double.unexpected
+
+
+def ranked_search(app: EsApp, **params: Any) -> dict[str, Any]:
+    app.double.search((200, es.empty_search()))
+    response = app.get("/cities/search", params=q(**params))
+    assert response.status_code == 200, response.text
+    body = app.last_search().body
+    assert isinstance(body, dict)
+    return body
+
+
+RANKING_SORT = [{"_score": {"order": "desc"}},
+                {"population": {"order": "desc", "missing": "_last"}},
+                {"founded": {"order": "asc", "missing": "_last"}}]
+
+
+def test_custom_ranking_sorts_by_score_then_its_fields(ranked: EsApp) -> None:
+    """Relevance first; the ranking's fields (real names) only order equal scores, and a
+    document without a value comes after those with one."""
+    body = ranked_search(ranked, q="new yo")
+    assert body["sort"] == RANKING_SORT
+    assert body["query"]["multi_match"]["query"] == "new yo"
+    assert ranked_search(ranked)["sort"] == RANKING_SORT  # match_all: the ranking alone
+
+
+def test_an_explicit_sort_replaces_the_custom_ranking(ranked: EsApp) -> None:
+    body = ranked_search(ranked, q="paris", sort={"name": "asc"})
+    assert body["sort"] == [{"name.keyword": {"order": "asc"}}]
+
+
+def test_algolia_queries_get_the_custom_ranking(ranked: EsApp) -> None:
+    ranked.double.search((200, es.empty_search()))
+    response = ranked.post("/1/indexes/cities/query", json={"query": "par"})
+    assert response.status_code == 200, response.text
+    body = ranked.last_search().body
+    assert isinstance(body, dict) and body["sort"] == RANKING_SORT
+
+
+def test_a_geo_sort_comes_before_relevance_and_the_custom_ranking() -> None:
+    ranking = (SortClause(field="population", order="desc"),)
+    query = SearchQuery(text="x", geo_sort=GeoSort(field="location", lat=1.5, lon=-2))
+    assert translate.search_body(query, FieldCatalog(), ranking)["sort"] == [
+        {"_geo_distance": {"location": {"lat": 1.5, "lon": -2}, **GEO_SORT}},
+        {"_score": {"order": "desc"}},
+        {"population": {"order": "desc", "missing": "_last"}},
+    ]

@@ -587,3 +587,37 @@ def test_a_geo_radius_or_sort_on_another_field_is_refused(
         f"{refused} on 'location' (only on the _geo field) is not supported by the "
         "meilisearch engine")
     assert books.data_requests() == []
+
+
+# ---------------------------------------------------------------- custom ranking
+
+
+def ranked_books(double: MeiliDouble, meili_app: Callable[..., MeiliApp]) -> MeiliApp:
+    return meili_app(books_yaml(settings="customRanking: [{field: when}, {field: price, "
+                                         "order: asc}]"), double)
+
+
+def test_custom_ranking_is_the_sort_of_a_query_without_one(
+    double: MeiliDouble, meili_app: Callable[..., MeiliApp]
+) -> None:
+    """Sent as ``sort`` (real names): Meilisearch applies it where the index's
+    rankingRules hold "sort", after words, typo, proximity and attribute by default."""
+    books = ranked_books(double, meili_app)
+    assert search_ok(books, double, q="castle")["sort"] == ["year:desc", "price:asc"]
+    assert search_ok(books, double, q="castle", sort={"title": "asc"})["sort"] == ["title:asc"]
+
+
+def test_an_index_that_cannot_sort_by_the_custom_ranking_is_a_400_saying_what_to_fix(
+    double: MeiliDouble, meili_app: Callable[..., MeiliApp]
+) -> None:
+    books = ranked_books(double, meili_app)
+    refusal = ma.error("Attribute `year` is not sortable. Available sortable attributes "
+                       "are: `title`.", "invalid_search_sort")
+    double.search((400, refusal))
+    response = books.get("/books/search", params=q(q="castle"))
+    assert response.status_code == 400
+    message = response.json()["error"]
+    assert message.startswith("customRanking sorts by year, price: the Meilisearch index "
+                              "must list them in sortableAttributes and keep \"sort\" in "
+                              "its rankingRules after the relevance rules")
+    assert "Attribute `year` is not sortable" in message
