@@ -39,7 +39,10 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared" / "bench"
+# ``../shared/bench`` beside the checkout (or beside a folder holding several worktrees)
+SHARED = next((parent / "shared" / "bench" for parent in ROOT.parents
+               if (parent / "shared" / "bench" / "run_bench.py").exists()),
+              ROOT.parent / "shared" / "bench")
 UPSTREAM = "http://127.0.0.1:9201"
 GATEWAY_CORE = "0"
 
@@ -122,7 +125,7 @@ def main() -> int:
     ap.add_argument("--ours", metavar="REV", help="serve `ours` from this commit")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--duration", type=int, default=15)
-    ap.add_argument("--cases", default="search,query,health,search_gzip")
+    ap.add_argument("--cases", default="search_uniq,search,query,health,search_gzip")
     ap.add_argument("--access-log", choices=["off", "json"], default="off")
     ap.add_argument("--serve-args", default="", help="extra `searchport serve` arguments")
     ap.add_argument("--venv", type=Path, default=ROOT / "bench" / ".venv-prod",

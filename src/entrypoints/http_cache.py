@@ -1,27 +1,39 @@
-"""HTTP caching of GET answers: a strong ``ETag`` over the body bytes, ``304`` on a matching
-``If-None-Match``, and ``Cache-Control`` (``private`` whenever a key is configured).
+"""HTTP caching, every rule in one place: the ``ETag`` of a cacheable GET answer, ``304`` on a
+matching ``If-None-Match``, ``Cache-Control`` (``private`` whenever a key is configured), the
+weak form of an ETag once its body is compressed, and which answers Litestar's response cache
+keeps in this process (``ResponseStore``, ``response_cache_config``).
 
 The body goes out as the bytes the use case returned (often straight from the cache): it is
-never decoded or encoded again here.
+never decoded or encoded again here. Its ETag is the checksum the ``Encoded`` value computes
+once for every request that shares it (``Encoded.checksum``: its length and CRC-32, measured
+4 x cheaper than BLAKE2b on a 20 KB answer, bench/RESULTS.md).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from litestar import Response
+from litestar import Request, Response
+from litestar.config.response_cache import ResponseCacheConfig
 from litestar.params import HeaderParameter
+from litestar.types import HTTPScope
 
 from searchport.domain.response_cache import Encoded
+from searchport.entrypoints.timing import stats_of
 
 PUBLIC = "public, max-age=10, stale-while-revalidate=50"
 PRIVATE = "private, max-age=10"
+STORE = "searchport_responses"  # the name of Litestar's response-cache store
 
 IF_NONE_MATCH = HeaderParameter(
     name="If-None-Match",
     required=False,
     description="ETags of answers the client holds; a match is a 304 with no body.",
 )
+# the ETags ``json_response`` sets (``Encoded.checksum``); other strong ETags (a static
+# file's, from its path, size and time) do not name the bytes, so compression never keys on them
+CHECKSUM_ETAG = re.compile(rb'"[0-9a-f]+-[0-9a-f]{8}"')
 
 
 def matching_etag(etag: str, if_none_match: str) -> str | None:
@@ -35,9 +47,15 @@ def matching_etag(etag: str, if_none_match: str) -> str | None:
     return None
 
 
-def json_answer(answer: Encoded[Any], if_none_match: str | None) -> Response[bytes]:
-    """A 200 with the encoded answer and its ETag, or a bodiless 304 when the client has it."""
-    etag = f'"{answer.digest}"'  # computed once per answer, shared by joined requests
+def json_response(
+    request: Request[Any, Any, Any], answer: Encoded[Any], if_none_match: str | None
+) -> Response[bytes]:
+    """A 200 with the encoded answer and its ETag, or a bodiless 304 when the client has it.
+    Whether the answer came from the cache goes to the request's record (the access log)."""
+    stats = stats_of(request.scope)
+    if stats is not None:
+        stats.cache = answer.cache
+    etag = f'"{answer.checksum}"'
     if if_none_match:
         named = matching_etag(etag, if_none_match)
         if named is not None:
@@ -57,3 +75,38 @@ def cache_control(auth: bool) -> Any:
         return response
 
     return after_request
+
+
+def weakened(etag: bytes) -> bytes:
+    """The ETag of a compressed body: not the bytes a strong ETag was computed over, so weak
+    (``W/``, as nginx does); it still matches in ``If-None-Match``."""
+    return b"W/" + etag if etag.startswith(b'"') else etag
+
+
+# ------------------------------------------------- whole answers kept by Litestar's cache
+
+
+def response_key(kind: str) -> Any:
+    """Litestar's cache key of a request to a route answering ``kind``: the route, its handle,
+    the path and query string as sent, and ``If-None-Match`` (a 304 is kept like a 200)."""
+
+    def key(request: Request[Any, Any, Any]) -> str:
+        scope = request.scope
+        handle = scope["path_params"].get("handle", "")
+        named = b""
+        for name, value in scope["headers"]:
+            if name == b"if-none-match":
+                named = value
+                break
+        return "\x00".join((kind, handle, scope["path"],
+                            scope["query_string"].decode("latin-1"), named.decode("latin-1")))
+
+    return key
+
+
+def _kept(scope: HTTPScope, status: int) -> bool:
+    return status in (200, 304)
+
+
+def response_cache_config() -> ResponseCacheConfig:
+    return ResponseCacheConfig(store=STORE, cache_response_filter=_kept)
