@@ -9,6 +9,7 @@ from contextlib import asynccontextmanager
 
 from litestar import Litestar, Router
 from litestar.config.cors import CORSConfig
+from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin, SwaggerRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme, Server
@@ -165,6 +166,7 @@ def create_app(
         cors_config=_cors(config.cors_origins),
         response_cache_config=response_cache_config(),
         stores={STORE: store} if store is not None else None,
+        state=State({STORE: store}),
         request_max_body_size=config.limits.max_body_bytes,
         lifespan=[lifespan],
         logging_config=None,

@@ -25,7 +25,7 @@ class MemoryCache:
     ) -> None:
         self.max_entries = max_entries
         self.max_bytes = max_bytes
-        self._clock = clock
+        self.clock = clock
         self._entries: Lru[str, tuple[bytes, float]] = Lru(max_entries, max_bytes, _size)
 
     def __len__(self) -> int:
@@ -44,7 +44,7 @@ class MemoryCache:
         if found is None:
             return None
         value, expires = found
-        if expires <= self._clock():
+        if expires <= self.clock():
             self._entries.discard(key)
             return None
         return value
@@ -54,7 +54,7 @@ class MemoryCache:
         if ttl <= 0:
             self._entries.discard(key)
             return
-        self._entries.put(key, (value, self._clock() + ttl))
+        self._entries.put(key, (value, self.clock() + ttl))
 
     async def get(self, key: str) -> bytes | None:
         return self.lookup(key)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from litestar import Controller, Response, get, post
+from typing import Any
+
+from litestar import Controller, Request, Response, get, post
 from litestar.di import NamedDependency
 
 from searchport.domain.responses import CacheClearResponse, HealthResponse, IndexListResponse
@@ -11,6 +13,7 @@ from searchport.domain.usecases.health import Health
 from searchport.domain.usecases.list_indexes import ListIndexes
 from searchport.entrypoints.controllers.params import GUARDS
 from searchport.entrypoints.observability import Metrics
+from searchport.entrypoints.response_store import forget_kept
 
 
 class ServiceController(Controller):
@@ -27,7 +30,10 @@ class ServiceController(Controller):
 
     @post("/cache/clear", status_code=200, summary="Drop searchport's own cache entries",
           responses=GUARDS)
-    async def clear_cache(self, clear_cache_uc: NamedDependency[ClearCache]) -> CacheClearResponse:
+    async def clear_cache(
+        self, request: Request[Any, Any, Any], clear_cache_uc: NamedDependency[ClearCache]
+    ) -> CacheClearResponse:
+        await forget_kept(request.app)  # the whole answers Litestar keeps (http_cache)
         return await clear_cache_uc()
 
 
