@@ -29,7 +29,7 @@ from searchport.entrypoints.controllers.index_routes import index_controller
 from searchport.entrypoints.controllers.service_routes import ServiceController, metrics_route
 from searchport.entrypoints.controllers.ui_routes import UI_PATH, ui_routes
 from searchport.entrypoints.di import bridge
-from searchport.entrypoints.http_cache import STORE, cache_control, response_cache_config
+from searchport.entrypoints.http_cache import STORE, response_cache_config
 from searchport.entrypoints.http_errors import EXCEPTION_HANDLERS
 from searchport.entrypoints.limits import query_length_guard
 from searchport.entrypoints.observability import AccessLog, LogFormat
@@ -140,8 +140,8 @@ def create_app(
             ServiceController,
             AlgoliaController,
             AlgoliaRecordsController,
-            Router("/", route_handlers=[index_controller(cached=store is not None), fields_route],
-                   after_request=cache_control(auth)),
+            Router("/", route_handlers=[
+                index_controller(cached=store is not None, private=auth), fields_route]),
             create_static_files_router(ASSETS, directories=[swagger_ui_path], name="assets"),
             *([metrics_route] if config.metrics.enabled else []),
             *ui_routes(),

@@ -47,11 +47,18 @@ def matching_etag(etag: str, if_none_match: str) -> str | None:
     return None
 
 
+def cache_control(private: bool) -> str:
+    """``Cache-Control`` of the cacheable answers (private whenever a key is configured)."""
+    return PRIVATE if private else PUBLIC
+
+
 def json_response(
-    request: Request[Any, Any, Any], answer: Encoded[Any], if_none_match: str | None
+    request: Request[Any, Any, Any], answer: Encoded[Any], if_none_match: str | None,
+    cache_control: str,
 ) -> Response[bytes]:
-    """A 200 with the encoded answer and its ETag, or a bodiless 304 when the client has it.
-    Whether the answer came from the cache goes to the request's record (the access log)."""
+    """A 200 with the encoded answer, its ETag and ``cache_control``, or a bodiless 304 when
+    the client has it. Whether the answer came from the cache goes to the request's record
+    (the access log)."""
     stats = stats_of(request.scope)
     if stats is not None:
         stats.cache = answer.cache
@@ -59,22 +66,10 @@ def json_response(
     if if_none_match:
         named = matching_etag(etag, if_none_match)
         if named is not None:
-            return Response(content=b"", status_code=304, headers={"etag": named})
-    return Response(
-        content=answer.body, status_code=200, media_type="application/json", headers={"etag": etag}
-    )
-
-
-def cache_control(auth: bool) -> Any:
-    """An ``after_request`` hook: ``Cache-Control`` on answers that carry an ETag."""
-    value = PRIVATE if auth else PUBLIC
-
-    async def after_request(response: Response[Any]) -> Response[Any]:
-        if response.status_code in (200, 304) and "etag" in response.headers:
-            response.headers["cache-control"] = value
-        return response
-
-    return after_request
+            return Response(content=b"", status_code=304,
+                            headers={"etag": named, "cache-control": cache_control})
+    return Response(content=answer.body, status_code=200, media_type="application/json",
+                    headers={"etag": etag, "cache-control": cache_control})
 
 
 def weakened(etag: bytes) -> bytes:

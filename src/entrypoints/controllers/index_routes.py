@@ -25,7 +25,12 @@ from searchport.domain.usecases.get_mapping import GetMapping, GetMappingRequest
 from searchport.domain.usecases.raw_query import RawQuery, RawQueryRequest
 from searchport.domain.usecases.search import Search
 from searchport.entrypoints.controllers import params as p
-from searchport.entrypoints.http_cache import IF_NONE_MATCH, json_response, response_key
+from searchport.entrypoints.http_cache import (
+    IF_NONE_MATCH,
+    cache_control,
+    json_response,
+    response_key,
+)
 
 Handle = Annotated[str, PathParameter(description="An index handle (see GET /indexes).")]
 Json = str | None
@@ -34,8 +39,10 @@ JsonBytes = Response[bytes]  # the use case's encoded response, sent as is (see 
 Req = Request[Any, Any, Any]
 
 
-def index_controller(*, cached: bool) -> type[Controller]:
-    """The routes; ``cached``: whole GET answers kept by Litestar's response cache."""
+def index_controller(*, cached: bool, private: bool) -> type[Controller]:
+    """The routes; ``cached``: whole GET answers kept by Litestar's response cache;
+    ``private``: their ``Cache-Control`` is private (a key is configured)."""
+    control = cache_control(private)
 
     class IndexController(Controller):
         path = "/{handle:str}"
@@ -72,7 +79,7 @@ def index_controller(*, cached: bool) -> type[Controller]:
                 handle=handle, q=q, page=page, per_page=per_page, sort=sort, facets=facets,
                 filters=filters, highlight=highlight, fields=fields, suggest=suggest, boosts=boosts,
                 histogram=histogram, geo_grid=geo_grid,
-            )), if_none_match)
+            )), if_none_match, control)
 
         @get(
             "/facets/{field:str}",
@@ -94,7 +101,7 @@ def index_controller(*, cached: bool) -> type[Controller]:
         ) -> JsonBytes:
             return json_response(request, await facet_search(FacetSearchRequest(
                 handle=handle, field=field, q=q, max_values=max_values, filters=filters
-            )), if_none_match)
+            )), if_none_match, control)
 
         @get(
             "/autocomplete",
@@ -117,7 +124,7 @@ def index_controller(*, cached: bool) -> type[Controller]:
             return json_response(request, await autocomplete_uc(AutocompleteRequest(
                 handle=handle, q=q, per_page=per_page, facets=facets,
                 max_facets_per_field=max_facets_per_field,
-            )), if_none_match)
+            )), if_none_match, control)
 
         @get(
             "/documents/{doc_id:path}",
@@ -135,7 +142,7 @@ def index_controller(*, cached: bool) -> type[Controller]:
         ) -> JsonBytes:
             # a path parameter keeps ids containing "/" reachable; it arrives with its leading "/"
             document = await get_document(GetDocumentRequest(handle=handle, id=doc_id[1:]))
-            return json_response(request, document, if_none_match)
+            return json_response(request, document, if_none_match, control)
 
         @get(
             "/mapping",
@@ -151,7 +158,7 @@ def index_controller(*, cached: bool) -> type[Controller]:
             if_none_match: IfNoneMatch = None,
         ) -> JsonBytes:
             mapping = await get_mapping(GetMappingRequest(handle=handle))
-            return json_response(request, mapping, if_none_match)
+            return json_response(request, mapping, if_none_match, control)
 
         @post(
             "/query",
