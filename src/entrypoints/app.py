@@ -141,7 +141,9 @@ def create_app(
             AlgoliaController,
             AlgoliaRecordsController,
             Router("/", route_handlers=[
-                index_controller(cached=store is not None, private=auth), fields_route]),
+                index_controller(cached=store is not None, private=auth,
+                                 raw_query_uc=container.raw_query),
+                fields_route]),
             create_static_files_router(ASSETS, directories=[swagger_ui_path], name="assets"),
             *([metrics_route] if config.metrics.enabled else []),
             *ui_routes(),
@@ -152,7 +154,6 @@ def create_app(
             "autocomplete_uc": bridge(container.autocomplete),
             "get_document": bridge(container.get_document),
             "get_mapping": bridge(container.get_mapping),
-            "raw_query_uc": bridge(container.raw_query),
             "health_uc": bridge(container.health),
             "list_indexes": bridge(container.list_indexes),
             "describe_fields": bridge(container.describe_fields),

@@ -6,6 +6,7 @@ parsed; it is asked for when the cache has a tier in this process (``app.py``)."
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any
 
 from litestar import Controller, Request, Response, get, post
@@ -39,9 +40,12 @@ JsonBytes = Response[bytes]  # the use case's encoded response, sent as is (see 
 Req = Request[Any, Any, Any]
 
 
-def index_controller(*, cached: bool, private: bool) -> type[Controller]:
+def index_controller(
+    *, cached: bool, private: bool, raw_query_uc: Callable[[], RawQuery]
+) -> type[Controller]:
     """The routes; ``cached``: whole GET answers kept by Litestar's response cache;
-    ``private``: their ``Cache-Control`` is private (a key is configured)."""
+    ``private``: their ``Cache-Control`` is private (a key is configured); ``raw_query_uc``:
+    the use case's provider, asked per request (an override in the container holds)."""
     control = cache_control(private)
 
     class IndexController(Controller):
@@ -169,14 +173,10 @@ def index_controller(*, cached: bool, private: bool) -> type[Controller]:
             "engine's response comes back unmodified. For tantivy: "
             '{"query": "<tantivy query language>", "limit": 10, "offset": 0}.',
         )
-        async def raw_query(
-            self,
-            request: Req,
-            raw_query_uc: NamedDependency[RawQuery],
-            handle: Handle,
-        ) -> Response[bytes]:
+        async def raw_query(self, request: Req, handle: Handle) -> Response[bytes]:
+            # no dependency to resolve: the pass-through is the cheapest route there is
             body = await request.body()
-            result = await raw_query_uc(RawQueryRequest(handle=handle, body=body))
+            result = await raw_query_uc()(RawQueryRequest(handle=handle, body=body))
             return Response(content=result, media_type="application/json")
 
     return IndexController
