@@ -81,20 +81,22 @@ def weakened(etag: bytes) -> bytes:
 # ------------------------------------------------- whole answers kept by Litestar's cache
 
 
+KEYED_HEADERS = (b"if-none-match", b"authorization", b"x-algolia-api-key")
+
+
 def response_key(kind: str) -> Any:
     """Litestar's cache key of a request to a route answering ``kind``: the route, its handle,
-    the path and query string as sent, and ``If-None-Match`` (a 304 is kept like a 200)."""
+    the path and query string as sent, ``If-None-Match`` (a 304 is kept like a 200) and the
+    credential (an answer kept for one key is never sent for another)."""
 
     def key(request: Request[Any, Any, Any]) -> str:
         scope = request.scope
         handle = scope["path_params"].get("handle", "")
-        named = b""
+        parts = [kind, handle, scope["path"], scope["query_string"].decode("latin-1")]
         for name, value in scope["headers"]:
-            if name == b"if-none-match":
-                named = value
-                break
-        return "\x00".join((kind, handle, scope["path"],
-                            scope["query_string"].decode("latin-1"), named.decode("latin-1")))
+            if name in KEYED_HEADERS:
+                parts.append(name.decode("latin-1") + ":" + value.decode("latin-1"))
+        return "\x00".join(parts)
 
     return key
 

@@ -290,6 +290,17 @@ def test_kept_answers_are_compressed_and_private_with_a_key() -> None:
     assert 'searchport_cache_lookups_total{result="hit"} 1.0' in metrics
 
 
+def test_an_answer_kept_for_one_key_is_not_sent_for_another() -> None:
+    with cached(cached_settings(api_key=["k-1", "k-2"])) as app:
+        first = app.client.get(CACHED_GETS[0], headers={"Authorization": "Bearer k-1"})
+        gets = app.cache.gets
+        other = app.client.get(CACHED_GETS[0], headers={"Authorization": "Bearer k-2"})
+        assert app.cache.gets == gets + 1  # not Litestar's copy: the response cache was asked
+        again = app.client.get(CACHED_GETS[0], headers={"Authorization": "Bearer k-2"})
+        assert app.cache.gets == gets + 1  # now k-2's own copy
+    assert first.content == other.content == again.content
+
+
 def test_an_expired_or_cleared_answer_goes_back_to_the_engine() -> None:
     with cached() as app:
         first = app.client.get(CACHED_GETS[0])
