@@ -1,5 +1,5 @@
 """One least-recently-used map, bounded by entries and by bytes: the in-process cache, the
-rate limit's memory and the compressed answers all keep their entries in one."""
+rate limit's memory and the compressed bodies all keep their entries in one."""
 
 from __future__ import annotations
 

@@ -178,7 +178,7 @@ def create_app(
 
 
 def response_store(container: Container) -> ResponseStore | None:
-    """Where Litestar's response cache keeps whole answers: the cache's tier in this process,
+    """Where Litestar's response cache keeps whole responses: the cache's tier in this process,
     if it has one (memory, or the tier in front of Redis); None turns that cache off."""
     cache = container.cache().inner
     if isinstance(cache, MemoryCache):

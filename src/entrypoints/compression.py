@@ -1,13 +1,13 @@
-"""Response compression: brotli when the client accepts it, else gzip; each distinct answer
+"""Response compression: brotli when the client accepts it, else gzip; each distinct body
 compressed once.
 
 Litestar's own middleware compresses every response anew. Searches are answered many times
-over with the same bytes (identical requests in flight share one answer, cache hits repeat
-one), and compressing 20 KB costs more than the rest of serving it from the cache. An answer
+over with the same bytes (identical requests in flight share one body, cache hits repeat
+one), and compressing 20 KB costs more than the rest of serving it from the cache. A response
 with a strong ``ETag`` (a checksum of its body, ``http_cache.py``) is compressed once per
 encoding and kept in a small LRU keyed by that ``ETag`` (and checked to be the same bytes);
-other answers (raw query, errors, documentation) are compressed each time, streamed ones chunk
-by chunk. A compressed answer's ETag is weakened (``http_cache.weakened``).
+other responses (raw query, errors, documentation) are compressed each time, streamed ones chunk
+by chunk. A compressed response's ETag is weakened (``http_cache.weakened``).
 """
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ def chosen_encoding(accept_encoding: bytes) -> str | None:
     return None
 
 
-class CompressedAnswers:
+class CompressedBodies:
     """Compressed bodies by (strong ETag, encoding), least recently used first out, bounded in
     entries and bytes. An entry holds its plain body too: a checksum names the bytes almost
     surely, the comparison makes it sure."""
@@ -110,9 +110,9 @@ class Compression:
     """ASGI middleware around the app (inside ``RequestContext``, which completes
     ``Vary``)."""
 
-    def __init__(self, app: ASGIApp, answers: CompressedAnswers | None = None) -> None:
+    def __init__(self, app: ASGIApp, bodies: CompressedBodies | None = None) -> None:
         self.app = app
-        self.answers = answers or CompressedAnswers()
+        self.bodies = bodies or CompressedBodies()
 
     def __getattr__(self, name: str) -> Any:  # expose the wrapped Litestar app's attributes
         return getattr(self.app, name)
@@ -127,16 +127,16 @@ class Compression:
         if encoding is None:
             await self.app(scope, receive, send)
             return
-        await self.app(scope, receive, _Sender(send, encoding, self.answers))
+        await self.app(scope, receive, _Sender(send, encoding, self.bodies))
 
 
 class _Sender:
     """The ``send`` of one response, compressing its body when worth it."""
 
-    def __init__(self, send: Send, encoding: str, answers: CompressedAnswers) -> None:
+    def __init__(self, send: Send, encoding: str, bodies: CompressedBodies) -> None:
         self._send: Any = send  # typed loosely: this class builds the messages itself
         self._encoding = encoding
-        self._answers = answers
+        self._bodies = bodies
         self._start: Any = None  # the held http.response.start message
         self._stream: _Stream | None = None
 
@@ -178,7 +178,7 @@ class _Sender:
             await self._send({"type": "http.response.body", "body": chunk, "more_body": True})
             return
         if etag is not None and CHECKSUM_ETAG.fullmatch(etag):  # names this very body
-            packed = self._answers.get(etag, self._encoding, body)
+            packed = self._bodies.get(etag, self._encoding, body)
         else:
             packed = _whole(self._encoding, body)
         headers.append((b"content-length", str(len(packed)).encode()))

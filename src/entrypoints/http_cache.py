@@ -1,12 +1,12 @@
-"""HTTP caching, every rule in one place: the ``ETag`` of a cacheable GET answer, ``304`` on a
+"""HTTP caching, every rule in one place: the ``ETag`` of a cacheable GET response, ``304`` on a
 matching ``If-None-Match``, ``Cache-Control`` (``private`` whenever a key is configured), the
-weak form of an ETag once its body is compressed, and which answers Litestar's response cache
+weak form of an ETag once its body is compressed, and which responses Litestar's response cache
 keeps in this process (``ResponseStore``, ``response_cache_config``).
 
 The body goes out as the bytes the use case returned (often straight from the cache): it is
 never decoded or encoded again here. Its ETag is the checksum the ``Encoded`` value computes
 once for every request that shares it (``Encoded.checksum``: its length and CRC-32, measured
-4 x cheaper than BLAKE2b on a 20 KB answer, bench/RESULTS.md).
+4 x cheaper than BLAKE2b on a 20 KB body, bench/RESULTS.md).
 """
 
 from __future__ import annotations
@@ -48,27 +48,27 @@ def matching_etag(etag: str, if_none_match: str) -> str | None:
 
 
 def cache_control(private: bool) -> str:
-    """``Cache-Control`` of the cacheable answers (private whenever a key is configured)."""
+    """``Cache-Control`` of the cacheable responses (private whenever a key is configured)."""
     return PRIVATE if private else PUBLIC
 
 
 def json_response(
-    request: Request[Any, Any, Any], answer: Encoded[Any], if_none_match: str | None,
+    request: Request[Any, Any, Any], encoded: Encoded[Any], if_none_match: str | None,
     cache_control: str,
 ) -> Response[bytes]:
-    """A 200 with the encoded answer, its ETag and ``cache_control``, or a bodiless 304 when
-    the client has it. Whether the answer came from the cache goes to the request's record
+    """A 200 with the encoded body, its ETag and ``cache_control``, or a bodiless 304 when
+    the client has it. Whether the body came from the cache goes to the request's record
     (the access log)."""
     stats = stats_of(request.scope)
     if stats is not None:
-        stats.cache = answer.cache
-    etag = f'"{answer.checksum}"'
+        stats.cache = encoded.cache
+    etag = f'"{encoded.checksum}"'
     if if_none_match:
         named = matching_etag(etag, if_none_match)
         if named is not None:
             return Response(content=b"", status_code=304,
                             headers={"etag": named, "cache-control": cache_control})
-    return Response(content=answer.body, status_code=200, media_type="application/json",
+    return Response(content=encoded.body, status_code=200, media_type="application/json",
                     headers={"etag": etag, "cache-control": cache_control})
 
 
@@ -78,7 +78,7 @@ def weakened(etag: bytes) -> bytes:
     return b"W/" + etag if etag.startswith(b'"') else etag
 
 
-# ------------------------------------------------- whole answers kept by Litestar's cache
+# ----------------------------------------------- whole responses kept by Litestar's cache
 
 
 KEYED_HEADERS = (b"if-none-match", b"authorization", b"x-algolia-api-key")
@@ -87,7 +87,7 @@ KEYED_HEADERS = (b"if-none-match", b"authorization", b"x-algolia-api-key")
 def response_key(kind: str) -> Any:
     """Litestar's cache key of a request to a route answering ``kind``: the route, its handle,
     the path and query string as sent, ``If-None-Match`` (a 304 is kept like a 200) and the
-    credential (an answer kept for one key is never sent for another)."""
+    credential (a response kept for one key is never sent for another)."""
 
     def key(request: Request[Any, Any, Any]) -> str:
         scope = request.scope

@@ -115,7 +115,7 @@ class RequestContext:
             status=status,
             ms=round((time.perf_counter() - started) * 1000, 3),
             engine_ms=round(stats.engine_seconds * 1000, 3),
-            # a whole answer Litestar's response cache sent (``http_cache``) is a hit
+            # a whole response Litestar's response cache sent (``http_cache``) is a hit
             cache="hit" if ScopeState.from_scope(scope).is_cached is True else stats.cache,
         )
         for observe in self.observers:

@@ -1,7 +1,7 @@
-"""Where Litestar's response cache keeps whole answers, beside the in-process tier of
+"""Where Litestar's response cache keeps whole responses, beside the in-process tier of
 searchport's own cache (``cache.backend`` memory, or the memory tier in front of Redis).
 
-A kept answer lives under the tier's bounds (``cache.maxEntries``, ``cache.maxBytes``, counted
+A kept response lives under the tier's bounds (``cache.maxEntries``, ``cache.maxBytes``, counted
 apart), its clock and the response cache's TTLs (the handle's ``cache`` section; never past
 ``localTtl`` in front of Redis); ``POST /cache/clear`` drops it with the rest
 (``forget_kept``). A hit is served by Litestar before any parameter is parsed.
@@ -22,7 +22,7 @@ from searchport.entrypoints.http_cache import STORE
 
 class ResponseStore(Store):
     """A Litestar ``Store``: a ``MemoryCache`` as bounded and timed as ``tier``. ``ttl(kind,
-    handle)``: how long an answer of that route on that handle is kept (0: never); ``on_hit``:
+    handle)``: how long a response of that route on that handle is kept (0: never); ``on_hit``:
     a cache hit, for the metrics."""
 
     __slots__ = ("_cap", "_kept", "_on_hit", "_ttl")
@@ -68,7 +68,7 @@ class ResponseStore(Store):
 
 
 async def forget_kept(app: Any) -> None:
-    """Drop the answers Litestar's response cache keeps in ``app`` (a Litestar app), if any."""
+    """Drop the responses Litestar's response cache keeps in ``app`` (a Litestar app), if any."""
     store = app.state.get(STORE)
     if store is not None:
         await store.delete_all()

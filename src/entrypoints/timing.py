@@ -3,8 +3,8 @@
 ``RequestContext`` puts a fresh ``RequestStats`` in the request's scope and, for the engine
 calls the request makes, in a context variable: each engine adapter is wrapped in
 ``TimedEngine``, which adds the time of its calls there (and reports each call to an
-optional observer, for per-handle metrics). Whether an answer came from the cache travels
-on the answer itself (``Encoded.cache``), which the HTTP layer notes on ``RequestStats``;
+optional observer, for per-handle metrics). Whether a response body came from the cache travels
+with it (``Encoded.cache``), which the HTTP layer notes on ``RequestStats``;
 ``ObservedCache`` counts the cache's lookups for the metrics.
 """
 
@@ -31,7 +31,7 @@ class RequestStats:
     def __init__(self) -> None:
         self.engine_seconds = 0.0
         self.cache: str | None = None  # "hit" or "miss" once the cache was asked
-        self.status = 500  # the answer's status, once it starts (500 if none ever does)
+        self.status = 500  # the response's status, once it starts (500 if none ever does)
 
 
 current_stats: ContextVar[RequestStats | None] = ContextVar("searchport_stats", default=None)

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from searchport.entrypoints import compression
-from searchport.entrypoints.compression import CompressedAnswers, Compression, chosen_encoding
+from searchport.entrypoints.compression import CompressedBodies, Compression, chosen_encoding
 
 
 def digest_etag(body: bytes) -> bytes:
@@ -109,8 +109,8 @@ def test_a_digest_tagged_answer_is_compressed_once_per_encoding(
         return whole(encoding, data)
 
     monkeypatch.setattr(compression, "_whole", counted)
-    answers = CompressedAnswers()
-    app = Compression(app_sending([body], [(b"etag", digest_etag(body))]), answers)
+    bodies = CompressedBodies()
+    app = Compression(app_sending([body], [(b"etag", digest_etag(body))]), bodies)
     for accept in (b"br", b"br", b"gzip", b"br", b"gzip"):
         _, wire, _ = run(app, accept)
         assert decoded(accept, wire) == body
@@ -118,23 +118,23 @@ def test_a_digest_tagged_answer_is_compressed_once_per_encoding(
 
     other = b"x" * 5000  # a static file's ETag names no bytes: compressed every time
     calls.clear()
-    app = Compression(app_sending([other], [(b"etag", b'"1700000000.0-5000-123"')]), answers)
+    app = Compression(app_sending([other], [(b"etag", b'"1700000000.0-5000-123"')]), bodies)
     for _ in range(2):
         run(app, b"gzip")
     assert calls == ["gzip", "gzip"]
 
 
 def test_the_memo_stays_within_its_bounds() -> None:
-    answers = CompressedAnswers(max_entries=3, max_bytes=10_000_000)
+    memo = CompressedBodies(max_entries=3, max_bytes=10_000_000)
     bodies = [os.urandom(2000) for _ in range(5)]
     for body in bodies:
-        answers.get(digest_etag(body), "gzip", body)
-    assert len(answers._entries) == 3
+        memo.get(digest_etag(body), "gzip", body)
+    assert len(memo._entries) == 3
     # an entry counts its plain body and its compressed one (random bytes do not shrink):
     # ~4 KB each
-    small = CompressedAnswers(max_entries=100, max_bytes=5000)
+    small = CompressedBodies(max_entries=100, max_bytes=5000)
     for body in bodies:
-        answers.get(digest_etag(body), "gzip", body)
+        memo.get(digest_etag(body), "gzip", body)
         small.get(digest_etag(body), "gzip", body)
     assert small._entries.bytes <= 5000 and len(small._entries) == 1
 

@@ -1,7 +1,7 @@
 """Routes under ``/{handle}``: search, facets, autocomplete, documents, mapping, raw query.
 
 ``index_controller(cached=True)`` has Litestar's response cache keep the GET routes' whole
-answers (``http_cache``), so that a repeated request is answered before any parameter is
+responses (``http_cache``), so that a repeated request is answered before any parameter is
 parsed; it is asked for when the cache has a tier in this process (``app.py``)."""
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ Req = Request[Any, Any, Any]
 def index_controller(
     *, cached: bool, private: bool, raw_query_uc: Callable[[], RawQuery]
 ) -> type[Controller]:
-    """The routes; ``cached``: whole GET answers kept by Litestar's response cache;
+    """The routes; ``cached``: whole GET responses kept by Litestar's response cache;
     ``private``: their ``Cache-Control`` is private (a key is configured); ``raw_query_uc``:
     the use case's provider, asked per request (an override in the container holds)."""
     control = cache_control(private)
