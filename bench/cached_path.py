@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""searchport's own work on a cached answer (or, with `--unique`, a search of a new q each time), in microseconds, without a server.
+"""searchport's own work on a cached search, in microseconds, without a server (`--unique`: a
+search of a new q each time, no cache; `--health`: GET /health; `--query`: the raw query).
 
 Builds the app on the harness's config with `cache: memory`, answers the harness's
 `search` once (from the fake upstream, started if needed) and then calls the ASGI app
@@ -31,13 +32,21 @@ from shared_harness import BENCH_CONFIG, SHARED, UPSTREAM, answers
 
 PATH = "/bench/search"
 QUERY = b"q=castle&facets=category,period&highlight=true"
+HEALTH = False
+QUERY_CASE = False
 HEADERS = [(b"host", b"127.0.0.1"), (b"user-agent", b"wrk"), (b"accept", b"*/*")]
 
 
 def scope(n: int | None = None) -> dict[str, Any]:
     query = QUERY if n is None else QUERY.replace(b"q=castle", b"q=castle%d" % n)
+    path = PATH
+    method = "GET"
+    if HEALTH:
+        path, query = "/health", b""
+    if QUERY_CASE:
+        path, query, method = "/bench/query", b"", "POST"
     return {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
-            "method": "GET", "scheme": "http", "path": PATH, "raw_path": PATH.encode(),
+            "method": method, "scheme": "http", "path": path, "raw_path": path.encode(),
             "query_string": query, "root_path": "", "headers": list(HEADERS),
             "client": ("127.0.0.1", 5000), "server": ("127.0.0.1", 8000), "state": {}}
 
@@ -55,7 +64,8 @@ async def measure(requests: int, profile: bool, unique: bool) -> None:
     sent: list[dict[str, Any]] = []
 
     async def receive() -> dict[str, Any]:
-        return {"type": "http.request", "body": b"", "more_body": False}
+        body = b'{"query":{"match":{"title":"castle"}},"size":20}' if QUERY_CASE else b""
+        return {"type": "http.request", "body": body, "more_body": False}
 
     async def send(message: dict[str, Any]) -> None:
         sent.append(message)
@@ -81,7 +91,8 @@ async def measure(requests: int, profile: bool, unique: bool) -> None:
         for _ in range(requests):
             await app(scope(next(counter) if unique else None), receive, send)
         profiler.disable()
-        pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
+        # SORT=cumulative for the call tree's view
+        pstats.Stats(profiler).sort_stats(os.environ.get("SORT", "tottime")).print_stats(25)
     await inbox.put({"type": "lifespan.shutdown"})
     await lifespan
 
@@ -91,9 +102,14 @@ def main() -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--requests", type=int, default=20_000)
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--health", action="store_true", help="GET /health instead")
+    ap.add_argument("--query", action="store_true", help="POST /bench/query instead")
     ap.add_argument("--unique", action="store_true",
                     help="a new q on every request and no cache: the harness's search_uniq")
     args = ap.parse_args()
+    global HEALTH, QUERY_CASE
+    HEALTH = args.health
+    QUERY_CASE = args.query
     started_upstream = not answers(UPSTREAM + "/")
     if started_upstream:
         subprocess.run([str(SHARED / "upstream" / "run-upstream.sh"), "start"], check=True)
