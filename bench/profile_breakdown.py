@@ -20,10 +20,10 @@ import re
 # (stage, pattern on one frame "function (file:line)"), first match from the leaf wins
 STAGES: list[tuple[str, str]] = [
     ("compression", r"compression|gzip|zlib|brotli"),
-    ("ETag (hash of the body)", r"etag_of|Encoded\.digest"),
+    ("ETag (checksum of the body)", r"Encoded\.checksum|Encoded\.digest"),
     ("decode engine JSON", r"EngineHttp\.decode|parse\.py|_wire|decode_answer"),
     ("reshape (domain shaping)", r"shaping\.py|usecases/search\.py.*_search"),
-    ("encode response", r"response_cache\.py.*_fly|Encoder|encode_json"),
+    ("encode response", r"_fly \(.*response_cache\.py|Encoder|encode_json"),
     ("query building (translate)", r"translate\.py|fields\.py \(src/adapters"),
     ("parameter parsing (domain)", r"search_request\.py|params\.py \(src/domain"),
     ("upstream client (httpx/httpcore)", r"httpx/|httpcore/|h11/|anyio/|resilience\.py|"

@@ -42,8 +42,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 # the load harness (not part of this repository): run_bench.py, upstream/run-upstream.sh (a
 # fake Elasticsearch 8 on nginx at 127.0.0.1:9201) and wrk/get.lua; SEARCHPORT_LOAD_HARNESS
-# names its folder, by default a "shared/bench" folder beside the checkout
-SHARED = Path(os.environ.get("SEARCHPORT_LOAD_HARNESS") or ROOT.parent / "shared" / "bench")
+# names its folder, by default a "shared/bench" folder beside the checkout (or beside a
+# folder holding several worktrees)
+SHARED = Path(os.environ.get("SEARCHPORT_LOAD_HARNESS") or next(
+    (parent / "shared" / "bench" for parent in ROOT.parents
+     if (parent / "shared" / "bench" / "run_bench.py").exists()),
+    ROOT.parent / "shared" / "bench"))
 UPSTREAM = "http://127.0.0.1:9201"
 GATEWAY_CORE = "0"
 
@@ -126,7 +130,7 @@ def main() -> int:
     ap.add_argument("--ours", metavar="REV", help="serve `ours` from this commit")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--duration", type=int, default=15)
-    ap.add_argument("--cases", default="search,query,health,search_gzip")
+    ap.add_argument("--cases", default="search_uniq,search,query,health,search_gzip")
     ap.add_argument("--access-log", choices=["off", "json"], default="off")
     ap.add_argument("--serve-args", default="", help="extra `searchport serve` arguments")
     ap.add_argument("--venv", type=Path, default=ROOT / "bench" / ".venv-prod",

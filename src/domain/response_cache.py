@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import zlib
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
@@ -31,23 +32,26 @@ _encoder = msgspec.json.Encoder()
 
 
 class Encoded(Generic[T]):
-    """A response of type ``T`` as JSON bytes: what the cache stores and the HTTP layer sends.
+    """A response of type ``T`` as JSON bytes: what the cache stores and the HTTP layer sends,
+    with what the cache knows of it: ``cache`` is ``"hit"`` (read from the cache), ``"miss"``
+    (computed, then stored) or None (not cacheable: no cache, or a TTL of 0).
 
-    Every request that joined one computation gets the same ``Encoded``, so the digest of
+    Every request that joined one computation gets the same ``Encoded``, so the checksum of
     its bytes (the HTTP layer's ETag) is computed once for all of them."""
 
-    __slots__ = ("_digest", "body")
+    __slots__ = ("_checksum", "body", "cache")
 
-    def __init__(self, body: bytes) -> None:
+    def __init__(self, body: bytes, cache: Literal["hit", "miss"] | None = None) -> None:
         self.body = body
-        self._digest: str | None = None
+        self.cache = cache
+        self._checksum: str | None = None
 
     @property
-    def digest(self) -> str:
-        """128-bit BLAKE2b of the bytes, in hex."""
-        if self._digest is None:
-            self._digest = hashlib.blake2b(self.body, digest_size=16).hexdigest()
-        return self._digest
+    def checksum(self) -> str:
+        """The length and CRC-32 of the bytes, in hex (``5000-1a2b3c4d``)."""
+        if self._checksum is None:
+            self._checksum = f"{len(self.body):x}-{zlib.crc32(self.body):08x}"
+        return self._checksum
 
     def decode(self, kind: type[T]) -> T:
         return msgspec.json.decode(self.body, type=kind)
@@ -84,18 +88,14 @@ class ResponseCache:
         self._cache = cache
         self._settings = settings or CacheConfig()
         self._version = version
-        self._flights: dict[str, asyncio.Future[Encoded[Any]]] = {}
+        self._flights: dict[str | bytes, asyncio.Future[Encoded[Any]]] = {}
+        self._enabled = cache.status != "disabled"
         self._tasks: set[asyncio.Task[None]] = set()
         self._config_digests: dict[int, tuple[IndexConfig, str]] = {}
 
     @classmethod
     def uncached(cls) -> ResponseCache:
         return cls(cache=NoCache())
-
-    @property
-    def in_flight(self) -> int:
-        """Answers being computed (or written) now."""
-        return len(self._flights)
 
     def ttl(self, kind: Kind, entry: IndexEntry) -> float:
         """Seconds an answer of this kind is kept for this handle; 0 means never stored."""
@@ -126,13 +126,18 @@ class ResponseCache:
     ) -> Encoded[T]:
         """The encoded answer to ``params``: a stored one, or ``compute()``'s, computed once
         for all the identical requests that arrive while it runs."""
-        key = self.key(kind, entry, params)
-        ttl = self.ttl(kind, entry)
+        key: str | bytes
+        if self._enabled:
+            key = self.key(kind, entry, params)
+            ttl = self.ttl(kind, entry)
+        else:  # no cache: the request itself is the key of its flight, nothing is hashed
+            key = _encoder.encode([kind, entry.handle, params])
+            ttl = 0.0
         flight = self._flights.get(key)
         if flight is None and ttl > 0:
-            stored = await self._cache.get(key)
+            stored = await self._cache.get(key)  # type: ignore[arg-type]
             if stored is not None:
-                return Encoded(stored)
+                return Encoded(stored, "hit")
             flight = self._flights.get(key)  # another request may have started meanwhile
         if flight is None:
             flight = asyncio.get_running_loop().create_future()
@@ -144,7 +149,7 @@ class ResponseCache:
 
     async def _fly(
         self,
-        key: str,
+        key: str | bytes,
         ttl: float,
         flight: asyncio.Future[Encoded[Any]],
         compute: Callable[[], Awaitable[Any]],
@@ -158,10 +163,10 @@ class ResponseCache:
             except Exception as exc:  # every caller of this flight gets the same error
                 flight.set_exception(exc)
                 return
-            flight.set_result(Encoded(body))
+            flight.set_result(Encoded(body, "miss" if ttl > 0 else None))
             if ttl > 0:
                 # until the write is done, identical requests still join this flight
-                await self._cache.set(key, body, ttl)
+                await self._cache.set(key, body, ttl)  # type: ignore[arg-type]
         finally:
             if self._flights.get(key) is flight:
                 del self._flights[key]

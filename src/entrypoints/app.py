@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
 from litestar import Litestar, Request, Router
 from litestar.config.cors import CORSConfig
+from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme, Server
@@ -16,6 +18,8 @@ from litestar.static_files import create_static_files_router
 from swagger_ui_bundle import swagger_ui_path
 
 from searchport import __version__
+from searchport.adapters.cache.memory import MemoryCache
+from searchport.adapters.cache.two_tier import TwoTierCache
 from searchport.domain.scope import Scope
 from searchport.entrypoints.auth import access_of, bearer_auth
 from searchport.entrypoints.compression import Compression
@@ -23,19 +27,19 @@ from searchport.entrypoints.container import Container
 from searchport.entrypoints.controllers.algolia_records import AlgoliaRecordsController
 from searchport.entrypoints.controllers.algolia_routes import AlgoliaController
 from searchport.entrypoints.controllers.field_routes import fields_route
-from searchport.entrypoints.controllers.index_routes import IndexController
+from searchport.entrypoints.controllers.index_routes import index_controller
 from searchport.entrypoints.controllers.service_routes import ServiceController, metrics_route
 from searchport.entrypoints.controllers.ui_routes import UI_PATH, ui_routes
 from searchport.entrypoints.di import bridge
-from searchport.entrypoints.http_cache import cache_control
+from searchport.entrypoints.http_cache import STORE, response_cache_config
 from searchport.entrypoints.http_errors import EXCEPTION_HANDLERS
 from searchport.entrypoints.keys.keyring import Keyring
-from searchport.entrypoints.lanes import CachedAnswerLane, RawQueryLane, guarded_once
 from searchport.entrypoints.limits import query_length_guard
 from searchport.entrypoints.observability import AccessLog, LogFormat
 from searchport.entrypoints.openapi import PolishedJson, PolishedSwagger
 from searchport.entrypoints.rate_limit import rate_limit
 from searchport.entrypoints.request_context import Observer, RequestContext
+from searchport.entrypoints.response_store import ResponseStore
 
 logger = logging.getLogger("searchport")
 
@@ -95,12 +99,14 @@ def create_app(
     *,
     listen_url: str | None = None,
     access_log: LogFormat | None = None,
-    lanes: bool = True,
 ) -> RequestContext:
     """Build the ASGI application; ``listen_url`` is logged once the app is ready;
-    ``access_log`` overrides the config's format (``serve --reload`` asks for text);
-    ``lanes=False`` sends every request through Litestar (``lanes.py``; its tests compare
-    the two)."""
+    ``access_log`` overrides the config's format (``serve --reload`` asks for text).
+
+    The one pipeline (ARCHITECTURE.md): ``RequestContext`` (request id, timing, the access
+    log and metrics) -> ``Compression`` -> Litestar: its CORS, routing, then the guards as
+    its middleware (rate limit, key, query-string length), its response cache, the
+    handler."""
     config = container.config()
     keyring = Keyring(config)
     auth = keyring.enabled
@@ -112,12 +118,12 @@ def create_app(
     # the search page and its files need no token: the page asks for one itself
     open_paths = ("/", UI_PATH, *(("/metrics",) if config.metrics.public else ()))
 
-    cors = _cors(config.cors_origins)
-    guards = guarded_once([
+    guards = [
         rate_limit(config.rate_limit, container.rate_limit_store(), keyring),
         bearer_auth(keyring, open_paths, config.rate_limit.trust_forwarded_for),
         query_length_guard(config.limits.max_query_bytes),
-    ])
+    ]
+    store = response_store(container)
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
@@ -144,8 +150,10 @@ def create_app(
             ServiceController,
             AlgoliaController,
             AlgoliaRecordsController,
-            Router("/", route_handlers=[IndexController, fields_route],
-                   after_request=cache_control(auth)),
+            Router("/", route_handlers=[
+                index_controller(cached=store is not None, private=auth,
+                                 raw_query_uc=container.raw_query),
+                fields_route]),
             create_static_files_router(ASSETS, directories=[swagger_ui_path], name="assets"),
             *([metrics_route] if config.metrics.enabled else []),
             *ui_routes(),
@@ -156,7 +164,6 @@ def create_app(
             "autocomplete_uc": bridge(container.autocomplete),
             "get_document": bridge(container.get_document),
             "get_mapping": bridge(container.get_mapping),
-            "raw_query_uc": bridge(container.raw_query),
             "health_uc": bridge(container.health),
             "list_indexes": bridge(container.list_indexes),
             "describe_fields": bridge(container.describe_fields),
@@ -165,22 +172,35 @@ def create_app(
             "metrics": bridge(container.metrics),
             "access": Provide(_access, sync_to_thread=False),
         },
-        middleware=[guards],
+        middleware=guards,
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
         openapi_config=_openapi(auth),
-        cors_config=cors,
+        cors_config=_cors(config.cors_origins),
+        response_cache_config=response_cache_config(),
+        stores={STORE: store} if store is not None else None,
+        state=State({STORE: store}),
         request_max_body_size=config.limits.max_body_bytes,
         lifespan=[lifespan],
         logging_config=None,
         debug=False,
     )
     vary = (b"Authorization", b"Accept-Encoding") if auth else (b"Accept-Encoding",)
-    if not lanes:
-        return RequestContext(Compression(app), vary=vary, observers=observers)
-    # two hot requests skip Litestar's per-request machinery (lanes.py)
-    served = CachedAnswerLane(
-        RawQueryLane(app, raw_query=container.raw_query, handles=list(config.indexes),
-                     max_body_bytes=config.limits.max_body_bytes, guard=guards, cors=cors),
-        cache=container.cache, private=auth, guard=guards, cors=cors,
-    )
-    return RequestContext(Compression(served), vary=vary, observers=observers)
+    return RequestContext(Compression(app), vary=vary, observers=observers)
+
+
+def response_store(container: Container) -> ResponseStore | None:
+    """Where Litestar's response cache keeps whole responses: the cache's tier in this process,
+    if it has one (memory, or the tier in front of Redis); None turns that cache off."""
+    cache = container.cache().inner
+    if isinstance(cache, MemoryCache):
+        tier, cap = cache, math.inf
+    elif isinstance(cache, TwoTierCache):
+        tier, cap = cache.local, cache.local_ttl
+    else:
+        return None
+    catalog, responses = container.catalog(), container.responses()
+
+    def ttl(kind: str, handle: str) -> float:
+        return responses.ttl(kind, catalog.get_entry(handle))  # type: ignore[arg-type]
+
+    return ResponseStore(tier, ttl, cap=cap, on_hit=container.metrics().cache_lookup)

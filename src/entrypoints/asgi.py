@@ -34,4 +34,8 @@ def create() -> RequestContext:
     # the collector's sight, a full collection no longer walks them (under load that pause
     # was the p99: 68 ms -> 15 ms for `search` in the shared harness, bench/RESULTS.md)
     gc.freeze()
+    # a young-generation collection every 700 allocations (the default) met the objects of
+    # the 32 requests in flight again and again, promoting them: every 20,000 it finds them
+    # gone (bench/RESULTS.md, "One request pipeline")
+    gc.set_threshold(20_000, 10, 10)
     return app

@@ -1,33 +1,32 @@
-"""Response compression: brotli when the client accepts it, else gzip; each distinct answer
+"""Response compression: brotli when the client accepts it, else gzip; each distinct body
 compressed once.
 
 Litestar's own middleware compresses every response anew. Searches are answered many times
-over with the same bytes (identical requests in flight share one answer, cache hits repeat
-one), and compressing 20 KB costs more than the rest of serving it from the cache. An answer
-with a strong ``ETag`` (a digest of its body, ``http_cache.py``) is compressed once per
-encoding and kept in a small LRU keyed by that ``ETag``; other answers (raw query, errors,
-documentation) are compressed each time, streamed ones chunk by chunk.
+over with the same bytes (identical requests in flight share one body, cache hits repeat
+one), and compressing 20 KB costs more than the rest of serving it from the cache. A response
+with a strong ``ETag`` (a checksum of its body, ``http_cache.py``) is compressed once per
+encoding and kept in a small LRU keyed by that ``ETag`` (and checked to be the same bytes);
+other responses (raw query, errors, documentation) are compressed each time, streamed ones chunk
+by chunk. A compressed response's ETag is weakened (``http_cache.weakened``).
 """
 
 from __future__ import annotations
 
-import re
 import zlib
-from collections import OrderedDict
 from typing import Any, Protocol
 
 import brotli  # type: ignore[import-untyped]
 from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Receive, Scope, Send
 
+from searchport.adapters.lru import Lru
+from searchport.entrypoints.http_cache import CHECKSUM_ETAG, weakened
+
 MINIMUM_SIZE = 1024  # bytes: smaller bodies go as they are
 GZIP_LEVEL = 5
 BROTLI_QUALITY = 5
 MEMO_ENTRIES = 512
-MEMO_BYTES = 16 * 1024 * 1024  # compressed bytes kept, at most
-# the ETag ``http_cache.json_answer`` sets: BLAKE2b-128 of the body. Other strong ETags (a
-# static file's, from its path, size and time) do not name the bytes, so are never keys.
-DIGEST_ETAG = re.compile(rb'"[0-9a-f]{32}"')
+MEMO_BYTES = 16 * 1024 * 1024  # bytes kept (plain and compressed), at most
 
 
 class _Stream(Protocol):
@@ -88,38 +87,32 @@ def chosen_encoding(accept_encoding: bytes) -> str | None:
     return None
 
 
-class CompressedAnswers:
-    """An LRU of compressed bodies by (strong ETag, encoding), bounded in entries and bytes."""
+class CompressedBodies:
+    """Compressed bodies by (strong ETag, encoding), least recently used first out, bounded in
+    entries and bytes. An entry holds its plain body too: a checksum names the bytes almost
+    surely, the comparison makes it sure."""
 
     def __init__(self, max_entries: int = MEMO_ENTRIES, max_bytes: int = MEMO_BYTES) -> None:
-        self._max_entries = max_entries
-        self._max_bytes = max_bytes
-        self._bytes = 0
-        self._entries: OrderedDict[tuple[bytes, str], bytes] = OrderedDict()
+        self._entries: Lru[tuple[bytes, str], tuple[bytes, bytes]] = Lru(
+            max_entries, max_bytes, lambda key, kept: len(kept[0]) + len(kept[1]))
 
     def get(self, etag: bytes, encoding: str, body: bytes) -> bytes:
         key = (etag, encoding)
-        packed = self._entries.get(key)
-        if packed is not None:
-            self._entries.move_to_end(key)
-            return packed
+        kept = self._entries.get(key)
+        if kept is not None and kept[0] == body:
+            return kept[1]
         packed = _whole(encoding, body)
-        if len(packed) <= self._max_bytes:
-            self._entries[key] = packed
-            self._bytes += len(packed)
-            while len(self._entries) > self._max_entries or self._bytes > self._max_bytes:
-                _, dropped = self._entries.popitem(last=False)
-                self._bytes -= len(dropped)
+        self._entries.put(key, (body, packed))
         return packed
 
 
 class Compression:
-    """ASGI middleware around the app (inside ``RequestContext``, which completes ``Vary``
-    and weakens the ``ETag`` of a compressed body)."""
+    """ASGI middleware around the app (inside ``RequestContext``, which completes
+    ``Vary``)."""
 
-    def __init__(self, app: ASGIApp, answers: CompressedAnswers | None = None) -> None:
+    def __init__(self, app: ASGIApp, bodies: CompressedBodies | None = None) -> None:
         self.app = app
-        self.answers = answers or CompressedAnswers()
+        self.bodies = bodies or CompressedBodies()
 
     def __getattr__(self, name: str) -> Any:  # expose the wrapped Litestar app's attributes
         return getattr(self.app, name)
@@ -134,16 +127,16 @@ class Compression:
         if encoding is None:
             await self.app(scope, receive, send)
             return
-        await self.app(scope, receive, _Sender(send, encoding, self.answers))
+        await self.app(scope, receive, _Sender(send, encoding, self.bodies))
 
 
 class _Sender:
     """The ``send`` of one response, compressing its body when worth it."""
 
-    def __init__(self, send: Send, encoding: str, answers: CompressedAnswers) -> None:
+    def __init__(self, send: Send, encoding: str, bodies: CompressedBodies) -> None:
         self._send: Any = send  # typed loosely: this class builds the messages itself
         self._encoding = encoding
-        self._answers = answers
+        self._bodies = bodies
         self._start: Any = None  # the held http.response.start message
         self._stream: _Stream | None = None
 
@@ -174,15 +167,18 @@ class _Sender:
         headers = [(n, v) for n, v in headers if n.lower() != b"content-length"]
         headers.append((b"content-encoding", self._encoding.encode()))
         headers.append((b"vary", b"Accept-Encoding"))
+        etag_at = next((i for i, (n, _) in enumerate(headers) if n.lower() == b"etag"), -1)
+        etag = headers[etag_at][1] if etag_at >= 0 else None
+        if etag is not None:
+            headers[etag_at] = (headers[etag_at][0], weakened(etag))
         if more:
             self._stream = _stream(self._encoding)
             await self._send({**start, "headers": headers})
             chunk = self._stream.compress(body)
             await self._send({"type": "http.response.body", "body": chunk, "more_body": True})
             return
-        etag = next((v for n, v in headers if n.lower() == b"etag"), None)
-        if etag is not None and DIGEST_ETAG.fullmatch(etag):  # a digest of this very body
-            packed = self._answers.get(etag, self._encoding, body)
+        if etag is not None and CHECKSUM_ETAG.fullmatch(etag):  # names this very body
+            packed = self._bodies.get(etag, self._encoding, body)
         else:
             packed = _whole(self._encoding, body)
         headers.append((b"content-length", str(len(packed)).encode()))

@@ -53,7 +53,7 @@ def error_body(
 async def send_whole(
     send: Send, status: int, headers: list[tuple[bytes, bytes]], body: bytes
 ) -> None:
-    """An answer sent by hand (the guards, the lanes) in one piece: its start, then its
+    """An answer sent by hand (the guards) in one piece: its start, then its
     whole body."""
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body, "more_body": False})

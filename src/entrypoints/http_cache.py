@@ -1,28 +1,40 @@
-"""HTTP caching of GET answers: a strong ``ETag`` over the body bytes, ``304`` on a matching
-``If-None-Match``, and ``Cache-Control`` (``private`` whenever a key is configured).
+"""HTTP caching, every rule in one place: the ``ETag`` of a cacheable GET response, ``304`` on a
+matching ``If-None-Match``, ``Cache-Control`` (``private`` whenever a key is configured), the
+weak form of an ETag once its body is compressed, and which responses Litestar's response cache
+keeps in this process (``ResponseStore``, ``response_cache_config``).
 
 The body goes out as the bytes the use case returned (often straight from the cache): it is
-never decoded or encoded again here.
+never decoded or encoded again here. Its ETag is the checksum the ``Encoded`` value computes
+once for every request that shares it (``Encoded.checksum``: its length and CRC-32, measured
+4 x cheaper than BLAKE2b on a 20 KB body, bench/RESULTS.md).
 """
 
 from __future__ import annotations
 
-import hashlib
+import re
+import zlib
 from typing import Any
 
-from litestar import Response
+from litestar import Request, Response
+from litestar.config.response_cache import ResponseCacheConfig
 from litestar.params import HeaderParameter
+from litestar.types import HTTPScope
 
 from searchport.domain.response_cache import Encoded
+from searchport.entrypoints.timing import stats_of
 
 PUBLIC = "public, max-age=10, stale-while-revalidate=50"
 PRIVATE = "private, max-age=10"
+STORE = "searchport_responses"  # the name of Litestar's response-cache store
 
 IF_NONE_MATCH = HeaderParameter(
     name="If-None-Match",
     required=False,
     description="ETags of answers the client holds; a match is a 304 with no body.",
 )
+# the ETags ``json_response`` sets (``Encoded.checksum``); other strong ETags (a static
+# file's, from its path, size and time) do not name the bytes, so compression never keys on them
+CHECKSUM_ETAG = re.compile(rb'"[0-9a-f]+-[0-9a-f]{8}"')
 
 
 def matching_etag(etag: str, if_none_match: str) -> str | None:
@@ -36,30 +48,67 @@ def matching_etag(etag: str, if_none_match: str) -> str | None:
     return None
 
 
-def json_answer(answer: Encoded[Any], if_none_match: str | None,
-                scope: str = "") -> Response[bytes]:
-    """A 200 with the encoded answer and its ETag, or a bodiless 304 when the client has it.
-    ``scope``: the fingerprint of the key's restrictions, part of the ETag when set."""
-    etag = f'"{answer.digest}"'  # computed once per answer, shared by joined requests
+def cache_control(private: bool) -> str:
+    """``Cache-Control`` of the cacheable responses (private whenever a key is configured)."""
+    return PRIVATE if private else PUBLIC
+
+
+def json_response(
+    request: Request[Any, Any, Any], encoded: Encoded[Any], if_none_match: str | None,
+    cache_control: str, scope: str = "",
+) -> Response[bytes]:
+    """A 200 with the encoded body, its ETag and ``cache_control``, or a bodiless 304 when
+    the client has it. Whether the body came from the cache goes to the request's record
+    (the access log). ``scope``: the fingerprint of the key's restrictions; when set, its
+    CRC-32 leads the ETag, so an answer under one key's restrictions is never confirmed
+    (304) to a client asking under another's."""
+    stats = stats_of(request.scope)
+    if stats is not None:
+        stats.cache = encoded.cache
+    etag = f'"{encoded.checksum}"'
     if scope:
-        salted = hashlib.blake2b(f"{answer.digest}/{scope}".encode(), digest_size=16)
-        etag = f'"{salted.hexdigest()}"'
+        etag = f'"{zlib.crc32(scope.encode()):08x}{encoded.checksum}"'
     if if_none_match:
         named = matching_etag(etag, if_none_match)
         if named is not None:
-            return Response(content=b"", status_code=304, headers={"etag": named})
-    return Response(
-        content=answer.body, status_code=200, media_type="application/json", headers={"etag": etag}
-    )
+            return Response(content=b"", status_code=304,
+                            headers={"etag": named, "cache-control": cache_control})
+    return Response(content=encoded.body, status_code=200, media_type="application/json",
+                    headers={"etag": etag, "cache-control": cache_control})
 
 
-def cache_control(auth: bool) -> Any:
-    """An ``after_request`` hook: ``Cache-Control`` on answers that carry an ETag."""
-    value = PRIVATE if auth else PUBLIC
+def weakened(etag: bytes) -> bytes:
+    """The ETag of a compressed body: not the bytes a strong ETag was computed over, so weak
+    (``W/``, as nginx does); it still matches in ``If-None-Match``."""
+    return b"W/" + etag if etag.startswith(b'"') else etag
 
-    async def after_request(response: Response[Any]) -> Response[Any]:
-        if response.status_code in (200, 304) and "etag" in response.headers:
-            response.headers["cache-control"] = value
-        return response
 
-    return after_request
+# ----------------------------------------------- whole responses kept by Litestar's cache
+
+
+KEYED_HEADERS = (b"if-none-match", b"authorization", b"x-algolia-api-key")
+
+
+def response_key(kind: str) -> Any:
+    """Litestar's cache key of a request to a route answering ``kind``: the route, its handle,
+    the path and query string as sent, ``If-None-Match`` (a 304 is kept like a 200) and the
+    credential (a response kept for one key is never sent for another)."""
+
+    def key(request: Request[Any, Any, Any]) -> str:
+        scope = request.scope
+        handle = scope["path_params"].get("handle", "")
+        parts = [kind, handle, scope["path"], scope["query_string"].decode("latin-1")]
+        for name, value in scope["headers"]:
+            if name in KEYED_HEADERS:
+                parts.append(name.decode("latin-1") + ":" + value.decode("latin-1"))
+        return "\x00".join(parts)
+
+    return key
+
+
+def _kept(scope: HTTPScope, status: int) -> bool:
+    return status in (200, 304)
+
+
+def response_cache_config() -> ResponseCacheConfig:
+    return ResponseCacheConfig(store=STORE, cache_response_filter=_kept)

@@ -12,9 +12,10 @@ from typing import Any
 
 from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
+from litestar.utils.scope.state import ScopeState
 
 from searchport.entrypoints.observability import UNMATCHED, RequestRecord
-from searchport.entrypoints.timing import RequestStats, current_stats
+from searchport.entrypoints.timing import STATS_KEY, RequestStats, current_stats
 
 logger = logging.getLogger("searchport")
 Observer = Callable[[RequestRecord], None]
@@ -31,26 +32,9 @@ def _incoming_id(scope: Scope) -> str | None:
 
 
 def complete_headers(headers: list[tuple[bytes, bytes]], vary: tuple[bytes, ...]) -> None:
-    """In one pass over the answer's headers: one ``Vary`` holding every token already set
-    plus ``vary``, deduplicated (done here, outermost, because inner layers, CORS, replace
-    each other's ``Vary``); and a weak (``W/``) ``ETag`` when the body is compressed: it is
-    not the bytes the strong ETag was computed over, so it is marked weak, as nginx does,
-    and still matches in ``If-None-Match``."""
-    varies = 0
-    etag_at = -1
-    encoded = False
-    for i, (name, _) in enumerate(headers):
-        lowered = name.lower()
-        if lowered == b"vary":
-            varies += 1
-        elif lowered == b"etag":
-            etag_at = i
-        elif lowered == b"content-encoding":
-            encoded = True
-    if encoded and etag_at >= 0 and headers[etag_at][1].startswith(b'"'):
-        name, value = headers[etag_at]
-        headers[etag_at] = (name, b"W/" + value)
-    if varies == 0:
+    """One ``Vary`` holding every token already set plus ``vary``, deduplicated (done here,
+    outermost, because inner layers, CORS, replace each other's ``Vary``)."""
+    if not any(name.lower() == b"vary" for name, _ in headers):
         if vary:
             headers.append((b"vary", b", ".join(vary)))
         return
@@ -71,8 +55,7 @@ def complete_headers(headers: list[tuple[bytes, bytes]], vary: tuple[bytes, ...]
 
 
 class RequestContext:
-    """Wraps the app: tags each HTTP request with an id, times it, completes ``Vary`` (and
-    weakens the ETag of a compressed body)."""
+    """Wraps the app: tags each HTTP request with an id, times it, completes ``Vary``."""
 
     def __init__(
         self,
@@ -97,6 +80,7 @@ class RequestContext:
         scope[REQUEST_ID_KEY] = request_id  # type: ignore[literal-required]
         started = time.perf_counter()
         stats = RequestStats()
+        scope[STATS_KEY] = stats  # type: ignore[literal-required]
         token = current_stats.set(stats)
 
         async def send_with_headers(message: Message) -> None:
@@ -131,7 +115,8 @@ class RequestContext:
             status=status,
             ms=round((time.perf_counter() - started) * 1000, 3),
             engine_ms=round(stats.engine_seconds * 1000, 3),
-            cache=stats.cache,
+            # a whole response Litestar's response cache sent (``http_cache``) is a hit
+            cache="hit" if ScopeState.from_scope(scope).is_cached is True else stats.cache,
         )
         for observe in self.observers:
             try:

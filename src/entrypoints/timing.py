@@ -1,9 +1,11 @@
 """What one request spent, for ``Server-Timing``, the access log and the metrics.
 
-``RequestContext`` puts a fresh ``RequestStats`` in a context variable for each request.
-Each engine adapter is wrapped in ``TimedEngine``, which adds the time of its calls (and
-reports each call to an optional observer, for per-handle metrics); ``ObservedCache`` notes
-whether the request's cache lookup was a hit.
+``RequestContext`` puts a fresh ``RequestStats`` in the request's scope and, for the engine
+calls the request makes, in a context variable: each engine adapter is wrapped in
+``TimedEngine``, which adds the time of its calls there (and reports each call to an
+optional observer, for per-handle metrics). Whether a response body came from the cache travels
+with it (``Encoded.cache``), which the HTTP layer notes on ``RequestStats``;
+``ObservedCache`` counts the cache's lookups for the metrics.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any, Protocol, TypeVar
 
 from searchport.domain.query import FacetValuesQuery, Filter, SearchQuery
 from searchport.domain.results import Capabilities, EngineResult, FacetValue, Hit
-from searchport.ports.cache import CachePort, InProcessTier
+from searchport.ports.cache import CachePort
 from searchport.ports.engine import SearchEnginePort
 
 T = TypeVar("T")
@@ -24,17 +26,22 @@ T = TypeVar("T")
 class RequestStats:
     """Mutable per-request figures; shared with work the request starts (single flight)."""
 
-    __slots__ = ("cache", "cache_key", "engine_seconds", "lookups", "status")
+    __slots__ = ("cache", "engine_seconds", "status")
 
     def __init__(self) -> None:
         self.engine_seconds = 0.0
         self.cache: str | None = None  # "hit" or "miss" once the cache was asked
-        self.cache_key: str | None = None  # the key last looked up
-        self.lookups = 0  # cache lookups made for this request
-        self.status = 500  # the answer's status, once it starts (500 if none ever does)
+        self.status = 500  # the response's status, once it starts (500 if none ever does)
 
 
 current_stats: ContextVar[RequestStats | None] = ContextVar("searchport_stats", default=None)
+STATS_KEY = "searchport.stats"
+
+
+def stats_of(scope: Any) -> RequestStats | None:
+    """The request's ``RequestStats`` (None outside ``RequestContext``)."""
+    stats: RequestStats | None = scope.get(STATS_KEY)
+    return stats
 
 
 class EngineObserver(Protocol):
@@ -105,27 +112,11 @@ class TimedEngine:
 
 
 class ObservedCache:
-    """Delegates to a cache and notes each lookup's outcome for the request and an observer."""
+    """Delegates to a cache and reports each lookup's outcome to an observer (the metrics)."""
 
     def __init__(self, inner: CachePort, on_lookup: Callable[[bool], None] | None = None) -> None:
         self.inner = inner
         self.on_lookup = on_lookup
-        self._in_process = inner.lookup if isinstance(inner, InProcessTier) else None
-
-    @property
-    def in_process(self) -> bool:
-        """Whether some entries live in this process (``held`` can find them)."""
-        return self._in_process is not None
-
-    def held(self, key: str) -> bytes | None:
-        """The entry if this process holds it, with no I/O; noted as a hit when found (a
-        miss here is not noted: the caller then asks ``get``, which notes it)."""
-        if self._in_process is None:
-            return None
-        value = self._in_process(key)
-        if value is not None:
-            self._note(key, True)
-        return value
 
     @property
     def status(self) -> str:
@@ -136,19 +127,9 @@ class ObservedCache:
 
     async def get(self, key: str) -> bytes | None:
         value = await self.inner.get(key)
-        if self.inner.status == "disabled":  # no cache: nothing was looked up
-            return value
-        self._note(key, value is not None)
+        if self.on_lookup is not None and self.inner.status != "disabled":
+            self.on_lookup(value is not None)  # no cache: nothing was looked up
         return value
-
-    def _note(self, key: str, found: bool) -> None:
-        stats = current_stats.get()
-        if stats is not None:
-            stats.cache = "hit" if found else "miss"
-            stats.cache_key = key
-            stats.lookups += 1
-        if self.on_lookup is not None:
-            self.on_lookup(found)
 
     async def set(self, key: str, value: bytes, ttl: float) -> None:
         await self.inner.set(key, value, ttl)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from typing import Protocol
 
 
 class CachePort(Protocol):
@@ -29,12 +29,3 @@ class CachePort(Protocol):
 
     async def close(self) -> None: ...
 
-
-@runtime_checkable
-class InProcessTier(Protocol):
-    """A cache holding some entries in this process (the memory backend, the tier in front
-    of Redis): they can be read at once, with no I/O."""
-
-    def lookup(self, key: str) -> bytes | None:
-        """The entry if this process holds it (and it has not expired), else None."""
-        ...

@@ -310,7 +310,7 @@ def test_scoped_answers_are_cached_and_tagged_apart(client: TestClient[Any],
                                                     rows: list[Row]) -> None:
     url = "/books/search?q=&perPage=100&facets=language"
     key = mint(MASTER, filters="language:de")
-    first = [client.get(url, headers=bearer(MASTER)) for _ in range(3)]  # the lane learns it
+    first = [client.get(url, headers=bearer(MASTER)) for _ in range(3)]  # the response cache keeps it
     scoped = client.get(url, headers=bearer(key))
     again = client.get(url, headers=bearer(MASTER))
     assert ids(first[-1].json()["hits"]) == ids(again.json()["hits"]) == {
@@ -325,7 +325,7 @@ def test_scoped_answers_are_cached_and_tagged_apart(client: TestClient[Any],
     assert ids(revalidated.json()["hits"]) == ids(scoped.json()["hits"])
 
 
-def test_a_scoped_answer_never_teaches_the_cached_lane(client: TestClient[Any],
+def test_a_scoped_answer_is_never_sent_to_another_key(client: TestClient[Any],
                                                        rows: list[Row]) -> None:
     url = "/books/search?q=&perPage=99"
     for _ in range(3):  # a scoped key asks first, several times

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import gzip
-import hashlib
 import os
+import zlib
 from typing import Any
 
 import brotli  # type: ignore[import-untyped]
@@ -15,11 +15,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from searchport.entrypoints import compression
-from searchport.entrypoints.compression import CompressedAnswers, Compression, chosen_encoding
+from searchport.entrypoints.compression import CompressedBodies, Compression, chosen_encoding
 
 
 def digest_etag(body: bytes) -> bytes:
-    return b'"' + hashlib.blake2b(body, digest_size=16).hexdigest().encode() + b'"'
+    """The ETag the cacheable routes set: the body's length and CRC-32, in hex."""
+    return f'"{len(body):x}-{zlib.crc32(body):08x}"'.encode()
 
 
 def app_sending(chunks: list[bytes], headers: list[tuple[bytes, bytes]]) -> Any:
@@ -108,8 +109,8 @@ def test_a_digest_tagged_answer_is_compressed_once_per_encoding(
         return whole(encoding, data)
 
     monkeypatch.setattr(compression, "_whole", counted)
-    answers = CompressedAnswers()
-    app = Compression(app_sending([body], [(b"etag", digest_etag(body))]), answers)
+    bodies = CompressedBodies()
+    app = Compression(app_sending([body], [(b"etag", digest_etag(body))]), bodies)
     for accept in (b"br", b"br", b"gzip", b"br", b"gzip"):
         _, wire, _ = run(app, accept)
         assert decoded(accept, wire) == body
@@ -117,23 +118,25 @@ def test_a_digest_tagged_answer_is_compressed_once_per_encoding(
 
     other = b"x" * 5000  # a static file's ETag names no bytes: compressed every time
     calls.clear()
-    app = Compression(app_sending([other], [(b"etag", b'"1700000000.0-5000-123"')]), answers)
+    app = Compression(app_sending([other], [(b"etag", b'"1700000000.0-5000-123"')]), bodies)
     for _ in range(2):
         run(app, b"gzip")
     assert calls == ["gzip", "gzip"]
 
 
 def test_the_memo_stays_within_its_bounds() -> None:
-    answers = CompressedAnswers(max_entries=3, max_bytes=10_000_000)
+    memo = CompressedBodies(max_entries=3, max_bytes=10_000_000)
     bodies = [os.urandom(2000) for _ in range(5)]
     for body in bodies:
-        answers.get(digest_etag(body), "gzip", body)
-    assert len(answers._entries) == 3
-    small = CompressedAnswers(max_entries=100, max_bytes=3000)
-    for body in bodies:  # random bytes do not shrink: ~2 KB each
-        answers.get(digest_etag(body), "gzip", body)
+        memo.get(digest_etag(body), "gzip", body)
+    assert len(memo._entries) == 3
+    # an entry counts its plain body and its compressed one (random bytes do not shrink):
+    # ~4 KB each
+    small = CompressedBodies(max_entries=100, max_bytes=5000)
+    for body in bodies:
+        memo.get(digest_etag(body), "gzip", body)
         small.get(digest_etag(body), "gzip", body)
-    assert small._bytes <= 3000 and len(small._entries) == 1
+    assert small._entries.bytes <= 5000 and len(small._entries) == 1
 
 
 def test_an_encoded_or_small_body_goes_as_it_is() -> None:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import time
-from collections import OrderedDict
 from collections.abc import Callable
+
+from searchport.adapters.lru import Lru
 
 ENTRY_OVERHEAD = 96  # bytes of bookkeeping counted per entry besides its key and value
 
@@ -24,46 +25,36 @@ class MemoryCache:
     ) -> None:
         self.max_entries = max_entries
         self.max_bytes = max_bytes
-        self._clock = clock
-        self._entries: OrderedDict[str, tuple[bytes, float]] = OrderedDict()
-        self._bytes = 0
+        self.clock = clock
+        self._entries: Lru[str, tuple[bytes, float]] = Lru(max_entries, max_bytes, _size)
 
     def __len__(self) -> int:
         return len(self._entries)
 
     @property
     def size_bytes(self) -> int:
-        return self._bytes
+        return int(self._entries.bytes)
 
     async def probe(self) -> str:
         return self.status
 
     def lookup(self, key: str) -> bytes | None:
+        """The entry if this process holds it and it has not expired (no I/O)."""
         found = self._entries.get(key)
         if found is None:
             return None
         value, expires = found
-        if expires <= self._clock():
-            self._drop(key)
+        if expires <= self.clock():
+            self._entries.discard(key)
             return None
-        self._entries.move_to_end(key)
         return value
 
     def store(self, key: str, value: bytes, ttl: float) -> None:
-        if key in self._entries:
-            self._drop(key)
-        size = _size(key, value)
-        if ttl <= 0 or size > self.max_bytes:
+        """Keep ``value`` for ``ttl`` seconds; a TTL of 0 or less drops the entry."""
+        if ttl <= 0:
+            self._entries.discard(key)
             return
-        self._entries[key] = (value, self._clock() + ttl)
-        self._bytes += size
-        while len(self._entries) > self.max_entries or self._bytes > self.max_bytes:
-            oldest = next(iter(self._entries))
-            self._drop(oldest)
-
-    def _drop(self, key: str) -> None:
-        value, _ = self._entries.pop(key)
-        self._bytes -= _size(key, value)
+        self._entries.put(key, (value, self.clock() + ttl))
 
     async def get(self, key: str) -> bytes | None:
         return self.lookup(key)
@@ -74,13 +65,11 @@ class MemoryCache:
     async def clear(self) -> int:
         removed = len(self._entries)
         self._entries.clear()
-        self._bytes = 0
         return removed
 
     async def close(self) -> None:
         self._entries.clear()
-        self._bytes = 0
 
 
-def _size(key: str, value: bytes) -> int:
-    return len(key) + len(value) + ENTRY_OVERHEAD
+def _size(key: str, entry: tuple[bytes, float]) -> int:
+    return len(key) + len(entry[0]) + ENTRY_OVERHEAD

@@ -7,16 +7,15 @@ matters least (an evicted key starts over with its full allowance).
 from __future__ import annotations
 
 import time
-from collections import OrderedDict
 from collections.abc import Callable
 
+from searchport.adapters.lru import Lru
 from searchport.domain.rate_limit import gcra
 
 
 class MemoryRateLimitStore:
     def __init__(self, max_keys: int = 100_000, clock: Callable[[], float] = time.monotonic):
-        self._tats: OrderedDict[str, float] = OrderedDict()
-        self._max_keys = max_keys
+        self._tats: Lru[str, float] = Lru(max_keys)
         self._clock = clock
 
     async def hit(self, key: str, limit: int, window: float) -> float:
@@ -27,10 +26,7 @@ class MemoryRateLimitStore:
         now = self._clock()
         verdict = gcra(self._tats.get(key), now, limit, window)
         if verdict.allowed:
-            self._tats[key] = verdict.tat
-            self._tats.move_to_end(key)
-            while len(self._tats) > self._max_keys:
-                self._tats.popitem(last=False)
+            self._tats.put(key, verdict.tat)
         return verdict.retry_after
 
     def __len__(self) -> int:

@@ -1,7 +1,12 @@
-"""Routes under ``/{handle}``: search, facets, autocomplete, documents, mapping, raw query."""
+"""Routes under ``/{handle}``: search, facets, autocomplete, documents, mapping, raw query.
+
+``index_controller(cached=True)`` has Litestar's response cache keep the GET routes' whole
+responses (``http_cache``), so that a repeated request is answered before any parameter is
+parsed; it is asked for when the cache has a tier in this process (``app.py``)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any
 
 from litestar import Controller, Request, Response, get, post
@@ -21,142 +26,166 @@ from searchport.domain.usecases.get_document import GetDocument, GetDocumentRequ
 from searchport.domain.usecases.get_mapping import GetMapping, GetMappingRequest
 from searchport.domain.usecases.raw_query import RawQuery, RawQueryRequest
 from searchport.domain.usecases.search import Search
+from searchport.entrypoints.auth import access_of
 from searchport.entrypoints.controllers import params as p
-from searchport.entrypoints.http_cache import IF_NONE_MATCH, json_answer
+from searchport.entrypoints.http_cache import (
+    IF_NONE_MATCH,
+    cache_control,
+    json_response,
+    response_key,
+)
 
 Handle = Annotated[str, PathParameter(description="An index handle (see GET /indexes).")]
 Json = str | None
 IfNoneMatch = Annotated[str | None, IF_NONE_MATCH]
-Answer = Response[bytes]  # the use case's encoded answer, sent as is (see http_cache)
+JsonBytes = Response[bytes]  # the use case's encoded response, sent as is (see http_cache)
+Req = Request[Any, Any, Any]
 
 
-class IndexController(Controller):
-    path = "/{handle:str}"
-    tags = ["search"]
+def index_controller(
+    *, cached: bool, private: bool, raw_query_uc: Callable[[], RawQuery]
+) -> type[Controller]:
+    """The routes; ``cached``: whole GET responses kept by Litestar's response cache;
+    ``private``: their ``Cache-Control`` is private (a key is configured); ``raw_query_uc``:
+    the use case's provider, asked per request (an override in the container holds)."""
+    control = cache_control(private)
 
-    @get(
-        "/search",
-        responses=p.answers(SearchResponse, "The hits, totals, facets and extras asked for."),
-        summary="Full-text search",
-        description="Hits, facets, filters, sorting, highlights, histograms, geo clusters and "
-        "phrase suggestions on one handle.",
-    )
-    async def search(
-        self,
-        search_uc: NamedDependency[Search],
-        access: NamedDependency[Scope],
-        handle: Handle,
-        q: Annotated[str, p.Q] = "",
-        page: Annotated[int, p.PAGE] = 1,
-        per_page: Annotated[int | None, p.PER_PAGE] = None,
-        sort: Annotated[Json, p.SORT] = None,
-        facets: Annotated[str | None, p.FACETS] = None,
-        filters: Annotated[Json, p.FILTERS] = None,
-        highlight: Annotated[str | None, p.HIGHLIGHT] = None,
-        fields: Annotated[str | None, p.FIELDS] = None,
-        suggest: Annotated[str | None, p.SUGGEST] = None,
-        boosts: Annotated[Json, p.BOOSTS] = None,
-        histogram: Annotated[Json, p.HISTOGRAM] = None,
-        geo_grid: Annotated[Json, p.GEO_GRID] = None,
-        if_none_match: IfNoneMatch = None,
-    ) -> Answer:
-        return json_answer(await search_uc(SearchRequest(
-            handle=handle, q=q, page=page, per_page=per_page, sort=sort, facets=facets,
-            filters=filters, highlight=highlight, fields=fields, suggest=suggest, boosts=boosts,
-            histogram=histogram, geo_grid=geo_grid,
-        ), access), if_none_match, access.fingerprint)
+    class IndexController(Controller):
+        path = "/{handle:str}"
+        tags = ["search"]
 
-    @get(
-        "/facets/{field:str}",
-        responses=p.answers(FacetSearchResponse, "The matching values with their counts."),
-        summary="Search facet values",
-        description="Values of one facet field containing q, with their counts.",
-    )
-    async def facet_values(
-        self,
-        facet_search: NamedDependency[FacetSearch],
-        access: NamedDependency[Scope],
-        handle: Handle,
-        field: Annotated[str, PathParameter(description="The facet field (alias allowed).")],
-        q: Annotated[str, p.FACET_Q] = "",
-        max_values: Annotated[int, p.MAX_VALUES] = 20,
-        filters: Annotated[Json, p.FACET_FILTERS] = None,
-        if_none_match: IfNoneMatch = None,
-    ) -> Answer:
-        return json_answer(await facet_search(FacetSearchRequest(
-            handle=handle, field=field, q=q, max_values=max_values, filters=filters
-        ), access), if_none_match, access.fingerprint)
+        @get(
+            "/search",
+            cache=cached, cache_key_builder=response_key("search"),
+            responses=p.answers(SearchResponse, "The hits, totals, facets and extras asked for."),
+            summary="Full-text search",
+            description="Hits, facets, filters, sorting, highlights, histograms, geo clusters and "
+            "phrase suggestions on one handle.",
+        )
+        async def search(
+            self,
+            request: Req,
+            search_uc: NamedDependency[Search],
+            access: NamedDependency[Scope],
+            handle: Handle,
+            q: Annotated[str, p.Q] = "",
+            page: Annotated[int, p.PAGE] = 1,
+            per_page: Annotated[int | None, p.PER_PAGE] = None,
+            sort: Annotated[Json, p.SORT] = None,
+            facets: Annotated[str | None, p.FACETS] = None,
+            filters: Annotated[Json, p.FILTERS] = None,
+            highlight: Annotated[str | None, p.HIGHLIGHT] = None,
+            fields: Annotated[str | None, p.FIELDS] = None,
+            suggest: Annotated[str | None, p.SUGGEST] = None,
+            boosts: Annotated[Json, p.BOOSTS] = None,
+            histogram: Annotated[Json, p.HISTOGRAM] = None,
+            geo_grid: Annotated[Json, p.GEO_GRID] = None,
+            if_none_match: IfNoneMatch = None,
+        ) -> JsonBytes:
+            return json_response(request, await search_uc(SearchRequest(
+                handle=handle, q=q, page=page, per_page=per_page, sort=sort, facets=facets,
+                filters=filters, highlight=highlight, fields=fields, suggest=suggest, boosts=boosts,
+                histogram=histogram, geo_grid=geo_grid,
+            ), access), if_none_match, control, access.fingerprint)
 
-    @get(
-        "/autocomplete",
-        responses=p.answers(AutocompleteResponse, "Prefix hits and matching facet values."),
-        summary="Autocomplete",
-        description="Prefix hits on the last word of q, plus facet values containing q.",
-    )
-    async def autocomplete(
-        self,
-        autocomplete_uc: NamedDependency[Autocomplete],
-        access: NamedDependency[Scope],
-        handle: Handle,
-        q: Annotated[str, p.Q] = "",
-        per_page: Annotated[int, p.AC_PER_PAGE] = 5,
-        facets: Annotated[str | None, p.AC_FACETS] = None,
-        max_facets_per_field: Annotated[int, p.AC_MAX_FACETS] = 4,
-        if_none_match: IfNoneMatch = None,
-    ) -> Answer:
-        return json_answer(await autocomplete_uc(AutocompleteRequest(
-            handle=handle, q=q, per_page=per_page, facets=facets,
-            max_facets_per_field=max_facets_per_field,
-        ), access), if_none_match, access.fingerprint)
+        @get(
+            "/facets/{field:str}",
+            cache=cached, cache_key_builder=response_key("facets"),
+            responses=p.answers(FacetSearchResponse, "The matching values with their counts."),
+            summary="Search facet values",
+            description="Values of one facet field containing q, with their counts.",
+        )
+        async def facet_values(
+            self,
+            request: Req,
+            facet_search: NamedDependency[FacetSearch],
+            access: NamedDependency[Scope],
+            handle: Handle,
+            field: Annotated[str, PathParameter(description="The facet field (alias allowed).")],
+            q: Annotated[str, p.FACET_Q] = "",
+            max_values: Annotated[int, p.MAX_VALUES] = 20,
+            filters: Annotated[Json, p.FACET_FILTERS] = None,
+            if_none_match: IfNoneMatch = None,
+        ) -> JsonBytes:
+            return json_response(request, await facet_search(FacetSearchRequest(
+                handle=handle, field=field, q=q, max_values=max_values, filters=filters
+            ), access), if_none_match, control, access.fingerprint)
 
-    @get(
-        "/documents/{doc_id:path}",
-        responses=p.answers(dict[str, Any], "The document: objectID, _index, its fields."),
-        summary="One document by id",
-    )
-    async def document(
-        self,
-        get_document: NamedDependency[GetDocument],
-        access: NamedDependency[Scope],
-        handle: Handle,
-        doc_id: Annotated[str, PathParameter(description="The document's objectID.")],
-        if_none_match: IfNoneMatch = None,
-    ) -> Answer:
-        # a path parameter keeps ids containing "/" reachable; it arrives with its leading "/"
-        document = await get_document(GetDocumentRequest(handle=handle, id=doc_id[1:]), access)
-        return json_answer(document, if_none_match, access.fingerprint)
+        @get(
+            "/autocomplete",
+            cache=cached, cache_key_builder=response_key("autocomplete"),
+            responses=p.answers(AutocompleteResponse, "Prefix hits and matching facet values."),
+            summary="Autocomplete",
+            description="Prefix hits on the last word of q, plus facet values containing q.",
+        )
+        async def autocomplete(
+            self,
+            request: Req,
+            autocomplete_uc: NamedDependency[Autocomplete],
+            access: NamedDependency[Scope],
+            handle: Handle,
+            q: Annotated[str, p.Q] = "",
+            per_page: Annotated[int, p.AC_PER_PAGE] = 5,
+            facets: Annotated[str | None, p.AC_FACETS] = None,
+            max_facets_per_field: Annotated[int, p.AC_MAX_FACETS] = 4,
+            if_none_match: IfNoneMatch = None,
+        ) -> JsonBytes:
+            return json_response(request, await autocomplete_uc(AutocompleteRequest(
+                handle=handle, q=q, per_page=per_page, facets=facets,
+                max_facets_per_field=max_facets_per_field,
+            ), access), if_none_match, control, access.fingerprint)
 
-    @get(
-        "/mapping",
-        responses=p.answers(dict[str, Any], "The engine's own mapping or schema, unmodified."),
-        summary="The engine's field mapping or schema",
-    )
-    async def mapping(
-        self,
-        get_mapping: NamedDependency[GetMapping],
-        access: NamedDependency[Scope],
-        handle: Handle,
-        if_none_match: IfNoneMatch = None,
-    ) -> Answer:
-        answer = await get_mapping(GetMappingRequest(handle=handle), access)
-        return json_answer(answer, if_none_match, access.fingerprint)
+        @get(
+            "/documents/{doc_id:path}",
+            cache=cached, cache_key_builder=response_key("document"),
+            responses=p.answers(dict[str, Any], "The document: objectID, _index, its fields."),
+            summary="One document by id",
+        )
+        async def document(
+            self,
+            request: Req,
+            get_document: NamedDependency[GetDocument],
+            access: NamedDependency[Scope],
+            handle: Handle,
+            doc_id: Annotated[str, PathParameter(description="The document's objectID.")],
+            if_none_match: IfNoneMatch = None,
+        ) -> JsonBytes:
+            # a path parameter keeps ids containing "/" reachable; it arrives with its leading "/"
+            document = await get_document(GetDocumentRequest(handle=handle, id=doc_id[1:]),
+                                          access)
+            return json_response(request, document, if_none_match, control, access.fingerprint)
 
-    @post(
-        "/query",
-        status_code=200,
-        responses=p.RAW_ERRORS,
-        summary="Raw engine query",
-        description="An engine-native query body run on this handle's index only; the "
-        "engine's response comes back unmodified. For tantivy: "
-        '{"query": "<tantivy query language>", "limit": 10, "offset": 0}.',
-    )
-    async def raw_query(
-        self,
-        request: Request[Any, Any, Any],
-        raw_query_uc: NamedDependency[RawQuery],
-        access: NamedDependency[Scope],
-        handle: Handle,
-    ) -> Response[bytes]:
-        body = await request.body()
-        result = await raw_query_uc(RawQueryRequest(handle=handle, body=body), access)
-        return Response(content=result, media_type="application/json")
+        @get(
+            "/mapping",
+            cache=cached, cache_key_builder=response_key("mapping"),
+            responses=p.answers(dict[str, Any], "The engine's own mapping or schema, unmodified."),
+            summary="The engine's field mapping or schema",
+        )
+        async def mapping(
+            self,
+            request: Req,
+            get_mapping: NamedDependency[GetMapping],
+            access: NamedDependency[Scope],
+            handle: Handle,
+            if_none_match: IfNoneMatch = None,
+        ) -> JsonBytes:
+            mapping = await get_mapping(GetMappingRequest(handle=handle), access)
+            return json_response(request, mapping, if_none_match, control, access.fingerprint)
+
+        @post(
+            "/query",
+            status_code=200,
+            responses=p.RAW_ERRORS,
+            summary="Raw engine query",
+            description="An engine-native query body run on this handle's index only; the "
+            "engine's response comes back unmodified. For tantivy: "
+            '{"query": "<tantivy query language>", "limit": 10, "offset": 0}.',
+        )
+        async def raw_query(self, request: Req, handle: Handle) -> Response[bytes]:
+            # no dependency to resolve: the pass-through is the cheapest route there is
+            body = await request.body()
+            result = await raw_query_uc()(RawQueryRequest(handle=handle, body=body),
+                                          access_of(request.scope))
+            return Response(content=result, media_type="application/json")
+
+    return IndexController

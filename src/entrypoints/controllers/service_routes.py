@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from litestar import Controller, Response, get, post
+from typing import Any
+
+from litestar import Controller, Request, Response, get, post
 from litestar.di import NamedDependency
 
 from searchport.domain.errors import Forbidden
@@ -13,6 +15,7 @@ from searchport.domain.usecases.health import Health
 from searchport.domain.usecases.list_indexes import ListIndexes
 from searchport.entrypoints.controllers.params import GUARDS
 from searchport.entrypoints.observability import Metrics
+from searchport.entrypoints.response_store import forget_kept
 
 
 def _unrestricted(access: Scope, what: str) -> None:
@@ -37,9 +40,12 @@ class ServiceController(Controller):
 
     @post("/cache/clear", status_code=200, summary="Drop searchport's own cache entries",
           responses=GUARDS)
-    async def clear_cache(self, clear_cache_uc: NamedDependency[ClearCache],
-                          access: NamedDependency[Scope]) -> CacheClearResponse:
+    async def clear_cache(
+        self, request: Request[Any, Any, Any], clear_cache_uc: NamedDependency[ClearCache],
+        access: NamedDependency[Scope],
+    ) -> CacheClearResponse:
         _unrestricted(access, "clear the cache")
+        await forget_kept(request.app)  # the whole answers Litestar keeps (http_cache)
         return await clear_cache_uc()
 
 
