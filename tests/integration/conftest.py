@@ -19,6 +19,7 @@ import pytest
 
 from searchport.adapters.tantivy import TantivyEngine
 from searchport.domain.config import IndexConfig
+from tests.edit_distance import edit_distance
 from tests.redis_server import RedisServer
 
 if TYPE_CHECKING:
@@ -100,20 +101,6 @@ def doc_id(row: dict[str, Any]) -> str:
 
 def ids(rows: Iterable[dict[str, Any]]) -> set[str]:
     return {doc_id(row) for row in rows}
-
-
-def edit_distance(a: str, b: str) -> int:
-    """Optimal string alignment distance, the whole table (the reference the engine's
-    typo matching is checked against): insertions, deletions, substitutions and swaps of
-    two neighbouring letters cost one each."""
-    table = [[i + j if i * j == 0 else 0 for j in range(len(b) + 1)] for i in range(len(a) + 1)]
-    for i in range(1, len(a) + 1):
-        for j in range(1, len(b) + 1):
-            table[i][j] = min(table[i - 1][j] + 1, table[i][j - 1] + 1,
-                              table[i - 1][j - 1] + (a[i - 1] != b[j - 1]))
-            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
-                table[i][j] = min(table[i][j], table[i - 2][j - 2] + 1)
-    return table[len(a)][len(b)]
 
 
 def allowed_typos(word: str, one_from: int = 5, two_from: int = 9) -> int:

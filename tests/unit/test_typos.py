@@ -8,20 +8,9 @@ from hypothesis import strategies as st
 
 from searchport.domain.config import TypoToleranceConfig
 from searchport.domain.typos import allowed_typos, osa_distance, prefix_distance
+from tests.edit_distance import table_row
 
 words = st.text(alphabet="abcdé", max_size=10)
-
-
-def table_row(a: str, b: str) -> list[int]:
-    """Optimal string alignment: the last row of the full table (a against b[:j])."""
-    d = [[i + j if i * j == 0 else 0 for j in range(len(b) + 1)] for i in range(len(a) + 1)]
-    for i in range(1, len(a) + 1):
-        for j in range(1, len(b) + 1):
-            d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1,
-                          d[i - 1][j - 1] + (a[i - 1] != b[j - 1]))
-            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
-                d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1)
-    return d[len(a)]
 
 
 @given(words, words, st.integers(0, 3))
