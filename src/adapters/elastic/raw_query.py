@@ -50,11 +50,8 @@ FEATURE_KEYS = {
 FEATURE_NAMES = {"scripts": "scripts", "runtimeFields": "runtime fields"}
 
 
-def check_features(body: Json, denied: list[str]) -> None:
-    """``Forbidden`` (403) naming the first denied feature the body uses, and where."""
-    keys = {key: feature for feature in denied for key in FEATURE_KEYS.get(feature, ())}
-    if not keys:
-        return
+def keys_in(body: Json) -> Iterator[tuple[str, tuple[str, ...]]]:
+    """Every key of every object in ``body``, with the path to it (depth first)."""
     stack: list[tuple[Any, tuple[str, ...]]] = [(body, ())]
     while stack:
         node, where = stack.pop()
@@ -63,13 +60,22 @@ def check_features(body: Json, denied: list[str]) -> None:
         elif isinstance(node, dict):
             for key, value in node.items():
                 here = (*where, str(key))
-                feature = keys.get(str(key))
-                if feature is not None:
-                    raise Forbidden(
-                        f"The raw query uses {FEATURE_NAMES[feature]} ({where_text(here)}), "
-                        "which this handle does not allow (rawQueryDeny)"
-                    )
+                yield str(key), here
                 stack.append((value, here))
+
+
+def check_features(body: Json, denied: list[str]) -> None:
+    """``Forbidden`` (403) naming the first denied feature the body uses, and where."""
+    keys = {key: feature for feature in denied for key in FEATURE_KEYS.get(feature, ())}
+    if not keys:
+        return
+    for key, here in keys_in(body):
+        feature = keys.get(key)
+        if feature is not None:
+            raise Forbidden(
+                f"The raw query uses {FEATURE_NAMES[feature]} ({where_text(here)}), "
+                "which this handle does not allow (rawQueryDeny)"
+            )
 
 
 def scoped_body(body: Json, indices: frozenset[str]) -> Json:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from searchport.adapters.elastic.raw_query import index_reads, where_text
+from searchport.adapters.elastic.raw_query import index_reads, keys_in, where_text
 from searchport.domain.errors import Forbidden
 
 Json = dict[str, Any]
@@ -62,17 +62,9 @@ def _refused(what: str) -> Forbidden:
 
 
 def _check_joins(body: Json) -> None:
-    stack: list[tuple[Any, tuple[str, ...]]] = [(body, ())]
-    while stack:
-        node, where = stack.pop()
-        if isinstance(node, list):
-            stack.extend((item, (*where, f"[{i}]")) for i, item in enumerate(node))
-        elif isinstance(node, dict):
-            for key, value in node.items():
-                here = (*where, str(key))
-                if key in JOIN_QUERIES:
-                    raise _refused(f"a {key} query ({where_text(here)})")
-                stack.append((value, here))
+    for key, here in keys_in(body):
+        if key in JOIN_QUERIES:
+            raise _refused(f"a {key} query ({where_text(here)})")
 
 
 def _check_aggregations(aggs: Any, where: tuple[str, ...]) -> None:
