@@ -60,6 +60,7 @@ from searchport.domain.results import EngineResult, FacetValue, Hit
 from searchport.domain.search_request import SearchRequest
 from searchport.domain.usecases.facet_search import FacetSearch, FacetSearchRequest
 from searchport.domain.usecases.search import Search
+from tests.specs.checker import check as check_spec
 
 Json = dict[str, Any]
 
@@ -621,6 +622,8 @@ def check_fields(body: Json, query: SearchQuery, model: Model) -> None:
 def test_search_body(case: tuple[Model, SearchQuery]) -> None:
     model, query = case
     body = translate.search_body(query, model.catalog)
+    for engine in ("elasticsearch", "opensearch"):  # fits both published specifications
+        check_spec(engine, "search.request", body)
     check_json(body, query)
     check_placement(body, query, model.catalog)
     check_facets(body, query, model.catalog)
@@ -819,6 +822,8 @@ def test_facet_value_search_body(model: Model, data: st.DataObject) -> None:
                              limit=data.draw(st.integers(1, 100)),
                              filters=tuple(data.draw(st.lists(filters, max_size=4))))
     body = translate.facet_values_body(query, model.catalog)
+    for engine in ("elasticsearch", "opensearch"):
+        check_spec(engine, "search.request", body)
     assert msgspec.json.decode(msgspec.json.encode(body)) == body
     assert body["size"] == 0 and body["track_total_hits"] is False
     clauses = [filter_clause(f, model.catalog) for f in query.filters]
