@@ -867,14 +867,22 @@ class TranslatingEngine:
     async def search(self, query: SearchQuery) -> EngineResult:
         body = translate.search_body(query, self.catalog)
         self.bodies.append(body)
-        return parse.search_result(answer_for(body, self.sources), query)
+        answer = answer_for(body, self.sources)
+        for engine in ("elasticsearch", "opensearch"):  # the body fits both
+            check_spec(engine, "search.request", body)
+        return parse.search_result(answer, query)
 
     async def facet_values(self, query: FacetValuesQuery) -> list[FacetValue]:
         body = translate.facet_values_body(query, self.catalog)
         self.bodies.append(body)
-        answer = {"hits": {"total": {"value": 2, "relation": "eq"}, "hits": []},
+        answer = {"took": 1, "timed_out": False,
+                  "_shards": {"total": 1, "successful": 1, "skipped": 0, "failed": 0},
+                  "hits": {"total": {"value": 2, "relation": "eq"}, "max_score": None,
+                           "hits": []},
                   "aggregations": {name: agg_answer(node, self.sources)
                                    for name, node in body["aggs"].items()}}
+        for engine in ("elasticsearch", "opensearch"):
+            check_spec(engine, "search.request", body)
         return parse.facet_values(answer, query,
                                   match_here=not self.catalog.is_string(query.field))
 
@@ -929,8 +937,9 @@ def agg_answer(node: Json, sources: Json) -> Json:
 
 def answer_for(body: Json, sources: Json) -> Json:
     answer: Json = {
-        "took": 1,
-        "hits": {"total": {"value": 2, "relation": "eq"},
+        "took": 1, "timed_out": False,
+        "_shards": {"total": 1, "successful": 1, "skipped": 0, "failed": 0},
+        "hits": {"total": {"value": 2, "relation": "eq"}, "max_score": 1.0,
                  "hits": [raw_hit(0, sources), raw_hit(1, sources)]},
     }
     if "aggs" in body:
