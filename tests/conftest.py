@@ -2,7 +2,8 @@
 (``tests/specs``): the hooks put in place here, and the check that fails a test.
 
 - engine requests and answers over the real network (Typesense): every exchange made by
-  ``HttpClients``' network is checked (``http_clients._network`` wrapped);
+  ``HttpClients``' network with a real Typesense server of the tests is checked
+  (``http_clients._network`` wrapped; ``TYPESENSE_ORIGINS``);
 - the contract tiers' scripted engines: ``tests/contract/scripted.Recorder``;
 - what searchport answers on its Algolia routes: every ``httpx.Client`` (Litestar's
   ``TestClient`` is one, so are the e2e clients) has its answers to a ``/1/`` route checked.
@@ -23,7 +24,13 @@ import pytest
 
 from searchport.adapters import http_clients
 from searchport.adapters.exchange import Answer, Exchange
-from tests.specs.exchanges import VIOLATIONS, algolia_answer, engine_answer, engine_request
+from tests.specs.exchanges import (
+    TYPESENSE_ORIGINS,
+    VIOLATIONS,
+    algolia_answer,
+    engine_answer,
+    engine_request,
+)
 
 
 def _typesense_path(path: str) -> bool:
@@ -41,7 +48,8 @@ class CheckedExchange:
                        body: bytes | None, timeout: float) -> Answer:
         parts = urlsplit(url)
         path = unquote(parts.path)
-        checked = _typesense_path(path)
+        checked = (f"{parts.scheme}://{parts.netloc}" in TYPESENSE_ORIGINS
+                   and _typesense_path(path))
         if checked:
             sent = json.loads(body) if body else None
             VIOLATIONS.add(f"typesense request {method} {path}",

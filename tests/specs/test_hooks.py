@@ -14,7 +14,7 @@ from searchport.adapters import http_clients
 from searchport.adapters.exchange import Answer
 from tests.conftest import CheckedExchange
 from tests.contract.scripted import OffSpec, Recorder, ScriptedEngine
-from tests.specs.exchanges import VIOLATIONS
+from tests.specs.exchanges import TYPESENSE_ORIGINS, VIOLATIONS
 
 
 class OpenSearchDouble(ScriptedEngine):
@@ -58,6 +58,7 @@ class Canned:
 def test_the_engines_network_is_checked_for_typesense() -> None:
     assert http_clients._network.__name__ == "checked_network"
     exchange = CheckedExchange(Canned({"results": "none"}))
+    TYPESENSE_ORIGINS.add("http://127.0.0.1:8108")
     VIOLATIONS.take()
     asyncio.run(exchange.exchange(
         "POST", "http://127.0.0.1:8108/multi_search?per_page=ten", {},
