@@ -22,6 +22,8 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.specs.exchanges import TYPESENSE_ORIGINS
+
 START_SECONDS = 30.0
 
 
@@ -62,6 +64,7 @@ class TypesenseServer:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self) -> None:
+        TYPESENSE_ORIGINS.add(self.url)  # its exchanges are held against Typesense's spec
         data = self.workdir / "data"
         data.mkdir(parents=True, exist_ok=True)
         self.process = subprocess.Popen(

@@ -4,7 +4,11 @@ loader, container, use cases, HTTP layer, adapter) with the network replaced by 
 
 - ``ScriptedEngine``: an engine answering by method and path (``on(...)``); each engine's
   conftest adds its routes, headers and defaults.
-- ``Recorder``/``Sent``: every request the adapter made (method, path, headers, body).
+- ``Recorder``/``Sent``: every request the adapter made (method, path, headers, body); each
+  request body and each scripted answer is held against the specification of its engine's
+  endpoint (``tests/specs``), and what that refuses fails the test (``tests/conftest.py``).
+  An exchange meant to be wrong (a broken answer the adapter must survive, a raw query the
+  engine refuses) has its reply wrapped in ``OffSpec`` and is not checked.
 - ``build_container``/``started``: the production container over a handler, and a started
   app over it (Litestar ``TestClient``) wrapped by each conftest in its own ``StartedApp``.
 """
@@ -31,11 +35,23 @@ from searchport.adapters.http_clients import HttpClients
 from searchport.domain.config import Config
 from searchport.entrypoints.app import create_app
 from searchport.entrypoints.container import Container
+from tests.specs.exchanges import VIOLATIONS, engine_answer, engine_request
 
 Handler = Callable[[httpx.Request], httpx.Response]
+
+
+@dataclass(frozen=True)
+class OffSpec:
+    """A scripted reply to an exchange its engine's specification refuses on purpose: a
+    broken answer the adapter must survive, or a raw query written for another engine or
+    for the engine to refuse. Neither the request nor the answer is held against the
+    specification."""
+
+    reply: Any
+
 # What a scripted route answers: a response; (status, JSON body or text[, headers]);
 # an exception to raise (httpx.ConnectError...); or a function of the request.
-Reply = httpx.Response | tuple[Any, ...] | BaseException | Handler
+Reply = httpx.Response | tuple[Any, ...] | BaseException | Handler | OffSpec
 
 
 class ScriptedEngine:
@@ -46,6 +62,7 @@ class ScriptedEngine:
     """
 
     content_type = "application/json"
+    engine: str | None = None  # whose specification the exchanges are held against
 
     def __init__(self) -> None:
         self.unexpected: list[str] = []
@@ -69,6 +86,10 @@ class ScriptedEngine:
         return self.respond(reply, request)
 
     def respond(self, reply: Reply, request: httpx.Request) -> httpx.Response:
+        if isinstance(reply, OffSpec):
+            response = self.respond(reply.reply, request)
+            response.extensions["off_spec"] = True
+            return response
         if isinstance(reply, BaseException):
             raise reply
         if isinstance(reply, httpx.Response):
@@ -114,16 +135,19 @@ class Sent:
 
 @dataclass
 class Recorder:
-    """Wraps a handler; every request is recorded before it is answered."""
+    """Wraps a handler; every request is recorded before it is answered, and held with its
+    answer against the specification of the engine (``engines``: the engine of a request
+    URL; by default the handler's ``engine``)."""
 
     handler: Handler
     sent: list[Sent] = field(default_factory=list)
     answered: int = 0
+    engines: Callable[[str], str | None] | None = None
 
     def __call__(self, request: httpx.Request) -> httpx.Response:
         content = request.content
         raw_path, _, query = request.url.raw_path.decode("ascii").partition("?")
-        self.sent.append(Sent(
+        sent = Sent(
             method=request.method,
             path=raw_path,
             query=query,
@@ -131,11 +155,33 @@ class Recorder:
             headers=request.headers,
             content=content,
             body=json.loads(content) if content else None,
-        ))
+        )
+        self.sent.append(sent)
         try:
-            return self.handler(request)
+            response = self.handler(request)
         finally:
             self.answered += 1
+        engine = self._engine(sent.url)
+        if engine is not None and not response.extensions.get("off_spec"):
+            VIOLATIONS.add(f"{engine} request {sent.method} {sent.decoded_path}",
+                           engine_request(engine, sent.method, sent.decoded_path, query,
+                                          sent.body))
+            self._check_answer(engine, sent, response)
+        return response
+
+    def _engine(self, url: str) -> str | None:
+        found = self.engines(url) if self.engines is not None else None
+        return found or getattr(self.handler, "engine", None)
+
+    @staticmethod
+    def _check_answer(engine: str, sent: Sent, response: httpx.Response) -> None:
+        try:
+            body = json.loads(response.read()) if response.content else None
+        except ValueError:
+            return  # not JSON: the adapter's handling of a broken answer is under test
+        VIOLATIONS.add(
+            f"{engine} answer {response.status_code} to {sent.method} {sent.decoded_path}",
+            engine_answer(engine, sent.method, sent.decoded_path, response.status_code, body))
 
 
 @dataclass
@@ -167,7 +213,13 @@ def build_container(config_yaml: str, handler: Handler, *,
     """The production container with the network replaced; engines are built (and
     configuration errors raised) here."""
     config = parse_config(textwrap.dedent(config_yaml), environ or {})
-    recorder = Recorder(handler)
+    hosts = [(str(i.host).rstrip("/"), i.engine) for i in config.indexes.values()
+             if getattr(i, "host", None)]
+
+    def engine_of(url: str) -> str | None:
+        return next((engine for host, engine in hosts if url.startswith(host)), None)
+
+    recorder = Recorder(handler, engines=engine_of)
     container = Container(config=config, base_dir=base_dir or Path("."))
     container.http_clients.override(
         providers.Object(HttpClients(transport=httpx.MockTransport(recorder)))

@@ -281,7 +281,9 @@ def geo_sort_clause(geo: GeoSort, catalog: FieldCatalog) -> Json:
     if geo.field in GEO_SORT_OPTIONS:
         raise InvalidRequest(f"Cannot sort by distance on a field named {geo.field!r}: "
                              "Elasticsearch reads that name as an option of _geo_distance")
-    options: Json = {geo.field: {"lat": geo.lat, "lon": geo.lon}, "order": "asc",
+    # the centre as a list of one point: OpenSearch's specification takes only a list
+    # there, Elasticsearch's a point or a list (docs/engine-specifications.md)
+    options: Json = {geo.field: [{"lat": geo.lat, "lon": geo.lon}], "order": "asc",
                      "unit": "m", "mode": "min", "distance_type": "arc"}
     path = catalog.nested_path(geo.field)
     if path is not None:
@@ -290,8 +292,11 @@ def geo_sort_clause(geo: GeoSort, catalog: FieldCatalog) -> Json:
 
 
 def highlight(query: SearchQuery) -> Json:
+    """The fields as a list of one-field objects: Elasticsearch's specification takes an
+    object of one field or such a list (both engines document the list, which keeps the
+    order), OpenSearch's both (docs/engine-specifications.md)."""
     names = query.highlight_fields or ("*",)
-    return {**HIGHLIGHT, "fields": {name: {} for name in names}}
+    return {**HIGHLIGHT, "fields": [{name: {}} for name in names]}
 
 
 def suggest(text: str, field: str) -> Json:

@@ -148,10 +148,12 @@ def text_params(query: SearchQuery, schema: Schema) -> Json:
     params: Json = {
         "q": " ".join(words) if words else "*",
         "query_by": ",".join(fields),
-        "num_typos": 0,
+        # num_typos and prefix are strings in Typesense's specification (a value per
+        # query_by field, comma separated): one value holds for every field
+        "num_typos": "0",
         "exhaustive_search": True,
         "prioritize_exact_match": False,  # else a whole-field match outranks the weights
-        "prefix": query.prefix_last_word and query.text[-1:].isalnum(),
+        "prefix": "true" if query.prefix_last_word and query.text[-1:].isalnum() else "false",
     }
     if weights:
         params["query_by_weights"] = ",".join(map(str, weights))

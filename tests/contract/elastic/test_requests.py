@@ -345,12 +345,12 @@ def test_without_a_readable_mapping_names_are_used_as_given(
 
 def test_highlight_all_fields(cities: EsApp, double: EngineDouble) -> None:
     body = search_ok(cities, double, q="paris", highlight="true")
-    assert body["highlight"] == {**HIGHLIGHT, "fields": {"*": {}}}
+    assert body["highlight"] == {**HIGHLIGHT, "fields": [{"*": {}}]}
 
 
 def test_highlight_chosen_fields_by_their_real_names(cities: EsApp, double: EngineDouble) -> None:
     body = search_ok(cities, double, q="paris", highlight="name,region")
-    assert body["highlight"] == {**HIGHLIGHT, "fields": {"name": {}, "continent": {}}}
+    assert body["highlight"] == {**HIGHLIGHT, "fields": [{"name": {}}, {"continent": {}}]}
 
 
 def test_highlight_off_sends_none(cities: EsApp, double: EngineDouble) -> None:
@@ -368,7 +368,7 @@ def test_configured_default_highlight(
     double.search((200, es.empty_search()))
     assert app.get("/cities/search", params={"q": "eu"}).status_code == 200
     assert app.last_search().body["highlight"] == {
-        **HIGHLIGHT, "fields": {"continent": {}, "name": {}}
+        **HIGHLIGHT, "fields": [{"continent": {}}, {"name": {}}]
     }
 
 
@@ -815,13 +815,13 @@ GEO_SORT = {"order": "asc", "unit": "m", "mode": "min", "distance_type": "arc"}
 @pytest.mark.parametrize(("fields", "clause", "nearest"), [
     ("      where: {field: location, type: geo_point}\n",
      {"geo_distance": {"distance": "1500m", "location": {"lat": 48.85, "lon": 2.35}}},
-     {"_geo_distance": {"location": {"lat": 48.85, "lon": 2.35}, **GEO_SORT}}),
+     {"_geo_distance": {"location": [{"lat": 48.85, "lon": 2.35}], **GEO_SORT}}),
     # a geo point inside nested objects: some landmark within the radius, sorted by the
     # closest landmark
     ("      spot: {field: landmarks.location, nestedPath: landmarks, type: geo_point}\n",
      {"nested": {"path": "landmarks", "query": {"geo_distance": {
          "distance": "1500m", "landmarks.location": {"lat": 48.85, "lon": 2.35}}}}},
-     {"_geo_distance": {"landmarks.location": {"lat": 48.85, "lon": 2.35}, **GEO_SORT,
+     {"_geo_distance": {"landmarks.location": [{"lat": 48.85, "lon": 2.35}], **GEO_SORT,
                         "nested": {"path": "landmarks"}}}),
 ])
 def test_algolia_around_radius_is_a_geo_distance_filter_and_sort(
@@ -862,7 +862,7 @@ def test_algolia_around_radius_all_sorts_by_distance_without_a_filter(
                                     "attributesToHighlight": []})
     assert body["query"] == MATCH_ALL
     assert body["sort"] == [
-        {"_geo_distance": {"location": {"lat": -33.9, "lon": 151.2}, **GEO_SORT}},
+        {"_geo_distance": {"location": [{"lat": -33.9, "lon": 151.2}], **GEO_SORT}},
         {"_score": {"order": "desc"}}]
 
 
@@ -872,7 +872,7 @@ def test_a_geo_sort_comes_before_the_sort_keys() -> None:
                               SortClause(field="_score", order="desc")),
                         geo_sort=GeoSort(field="location", lat=1.5, lon=-2))
     assert translate.search_body(query, FieldCatalog())["sort"] == [
-        {"_geo_distance": {"location": {"lat": 1.5, "lon": -2}, **GEO_SORT}},
+        {"_geo_distance": {"location": [{"lat": 1.5, "lon": -2}], **GEO_SORT}},
         {"population": {"order": "desc"}},
         {"_score": {"order": "desc"}},
     ]

@@ -19,6 +19,7 @@ from searchport.adapters.elastic.fields import FieldCatalog
 from searchport.domain.query import RangeFilter, SearchQuery, TermFilter
 from tests.contract.elastic import es_answers as es
 from tests.contract.elastic.conftest import EngineDouble, EsApp, city_yaml
+from tests.contract.scripted import OffSpec
 
 TYPED_FIELDS = """\
     fields:
@@ -99,9 +100,9 @@ def test_no_counted_value_means_no_facets_stats(typed: tuple[EsApp, EngineDouble
 
 def test_an_unreadable_stats_answer_is_a_502(typed: tuple[EsApp, EngineDouble]) -> None:
     app, double = typed
-    double.search((200, es.search([], total=1, aggregations={
+    double.search(OffSpec((200, es.search([], total=1, aggregations={  # broken on purpose
         "facet_0": es.terms([es.bucket(3, 1)]),
-        "stats_0": {"count": 1, "min": "three", "max": 3.0, "avg": 3.0, "sum": 3.0}})))
+        "stats_0": {"count": 1, "min": "three", "max": 3.0, "avg": 3.0, "sum": 3.0}}))))
     response = app.post("/1/indexes/cities/query", json={"facets": ["people"]})
     assert response.status_code == 502
 

@@ -61,6 +61,7 @@ from searchport.domain.results import EngineResult, FacetValue, Hit
 from searchport.domain.search_request import SearchRequest
 from searchport.domain.usecases.facet_search import FacetSearch, FacetSearchRequest
 from searchport.domain.usecases.search import Search
+from tests.specs.checker import check as check_spec
 
 Json = dict[str, Any]
 
@@ -623,6 +624,8 @@ def check_fields(body: Json, query: SearchQuery, model: Model) -> None:
 def test_search_body(case: tuple[Model, SearchQuery]) -> None:
     model, query = case
     body = translate.search_body(query, model.catalog)
+    for engine in ("elasticsearch", "opensearch"):  # fits both published specifications
+        check_spec(engine, "search.request", body)
     check_json(body, query)
     check_placement(body, query, model.catalog)
     check_facets(body, query, model.catalog)
@@ -823,6 +826,8 @@ def test_facet_value_search_body(model: Model, data: st.DataObject) -> None:
                              limit=data.draw(st.integers(1, 100)),
                              filters=tuple(data.draw(st.lists(filters, max_size=4))))
     body = translate.facet_values_body(query, model.catalog)
+    for engine in ("elasticsearch", "opensearch"):
+        check_spec(engine, "search.request", body)
     assert msgspec.json.decode(msgspec.json.encode(body)) == body
     assert body["size"] == 0 and body["track_total_hits"] is False
     clauses = [filter_clause(f, model.catalog) for f in query.filters]
@@ -866,14 +871,22 @@ class TranslatingEngine:
     async def search(self, query: SearchQuery) -> EngineResult:
         body = translate.search_body(query, self.catalog)
         self.bodies.append(body)
-        return parse.search_result(answer_for(body, self.sources), query)
+        answer = answer_for(body, self.sources)
+        for engine in ("elasticsearch", "opensearch"):  # the body fits both
+            check_spec(engine, "search.request", body)
+        return parse.search_result(answer, query)
 
     async def facet_values(self, query: FacetValuesQuery) -> list[FacetValue]:
         body = translate.facet_values_body(query, self.catalog)
         self.bodies.append(body)
-        answer = {"hits": {"total": {"value": 2, "relation": "eq"}, "hits": []},
+        answer = {"took": 1, "timed_out": False,
+                  "_shards": {"total": 1, "successful": 1, "skipped": 0, "failed": 0},
+                  "hits": {"total": {"value": 2, "relation": "eq"}, "max_score": None,
+                           "hits": []},
                   "aggregations": {name: agg_answer(node, self.sources)
                                    for name, node in body["aggs"].items()}}
+        for engine in ("elasticsearch", "opensearch"):
+            check_spec(engine, "search.request", body)
         return parse.facet_values(answer, query,
                                   match_here=not self.catalog.is_string(query.field))
 
@@ -928,8 +941,9 @@ def agg_answer(node: Json, sources: Json) -> Json:
 
 def answer_for(body: Json, sources: Json) -> Json:
     answer: Json = {
-        "took": 1,
-        "hits": {"total": {"value": 2, "relation": "eq"},
+        "took": 1, "timed_out": False,
+        "_shards": {"total": 1, "successful": 1, "skipped": 0, "failed": 0},
+        "hits": {"total": {"value": 2, "relation": "eq"}, "max_score": 1.0,
                  "hits": [raw_hit(0, sources), raw_hit(1, sources)]},
     }
     if "aggs" in body:
@@ -1067,7 +1081,7 @@ def test_aliases_translate_both_ways(
     refs = body_refs(body)
     check_refs(refs, model)
     named = {r.name for r in refs} | set(body.get("_source", [])) | set(
-        body.get("highlight", {}).get("fields", {})) - {"*"}
+        name for one in body.get("highlight", {}).get("fields", []) for name in one) - {"*"}
     if "suggest" in body:
         named |= {body["suggest"]["phrase_suggestion"]["phrase"]["field"]}
     assert not named & set(ALIASES), named & set(ALIASES)

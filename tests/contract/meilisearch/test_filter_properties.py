@@ -32,6 +32,7 @@ from searchport.domain.query import (
     TermFilter,
 )
 from tests.contract.meilisearch.filter_grammar import Unreadable, read, same, selects
+from tests.specs.meilisearch import request_problems
 
 TRICKY = ['"', "\\", '\\"', "'", "\\\\", '"]', "AND", "OR", "NOT", "TO", "IN", "EXISTS",
           "IS NULL", "[", "]", ",", "(", ")", "=", "!=", ">=", " ", "\n", "\t", "\0",
@@ -110,6 +111,8 @@ def test_every_filter_reads_back_as_itself(f: Filter) -> None:
     text = expression(f)
     found = read(text)
     assert same(f, found), (f, text, found)
+    # and as a search body's filter, it fits the schema of Meilisearch's reference
+    assert not request_problems("POST", "/indexes/books/search", {"filter": [text]})
 
 
 # ---------------------------------------------------------------- ranges on arrays
