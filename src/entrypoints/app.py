@@ -28,7 +28,11 @@ from searchport.entrypoints.controllers.algolia_records import AlgoliaRecordsCon
 from searchport.entrypoints.controllers.algolia_routes import AlgoliaController
 from searchport.entrypoints.controllers.field_routes import fields_route
 from searchport.entrypoints.controllers.index_routes import index_controller
-from searchport.entrypoints.controllers.service_routes import ServiceController, metrics_route
+from searchport.entrypoints.controllers.service_routes import (
+    ServiceController,
+    health_route,
+    metrics_route,
+)
 from searchport.entrypoints.controllers.ui_routes import UI_PATH, ui_routes
 from searchport.entrypoints.di import bridge
 from searchport.entrypoints.http_cache import STORE, response_cache_config
@@ -148,6 +152,7 @@ def create_app(
     app = Litestar(
         route_handlers=[
             ServiceController,
+            health_route(container.health),
             AlgoliaController,
             AlgoliaRecordsController,
             Router("/", route_handlers=[
@@ -164,7 +169,6 @@ def create_app(
             "autocomplete_uc": bridge(container.autocomplete),
             "get_document": bridge(container.get_document),
             "get_mapping": bridge(container.get_mapping),
-            "health_uc": bridge(container.health),
             "list_indexes": bridge(container.list_indexes),
             "describe_fields": bridge(container.describe_fields),
             "clear_cache_uc": bridge(container.clear_cache),

@@ -45,6 +45,17 @@ def test_document_uses_public_names_and_drops_metadata_clashes() -> None:
     assert set(METADATA_KEYS) == {"objectID", "_index", "_score", "_highlights"}
 
 
+def test_document_without_aliases_is_a_copy_minus_metadata_clashes() -> None:
+    fields = FieldMap({"name": FieldConfig(weight=2)})  # no alias: the short path
+    plain = {"name": "Paris", "pop": 2_100_000}
+    document = fields.document(plain)
+    assert document == {"name": "Paris", "pop": 2_100_000}
+    document["name"] = "changed"  # a copy: the engine's source is not shaped in place
+    assert plain["name"] == "Paris"
+    for key in ("objectID", "_index", "_score", "_highlights"):
+        assert fields.document({"name": "Paris", key: "stored"}) == {"name": "Paris"}
+
+
 def test_types_and_nested_paths_are_keyed_by_real_name() -> None:
     fields = FieldMap({
         "region": FieldConfig(field="continent", type="keyword"),

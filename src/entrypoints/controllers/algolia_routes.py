@@ -21,6 +21,7 @@ from searchport.domain.scope import Scope
 from searchport.domain.usecases.algolia_search import AlgoliaSearch
 from searchport.entrypoints.algolia.requests import AlgoliaQueries, multi_queries, one_query
 from searchport.entrypoints.algolia.responses import AlgoliaResult, FacetHitsResult, MultiResponse
+from searchport.entrypoints.auth import access_of
 from searchport.entrypoints.controllers import params as p
 
 Handle = Annotated[str, PathParameter(description="An index handle (the Algolia index name).")]
@@ -45,6 +46,11 @@ async def _answer(search: AlgoliaSearch, call: AlgoliaQueries,
 
 
 class AlgoliaController(Controller):
+    """The key's scope is read in each handler (access_of), not taken as a second dependency:
+    Litestar resolves two dependencies of one batch in an anyio task group, two asyncio tasks
+    per request for values that are ready at once."""
+
+
     tags = ["algolia"]
 
     @post("/{handle:str}/instantsearch", status_code=200, responses=MULTI,
@@ -53,30 +59,30 @@ class AlgoliaController(Controller):
           "indexName, when given, must be this handle. Answers {\"results\": [..]}.")
     async def instantsearch(self, request: AnyRequest,
                             algolia_search: NamedDependency[AlgoliaSearch],
-                            access: NamedDependency[Scope],
                             handle: Handle) -> Response[bytes]:
         return await _answer(algolia_search, multi_queries(await request.body(), handle),
-                             access)
+                             access_of(request.scope))
 
     @post("/1/indexes/*/queries", status_code=200, responses=MULTI,
           summary="Algolia multi-queries",
           description="Several queries, each on the handle named by its indexName, answered "
           "in request order.")
     async def queries(self, request: AnyRequest,
-                      algolia_search: NamedDependency[AlgoliaSearch],
-                      access: NamedDependency[Scope]) -> Response[bytes]:
-        return await _answer(algolia_search, multi_queries(await request.body()), access)
+                      algolia_search: NamedDependency[AlgoliaSearch]) -> Response[bytes]:
+        return await _answer(algolia_search, multi_queries(await request.body()),
+                             access_of(request.scope))
 
     @post("/1/indexes/{handle:str}/query", status_code=200, responses=ONE,
           summary="Algolia search on one handle")
     async def query(self, request: AnyRequest, algolia_search: NamedDependency[AlgoliaSearch],
-                    handle: Handle, access: NamedDependency[Scope]) -> Response[bytes]:
-        return await _answer(algolia_search, one_query(await request.body(), handle), access)
+                    handle: Handle) -> Response[bytes]:
+        return await _answer(algolia_search, one_query(await request.body(), handle),
+                             access_of(request.scope))
 
     @post("/1/indexes/{handle:str}/facets/{facet:str}/query", status_code=200,
           responses=FACET_HITS, summary="Algolia search for facet values")
     async def facet_values(self, request: AnyRequest,
                            algolia_search: NamedDependency[AlgoliaSearch], handle: Handle,
-                           facet: Facet, access: NamedDependency[Scope]) -> Response[bytes]:
+                           facet: Facet) -> Response[bytes]:
         return await _answer(algolia_search, one_query(await request.body(), handle, facet),
-                             access)
+                             access_of(request.scope))

@@ -18,7 +18,6 @@ from searchport.domain.responses import (
     FacetSearchResponse,
     SearchResponse,
 )
-from searchport.domain.scope import Scope
 from searchport.domain.search_request import SearchRequest
 from searchport.domain.usecases.autocomplete import Autocomplete, AutocompleteRequest
 from searchport.domain.usecases.facet_search import FacetSearch, FacetSearchRequest
@@ -50,6 +49,9 @@ def index_controller(
     the use case's provider, asked per request (an override in the container holds)."""
     control = cache_control(private)
 
+    # Each handler reads the key's scope itself (access_of) instead of taking it as a second
+    # dependency: Litestar resolves two dependencies of one batch in an anyio task group, two
+    # asyncio tasks per request for values that are ready at once.
     class IndexController(Controller):
         path = "/{handle:str}"
         tags = ["search"]
@@ -66,7 +68,6 @@ def index_controller(
             self,
             request: Req,
             search_uc: NamedDependency[Search],
-            access: NamedDependency[Scope],
             handle: Handle,
             q: Annotated[str, p.Q] = "",
             page: Annotated[int, p.PAGE] = 1,
@@ -82,6 +83,7 @@ def index_controller(
             geo_grid: Annotated[Json, p.GEO_GRID] = None,
             if_none_match: IfNoneMatch = None,
         ) -> JsonBytes:
+            access = access_of(request.scope)
             return json_response(request, await search_uc(SearchRequest(
                 handle=handle, q=q, page=page, per_page=per_page, sort=sort, facets=facets,
                 filters=filters, highlight=highlight, fields=fields, suggest=suggest, boosts=boosts,
@@ -99,7 +101,6 @@ def index_controller(
             self,
             request: Req,
             facet_search: NamedDependency[FacetSearch],
-            access: NamedDependency[Scope],
             handle: Handle,
             field: Annotated[str, PathParameter(description="The facet field (alias allowed).")],
             q: Annotated[str, p.FACET_Q] = "",
@@ -107,6 +108,7 @@ def index_controller(
             filters: Annotated[Json, p.FACET_FILTERS] = None,
             if_none_match: IfNoneMatch = None,
         ) -> JsonBytes:
+            access = access_of(request.scope)
             return json_response(request, await facet_search(FacetSearchRequest(
                 handle=handle, field=field, q=q, max_values=max_values, filters=filters
             ), access), if_none_match, control, access.fingerprint)
@@ -122,7 +124,6 @@ def index_controller(
             self,
             request: Req,
             autocomplete_uc: NamedDependency[Autocomplete],
-            access: NamedDependency[Scope],
             handle: Handle,
             q: Annotated[str, p.Q] = "",
             per_page: Annotated[int, p.AC_PER_PAGE] = 5,
@@ -130,6 +131,7 @@ def index_controller(
             max_facets_per_field: Annotated[int, p.AC_MAX_FACETS] = 4,
             if_none_match: IfNoneMatch = None,
         ) -> JsonBytes:
+            access = access_of(request.scope)
             return json_response(request, await autocomplete_uc(AutocompleteRequest(
                 handle=handle, q=q, per_page=per_page, facets=facets,
                 max_facets_per_field=max_facets_per_field,
@@ -145,11 +147,11 @@ def index_controller(
             self,
             request: Req,
             get_document: NamedDependency[GetDocument],
-            access: NamedDependency[Scope],
             handle: Handle,
             doc_id: Annotated[str, PathParameter(description="The document's objectID.")],
             if_none_match: IfNoneMatch = None,
         ) -> JsonBytes:
+            access = access_of(request.scope)
             # a path parameter keeps ids containing "/" reachable; it arrives with its leading "/"
             document = await get_document(GetDocumentRequest(handle=handle, id=doc_id[1:]),
                                           access)
@@ -165,10 +167,10 @@ def index_controller(
             self,
             request: Req,
             get_mapping: NamedDependency[GetMapping],
-            access: NamedDependency[Scope],
             handle: Handle,
             if_none_match: IfNoneMatch = None,
         ) -> JsonBytes:
+            access = access_of(request.scope)
             mapping = await get_mapping(GetMappingRequest(handle=handle), access)
             return json_response(request, mapping, if_none_match, control, access.fingerprint)
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from litestar import Controller, Request, Response, get, post
 from litestar.di import NamedDependency
+from litestar.handlers import HTTPRouteHandler
 
 from searchport.domain.errors import Forbidden
 from searchport.domain.responses import CacheClearResponse, HealthResponse, IndexListResponse
@@ -25,12 +27,20 @@ def _unrestricted(access: Scope, what: str) -> None:
                         f"{what}")
 
 
+def health_route(health_uc: Callable[[], Health]) -> HTTPRouteHandler:
+    """``GET /health``; ``health_uc``: the use case's provider, asked per request (an override
+    in the container holds). No parameter and no dependency: a probe pays no signature model
+    or dependency resolution."""
+
+    @get("/health", summary="Health and cache status (no auth)", tags=["service"])
+    async def health() -> HealthResponse:
+        return await health_uc()()
+
+    return health
+
+
 class ServiceController(Controller):
     tags = ["service"]
-
-    @get("/health", summary="Health and cache status (no auth)")
-    async def health(self, health_uc: NamedDependency[Health]) -> HealthResponse:
-        return await health_uc()
 
     @get("/indexes", summary="Configured handles, engines and capabilities",
          responses=GUARDS)

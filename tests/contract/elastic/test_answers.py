@@ -287,6 +287,10 @@ def test_date_facet_values_read_as_every_engine_writes_them(
     ("parma par", "<mark>Parma</mark> <mark>Paris</mark>",
      "<mark>Parma</mark> <mark>Par</mark>is"),
     ("par ", "<mark>Parma</mark>", "<mark>Parma</mark>"),
+    # the typed letters in any case; a fragment without them is left as it is
+    ("PAR", "<mark>Parma</mark>", "<mark>Par</mark>ma"),
+    ("parm", "<mark>Paris</mark> &amp; <mark>Lyon</mark>",
+     "<mark>Paris</mark> &amp; <mark>Lyon</mark>"),
 ])
 def test_prefix_marks_cover_the_letters_typed(cities: EsApp, double: EngineDouble, q: str,
                                               marked: str, shown: str) -> None:
