@@ -6,12 +6,10 @@ import logging
 import math
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
 
-from litestar import Litestar, Request, Router
+from litestar import Litestar, Router
 from litestar.config.cors import CORSConfig
 from litestar.datastructures import State
-from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme, Server
 from litestar.static_files import create_static_files_router
@@ -20,21 +18,16 @@ from swagger_ui_bundle import swagger_ui_path
 from searchport import __version__
 from searchport.adapters.cache.memory import MemoryCache
 from searchport.adapters.cache.two_tier import TwoTierCache
-from searchport.domain.scope import Scope
-from searchport.entrypoints.auth import access_of, bearer_auth
+from searchport.entrypoints.auth import bearer_auth
 from searchport.entrypoints.compression import Compression
 from searchport.entrypoints.container import Container
-from searchport.entrypoints.controllers.algolia_records import AlgoliaRecordsController
-from searchport.entrypoints.controllers.algolia_routes import AlgoliaController
+from searchport.entrypoints.controllers.algolia_records import algolia_records_controller
+from searchport.entrypoints.controllers.algolia_routes import algolia_controller
 from searchport.entrypoints.controllers.field_routes import fields_route
 from searchport.entrypoints.controllers.index_routes import index_controller
-from searchport.entrypoints.controllers.service_routes import (
-    ServiceController,
-    health_route,
-    metrics_route,
-)
+from searchport.entrypoints.controllers.service_routes import service_routes
 from searchport.entrypoints.controllers.ui_routes import UI_PATH, ui_routes
-from searchport.entrypoints.di import bridge
+from searchport.entrypoints.controllers.use_cases import UseCases
 from searchport.entrypoints.http_cache import STORE, response_cache_config
 from searchport.entrypoints.http_errors import EXCEPTION_HANDLERS
 from searchport.entrypoints.keys.keyring import Keyring
@@ -93,11 +86,6 @@ def _cors(origins: str | list[str] | None) -> CORSConfig | None:
     )
 
 
-def _access(request: Request[Any, Any, Any]) -> Scope:
-    """The key's scope, put in the ASGI scope by the key check (``auth.access_of``)."""
-    return access_of(request.scope)
-
-
 def create_app(
     container: Container,
     *,
@@ -149,33 +137,18 @@ def create_app(
             await container.rate_limit_store().close()
             logger.info("searchport stopped: engine, cache and rate-limit connections closed")
 
+    uc = UseCases.of(container)
     app = Litestar(
         route_handlers=[
-            ServiceController,
-            health_route(container.health),
-            AlgoliaController,
-            AlgoliaRecordsController,
+            *service_routes(uc, metrics=config.metrics.enabled),
+            algolia_controller(uc),
+            algolia_records_controller(uc),
             Router("/", route_handlers=[
-                index_controller(cached=store is not None, private=auth,
-                                 raw_query_uc=container.raw_query),
-                fields_route]),
+                index_controller(uc, cached=store is not None, private=auth),
+                fields_route(uc)]),
             create_static_files_router(ASSETS, directories=[swagger_ui_path], name="assets"),
-            *([metrics_route] if config.metrics.enabled else []),
             *ui_routes(),
         ],
-        dependencies={
-            "search_uc": bridge(container.search),
-            "facet_search": bridge(container.facet_search),
-            "autocomplete_uc": bridge(container.autocomplete),
-            "get_document": bridge(container.get_document),
-            "get_mapping": bridge(container.get_mapping),
-            "list_indexes": bridge(container.list_indexes),
-            "describe_fields": bridge(container.describe_fields),
-            "clear_cache_uc": bridge(container.clear_cache),
-            "algolia_search": bridge(container.algolia_search),
-            "metrics": bridge(container.metrics),
-            "access": Provide(_access, sync_to_thread=False),
-        },
         middleware=guards,
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
         openapi_config=_openapi(auth),

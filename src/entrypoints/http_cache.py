@@ -15,10 +15,11 @@ import re
 import zlib
 from typing import Any
 
-from litestar import Request, Response
+from litestar import Request
 from litestar.config.response_cache import ResponseCacheConfig
 from litestar.params import HeaderParameter
-from litestar.types import HTTPScope
+from litestar.response.base import ASGIResponse
+from litestar.types import HTTPScope, Message, Receive, Scope, Send
 
 from searchport.domain.response_cache import Encoded
 from searchport.entrypoints.timing import stats_of
@@ -53,10 +54,34 @@ def cache_control(private: bool) -> str:
     return PRIVATE if private else PUBLIC
 
 
+class Prepared(ASGIResponse):
+    """A whole response as its two ASGI messages, built once from bytes that are ready: what a
+    handler returns when it has its body's bytes and every header. Litestar sends it as it
+    is (an ASGI response: no ``Response`` object, header container or second encoding), and
+    its response cache keeps the two messages like any other."""
+
+    __slots__ = ("_body", "_start")
+
+    def __init__(self, status: int, headers: list[tuple[bytes, bytes]],
+                 body: bytes = b"") -> None:
+        # not ASGIResponse.__init__: it builds a header container this response never needs
+        self._start: Message = {"type": "http.response.start", "status": status,
+                                "headers": headers}
+        self._body: Message = {"type": "http.response.body", "body": body,
+                               "more_body": False}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await send(self._start)
+        await send(self._body)
+
+
+JSON = b"application/json"
+
+
 def json_response(
     request: Request[Any, Any, Any], encoded: Encoded[Any], if_none_match: str | None,
     cache_control: str, scope: str = "",
-) -> Response[bytes]:
+) -> Prepared:
     """A 200 with the encoded body, its ETag and ``cache_control``, or a bodiless 304 when
     the client has it. Whether the body came from the cache goes to the request's record
     (the access log). ``scope``: the fingerprint of the key's restrictions; when set, its
@@ -68,13 +93,16 @@ def json_response(
     etag = f'"{encoded.checksum}"'
     if scope:
         etag = f'"{zlib.crc32(scope.encode()):08x}{encoded.checksum}"'
+    control = cache_control.encode("latin-1")
     if if_none_match:
         named = matching_etag(etag, if_none_match)
         if named is not None:
-            return Response(content=b"", status_code=304,
-                            headers={"etag": named, "cache-control": cache_control})
-    return Response(content=encoded.body, status_code=200, media_type="application/json",
-                    headers={"etag": etag, "cache-control": cache_control})
+            return Prepared(304, [(b"etag", named.encode("latin-1")),
+                                  (b"cache-control", control)])
+    body = encoded.body
+    return Prepared(200, [(b"etag", etag.encode("latin-1")), (b"cache-control", control),
+                          (b"content-type", JSON), (b"content-length", b"%d" % len(body))],
+                    body)
 
 
 def weakened(etag: bytes) -> bytes:

@@ -15,7 +15,6 @@ from typing import Annotated, Any
 
 import msgspec
 from litestar import Controller, Request, Response, get, post
-from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import PathParameter, QueryParameter
 
@@ -28,12 +27,13 @@ from searchport.domain.errors import (
 )
 from searchport.domain.scope import Scope
 from searchport.domain.usecases.algolia_search import AlgoliaSearch
-from searchport.domain.usecases.describe_fields import DescribeFields, DescribeFieldsRequest
+from searchport.domain.usecases.describe_fields import DescribeFieldsRequest
 from searchport.domain.usecases.get_document import GetDocument, GetDocumentRequest
-from searchport.domain.usecases.list_indexes import ListIndexes
 from searchport.entrypoints.algolia import params as ap
 from searchport.entrypoints.algolia.requests import AlgoliaQuery
+from searchport.entrypoints.auth import access_of
 from searchport.entrypoints.controllers import params as p
+from searchport.entrypoints.controllers.use_cases import UseCases
 
 Handle = Annotated[str, PathParameter(description="An index handle (the Algolia index name).")]
 ObjectId = Annotated[str, PathParameter(description="The record's objectID.")]
@@ -157,105 +157,108 @@ def _body(raw: bytes) -> dict[str, Any]:
     return value
 
 
-class AlgoliaRecordsController(Controller):
-    tags = ["algolia"]
+def algolia_records_controller(uc: UseCases) -> type[Controller]:
+    """Algolia's read calls beyond search, calling the use cases of ``uc``."""
 
-    @get("/1/indexes", responses=_answers(IndexList, "The handles, as Algolia indices."),
-         summary="Algolia list indices",
-         description="Every handle as an index: entries is its number of records; "
-         "createdAt and updatedAt are when this process started; sizes are not reported "
-         "(0); searchport has no pending tasks.")
-    async def list_indices(self, list_indexes: NamedDependency[ListIndexes],
-                           algolia_search: NamedDependency[AlgoliaSearch],
-                           access: NamedDependency[Scope]) -> Response[bytes]:
-        handles = [info.handle for info in (await list_indexes(None, access)).indexes]
+    class AlgoliaRecordsController(Controller):
+        tags = ["algolia"]
 
-        async def entries(handle: str) -> int:
-            query = AlgoliaQuery(handle=handle, request={"hitsPerPage": 0})
-            (answer,) = await algolia_search((query,), access)
-            return int(_decode(answer)["nbHits"])
+        @get("/1/indexes", responses=_answers(IndexList, "The handles, as Algolia indices."),
+             summary="Algolia list indices",
+             description="Every handle as an index: entries is its number of records; "
+             "createdAt and updatedAt are when this process started; sizes are not reported "
+             "(0); searchport has no pending tasks.")
+        async def list_indices(self, request: AnyRequest) -> Response[bytes]:
+            access = access_of(request.scope)
+            algolia_search = uc.algolia_search()
+            handles = [info.handle for info in (await uc.list_indexes()(None, access)).indexes]
 
-        counts = await asyncio.gather(*(entries(h) for h in handles), return_exceptions=True)
-        items = [
-            FetchedIndex(name=handle, created_at=_STARTED, updated_at=_STARTED,
-                         entries=count if isinstance(count, int) else 0, data_size=0,
-                         file_size=0, last_build_time_s=0)
-            for handle, count in zip(handles, counts, strict=True)
-        ]
-        for count in counts:  # an engine down still lists the others, but a bug is a bug
-            if isinstance(count, BaseException) and not isinstance(count, SearchportError):
-                raise count
-        return _json(_encode(IndexList(items=items)))
+            async def entries(handle: str) -> int:
+                query = AlgoliaQuery(handle=handle, request={"hitsPerPage": 0})
+                (answer,) = await algolia_search((query,), access)
+                return int(_decode(answer)["nbHits"])
 
-    @get("/1/indexes/{handle:str}/settings", summary="Algolia get settings",
-         responses=_answers(Settings, "What the handle's configuration says, in Algolia's "
-                                      "settings names."))
-    async def settings(self, handle: Handle, describe_fields: NamedDependency[DescribeFields],
-                       access: NamedDependency[Scope]) -> Response[bytes]:
-        described = await describe_fields(DescribeFieldsRequest(handle=handle), access)
-        facetable = ("keyword", "boolean", "integer", "float", "date")
-        facets = list(described.facets) + [
-            f.name for f in described.fields
-            if f.type in facetable and f.name not in described.facets
-        ]
-        return _json(_encode(Settings(
-            searchable_attributes=[f.name for f in described.fields if f.searchable],
-            attributes_for_faceting=facets,
-            hits_per_page=described.per_page,
-        )))
+            counts = await asyncio.gather(*(entries(h) for h in handles), return_exceptions=True)
+            items = [
+                FetchedIndex(name=handle, created_at=_STARTED, updated_at=_STARTED,
+                             entries=count if isinstance(count, int) else 0, data_size=0,
+                             file_size=0, last_build_time_s=0)
+                for handle, count in zip(handles, counts, strict=True)
+            ]
+            for count in counts:  # an engine down still lists the others, but a bug is a bug
+                if isinstance(count, BaseException) and not isinstance(count, SearchportError):
+                    raise count
+            return _json(_encode(IndexList(items=items)))
 
-    @get("/1/indexes/{handle:str}/{object_id:str}", summary="Algolia get object",
-         responses=_answers(dict[str, Any], "The record: objectID and its attributes."))
-    async def get_object(
-        self, handle: Handle, object_id: ObjectId, get_document: NamedDependency[GetDocument],
-        access: NamedDependency[Scope],
-        attributes_to_retrieve: Annotated[str | None, QueryParameter(
-            name="attributesToRetrieve", required=False,
-            description="Attributes to return (comma-separated or a JSON array); objectID "
-                        "always comes back.")] = None,
-    ) -> Response[bytes]:
-        attributes = _attributes(attributes_to_retrieve, "attributesToRetrieve")
-        record = await _record(get_document, handle, object_id, attributes, access)
-        if record is None:
-            raise NotFound("ObjectID does not exist")
-        return _json(_encode(record))
+        @get("/1/indexes/{handle:str}/settings", summary="Algolia get settings",
+             responses=_answers(Settings, "What the handle's configuration says, in Algolia's "
+                                          "settings names."))
+        async def settings(self, request: AnyRequest, handle: Handle) -> Response[bytes]:
+            described = await uc.describe_fields()(DescribeFieldsRequest(handle=handle),
+                                                   access_of(request.scope))
+            facetable = ("keyword", "boolean", "integer", "float", "date")
+            facets = list(described.facets) + [
+                f.name for f in described.fields
+                if f.type in facetable and f.name not in described.facets
+            ]
+            return _json(_encode(Settings(
+                searchable_attributes=[f.name for f in described.fields if f.searchable],
+                attributes_for_faceting=facets,
+                hits_per_page=described.per_page,
+            )))
 
-    @post("/1/indexes/*/objects", status_code=200, summary="Algolia get objects",
-          responses=_answers(dict[str, Any], "One record per request, in request order; "
-                                             "null for an objectID that does not exist."))
-    async def get_objects(self, request: AnyRequest, get_document: NamedDependency[GetDocument],
-                          access: NamedDependency[Scope]) -> Response[bytes]:
-        try:
-            body = msgspec.convert(_body(await request.body()), ObjectsBody)
-        except msgspec.ValidationError as exc:
-            raise InvalidRequest(f"The get objects body is not valid: {exc}") from None
-        if not body.requests:
-            raise InvalidRequest("requests: must list at least one object")
-        if len(body.requests) > MAX_OBJECTS:
-            raise InvalidRequest(f"requests: at most {MAX_OBJECTS} objects in one call")
-        for r in body.requests:  # one handle the key may not read refuses the whole call
-            if not access.allows(r.index_name):
-                raise IndexNotFound(r.index_name)
-        results = await asyncio.gather(*(
-            _record(get_document, r.index_name, r.object_id, r.attributes_to_retrieve, access)
-            for r in body.requests
-        ))
-        return _json(_encode({"results": results}))
+        @get("/1/indexes/{handle:str}/{object_id:str}", summary="Algolia get object",
+             responses=_answers(dict[str, Any], "The record: objectID and its attributes."))
+        async def get_object(
+            self, request: AnyRequest, handle: Handle, object_id: ObjectId,
+            attributes_to_retrieve: Annotated[str | None, QueryParameter(
+                name="attributesToRetrieve", required=False,
+                description="Attributes to return (comma-separated or a JSON array); objectID "
+                            "always comes back.")] = None,
+        ) -> Response[bytes]:
+            attributes = _attributes(attributes_to_retrieve, "attributesToRetrieve")
+            record = await _record(uc.get_document(), handle, object_id, attributes,
+                                   access_of(request.scope))
+            if record is None:
+                raise NotFound("ObjectID does not exist")
+            return _json(_encode(record))
 
-    @post("/1/indexes/{handle:str}/browse", status_code=200, summary="Algolia browse",
-          responses=_answers(dict[str, Any], "A page of records with a cursor to the next "
-                                             "page, while there is one."))
-    async def browse(self, request: AnyRequest, handle: Handle,
-                     algolia_search: NamedDependency[AlgoliaSearch],
-                     access: NamedDependency[Scope]) -> Response[bytes]:
-        return await _browse(algolia_search, handle, _body(await request.body()), access)
+        @post("/1/indexes/*/objects", status_code=200, summary="Algolia get objects",
+              responses=_answers(dict[str, Any], "One record per request, in request order; "
+                                                 "null for an objectID that does not exist."))
+        async def get_objects(self, request: AnyRequest) -> Response[bytes]:
+            access, get_document = access_of(request.scope), uc.get_document()
+            try:
+                body = msgspec.convert(_body(await request.body()), ObjectsBody)
+            except msgspec.ValidationError as exc:
+                raise InvalidRequest(f"The get objects body is not valid: {exc}") from None
+            if not body.requests:
+                raise InvalidRequest("requests: must list at least one object")
+            if len(body.requests) > MAX_OBJECTS:
+                raise InvalidRequest(f"requests: at most {MAX_OBJECTS} objects in one call")
+            for r in body.requests:  # one handle the key may not read refuses the whole call
+                if not access.allows(r.index_name):
+                    raise IndexNotFound(r.index_name)
+            results = await asyncio.gather(*(
+                _record(get_document, r.index_name, r.object_id, r.attributes_to_retrieve, access)
+                for r in body.requests
+            ))
+            return _json(_encode({"results": results}))
 
-    @get("/1/indexes/{handle:str}/browse", summary="Algolia browse (GET)",
-         responses=_answers(dict[str, Any], "As POST browse, the parameters in the URL."))
-    async def browse_get(self, request: AnyRequest, handle: Handle,
-                         algolia_search: NamedDependency[AlgoliaSearch],
-                         access: NamedDependency[Scope]) -> Response[bytes]:
-        return await _browse(algolia_search, handle, dict(request.query_params.items()), access)
+        @post("/1/indexes/{handle:str}/browse", status_code=200, summary="Algolia browse",
+              responses=_answers(dict[str, Any], "A page of records with a cursor to the next "
+                                                 "page, while there is one."))
+        async def browse(self, request: AnyRequest, handle: Handle) -> Response[bytes]:
+            return await _browse(uc.algolia_search(), handle, _body(await request.body()),
+                                 access_of(request.scope))
+
+        @get("/1/indexes/{handle:str}/browse", summary="Algolia browse (GET)",
+             responses=_answers(dict[str, Any], "As POST browse, the parameters in the URL."))
+        async def browse_get(self, request: AnyRequest, handle: Handle) -> Response[bytes]:
+            return await _browse(uc.algolia_search(), handle, dict(request.query_params.items()),
+                                 access_of(request.scope))
+
+    return AlgoliaRecordsController
 
 
 async def _browse(algolia_search: AlgoliaSearch, handle: str,

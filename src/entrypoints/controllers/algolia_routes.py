@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from litestar import Controller, Request, Response, post
-from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import PathParameter
 
@@ -23,6 +22,7 @@ from searchport.entrypoints.algolia.requests import AlgoliaQueries, multi_querie
 from searchport.entrypoints.algolia.responses import AlgoliaResult, FacetHitsResult, MultiResponse
 from searchport.entrypoints.auth import access_of
 from searchport.entrypoints.controllers import params as p
+from searchport.entrypoints.controllers.use_cases import UseCases
 
 Handle = Annotated[str, PathParameter(description="An index handle (the Algolia index name).")]
 Facet = Annotated[str, PathParameter(description="The facet attribute (alias allowed).")]
@@ -45,44 +45,40 @@ async def _answer(search: AlgoliaSearch, call: AlgoliaQueries,
     return Response(content=body, status_code=200, media_type="application/json")
 
 
-class AlgoliaController(Controller):
-    """The key's scope is read in each handler (access_of), not taken as a second dependency:
-    Litestar resolves two dependencies of one batch in an anyio task group, two asyncio tasks
-    per request for values that are ready at once."""
+def algolia_controller(uc: UseCases) -> type[Controller]:
+    """Algolia's search routes, calling ``uc.algolia_search``."""
 
+    class AlgoliaController(Controller):
+        tags = ["algolia"]
 
-    tags = ["algolia"]
+        @post("/{handle:str}/instantsearch", status_code=200, responses=MULTI,
+              summary="InstantSearch multi-query on one handle",
+              description='Algolia\'s multi-query body {"requests": [{"params": ..}]}; each '
+              "indexName, when given, must be this handle. Answers {\"results\": [..]}.")
+        async def instantsearch(self, request: AnyRequest,
+                                handle: Handle) -> Response[bytes]:
+            call = multi_queries(await request.body(), handle)
+            return await _answer(uc.algolia_search(), call, access_of(request.scope))
 
-    @post("/{handle:str}/instantsearch", status_code=200, responses=MULTI,
-          summary="InstantSearch multi-query on one handle",
-          description='Algolia\'s multi-query body {"requests": [{"params": ..}]}; each '
-          "indexName, when given, must be this handle. Answers {\"results\": [..]}.")
-    async def instantsearch(self, request: AnyRequest,
-                            algolia_search: NamedDependency[AlgoliaSearch],
-                            handle: Handle) -> Response[bytes]:
-        return await _answer(algolia_search, multi_queries(await request.body(), handle),
-                             access_of(request.scope))
+        @post("/1/indexes/*/queries", status_code=200, responses=MULTI,
+              summary="Algolia multi-queries",
+              description="Several queries, each on the handle named by its indexName, answered "
+              "in request order.")
+        async def queries(self, request: AnyRequest) -> Response[bytes]:
+            return await _answer(uc.algolia_search(), multi_queries(await request.body()),
+                                 access_of(request.scope))
 
-    @post("/1/indexes/*/queries", status_code=200, responses=MULTI,
-          summary="Algolia multi-queries",
-          description="Several queries, each on the handle named by its indexName, answered "
-          "in request order.")
-    async def queries(self, request: AnyRequest,
-                      algolia_search: NamedDependency[AlgoliaSearch]) -> Response[bytes]:
-        return await _answer(algolia_search, multi_queries(await request.body()),
-                             access_of(request.scope))
+        @post("/1/indexes/{handle:str}/query", status_code=200, responses=ONE,
+              summary="Algolia search on one handle")
+        async def query(self, request: AnyRequest, handle: Handle) -> Response[bytes]:
+            return await _answer(uc.algolia_search(), one_query(await request.body(), handle),
+                                 access_of(request.scope))
 
-    @post("/1/indexes/{handle:str}/query", status_code=200, responses=ONE,
-          summary="Algolia search on one handle")
-    async def query(self, request: AnyRequest, algolia_search: NamedDependency[AlgoliaSearch],
-                    handle: Handle) -> Response[bytes]:
-        return await _answer(algolia_search, one_query(await request.body(), handle),
-                             access_of(request.scope))
+        @post("/1/indexes/{handle:str}/facets/{facet:str}/query", status_code=200,
+              responses=FACET_HITS, summary="Algolia search for facet values")
+        async def facet_values(self, request: AnyRequest, handle: Handle,
+                               facet: Facet) -> Response[bytes]:
+            call = one_query(await request.body(), handle, facet)
+            return await _answer(uc.algolia_search(), call, access_of(request.scope))
 
-    @post("/1/indexes/{handle:str}/facets/{facet:str}/query", status_code=200,
-          responses=FACET_HITS, summary="Algolia search for facet values")
-    async def facet_values(self, request: AnyRequest,
-                           algolia_search: NamedDependency[AlgoliaSearch], handle: Handle,
-                           facet: Facet) -> Response[bytes]:
-        return await _answer(algolia_search, one_query(await request.body(), handle, facet),
-                             access_of(request.scope))
+    return AlgoliaController

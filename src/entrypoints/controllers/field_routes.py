@@ -2,31 +2,35 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
-from litestar import get
-from litestar.di import NamedDependency
+from litestar import Request, get
+from litestar.handlers import HTTPRouteHandler
 from litestar.params import PathParameter
 
 from searchport.domain.responses import IndexFieldsResponse
-from searchport.domain.scope import Scope
-from searchport.domain.usecases.describe_fields import DescribeFields, DescribeFieldsRequest
+from searchport.domain.usecases.describe_fields import DescribeFieldsRequest
+from searchport.entrypoints.auth import access_of
 from searchport.entrypoints.controllers.params import ERRORS, GUARDS
+from searchport.entrypoints.controllers.use_cases import UseCases
 
 
-@get(
-    "/{handle:str}/fields",
-    summary="Public field names, types and defaults",
-    description="The handle's configured fields under their public names (aliases), each with "
-    "its `type` when the config gives one and whether a plain `q` searches it, plus the "
-    "default facets and perPage. The built-in search page uses it to pick facets, sort "
-    "fields, the histogram and the map. Fields not listed in the config are not shown.",
-    tags=["search"],
-    responses={**GUARDS, 404: ERRORS[404]},
-)
-async def fields_route(
-    describe_fields: NamedDependency[DescribeFields],
-    handle: Annotated[str, PathParameter(description="An index handle (see GET /indexes).")],
-    access: NamedDependency[Scope],
-) -> IndexFieldsResponse:
-    return await describe_fields(DescribeFieldsRequest(handle=handle), access)
+def fields_route(uc: UseCases) -> HTTPRouteHandler:
+    @get(
+        "/{handle:str}/fields",
+        summary="Public field names, types and defaults",
+        description="The handle's configured fields under their public names (aliases), each "
+        "with its `type` when the config gives one and whether a plain `q` searches it, plus "
+        "the default facets and perPage. The built-in search page uses it to pick facets, sort "
+        "fields, the histogram and the map. Fields not listed in the config are not shown.",
+        tags=["search"],
+        responses={**GUARDS, 404: ERRORS[404]},
+    )
+    async def fields(
+        request: Request[Any, Any, Any],
+        handle: Annotated[str, PathParameter(description="An index handle (see GET /indexes).")],
+    ) -> IndexFieldsResponse:
+        return await uc.describe_fields()(DescribeFieldsRequest(handle=handle),
+                                          access_of(request.scope))
+
+    return fields

@@ -6,11 +6,9 @@ parsed; it is asked for when the cache has a tier in this process (``app.py``)."
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Annotated, Any
 
 from litestar import Controller, Request, Response, get, post
-from litestar.di import NamedDependency
 from litestar.params import PathParameter
 
 from searchport.domain.responses import (
@@ -19,16 +17,17 @@ from searchport.domain.responses import (
     SearchResponse,
 )
 from searchport.domain.search_request import SearchRequest
-from searchport.domain.usecases.autocomplete import Autocomplete, AutocompleteRequest
-from searchport.domain.usecases.facet_search import FacetSearch, FacetSearchRequest
-from searchport.domain.usecases.get_document import GetDocument, GetDocumentRequest
-from searchport.domain.usecases.get_mapping import GetMapping, GetMappingRequest
-from searchport.domain.usecases.raw_query import RawQuery, RawQueryRequest
-from searchport.domain.usecases.search import Search
+from searchport.domain.usecases.autocomplete import AutocompleteRequest
+from searchport.domain.usecases.facet_search import FacetSearchRequest
+from searchport.domain.usecases.get_document import GetDocumentRequest
+from searchport.domain.usecases.get_mapping import GetMappingRequest
+from searchport.domain.usecases.raw_query import RawQueryRequest
 from searchport.entrypoints.auth import access_of
 from searchport.entrypoints.controllers import params as p
+from searchport.entrypoints.controllers.use_cases import UseCases
 from searchport.entrypoints.http_cache import (
     IF_NONE_MATCH,
+    Prepared,
     cache_control,
     json_response,
     response_key,
@@ -37,21 +36,16 @@ from searchport.entrypoints.http_cache import (
 Handle = Annotated[str, PathParameter(description="An index handle (see GET /indexes).")]
 Json = str | None
 IfNoneMatch = Annotated[str | None, IF_NONE_MATCH]
-JsonBytes = Response[bytes]  # the use case's encoded response, sent as is (see http_cache)
+JsonBytes = Prepared  # the use case's encoded response, sent as is (see http_cache)
 Req = Request[Any, Any, Any]
 
 
-def index_controller(
-    *, cached: bool, private: bool, raw_query_uc: Callable[[], RawQuery]
-) -> type[Controller]:
-    """The routes; ``cached``: whole GET responses kept by Litestar's response cache;
-    ``private``: their ``Cache-Control`` is private (a key is configured); ``raw_query_uc``:
-    the use case's provider, asked per request (an override in the container holds)."""
+def index_controller(uc: UseCases, *, cached: bool, private: bool) -> type[Controller]:
+    """The routes, calling the use cases of ``uc``; ``cached``: whole GET responses kept by
+    Litestar's response cache; ``private``: their ``Cache-Control`` is private (a key is
+    configured). Each handler reads the key's scope itself (``access_of``)."""
     control = cache_control(private)
 
-    # Each handler reads the key's scope itself (access_of) instead of taking it as a second
-    # dependency: Litestar resolves two dependencies of one batch in an anyio task group, two
-    # asyncio tasks per request for values that are ready at once.
     class IndexController(Controller):
         path = "/{handle:str}"
         tags = ["search"]
@@ -67,7 +61,6 @@ def index_controller(
         async def search(
             self,
             request: Req,
-            search_uc: NamedDependency[Search],
             handle: Handle,
             q: Annotated[str, p.Q] = "",
             page: Annotated[int, p.PAGE] = 1,
@@ -84,7 +77,7 @@ def index_controller(
             if_none_match: IfNoneMatch = None,
         ) -> JsonBytes:
             access = access_of(request.scope)
-            return json_response(request, await search_uc(SearchRequest(
+            return json_response(request, await uc.search()(SearchRequest(
                 handle=handle, q=q, page=page, per_page=per_page, sort=sort, facets=facets,
                 filters=filters, highlight=highlight, fields=fields, suggest=suggest, boosts=boosts,
                 histogram=histogram, geo_grid=geo_grid,
@@ -100,7 +93,6 @@ def index_controller(
         async def facet_values(
             self,
             request: Req,
-            facet_search: NamedDependency[FacetSearch],
             handle: Handle,
             field: Annotated[str, PathParameter(description="The facet field (alias allowed).")],
             q: Annotated[str, p.FACET_Q] = "",
@@ -109,7 +101,7 @@ def index_controller(
             if_none_match: IfNoneMatch = None,
         ) -> JsonBytes:
             access = access_of(request.scope)
-            return json_response(request, await facet_search(FacetSearchRequest(
+            return json_response(request, await uc.facet_search()(FacetSearchRequest(
                 handle=handle, field=field, q=q, max_values=max_values, filters=filters
             ), access), if_none_match, control, access.fingerprint)
 
@@ -123,7 +115,6 @@ def index_controller(
         async def autocomplete(
             self,
             request: Req,
-            autocomplete_uc: NamedDependency[Autocomplete],
             handle: Handle,
             q: Annotated[str, p.Q] = "",
             per_page: Annotated[int, p.AC_PER_PAGE] = 5,
@@ -132,7 +123,7 @@ def index_controller(
             if_none_match: IfNoneMatch = None,
         ) -> JsonBytes:
             access = access_of(request.scope)
-            return json_response(request, await autocomplete_uc(AutocompleteRequest(
+            return json_response(request, await uc.autocomplete()(AutocompleteRequest(
                 handle=handle, q=q, per_page=per_page, facets=facets,
                 max_facets_per_field=max_facets_per_field,
             ), access), if_none_match, control, access.fingerprint)
@@ -146,14 +137,13 @@ def index_controller(
         async def document(
             self,
             request: Req,
-            get_document: NamedDependency[GetDocument],
             handle: Handle,
             doc_id: Annotated[str, PathParameter(description="The document's objectID.")],
             if_none_match: IfNoneMatch = None,
         ) -> JsonBytes:
             access = access_of(request.scope)
             # a path parameter keeps ids containing "/" reachable; it arrives with its leading "/"
-            document = await get_document(GetDocumentRequest(handle=handle, id=doc_id[1:]),
+            document = await uc.get_document()(GetDocumentRequest(handle=handle, id=doc_id[1:]),
                                           access)
             return json_response(request, document, if_none_match, control, access.fingerprint)
 
@@ -166,12 +156,11 @@ def index_controller(
         async def mapping(
             self,
             request: Req,
-            get_mapping: NamedDependency[GetMapping],
             handle: Handle,
             if_none_match: IfNoneMatch = None,
         ) -> JsonBytes:
             access = access_of(request.scope)
-            mapping = await get_mapping(GetMappingRequest(handle=handle), access)
+            mapping = await uc.get_mapping()(GetMappingRequest(handle=handle), access)
             return json_response(request, mapping, if_none_match, control, access.fingerprint)
 
         @post(
@@ -184,9 +173,8 @@ def index_controller(
             '{"query": "<tantivy query language>", "limit": 10, "offset": 0}.',
         )
         async def raw_query(self, request: Req, handle: Handle) -> Response[bytes]:
-            # no dependency to resolve: the pass-through is the cheapest route there is
             body = await request.body()
-            result = await raw_query_uc()(RawQueryRequest(handle=handle, body=body),
+            result = await uc.raw_query()(RawQueryRequest(handle=handle, body=body),
                                           access_of(request.scope))
             return Response(content=result, media_type="application/json")
 

@@ -1,0 +1,56 @@
+"""The use cases the routes call, as the container's providers.
+
+Each route asks its provider on every request (``uc.search()``), so an override in the
+container holds at once; the providers are synchronous singletons, resolved inline. Routes
+take no Litestar dependency: resolving even one costs a kwargs model and a dependency batch
+per request, and two of one batch an anyio task group (bench/RESULTS.md, "Per-request pass").
+The key's scope is read from the ASGI scope (``auth.access_of``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from searchport.domain.usecases.algolia_search import AlgoliaSearch
+    from searchport.domain.usecases.autocomplete import Autocomplete
+    from searchport.domain.usecases.clear_cache import ClearCache
+    from searchport.domain.usecases.describe_fields import DescribeFields
+    from searchport.domain.usecases.facet_search import FacetSearch
+    from searchport.domain.usecases.get_document import GetDocument
+    from searchport.domain.usecases.get_mapping import GetMapping
+    from searchport.domain.usecases.health import Health
+    from searchport.domain.usecases.list_indexes import ListIndexes
+    from searchport.domain.usecases.raw_query import RawQuery
+    from searchport.domain.usecases.search import Search
+    from searchport.entrypoints.container import Container
+    from searchport.entrypoints.observability import Metrics
+
+
+@dataclass(frozen=True, slots=True)
+class UseCases:
+    search: Callable[[], Search]
+    facet_search: Callable[[], FacetSearch]
+    autocomplete: Callable[[], Autocomplete]
+    get_document: Callable[[], GetDocument]
+    get_mapping: Callable[[], GetMapping]
+    raw_query: Callable[[], RawQuery]
+    health: Callable[[], Health]
+    list_indexes: Callable[[], ListIndexes]
+    describe_fields: Callable[[], DescribeFields]
+    clear_cache: Callable[[], ClearCache]
+    algolia_search: Callable[[], AlgoliaSearch]
+    metrics: Callable[[], Metrics]
+
+    @classmethod
+    def of(cls, container: Container) -> UseCases:
+        return cls(
+            search=container.search, facet_search=container.facet_search,
+            autocomplete=container.autocomplete, get_document=container.get_document,
+            get_mapping=container.get_mapping, raw_query=container.raw_query,
+            health=container.health, list_indexes=container.list_indexes,
+            describe_fields=container.describe_fields, clear_cache=container.clear_cache,
+            algolia_search=container.algolia_search, metrics=container.metrics,
+        )
