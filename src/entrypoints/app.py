@@ -103,7 +103,7 @@ def create_app(
     keyring = Keyring(config)
     auth = keyring.enabled
     metrics = container.metrics()
-    observers: list[Observer] = [metrics.request]
+    observers: list[Observer] = []
     log_format = access_log or config.access_log
     if log_format != "off":
         observers.append(AccessLog(log_format))
@@ -162,7 +162,7 @@ def create_app(
         debug=False,
     )
     vary = (b"Authorization", b"Accept-Encoding") if auth else (b"Accept-Encoding",)
-    return RequestContext(Compression(app), vary=vary, observers=observers)
+    return RequestContext(Compression(app), vary=vary, metrics=metrics, observers=observers)
 
 
 def response_store(container: Container) -> ResponseStore | None:

@@ -113,15 +113,16 @@ class Metrics:
     def handle_label(self, handle: str | None) -> str:
         return handle if handle in self.handles else NO_HANDLE
 
-    def request(self, record: RequestRecord) -> None:
-        key = (record.route, record.method, record.status)
+    def answered(self, route: str, method: str, status: int, seconds: float) -> None:
+        """One request answered; ``route``: its template (``UNMATCHED`` when none)."""
+        key = (route, method, status)
         children = self._per_request.get(key)
         if children is None:
-            children = (self.requests.labels(record.route, record.method, str(record.status)),
-                        self.latency.labels(record.route))
+            children = (self.requests.labels(route, method, str(status)),
+                        self.latency.labels(route))
             self._per_request[key] = children
         children[0].inc()
-        children[1].observe(record.ms / 1000)
+        children[1].observe(seconds)
 
     def engine_call(self, handle: str, operation: str, seconds: float, error: str | None) -> None:
         label = self.handle_label(handle)

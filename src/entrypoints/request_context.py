@@ -1,5 +1,6 @@
-"""The outermost ASGI layer: a request id and ``Server-Timing`` on every response, and one
-``RequestRecord`` per finished request for the access log and the metrics."""
+"""The outermost ASGI layer: a request id and ``Server-Timing`` on every response; each
+finished request counted in the metrics and, when the access log is on, one ``RequestRecord``
+to its observers."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from litestar.utils.scope.state import ScopeState
 
-from searchport.entrypoints.observability import UNMATCHED, RequestRecord
+from searchport.entrypoints.observability import UNMATCHED, Metrics, RequestRecord
 from searchport.entrypoints.timing import STATS_KEY, RequestStats, current_stats
 
 logger = logging.getLogger("searchport")
@@ -61,10 +62,14 @@ class RequestContext:
         self,
         app: ASGIApp,
         vary: tuple[bytes, ...] = (b"Accept-Encoding",),
+        metrics: Metrics | None = None,
         observers: Sequence[Observer] = (),
     ) -> None:
+        """``metrics`` count every request; ``observers`` (the access log) get its record,
+        which is only built for them."""
         self.app = app
         self.vary = vary
+        self.metrics = metrics
         self.observers = tuple(observers)
 
     def __getattr__(self, name: str) -> Any:  # expose the wrapped Litestar app's attributes
@@ -99,6 +104,10 @@ class RequestContext:
             await self.app(scope, receive, send_with_headers)
         finally:
             current_stats.reset(token)
+            if self.metrics is not None:
+                self.metrics.answered(scope.get("path_template") or UNMATCHED,
+                                      scope["method"], stats.status,
+                                      time.perf_counter() - started)
             if self.observers:
                 self._observe(scope, request_id, stats.status, started, stats)
 

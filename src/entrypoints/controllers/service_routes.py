@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 from litestar import Request, Response, get, post
 from litestar.handlers import HTTPRouteHandler
+from litestar.openapi.datastructures import ResponseSpec
 
 from searchport.domain.errors import Forbidden
 from searchport.domain.responses import CacheClearResponse, HealthResponse, IndexListResponse
@@ -13,9 +15,11 @@ from searchport.domain.scope import Scope
 from searchport.entrypoints.auth import access_of
 from searchport.entrypoints.controllers.params import GUARDS
 from searchport.entrypoints.controllers.use_cases import UseCases
+from searchport.entrypoints.http_cache import JSON, Prepared
 from searchport.entrypoints.response_store import forget_kept
 
 AnyRequest = Request[Any, Any, Any]
+_encode = msgspec.json.Encoder().encode
 
 
 def _unrestricted(access: Scope, what: str) -> None:
@@ -28,10 +32,15 @@ def _unrestricted(access: Scope, what: str) -> None:
 def service_routes(uc: UseCases, *, metrics: bool) -> list[HTTPRouteHandler]:
     """``/health``, ``/indexes``, ``/cache/clear`` and, when ``metrics``, ``/metrics``."""
 
-    # no parameter and no dependency: a probe pays no signature model
-    @get("/health", summary="Health and cache status (no auth)", tags=["service"])
-    async def health() -> HealthResponse:
-        return await uc.health()()
+    # no parameter: a probe pays no signature model; its body is encoded here and sent as
+    # prepared messages, without a Response object (http_cache.Prepared)
+    @get("/health", summary="Health and cache status (no auth)", tags=["service"],
+         responses={200: ResponseSpec(data_container=HealthResponse, generate_examples=False,
+                                      description="Liveness, the cache and each engine.")})
+    async def health() -> Prepared:
+        body = _encode(await uc.health()())
+        return Prepared(200, [(b"content-type", JSON), (b"content-length", b"%d" % len(body))],
+                        body)
 
     @get("/indexes", summary="Configured handles, engines and capabilities",
          responses=GUARDS, tags=["service"])
