@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from litestar import Controller, Request, Response, post
+from litestar import Controller, Request, post
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import PathParameter
 
@@ -23,6 +23,7 @@ from searchport.entrypoints.algolia.responses import AlgoliaResult, FacetHitsRes
 from searchport.entrypoints.auth import access_of
 from searchport.entrypoints.controllers import params as p
 from searchport.entrypoints.controllers.use_cases import UseCases
+from searchport.entrypoints.http_cache import Prepared, json_body
 
 Handle = Annotated[str, PathParameter(description="An index handle (the Algolia index name).")]
 Facet = Annotated[str, PathParameter(description="The facet attribute (alias allowed).")]
@@ -39,10 +40,8 @@ ONE = _answers(AlgoliaResult, "The hits, counts and facets of the query.")
 FACET_HITS = _answers(FacetHitsResult, "The facet values matching facetQuery.")
 
 
-async def _answer(search: AlgoliaSearch, call: AlgoliaQueries,
-                  access: Scope) -> Response[bytes]:
-    body = call.body(await search(call.queries, access))
-    return Response(content=body, status_code=200, media_type="application/json")
+async def _answer(search: AlgoliaSearch, call: AlgoliaQueries, access: Scope) -> Prepared:
+    return json_body(call.body(await search(call.queries, access)))
 
 
 def algolia_controller(uc: UseCases) -> type[Controller]:
@@ -56,7 +55,7 @@ def algolia_controller(uc: UseCases) -> type[Controller]:
               description='Algolia\'s multi-query body {"requests": [{"params": ..}]}; each '
               "indexName, when given, must be this handle. Answers {\"results\": [..]}.")
         async def instantsearch(self, request: AnyRequest,
-                                handle: Handle) -> Response[bytes]:
+                                handle: Handle) -> Prepared:
             call = multi_queries(await request.body(), handle)
             return await _answer(uc.algolia_search(), call, access_of(request.scope))
 
@@ -64,20 +63,20 @@ def algolia_controller(uc: UseCases) -> type[Controller]:
               summary="Algolia multi-queries",
               description="Several queries, each on the handle named by its indexName, answered "
               "in request order.")
-        async def queries(self, request: AnyRequest) -> Response[bytes]:
+        async def queries(self, request: AnyRequest) -> Prepared:
             return await _answer(uc.algolia_search(), multi_queries(await request.body()),
                                  access_of(request.scope))
 
         @post("/1/indexes/{handle:str}/query", status_code=200, responses=ONE,
               summary="Algolia search on one handle")
-        async def query(self, request: AnyRequest, handle: Handle) -> Response[bytes]:
+        async def query(self, request: AnyRequest, handle: Handle) -> Prepared:
             return await _answer(uc.algolia_search(), one_query(await request.body(), handle),
                                  access_of(request.scope))
 
         @post("/1/indexes/{handle:str}/facets/{facet:str}/query", status_code=200,
               responses=FACET_HITS, summary="Algolia search for facet values")
         async def facet_values(self, request: AnyRequest, handle: Handle,
-                               facet: Facet) -> Response[bytes]:
+                               facet: Facet) -> Prepared:
             call = one_query(await request.body(), handle, facet)
             return await _answer(uc.algolia_search(), call, access_of(request.scope))
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from litestar import Controller, Request, Response, get, post
+from litestar import Controller, Request, get, post
 from litestar.params import PathParameter
 
 from searchport.domain.responses import (
@@ -29,6 +29,7 @@ from searchport.entrypoints.http_cache import (
     IF_NONE_MATCH,
     Prepared,
     cache_control,
+    json_body,
     json_response,
     response_key,
 )
@@ -172,10 +173,10 @@ def index_controller(uc: UseCases, *, cached: bool, private: bool) -> type[Contr
             "engine's response comes back unmodified. For tantivy: "
             '{"query": "<tantivy query language>", "limit": 10, "offset": 0}.',
         )
-        async def raw_query(self, request: Req, handle: Handle) -> Response[bytes]:
+        async def raw_query(self, request: Req, handle: Handle) -> Prepared:
             body = await request.body()
             result = await uc.raw_query()(RawQueryRequest(handle=handle, body=body),
                                           access_of(request.scope))
-            return Response(content=result, media_type="application/json")
+            return json_body(result)
 
     return IndexController

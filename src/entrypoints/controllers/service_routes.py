@@ -15,7 +15,7 @@ from searchport.domain.scope import Scope
 from searchport.entrypoints.auth import access_of
 from searchport.entrypoints.controllers.params import GUARDS
 from searchport.entrypoints.controllers.use_cases import UseCases
-from searchport.entrypoints.http_cache import JSON, Prepared
+from searchport.entrypoints.http_cache import Prepared, json_body
 from searchport.entrypoints.response_store import forget_kept
 
 AnyRequest = Request[Any, Any, Any]
@@ -38,9 +38,7 @@ def service_routes(uc: UseCases, *, metrics: bool) -> list[HTTPRouteHandler]:
          responses={200: ResponseSpec(data_container=HealthResponse, generate_examples=False,
                                       description="Liveness, the cache and each engine.")})
     async def health() -> Prepared:
-        body = _encode(await uc.health()())
-        return Prepared(200, [(b"content-type", JSON), (b"content-length", b"%d" % len(body))],
-                        body)
+        return json_body(_encode(await uc.health()()))
 
     @get("/indexes", summary="Configured handles, engines and capabilities",
          responses=GUARDS, tags=["service"])
