@@ -41,7 +41,7 @@ class Connection(asyncio.Protocol):
         self.idle_since = 0.0
         self._on_idle_lost = on_idle_lost
         self._answer: asyncio.Future[Reply] | None = None
-        self._buffer = bytearray()
+        self._buffer: bytes | bytearray = b""
         self._head_only = False
         self._status = 0
         self._headers: Headers | None = None
@@ -81,7 +81,12 @@ class Connection(asyncio.Protocol):
             self.abort()
             return
         buffer = self._buffer
-        buffer += data
+        if buffer:
+            if not isinstance(buffer, bytearray):
+                buffer = self._buffer = bytearray(buffer)
+            buffer += data
+        else:  # most answers come in one piece: it is read in place, without a copy
+            buffer = self._buffer = data
         try:
             if self._framing is None and not self._read_head(len(buffer) - len(data)):
                 return
@@ -122,8 +127,8 @@ class Connection(asyncio.Protocol):
                 if len(buffer) > MAX_HEAD:
                     raise HeadError("the answer's head is too large")
                 return False
-            status, version, headers = parse_head(bytes(buffer[:end]))
-            del buffer[: end + 4]
+            status, version, headers = parse_head(buffer[:end])
+            self._buffer = buffer = buffer[end + 4:]
             start = 0
             if status == 101:
                 raise HeadError("the server switched protocols unasked")
@@ -139,6 +144,8 @@ class Connection(asyncio.Protocol):
         assert framing is not None
         buffer = self._buffer
         if self._chunks is not None:
+            if not isinstance(buffer, bytearray):
+                buffer = self._buffer = bytearray(buffer)
             if self._chunks.feed(buffer):
                 self._finish(self._chunks.content(), leftover=bool(buffer))
             return
@@ -151,7 +158,7 @@ class Connection(asyncio.Protocol):
         if have < length:
             return
         if have == length:
-            content = bytes(buffer)
+            content = bytes(buffer)  # no copy when the buffer is the piece received
         else:
             with memoryview(buffer) as view:
                 content = bytes(view[:length])
@@ -160,7 +167,7 @@ class Connection(asyncio.Protocol):
     def _finish(self, content: bytes, *, leftover: bool) -> None:
         framing, answer, headers = self._framing, self._answer, self._headers
         assert framing is not None and answer is not None and headers is not None
-        self._buffer = bytearray()
+        self._buffer = b""
         self.reusable = framing.reusable and not leftover and not self.closed
         answer.set_result((self._status, headers, content))
 

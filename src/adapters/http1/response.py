@@ -7,8 +7,10 @@ Failures are ``HeadError`` (the head is not HTTP: the exchange says ``Dropped``)
 
 from __future__ import annotations
 
+import re
 import zlib
 from collections.abc import Iterator, Mapping
+from typing import TypeVar
 
 MAX_HEAD = 64 * 1024  # bytes of a head, trailers included
 MAX_BODY = 256 * 1024 * 1024  # bytes of a body, on the wire and decoded
@@ -51,28 +53,56 @@ class Headers(Mapping[str, str]):
         return f"Headers({sorted(self._fields)})"  # names only: values may be secrets
 
 
-def parse_head(head: bytes) -> tuple[int, int, Headers]:
+def parse_head(head: bytes | bytearray) -> tuple[int, int, Headers]:
     """Status, minor HTTP version (0 or 1) and headers of a head without its blank line."""
     text = head.decode("latin-1")
     if "\r\n " in text or "\r\n\t" in text:  # obsolete folded lines: one line each
         text = _unfolded(text)
     lines = text.split("\r\n")
-    status_line = lines[0]
-    if (len(status_line) < 12 or not status_line.startswith("HTTP/1.")
-            or status_line[8] != " " or status_line[12:13] not in (" ", "")):
-        raise HeadError("the status line is not HTTP/1.x")
-    version, code = status_line[7], status_line[9:12]
-    if version not in ("0", "1") or not (code.isdigit() and code.isascii()):
-        raise HeadError("the status line is not HTTP/1.x")
+    status = _STATUS_LINES.get(lines[0])
+    if status is None:
+        status = _kept(_STATUS_LINES, lines[0], _status(lines[0]))
     fields: dict[str, str] = {}
     for line in lines[1:]:
-        name, colon, value = line.partition(":")
-        if not colon or not name or name[-1] in " \t":
-            raise HeadError("a header line is not a field")
-        name = name.lower()
-        value = value.strip(" \t")
+        field = _FIELD_LINES.get(line)
+        if field is None:
+            field = _field(line)
+            if field[0] not in VARYING:
+                _kept(_FIELD_LINES, line, field)
+        name, value = field
         fields[name] = f"{fields[name]}, {value}" if name in fields else value
-    return int(code), int(version), Headers(fields)
+    return status[0], status[1], Headers(fields)
+
+
+# An engine sends the same status lines and mostly the same header lines over and over:
+# each is parsed once and kept (a few hundred at most, forgotten all at once when full).
+KEPT_LINES = 512
+VARYING = frozenset({"date", "content-length", "etag", "last-modified", "expires", "age"})
+_STATUS_LINES: dict[str, tuple[int, int]] = {}
+_FIELD_LINES: dict[str, tuple[str, str]] = {}
+_STATUS = re.compile(r"HTTP/1\.([01]) ([0-9]{3})(?: |$)")
+_T = TypeVar("_T")
+
+
+def _kept(lines: dict[str, _T], line: str, parsed: _T) -> _T:
+    if len(lines) >= KEPT_LINES:
+        lines.clear()
+    lines[line] = parsed
+    return parsed
+
+
+def _status(line: str) -> tuple[int, int]:
+    found = _STATUS.match(line)
+    if found is None:
+        raise HeadError("the status line is not HTTP/1.x")
+    return int(found[2]), int(found[1])
+
+
+def _field(line: str) -> tuple[str, str]:
+    name, colon, value = line.partition(":")
+    if not colon or not name or name[-1] in " \t":
+        raise HeadError("a header line is not a field")
+    return name.lower(), value.strip(" \t")
 
 
 def _unfolded(text: str) -> str:
