@@ -270,3 +270,42 @@ def test_each_event_loop_gets_its_own_pool() -> None:
             await server.__aexit__(None, None, None)
 
     assert asyncio.run(second_loop()) == (b"2", 1)
+
+
+def test_bytes_sent_unasked_on_an_idle_connection_end_it() -> None:
+    """A server that times the connection out says so with an unasked 408 and closes:
+    that connection is never handed to the next request."""
+    stray = answer_bytes(408, b"", "Connection: close")
+
+    def answer(request: Request) -> Script:
+        if request.body == b"first":
+            return Script([*ok(b"first").pieces, stray], pause=0.05)
+        return ok(request.body)
+
+    async def main() -> tuple[bytes, int]:
+        async with ScriptedServer(answer) as server:
+            network = exchange_over(server)
+            try:
+                assert (await post(network, server, b"first")).content == b"first"
+                await asyncio.sleep(0.15)  # the stray answer arrives while idle
+                got = await post(network, server, b"second")
+                return got.content, server.connections
+            finally:
+                await network.aclose()
+
+    assert asyncio.run(main()) == (b"second", 2)
+
+
+def test_aclose_closes_connections_in_use_too() -> None:
+    async def main() -> tuple[type[BaseException], int]:
+        async with ScriptedServer(lambda r: Script([], then="hang")) as server:
+            network = exchange_over(server)
+            waiting = asyncio.create_task(post(network, server, timeout=5.0))
+            await asyncio.sleep(0.05)
+            await network.aclose()
+            with pytest.raises(Dropped) as raised:
+                await asyncio.wait_for(waiting, 1.0)
+            await asyncio.sleep(0.05)
+            return type(raised.value), server.closed_by_client
+
+    assert asyncio.run(main()) == (Dropped, 1)

@@ -32,28 +32,34 @@ class Pool:
         self._idle: list[Connection] = []  # oldest first
         self._waiters: deque[asyncio.Future[Connection | None]] = deque()
         self._open = 0  # connections open or connecting
+        self._connections: set[Connection] = set()  # open ones, idle or in use
         self._sweep: asyncio.TimerHandle | None = None
 
     async def checkout(self, deadline: float) -> Connection:
         """A connection for one request, within ``deadline`` (the loop's clock): an idle
         one, a new one, or the next one given back. Raises ``Refused`` or ``TimedOut``."""
         idle = self._idle
-        if idle:
+        while idle:
             connection = idle.pop()
             connection.idle = False
-            if not connection.closed and self.loop.time() - connection.idle_since < self._keepalive:
+            if connection.closed:  # aborted for bytes sent unasked; the loop has not said yet
+                self._discard(connection)
+            elif self.loop.time() - connection.idle_since < self._keepalive:
                 return connection
-            # the warmest is stale, so are all the others
-            self._discard(connection)
-            while idle:
-                self._discard(idle.pop())
+            else:  # past the keep-alive: so are all the older ones
+                self._discard(connection)
+                for older in idle:
+                    older.idle = False
+                    self._discard(older)
+                idle.clear()
         if self._open < self._max:
             self._open += 1
         else:
             given = await self._wait(deadline)
             if given is not None and not given.closed:
                 return given
-            # a place freed, or a connection lost on its way: connect in its place
+            if given is not None:  # lost on its way here: a new one takes its place
+                self._connections.discard(given)
         return await self._connect(deadline)
 
     def checkin(self, connection: Connection) -> None:
@@ -76,13 +82,16 @@ class Pool:
                                             self._expire)
 
     def close(self) -> None:
+        """Every connection closed, idle or in use (an answer being read fails)."""
         self.closed = True
         if self._sweep is not None:
             self._sweep.cancel()
             self._sweep = None
-        idle, self._idle = self._idle, []
-        for connection in idle:
+        for connection in self._idle:
             connection.idle = False
+        self._idle = []
+        connections, self._connections = self._connections, set()
+        for connection in connections:
             connection.abort()
         waiters, self._waiters = self._waiters, deque()
         for waiter in waiters:
@@ -135,10 +144,12 @@ class Pool:
         except BaseException:
             self._release()
             raise
+        self._connections.add(connection)
         return connection
 
     def _discard(self, connection: Connection) -> None:
         connection.abort()
+        self._connections.discard(connection)
         self._release()
 
     def _release(self) -> None:
@@ -158,6 +169,7 @@ class Pool:
             self._idle.remove(connection)
         except ValueError:
             return
+        self._connections.discard(connection)
         self._release()
 
     def _expire(self) -> None:
