@@ -5,6 +5,10 @@ For every request it reads, ``answer(request)`` says what goes back: a ``Script`
 byte pieces (written one by one, with pauses if asked) and what happens afterwards (keep
 the connection, close it, reset it, or hang). It counts the connections it accepted, the
 most open at once, and the requests it read, so tests can see reuse and limits.
+
+``run`` runs a test's coroutine on the event loop the ``event_loop_kind`` fixture picked:
+every test that imports the fixture runs on asyncio's own loop and on uvloop, the loop
+``searchport serve`` runs on.
 """
 
 from __future__ import annotations
@@ -12,8 +16,29 @@ from __future__ import annotations
 import asyncio
 import socket
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import pytest
+import uvloop
+
+T = TypeVar("T")
+_LOOPS: dict[str, Callable[[], asyncio.AbstractEventLoop]] = {
+    "asyncio": asyncio.new_event_loop, "uvloop": uvloop.new_event_loop}
+_loop_kind = ["asyncio"]
+
+
+@pytest.fixture(autouse=True, params=sorted(_LOOPS))
+def event_loop_kind(request: pytest.FixtureRequest) -> Iterator[str]:
+    _loop_kind[0] = request.param
+    yield request.param
+    _loop_kind[0] = "asyncio"
+
+
+def run(main: Coroutine[Any, Any, T]) -> T:
+    with asyncio.Runner(loop_factory=_LOOPS[_loop_kind[0]]) as runner:
+        return runner.run(main)
 
 
 @dataclass

@@ -6,7 +6,6 @@ way, arrives byte for byte."""
 
 from __future__ import annotations
 
-import asyncio
 import gzip
 import zlib
 from collections.abc import Awaitable, Callable
@@ -19,14 +18,22 @@ from hypothesis import strategies as st
 from searchport import __version__
 from searchport.adapters.exchange import Answer
 from searchport.adapters.http1 import Http1Exchange
-from tests.scripted_http import Request, Script, ScriptedServer, answer_bytes, ok
+from tests.scripted_http import (
+    Request,
+    Script,
+    ScriptedServer,
+    answer_bytes,
+    event_loop_kind,  # noqa: F401 - each test on both loops
+    ok,
+    run,
+)
 
 T = TypeVar("T")
 DOCUMENT = ('{"hits": {"total": {"value": 2}, "hits": ["\u00e9t\u00e9", "' + "x" * 3000
             + '"]}}').encode()
 
 
-def run(answer: Callable[[Request], Script],
+def served(answer: Callable[[Request], Script],
         test: Callable[[Http1Exchange, ScriptedServer], Awaitable[T]], **pool: float) -> T:
     async def main() -> T:
         async with ScriptedServer(answer) as server:
@@ -38,7 +45,7 @@ def run(answer: Callable[[Request], Script],
             finally:
                 await network.aclose()
 
-    return asyncio.run(main())
+    return run(main())
 
 
 def one(answer: Callable[[Request], Script], method: str = "POST",
@@ -48,7 +55,7 @@ def one(answer: Callable[[Request], Script], method: str = "POST",
                                      body, 2.0)
         return got, server.requests
 
-    return run(answer, test)
+    return served(answer, test)
 
 
 def chunked(body: bytes, sizes: list[int], *, extensions: bool = False,
@@ -106,7 +113,7 @@ def test_the_target_keeps_its_query_and_non_ascii_is_percent_encoded() -> None:
         await network.exchange("GET", server.origin, {}, None, 2.0)
         return [r.target for r in server.requests]
 
-    assert run(lambda r: ok(), test) == ["/c/caf%C3%A9%20x/documents?q=a%20b&x=1", "/"]
+    assert served(lambda r: ok(), test) == ["/c/caf%C3%A9%20x/documents?q=a%20b&x=1", "/"]
 
 
 def test_header_lookups_ignore_case_and_repeated_fields_are_joined() -> None:
@@ -132,7 +139,7 @@ def test_a_chunked_body_sent_byte_by_byte(extensions: bool, trailers: bool) -> N
     async def test(network: Http1Exchange, server: ScriptedServer) -> list[Answer]:
         return [await network.exchange("GET", server.url(), {}, None, 5.0) for _ in range(2)]
 
-    answers = run(lambda r: Script(pieces), test)
+    answers = served(lambda r: Script(pieces), test)
     assert [a.content for a in answers] == [DOCUMENT, DOCUMENT]
 
 
@@ -165,7 +172,7 @@ def test_a_body_ending_at_the_close() -> None:
                 for _ in range(2)]
 
     script = Script([wire[:50], wire[50:]], pause=0.01, then="close")
-    assert run(lambda r: script, test) == [DOCUMENT, DOCUMENT]
+    assert served(lambda r: script, test) == [DOCUMENT, DOCUMENT]
 
 
 def test_interim_answers_are_skipped() -> None:
@@ -192,7 +199,7 @@ def test_answers_without_a_body_leave_the_connection_usable(method: str, status:
         assert server.connections == 1
         return first, second
 
-    first, second = run(answer, test)
+    first, second = served(answer, test)
     assert (first.status_code, first.content, first.headers.get("etag")) == (status, b"", '"e"')
     assert (second.status_code, second.content) == (200, DOCUMENT)
 

@@ -23,7 +23,15 @@ from searchport.adapters.exchange import (
 )
 from searchport.adapters.http1 import Http1Exchange
 from tests.misbehaving_upstream import refused_port
-from tests.scripted_http import Request, Script, ScriptedServer, answer_bytes, ok
+from tests.scripted_http import (
+    Request,
+    Script,
+    ScriptedServer,
+    answer_bytes,
+    event_loop_kind,  # noqa: F401 - each test on both loops
+    ok,
+    run,
+)
 
 BODY = b'{"hits": []}' * 50
 HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
@@ -94,7 +102,7 @@ def test_a_failure_is_told_in_the_vocabulary_and_the_next_request_is_answered(
             finally:
                 await network.aclose()
 
-    failure, took, after, connections = asyncio.run(main())
+    failure, took, after, connections = run(main())
     assert type(failure) is error
     assert isinstance(failure, RETRYABLE) == (error is Dropped)
     assert "127.0.0.1" not in str(failure)  # messages name no address
@@ -122,7 +130,7 @@ def test_a_refused_port_is_refused() -> None:
         finally:
             await network.aclose()
 
-    asyncio.run(main())
+    run(main())
 
 
 def test_waiting_for_a_connection_counts_against_the_deadline() -> None:
@@ -141,7 +149,7 @@ def test_waiting_for_a_connection_counts_against_the_deadline() -> None:
             finally:
                 await network.aclose()
 
-    kind, took = asyncio.run(main())
+    kind, took = run(main())
     assert kind is TimedOut and 0.2 <= took < 1.0
 
 
@@ -156,7 +164,7 @@ def test_bytes_after_a_whole_answer_end_that_connection() -> None:
             finally:
                 await network.aclose()
 
-    assert asyncio.run(main()) == ([b"ok", b"ok"], 2)
+    assert run(main()) == ([b"ok", b"ok"], 2)
 
 
 @pytest.mark.parametrize(("url", "headers"), [
@@ -184,4 +192,4 @@ def test_a_request_that_cannot_be_written_is_refused_before_sending(
             finally:
                 await network.aclose()
 
-    assert asyncio.run(main()) == 0
+    assert run(main()) == 0

@@ -13,7 +13,15 @@ import pytest
 from searchport.adapters.exchange import Answer, Dropped
 from searchport.adapters.http1 import Http1Exchange
 from searchport.adapters.resilience import ResilientExchange
-from tests.scripted_http import Request, Script, ScriptedServer, answer_bytes, ok
+from tests.scripted_http import (
+    Request,
+    Script,
+    ScriptedServer,
+    answer_bytes,
+    event_loop_kind,  # noqa: F401 - each test on both loops
+    ok,
+    run,
+)
 
 
 def exchange_over(server: ScriptedServer, *, max_connections: int = 4,
@@ -43,7 +51,7 @@ def test_sequential_requests_share_one_connection() -> None:
             assert server.closed_by_client == 1  # aclose closed it
             return got, server.connections
 
-    contents, connections = asyncio.run(main())
+    contents, connections = run(main())
     assert contents == [b"%d" % n for n in range(20)]
     assert connections == 1
 
@@ -59,7 +67,7 @@ def test_at_most_max_connections_under_a_hundred_concurrent_requests() -> None:
                 await network.aclose()
             return [a.content for a in answers], server
 
-    contents, server = asyncio.run(main())
+    contents, server = run(main())
     assert contents == [b"%d" % n for n in range(100)]  # each caller got its own answer
     assert server.most_open == 8
     assert server.connections == 8  # the eight were reused for the other 92
@@ -86,7 +94,7 @@ def test_waiting_requests_are_served_first_come_first_served() -> None:
                 await network.aclose()
             assert [r.body for r in server.requests] == [b"%d" % n for n in range(6)]
 
-    asyncio.run(main())
+    run(main())
     assert order == list(range(6))
 
 
@@ -106,7 +114,7 @@ def test_an_idle_connection_is_closed_after_the_keepalive() -> None:
             finally:
                 await network.aclose()
 
-    assert asyncio.run(main()) == (1, 1, 2)
+    assert run(main()) == (1, 1, 2)
 
 
 def test_a_connection_the_server_closed_while_idle_is_not_reused() -> None:
@@ -124,7 +132,7 @@ def test_a_connection_the_server_closed_while_idle_is_not_reused() -> None:
             finally:
                 await network.aclose()
 
-    assert asyncio.run(main()) == ([200, 200, 200], 3)
+    assert run(main()) == ([200, 200, 200], 3)
 
 
 def dropped_on_reuse(script: list[str]) -> Callable[[Request], Script]:
@@ -156,7 +164,7 @@ def test_a_kept_connection_dropped_as_the_request_arrives(resilient: bool) -> No
             finally:
                 await stack.aclose()
 
-    content, connections = asyncio.run(main())
+    content, connections = run(main())
     assert content == (b"second" if resilient else None)
     assert connections == (2 if resilient else 1)
 
@@ -177,7 +185,7 @@ def test_an_answer_that_ends_the_connection_is_not_followed_on_it(head: str) -> 
             finally:
                 await network.aclose()
 
-    assert asyncio.run(main()) == ([b"ok"] * 3, 3)
+    assert run(main()) == ([b"ok"] * 3, 3)
 
 
 def test_http_1_0_with_keep_alive_is_reused() -> None:
@@ -193,7 +201,7 @@ def test_http_1_0_with_keep_alive_is_reused() -> None:
             finally:
                 await network.aclose()
 
-    assert asyncio.run(main()) == 1
+    assert run(main()) == 1
 
 
 def test_a_cancelled_request_does_not_poison_the_pool() -> None:
@@ -221,7 +229,7 @@ def test_a_cancelled_request_does_not_poison_the_pool() -> None:
             finally:
                 await network.aclose()
 
-    content, connections, closed = asyncio.run(main())
+    content, connections, closed = run(main())
     assert content == b"fresh"
     assert connections == 2 and closed >= 1
 
@@ -243,7 +251,7 @@ def test_a_cancelled_waiter_leaves_its_place_to_the_next() -> None:
             finally:
                 await network.aclose()
 
-    assert asyncio.run(main()) == [b"1", b"3"]
+    assert run(main()) == [b"1", b"3"]
 
 
 def test_each_event_loop_gets_its_own_pool() -> None:
@@ -255,7 +263,7 @@ def test_each_event_loop_gets_its_own_pool() -> None:
             assert (await post(network, server, b"1")).content == b"1"
             return network, server.port
 
-    network, port = asyncio.run(first_loop())
+    network, port = run(first_loop())
 
     async def second_loop() -> tuple[bytes, int]:
         server = ScriptedServer(echo)
@@ -269,7 +277,7 @@ def test_each_event_loop_gets_its_own_pool() -> None:
             await network.aclose()
             await server.__aexit__(None, None, None)
 
-    assert asyncio.run(second_loop()) == (b"2", 1)
+    assert run(second_loop()) == (b"2", 1)
 
 
 def test_bytes_sent_unasked_on_an_idle_connection_end_it() -> None:
@@ -293,7 +301,7 @@ def test_bytes_sent_unasked_on_an_idle_connection_end_it() -> None:
             finally:
                 await network.aclose()
 
-    assert asyncio.run(main()) == (b"second", 2)
+    assert run(main()) == (b"second", 2)
 
 
 def test_aclose_closes_connections_in_use_too() -> None:
@@ -308,4 +316,4 @@ def test_aclose_closes_connections_in_use_too() -> None:
             await asyncio.sleep(0.05)
             return type(raised.value), server.closed_by_client
 
-    assert asyncio.run(main()) == (Dropped, 1)
+    assert run(main()) == (Dropped, 1)
