@@ -102,7 +102,7 @@ def main() -> None:
         async def aclose(self) -> None:
             return None
 
-    http_clients._network = lambda tls: Network()  # type: ignore[assignment]
+    http_clients._network = lambda *settings: Network()  # type: ignore[assignment]
     config = parse_config(
         '{"indexes": {"bench": {"engine": "elasticsearch", "host": "http://127.0.0.1:9201",'
         ' "indexName": "bench"}}}', {})

@@ -26,8 +26,9 @@ STAGES: list[tuple[str, str]] = [
     ("encode response", r"_fly \(.*response_cache\.py|Encoder|encode_json"),
     ("query building (translate)", r"translate\.py|fields\.py \(src/adapters"),
     ("parameter parsing (domain)", r"search_request\.py|params\.py \(src/domain"),
-    ("upstream client (httpx/httpcore)", r"httpx/|httpcore/|h11/|anyio/|resilience\.py|"
-                                          r"engine_http\.py|http_clients\.py|aiohttp"),
+    ("upstream client (engine exchange)", r"httpx/|httpcore/|h11/|anyio/|resilience\.py|"
+                                           r"engine_http\.py|http_clients\.py|aiohttp|"
+                                           r"adapters/http1/"),
     ("cache key, single flight", r"response_cache\.py"),
     ("access log, metrics, request context", r"observability|request_context|prometheus|"
                                               r"timing\.py|logging/"),

@@ -71,8 +71,8 @@ class CheckedExchange:
 def _install_hooks() -> None:
     network = http_clients._network
 
-    def checked_network(tls: Any) -> Exchange:
-        return CheckedExchange(network(tls))
+    def checked_network(origin: str, tls: Any) -> Exchange:
+        return CheckedExchange(network(origin, tls))
 
     http_clients._network = checked_network
 

@@ -1,7 +1,7 @@
 """``EngineAddress``: an engine's ``host`` setting, split and checked.
 
 Its own module, free of any HTTP client, so that reading the config (the ``serve`` parent
-process, ``check``) does not load aiohttp.
+process, ``check``) does not load the engines' HTTP client.
 """
 
 from __future__ import annotations

@@ -6,9 +6,12 @@ The vocabulary of a failed exchange (``ExchangeError``), the same whatever the n
 library under it:
 
 - ``Refused``: no connection was made (refused, unreachable, name unknown, TLS failed).
-- ``Dropped``: the connection failed before the answer's head (closed, reset, not HTTP).
-- ``TimedOut``: no complete answer within the call's budget (connecting or reading).
-- ``BadAnswer``: the answer's head arrived, then its body failed (reset, cut short).
+- ``Dropped``: the connection failed before the answer's head was read whole (closed,
+  reset, not HTTP, a head too large).
+- ``TimedOut``: no complete answer within the call's budget (waiting for a connection,
+  connecting, reading).
+- ``BadAnswer``: the answer's head arrived, then its body failed (reset, cut short, bad
+  chunked framing or compression).
 - ``CircuitOpen``: the host's circuit breaker refused the call without any network.
 
 An engine's HTTP status is not an error here: every status arrives as an ``Answer``.
@@ -17,8 +20,9 @@ place. ``Refused`` and ``Dropped`` (``RETRYABLE``) cannot have been half-answere
 ``ResilientExchange`` may ask again.
 
 The stack under every engine (``http_clients.py``): ``ResilientExchange`` (time budget,
-retries, circuit breaker) over ``AiohttpExchange`` (the network), or in the contract tests
-over ``HttpxExchange`` (any httpx transport, ``httpx.MockTransport``).
+retries, circuit breaker) over ``Http1Exchange`` (the network: ``http1/``, searchport's own
+HTTP/1.1 client), or in the contract tests over ``HttpxExchange`` (any httpx transport,
+``httpx.MockTransport``).
 """
 
 from __future__ import annotations
@@ -78,8 +82,9 @@ RETRYABLE: tuple[type[ExchangeError], ...] = (Refused, Dropped)
 class Exchange(Protocol):
     async def exchange(self, method: str, url: str, headers: Mapping[str, str],
                        body: bytes | None, timeout: float) -> Answer:
-        """``timeout``: seconds for connecting and for each read (``ResilientExchange``
-        makes it the budget of the whole call)."""
+        """``timeout``: seconds for the whole exchange (``Http1Exchange``: waiting for a
+        connection, connecting and reading the whole answer; ``ResilientExchange`` makes it
+        the budget of the whole call, retries included)."""
         ...
 
     async def aclose(self) -> None: ...

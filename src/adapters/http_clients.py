@@ -4,12 +4,12 @@ Handles that point at the same engine host share one connection pool (keep-alive
 credentials and timeouts are per request, so each handle keeps its own. The composition root
 owns the pool and closes it after the engines.
 
-The network under every engine is ``AiohttpExchange`` (``aiohttp_exchange.py``: aiohttp's
-pool, several times cheaper per exchange than httpcore's under load), or, in tests, any
-httpx transport (``HttpxExchange``). Every engine sends through ``ResilientExchange``
-(``resilience.py``): the call's timeout is the budget of the whole call, and with a
-``CallPolicy`` failed reads are retried and each origin gets a circuit breaker
-(``circuit_open(origin)``, ``on_circuit`` callbacks).
+The network under every engine is ``Http1Exchange`` (``http1/``: searchport's own HTTP/1.1
+client, one keep-alive pool per origin; a general client library cost several times its
+CPU per exchange), or, in tests, any httpx transport (``HttpxExchange``). Every engine
+sends through ``ResilientExchange`` (``resilience.py``): the call's timeout is the budget
+of the whole call, and with a ``CallPolicy`` failed reads are retried and each origin gets
+a circuit breaker (``circuit_open(origin)``, ``on_circuit`` callbacks).
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ class HttpClients:
         exchange = self._exchanges.get(key)
         if exchange is None:
             tls = _tls(verify, ca_bundle)  # a bad CA bundle is a config error, test or not
-            network = (_network(tls) if self._transport is None
+            network = (_network(address.origin, tls) if self._transport is None
                        else _over(self._transport))
             exchange = self._resilient(address.origin, network)
             self._exchanges[key] = exchange
@@ -96,12 +96,12 @@ class HttpClients:
             await exchange.aclose()
 
 
-def _network(tls: ssl.SSLContext | bool) -> Exchange:
-    # imported on first use: a config with only embedded indexes never loads aiohttp
-    from searchport.adapters.aiohttp_exchange import AiohttpExchange
+def _network(origin: str, tls: ssl.SSLContext | bool) -> Exchange:
+    # imported on first use: a config with only embedded indexes never loads the client
+    from searchport.adapters.http1 import Http1Exchange
 
-    return AiohttpExchange(tls=tls, max_connections=MAX_CONNECTIONS,
-                            keepalive_seconds=KEEPALIVE_SECONDS)
+    return Http1Exchange(origin, tls=tls, max_connections=MAX_CONNECTIONS,
+                         keepalive_seconds=KEEPALIVE_SECONDS)
 
 
 def _over(transport: httpx.AsyncBaseTransport) -> Exchange:

@@ -2,8 +2,9 @@
 ``httpx.MockTransport``), its failures told in searchport's exchange vocabulary.
 
 Production never builds an httpx model: a ``Request`` and a ``Response`` cost about 35 µs
-per exchange where aiohttp's whole exchange costs about 100 µs (bench/RESULTS.md,
-"Performance"); ``http_clients.py`` imports this module only when given a transport.
+per exchange, more than searchport's own client spends on the whole exchange
+(bench/RESULTS.md, "The engine client"); ``http_clients.py`` imports this module only
+when given a transport.
 """
 
 from __future__ import annotations

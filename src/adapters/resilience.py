@@ -3,11 +3,12 @@
 It gives each engine call (one HTTP exchange as an adapter sees it) three guarantees, so
 no engine adapter has to know about them:
 
-- **One time budget.** Socket timeouts are per read (one restarts with every chunk), so an
-  engine dripping its answer could hold a request forever. The call's timeout (the
-  index's ``timeout``) becomes the budget of the whole call: connecting,
-  waiting, reading the full body, and every retry. Past it the call raises ``TimedOut``
-  (which ``engine_http.py`` turns into a 504).
+- **One time budget.** The network's deadline covers one attempt (and another network,
+  such as a test's httpx transport, may time reads one by one, so that an engine dripping
+  its answer would hold a request for long). The call's timeout (the index's ``timeout``)
+  becomes the budget of the whole call: connecting, waiting, reading the full body, and
+  every retry. Past it the call raises ``TimedOut`` (which ``engine_http.py`` turns into a
+  504).
 - **Bounded retries** with jittered exponential back-off, for failures that cannot have
   been half-answered: the connection refused or dropped before the answer's head, and 502
   or 503 answers. Never after a timeout, never on another status, never past the budget.

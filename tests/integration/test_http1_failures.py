@@ -1,0 +1,195 @@
+"""``Http1Exchange``'s failures over real sockets, each in searchport's exchange vocabulary
+(``exchange.py``): ``Refused`` (no connection), ``Dropped`` (nothing usable before the
+answer's head: retried by ``ResilientExchange``), ``BadAnswer`` (the body failed after the
+head: never retried), ``TimedOut`` (no whole answer within the deadline), and a request
+that cannot be written refused before anything is sent. After each failure the next
+request on the same exchange is answered correctly."""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+import time
+
+import pytest
+
+from searchport.adapters.exchange import (
+    RETRYABLE,
+    BadAnswer,
+    Dropped,
+    ExchangeError,
+    Refused,
+    TimedOut,
+)
+from searchport.adapters.http1 import Http1Exchange
+from tests.misbehaving_upstream import refused_port
+from tests.scripted_http import (
+    Request,
+    Script,
+    ScriptedServer,
+    answer_bytes,
+    event_loop_kind,  # noqa: F401 - each test on both loops
+    ok,
+    run,
+)
+
+BODY = b'{"hits": []}' * 50
+HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+CHUNKED = HEAD + b"Transfer-Encoding: chunked\r\n\r\n"
+PACKED = gzip.compress(BODY)
+
+FAILURES: dict[str, tuple[Script, type[ExchangeError]]] = {
+    "closed before any byte": (Script([], then="close"), Dropped),
+    "reset before any byte": (Script([], then="reset"), Dropped),
+    "reset inside the head": (Script([HEAD[:20]], then="reset"), Dropped),
+    "closed inside the head": (Script([HEAD], then="close"), Dropped),
+    "not HTTP": (Script([b"SSH-2.0-OpenSSH_9.2\r\n\r\n"]), Dropped),
+    "a header line without a colon": (Script([HEAD + b"Oops\r\n\r\n"]), Dropped),
+    "a Content-Length that is not a number": (
+        Script([HEAD + b"Content-Length: 12x\r\n\r\n"]), Dropped),
+    "a head over 64 KiB": (
+        Script([HEAD + b"".join(b"X-Pad-%d: %s\r\n" % (n, b"y" * 1000) for n in range(70))
+                + b"Content-Length: 0\r\n\r\n"]), Dropped),
+    "reset inside the body": (
+        Script([answer_bytes(200, BODY)[:-100]], then="reset"), BadAnswer),
+    "closed inside the body": (
+        Script([answer_bytes(200, BODY)[:-100]], then="close"), BadAnswer),
+    "chunked cut short": (Script([CHUNKED + b"10\r\n0123456789"], then="close"), BadAnswer),
+    "chunked without its last chunk": (
+        Script([CHUNKED + b"a\r\n0123456789\r\n"], then="close"), BadAnswer),
+    "a chunk size that is not hexadecimal": (
+        Script([CHUNKED + b"zz\r\n0123456789\r\n0\r\n\r\n"]), BadAnswer),
+    "a chunk without its CRLF": (
+        Script([CHUNKED + b"2\r\nabcd\r\n0\r\n\r\n"]), BadAnswer),
+    "a transfer coding other than chunked": (
+        Script([HEAD + b"Transfer-Encoding: gzip\r\n\r\n" + PACKED], then="close"),
+        BadAnswer),
+    "gzip that is not gzip": (
+        Script([answer_bytes(200, b"not gzip at all", "Content-Encoding: gzip")]), BadAnswer),
+    "gzip cut short": (
+        Script([answer_bytes(200, PACKED[:-30], "Content-Encoding: gzip")]), BadAnswer),
+    "a content coding never asked for": (
+        Script([answer_bytes(200, BODY, "Content-Encoding: br")]), BadAnswer),
+    "no answer in time": (Script([], then="hang"), TimedOut),
+    "a head that never ends": (Script([HEAD], then="hang"), TimedOut),
+    "a body dripping past the deadline": (
+        Script([answer_bytes(200, BODY)[n:n + 100] for n in range(0, 800, 100)],
+               pause=0.05), TimedOut),
+}
+# the body was framed right, only its content coding failed: the connection is still good
+FRAMED_WHOLE = {"gzip that is not gzip", "gzip cut short", "a content coding never asked for"}
+
+
+@pytest.mark.parametrize("case", FAILURES)
+def test_a_failure_is_told_in_the_vocabulary_and_the_next_request_is_answered(
+        case: str) -> None:
+    script, error = FAILURES[case]
+
+    def answer(request: Request) -> Script:
+        return script if request.body == b"fail" else ok(BODY)
+
+    async def main() -> tuple[BaseException, float, bytes, int]:
+        async with ScriptedServer(answer) as server:
+            network = Http1Exchange(server.origin, tls=True, max_connections=1,
+                                    keepalive_seconds=30)
+            try:
+                started = time.monotonic()
+                with pytest.raises(ExchangeError) as raised:
+                    await network.exchange("POST", server.url(), {}, b"fail", 0.25)
+                took = time.monotonic() - started
+                after = await network.exchange("POST", server.url(), {}, b"next", 2.0)
+                return raised.value, took, after.content, server.connections
+            finally:
+                await network.aclose()
+
+    failure, took, after, connections = run(main())
+    assert type(failure) is error
+    assert isinstance(failure, RETRYABLE) == (error is Dropped)
+    assert "127.0.0.1" not in str(failure)  # messages name no address
+    if error is TimedOut:
+        assert 0.2 <= took < 1.0
+    else:
+        assert took < 0.2
+    assert after == BODY
+    # a connection whose answer was not read whole is never reused
+    assert connections == (1 if case in FRAMED_WHOLE else 2)
+
+
+def test_a_refused_port_is_refused() -> None:
+    port = refused_port()
+
+    async def main() -> None:
+        network = Http1Exchange(f"http://127.0.0.1:{port}", tls=True, max_connections=2,
+                                keepalive_seconds=30)
+        try:
+            with pytest.raises(Refused) as raised:
+                await network.exchange("GET", f"http://127.0.0.1:{port}/", {}, None, 2.0)
+            assert str(port) not in str(raised.value)
+            with pytest.raises(Refused):  # its place was given back: the pool is not stuck
+                await network.exchange("GET", f"http://127.0.0.1:{port}/", {}, None, 2.0)
+        finally:
+            await network.aclose()
+
+    run(main())
+
+
+def test_waiting_for_a_connection_counts_against_the_deadline() -> None:
+    async def main() -> tuple[type[BaseException], float]:
+        async with ScriptedServer(lambda r: Script([], then="hang")) as server:
+            network = Http1Exchange(server.origin, tls=True, max_connections=1,
+                                    keepalive_seconds=30)
+            try:
+                busy = asyncio.create_task(network.exchange("GET", server.url(), {}, None, 5))
+                await asyncio.sleep(0.05)
+                started = time.monotonic()
+                with pytest.raises(TimedOut) as raised:
+                    await network.exchange("GET", server.url(), {}, None, 0.2)
+                busy.cancel()
+                return type(raised.value), time.monotonic() - started
+            finally:
+                await network.aclose()
+
+    kind, took = run(main())
+    assert kind is TimedOut and 0.2 <= took < 1.0
+
+
+def test_bytes_after_a_whole_answer_end_that_connection() -> None:
+    async def main() -> tuple[list[bytes], int]:
+        async with ScriptedServer(lambda r: Script([answer_bytes(200, b"ok") + b"junk"])) as s:
+            network = Http1Exchange(s.origin, tls=True, max_connections=1, keepalive_seconds=30)
+            try:
+                got = [(await network.exchange("GET", s.url(), {}, None, 2.0)).content
+                       for _ in range(2)]
+                return got, s.connections
+            finally:
+                await network.aclose()
+
+    assert run(main()) == ([b"ok", b"ok"], 2)
+
+
+@pytest.mark.parametrize(("url", "headers"), [
+    ("/idx/_search", {"X-Api-Key": "k\r\nX-Injected: 1"}),
+    ("/idx/_search", {"X-Api-Key": "k\nX-Injected: 1"}),
+    ("/idx/_search", {"X-Api-Key": "k\rX"}),
+    ("/idx/_search", {"Bad Name": "v"}),
+    ("/idx/_search", {"X:Y": "v"}),
+    ("/idx/_search", {"Content-Length": "5"}),
+    ("/idx/_search", {"Host": "elsewhere"}),
+    ("http://other.example:1/idx/_search", {}),
+])
+def test_a_request_that_cannot_be_written_is_refused_before_sending(
+        url: str, headers: dict[str, str]) -> None:
+    async def main() -> int:
+        async with ScriptedServer(lambda r: ok()) as server:
+            network = Http1Exchange(server.origin, tls=True, max_connections=1,
+                                    keepalive_seconds=30)
+            try:
+                full = url if url.startswith("http") else server.url(url)
+                with pytest.raises(ValueError):
+                    await network.exchange("POST", full, headers, b"{}", 2.0)
+                await asyncio.sleep(0.05)
+                return server.connections
+            finally:
+                await network.aclose()
+
+    assert run(main()) == 0
