@@ -22,6 +22,7 @@ from searchport.adapters.exchange import (
     TimedOut,
 )
 from searchport.adapters.http1 import Http1Exchange
+from searchport.adapters.resilience import ResilientExchange
 from tests.misbehaving_upstream import refused_port
 from tests.scripted_http import (
     Request,
@@ -193,3 +194,37 @@ def test_a_request_that_cannot_be_written_is_refused_before_sending(
                 await network.aclose()
 
     assert run(main()) == 0
+
+
+def test_the_budget_of_a_resilient_call_covers_every_retry() -> None:
+    """Under ``ResilientExchange`` the client keeps the deadline itself (no asyncio timer):
+    each attempt gets what is left of the call's budget, so a 503 answered slowly and
+    retried ends the call at the budget: the retry, given only what was left, times out."""
+    seen: list[float] = []
+
+    def slow_503(request: Request) -> Script:
+        seen.append(time.monotonic())
+        return Script([answer_bytes(503, b"{}")], delay=0.3)
+
+    async def main() -> tuple[object, float]:
+        async with ScriptedServer(slow_503) as server:
+            network = Http1Exchange(server.origin, tls=True, max_connections=4,
+                                    keepalive_seconds=30)
+            stack = ResilientExchange(network, retries=10, backoff=0.01, jitter=lambda: 0.0)
+            assert stack._keeps_deadline
+            started = time.monotonic()
+            try:
+                outcome: object = (await stack.exchange("GET", server.url(), {}, None,
+                                                        0.5)).status_code
+            except TimedOut as exc:
+                outcome = exc
+            finally:
+                await stack.aclose()
+            return outcome, time.monotonic() - started
+
+    outcome, took = run(main())
+    # the first 503 at 0.3 s, the retry cut at the budget (0.5 s); given the whole budget
+    # again it would have answered at 0.6 s
+    assert isinstance(outcome, TimedOut)
+    assert len(seen) == 2
+    assert 0.5 <= took < 0.58

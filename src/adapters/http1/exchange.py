@@ -25,10 +25,13 @@ from searchport.adapters.http1.connection import Reply
 from searchport.adapters.http1.pool import Pool
 from searchport.adapters.http1.request import RequestWriter
 from searchport.adapters.http1.response import BodyError, decoded
+from searchport.domain.running_loop import running_loop
 
 
 class Http1Exchange:
     """Requests to one origin (``http://host:port``), over one pool per event loop."""
+
+    keeps_deadline = True  # ``timeout`` bounds the whole exchange (see ResilientExchange)
 
     def __init__(self, origin: str, *, tls: ssl.SSLContext | bool, max_connections: int,
                  keepalive_seconds: float) -> None:
@@ -48,7 +51,7 @@ class Http1Exchange:
         self._pool: Pool | None = None
 
     def _pool_here(self) -> Pool:
-        pool, loop = self._pool, asyncio.get_running_loop()
+        pool, loop = self._pool, running_loop()
         if pool is None or pool.loop is not loop or pool.closed:
             if self._https and self._tls is None:
                 self._tls = _context(self._tls_setting)
