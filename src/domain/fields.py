@@ -9,7 +9,7 @@ from searchport.domain.config import FieldConfig
 from searchport.domain.query import FieldWeight
 
 METADATA_KEYS = ("objectID", "_index", "_score", "_highlights")
-_METADATA = frozenset(METADATA_KEYS)
+METADATA = frozenset(METADATA_KEYS)
 
 
 class FieldMap:
@@ -55,7 +55,7 @@ class FieldMap:
     def document(self, source: Mapping[str, Any]) -> dict[str, Any]:
         """Stored fields under their public names, minus any that clash with hit metadata."""
         to_public = self._to_public
-        if not to_public and _METADATA.isdisjoint(source):
+        if not to_public and METADATA.isdisjoint(source):
             return dict(source)  # no alias, no clash: a copy (20 x ~1.3 µs less per search)
         return {
             to_public.get(k, k): v

@@ -6,7 +6,7 @@ import math
 from typing import Any
 
 from searchport.domain.errors import InvalidRequest
-from searchport.domain.fields import FieldMap
+from searchport.domain.fields import METADATA, FieldMap
 from searchport.domain.query import HistogramSpec
 from searchport.domain.responses import GeoCluster, SearchHit
 from searchport.domain.results import Bucket, EngineGeoCluster, FacetValue, Hit
@@ -15,7 +15,26 @@ MAX_HISTOGRAM_BUCKETS = 2_000
 
 
 def shape_hit(fields: FieldMap, hit: Hit) -> SearchHit:
-    """Metadata first and always winning over stored fields of the same name."""
+    """Metadata first and always winning over stored fields of the same name. Without
+    aliases the engine's own dicts are used as they are (a hit is shaped once): the
+    highlights are not copied, and the stored fields are copied once, into the hit."""
+    if fields.has_aliases:
+        return _shape_hit_aliased(fields, hit)
+    source = hit.source
+    shaped: dict[str, Any] = {
+        "objectID": hit.id,
+        "_index": hit.index,
+        "_score": hit.score,
+        "_highlights": hit.highlights,
+    }
+    if METADATA.isdisjoint(source):
+        shaped.update(source)
+    else:
+        shaped.update(fields.document(source))
+    return shaped
+
+
+def _shape_hit_aliased(fields: FieldMap, hit: Hit) -> SearchHit:
     shaped: dict[str, Any] = {
         "objectID": hit.id,
         "_index": hit.index,

@@ -356,6 +356,50 @@ def test_a_caller_that_goes_away_does_not_cancel_the_others() -> None:
     assert len(engine.queries) == 1
 
 
+def test_without_a_cache_a_caller_that_goes_away_leaves_the_others_their_answer() -> None:
+    """Without a cache the first caller computes in its own task; when it goes away, the
+    requests that joined it ask again (one of them computes) instead of failing."""
+    engine = EchoEngine(delay=0.05)
+    shared = ResponseCache.uncached()
+    search = Search(catalog=catalog(engine), responses=shared)
+
+    async def scenario() -> list[bytes]:
+        first = asyncio.ensure_future(search(SearchRequest(handle="cities")))
+        await asyncio.sleep(0.01)
+        others = [asyncio.ensure_future(search(SearchRequest(handle="cities")))
+                  for _ in range(3)]
+        await asyncio.sleep(0.01)
+        first.cancel()
+        bodies = [a.body for a in await asyncio.gather(*others)]
+        assert first.cancelled()
+        return bodies
+
+    bodies = run(scenario())
+    assert len(bodies) == 3 and len(set(bodies)) == 1
+    assert len(engine.queries) == 2  # the abandoned call, then one for the three others
+    assert not shared._flights
+
+
+def test_without_a_cache_an_error_reaches_every_caller_of_the_flight_once() -> None:
+    class SlowFailure(FailingEngine):
+        async def search(self, query: Any) -> Any:
+            self.queries.append(query)
+            await asyncio.sleep(0.05)
+            raise self.error
+
+    engine = SlowFailure(InvalidQuery("bad"))
+    search = Search(catalog=catalog(engine))
+
+    async def burst() -> list[BaseException | Any]:
+        return await asyncio.gather(
+            *(search(SearchRequest(handle="cities")) for _ in range(5)), return_exceptions=True
+        )
+
+    results = run(burst())
+    assert all(isinstance(r, InvalidQuery) for r in results)
+    assert len(engine.queries) == 1
+
+
 # -- no two different requests share an entry (property) ----------------------------------
 
 CONFIGS = {

@@ -56,6 +56,20 @@ def test_hit_metadata_wins_over_stored_fields() -> None:
     }
 
 
+def test_without_aliases_metadata_still_wins_and_key_order_is_metadata_first() -> None:
+    plain = FieldMap({})
+    clashing = Hit(id="42", index="cities", score=2.0, source=CLASHING_SOURCE,
+                   highlights={"name": ["<mark>Par</mark>is"]})
+    shaped = shape_hit(plain, clashing)
+    assert shaped == {"objectID": "42", "_index": "cities", "_score": 2.0,
+                      "_highlights": {"name": ["<mark>Par</mark>is"]},
+                      "name": "Paris", "continent": "Europe"}
+    clean = Hit(id="7", index="cities", source={"name": "Oslo", "pop": 1})
+    shaped = shape_hit(plain, clean)
+    assert list(shaped) == ["objectID", "_index", "_score", "_highlights", "name", "pop"]
+    assert shaped is not clean.source and clean.source == {"name": "Oslo", "pop": 1}
+
+
 def test_hit_without_score_or_highlights() -> None:
     shaped = shape_hit(FIELDS, Hit(id="1", index="i"))
     assert shaped == {"objectID": "1", "_index": "i", "_score": None, "_highlights": {}}

@@ -136,12 +136,12 @@ def typed_prefix_marks(result: EngineResult, query: SearchQuery) -> None:
 
     # a fragment can only change if it holds the typed letters (casefolding a fragment folds
     # each of its words): most fragments skip the substitution (60 fragments: 43 -> 6 µs)
+    # the answer's own lists are changed in place, and only where a fragment changes
     for item in result.hits:
-        for name, fragments in item.highlights.items():
-            item.highlights[name] = [
-                _WHOLE_MARK.sub(cut, f) if "<mark>" in f and typed in f.casefold() else f
-                for f in fragments
-            ]
+        for fragments in item.highlights.values():
+            for i, fragment in enumerate(fragments):
+                if "<mark>" in fragment and typed in fragment.casefold():
+                    fragments[i] = _WHOLE_MARK.sub(cut, fragment)
 
 
 def _aggregations(result: EngineResult, aggs: Json, suggest: Any, query: SearchQuery) -> None:
@@ -206,6 +206,8 @@ def _documents(bucket: Json) -> Json:
     """Where a bucket's root documents are counted: its ``reverse_nested`` child when the
     field is inside nested objects, else the bucket itself."""
     docs = bucket.get(DOCS)
+    if docs is None:
+        return bucket
     return docs if isinstance(docs, Mapping) else bucket
 
 
@@ -219,10 +221,12 @@ def facet_buckets(node: Any) -> list[FacetValue]:
 def bucket_value(bucket: Json) -> str:
     """A facet value as text: booleans as ``true``/``false`` and dates as ISO-8601 (both
     from ``key_as_string``), numbers as JSON writes them."""
+    key = bucket.get("key")
+    if type(key) is str and "key_as_string" not in bucket:  # a keyword's value: most facets
+        return key
     text = bucket.get("key_as_string")
     if isinstance(text, str):
         return _whole_seconds(text)
-    key = bucket.get("key")
     if isinstance(key, bool):
         return "true" if key else "false"
     if isinstance(key, int | float):

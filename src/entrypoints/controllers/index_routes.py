@@ -24,6 +24,7 @@ from searchport.domain.usecases.get_mapping import GetMappingRequest
 from searchport.domain.usecases.raw_query import RawQueryRequest
 from searchport.entrypoints.auth import access_of
 from searchport.entrypoints.controllers import params as p
+from searchport.entrypoints.controllers.lean_parameters import lean_parameters
 from searchport.entrypoints.controllers.use_cases import UseCases
 from searchport.entrypoints.http_cache import (
     IF_NONE_MATCH,
@@ -54,6 +55,7 @@ def index_controller(uc: UseCases, *, cached: bool, private: bool) -> type[Contr
         @get(
             "/search",
             cache=cached, cache_key_builder=response_key("search"),
+            before_request=lean_parameters,
             responses=p.answers(SearchResponse, "The hits, totals, facets and extras asked for."),
             summary="Full-text search",
             description="Hits, facets, filters, sorting, highlights, histograms, geo clusters and "
@@ -87,6 +89,7 @@ def index_controller(uc: UseCases, *, cached: bool, private: bool) -> type[Contr
         @get(
             "/facets/{field:str}",
             cache=cached, cache_key_builder=response_key("facets"),
+            before_request=lean_parameters,
             responses=p.answers(FacetSearchResponse, "The matching values with their counts."),
             summary="Search facet values",
             description="Values of one facet field containing q, with their counts.",
@@ -109,6 +112,7 @@ def index_controller(uc: UseCases, *, cached: bool, private: bool) -> type[Contr
         @get(
             "/autocomplete",
             cache=cached, cache_key_builder=response_key("autocomplete"),
+            before_request=lean_parameters,
             responses=p.answers(AutocompleteResponse, "Prefix hits and matching facet values."),
             summary="Autocomplete",
             description="Prefix hits on the last word of q, plus facet values containing q.",
@@ -132,6 +136,7 @@ def index_controller(uc: UseCases, *, cached: bool, private: bool) -> type[Contr
         @get(
             "/documents/{doc_id:path}",
             cache=cached, cache_key_builder=response_key("document"),
+            before_request=lean_parameters,
             responses=p.answers(dict[str, Any], "The document: objectID, _index, its fields."),
             summary="One document by id",
         )
@@ -151,6 +156,7 @@ def index_controller(uc: UseCases, *, cached: bool, private: bool) -> type[Contr
         @get(
             "/mapping",
             cache=cached, cache_key_builder=response_key("mapping"),
+            before_request=lean_parameters,
             responses=p.answers(dict[str, Any], "The engine's own mapping or schema, unmodified."),
             summary="The engine's field mapping or schema",
         )
