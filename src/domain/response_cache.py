@@ -57,10 +57,6 @@ class Encoded(Generic[T]):
         return msgspec.json.decode(self.body, type=kind)
 
 
-class _Abandoned(Exception):
-    """The one caller computing an unstored answer went away before it was ready."""
-
-
 class NoCache:
     """A ``CachePort`` that stores nothing: what runs when no cache is configured (the
     ``none`` backend) and what use cases built without a ``ResponseCache`` use."""
@@ -137,48 +133,19 @@ class ResponseCache:
         else:  # no cache: the request itself is the key of its flight, nothing is hashed
             key = _encoder.encode([kind, entry.handle, params])
             ttl = 0.0
-        while True:
-            flight = self._flights.get(key)
-            if flight is None and ttl > 0:
-                stored = await self._cache.get(key)  # type: ignore[arg-type]
-                if stored is not None:
-                    return Encoded(stored, "hit")
-                flight = self._flights.get(key)  # another request may have started meanwhile
-            if flight is None:
-                if ttl <= 0:  # nothing to store: the first caller computes in its own task
-                    return await self._lead(key, compute)
-                flight = asyncio.get_running_loop().create_future()
-                flight.add_done_callback(_retrieve)
-                self._flights[key] = flight
-                self._spawn(self._fly(key, ttl, flight, compute))
-            try:
-                # shielded: a caller that goes away does not cancel the answer others await
-                return await asyncio.shield(flight)
-            except _Abandoned:
-                continue  # the caller computing it went away first: ask again
-
-    async def _lead(
-        self, key: str | bytes, compute: Callable[[], Awaitable[Any]]
-    ) -> Encoded[Any]:
-        """Compute an answer that is not stored in the caller's own task (no task, no shield:
-        what single flight costs when nothing is in flight twice); identical requests
-        arriving meanwhile wait for it, and ask again if its caller goes away first."""
-        flight: asyncio.Future[Encoded[Any]] = asyncio.get_running_loop().create_future()
-        flight.add_done_callback(_retrieve)
-        self._flights[key] = flight
-        try:
-            value: Encoded[Any] = Encoded(_encoder.encode(await compute()))
-        except asyncio.CancelledError:
-            flight.set_exception(_Abandoned())
-            raise
-        except Exception as exc:  # every caller of this flight gets the same error
-            flight.set_exception(exc)
-            raise
-        finally:
-            if self._flights.get(key) is flight:
-                del self._flights[key]
-        flight.set_result(value)
-        return value
+        flight = self._flights.get(key)
+        if flight is None and ttl > 0:
+            stored = await self._cache.get(key)  # type: ignore[arg-type]
+            if stored is not None:
+                return Encoded(stored, "hit")
+            flight = self._flights.get(key)  # another request may have started meanwhile
+        if flight is None:
+            flight = asyncio.get_running_loop().create_future()
+            flight.add_done_callback(_retrieve)
+            self._flights[key] = flight
+            self._spawn(self._fly(key, ttl, flight, compute))
+        # shielded: a caller that goes away does not cancel the answer the others await
+        return await asyncio.shield(flight)
 
     async def _fly(
         self,
