@@ -23,7 +23,7 @@ STAGES: list[tuple[str, str]] = [
     ("ETag (checksum of the body)", r"Encoded\.checksum|Encoded\.digest"),
     ("decode engine JSON", r"EngineHttp\.decode|parse\.py|_wire|decode_answer"),
     ("reshape (domain shaping)", r"shaping\.py|usecases/search\.py.*_search"),
-    ("encode response", r"(_fly|_lead) \(.*response_cache\.py|Encoder|encode_json"),
+    ("encode response", r"_fly \(.*response_cache\.py|Encoder|encode_json"),
     ("query building (translate)", r"translate\.py|fields\.py \(src/adapters"),
     ("parameter parsing (domain)", r"search_request\.py|params\.py \(src/domain"),
     ("upstream client (engine exchange)", r"httpx/|httpcore/|h11/|anyio/|resilience\.py|"
