@@ -1,5 +1,6 @@
 """Response caching shared by every cacheable use case: one key recipe, single flight, and
-responses encoded once, so that a hit is served as stored bytes.
+responses encoded once, so that a hit is served as stored bytes. ("Answer" is reserved for
+what an engine sends back; what this module keeps and returns is a response.)
 
 A key is ``<prefix>:v1:<kind>:<handle>:<sha256>``; the digest covers the searchport version,
 the kind, the handle, a digest of the handle's whole ``IndexConfig`` (so a config change never
@@ -80,7 +81,7 @@ class NoCache:
 
 
 class ResponseCache:
-    """Answers a request from the cache, or computes it once however many ask at a time."""
+    """Responds to a request from the cache, or computes it once however many ask at a time."""
 
     def __init__(
         self, *, cache: CachePort, settings: CacheConfig | None = None, version: str = ""
@@ -98,7 +99,7 @@ class ResponseCache:
         return cls(cache=NoCache())
 
     def ttl(self, kind: Kind, entry: IndexEntry) -> float:
-        """Seconds an answer of this kind is kept for this handle; 0 means never stored."""
+        """Seconds a response of this kind is kept for this handle; 0 means never stored."""
         own = entry.config.cache
         if kind == "mapping":
             return own.mapping_ttl if own.mapping_ttl is not None else self._settings.mapping_ttl
@@ -121,10 +122,10 @@ class ResponseCache:
         self._config_digests[id(config)] = (config, digest)  # holding config keeps its id unique
         return digest
 
-    async def answer(
+    async def respond(
         self, kind: Kind, entry: IndexEntry, params: Any, compute: Callable[[], Awaitable[T]]
     ) -> Encoded[T]:
-        """The encoded answer to ``params``: a stored one, or ``compute()``'s, computed once
+        """The encoded response to ``params``: a stored one, or ``compute()``'s, computed once
         for all the identical requests that arrive while it runs."""
         key: str | bytes
         if self._enabled:
@@ -144,7 +145,7 @@ class ResponseCache:
             flight.add_done_callback(_retrieve)
             self._flights[key] = flight
             self._spawn(self._fly(key, ttl, flight, compute))
-        # shielded: a caller that goes away does not cancel the answer the others await
+        # shielded: a caller that goes away does not cancel the response the others await
         return await asyncio.shield(flight)
 
     async def _fly(
@@ -177,12 +178,12 @@ class ResponseCache:
         task.add_done_callback(self._tasks.discard)
 
     async def drain(self, timeout: float = 2.0) -> None:
-        """Let the answers and cache writes under way finish (at shutdown)."""
+        """Let the responses and cache writes under way finish (at shutdown)."""
         if self._tasks:
             await asyncio.wait(set(self._tasks), timeout=timeout)
 
 
 def _retrieve(flight: asyncio.Future[Encoded[Any]]) -> None:
-    # an answer nobody awaits any more must not be reported as "never retrieved"
+    # a response nobody awaits any more must not be reported as "never retrieved"
     if not flight.cancelled():
         flight.exception()

@@ -106,10 +106,10 @@ class AlgoliaSearch:
             return _encoder.encode(await self._facet_hits(entry, facet_plan, forced))
         search_plan: Any = plan
         params: list[Any] = ["algolia", search_plan.cache_params, *([forced] if forced else [])]
-        answer = await self._responses.answer(
+        encoded = await self._responses.respond(
             "search", entry, params, lambda: self._search(entry, search_plan, forced),
         )
-        return answer.body
+        return encoded.body
 
     async def _search(self, entry: IndexEntry, plan: SearchPlan,
                       forced: tuple[Filter, ...]) -> Any:

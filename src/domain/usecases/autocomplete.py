@@ -72,6 +72,6 @@ class Autocomplete:
             )
 
         # facets are answered under the names asked for
-        return await self._responses.answer(
+        return await self._responses.respond(
             "autocomplete", entry, [query, names, lookups], suggest
         )

@@ -50,5 +50,5 @@ class FacetSearch:
             found = await entry.engine.facet_values(query)
             return FacetSearchResponse(field=request.field, values=order_facet_values(found, limit))
 
-        # the answer names the field as it was asked for (an alias or the real name)
-        return await self._responses.answer("facets", entry, [request.field, query], values)
+        # the response names the field as it was asked for (an alias or the real name)
+        return await self._responses.respond("facets", entry, [request.field, query], values)

@@ -41,4 +41,4 @@ class GetDocument:
 
         # stored only when the index's cache.documents is on; a 404 is never stored
         params: list[Any] = [request.id, *([forced] if forced else [])]
-        return await self._responses.answer("document", entry, params, document)
+        return await self._responses.respond("document", entry, params, document)

@@ -25,4 +25,4 @@ class GetMapping:
     async def __call__(self, request: GetMappingRequest,
                        scope: Scope = FULL_ACCESS) -> Encoded[dict[str, Any]]:
         entry = scope.entry(self._catalog, request.handle)
-        return await self._responses.answer("mapping", entry, [], entry.engine.get_mapping)
+        return await self._responses.respond("mapping", entry, [], entry.engine.get_mapping)

@@ -16,7 +16,7 @@ from searchport.domain.shaping import fill_histogram, shape_clusters, shape_face
 
 
 class Search:
-    """Run one search and shape the answer the same way for every engine."""
+    """Run one search and shape the response the same way for every engine."""
 
     def __init__(self, *, catalog: Catalog, responses: ResponseCache | None = None) -> None:
         self._catalog = catalog
@@ -27,7 +27,7 @@ class Search:
         entry = scope.entry(self._catalog, request.handle)
         query, page, per_page = build_search_query(entry, request)
         query = msgspec.structs.replace(query, filters=scope.restrict(entry, query.filters))
-        return await self._responses.answer(
+        return await self._responses.respond(
             "search", entry, [query, page, per_page],
             lambda: self._search(entry, query, page, per_page),
         )
