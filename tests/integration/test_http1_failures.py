@@ -151,7 +151,10 @@ def test_waiting_for_a_connection_counts_against_the_deadline() -> None:
                 await network.aclose()
 
     kind, took = run(main())
-    assert kind is TimedOut and 0.2 <= took < 1.0
+    # the deadline is set on the loop's clock, which uvloop reads once per turn of the loop
+    # (and libuv's timers count whole milliseconds): it may fire a few ms before 0.2 s of
+    # time.monotonic() have passed (0.1995 s seen on a loaded machine), never much earlier
+    assert kind is TimedOut and 0.19 <= took < 1.0
 
 
 def test_bytes_after_a_whole_answer_end_that_connection() -> None:
@@ -227,4 +230,4 @@ def test_the_budget_of_a_resilient_call_covers_every_retry() -> None:
     # again it would have answered at 0.6 s
     assert isinstance(outcome, TimedOut)
     assert len(seen) == 2
-    assert 0.5 <= took < 0.58
+    assert 0.49 <= took < 0.58  # the loop's clock may run a few ms behind (see above)
