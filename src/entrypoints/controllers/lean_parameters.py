@@ -148,10 +148,12 @@ READER = "searchport.lean_reader"  # where a handler keeps its reader (its ``opt
 
 
 def reader_of(handler: HTTPRouteHandler) -> LeanReader:
-    reader: LeanReader | None = handler.opt.get(READER)
-    if reader is None:
-        reader = handler.opt[READER] = LeanReader(handler)
-    return reader
+    """The handler's reader, made on its first request (kept with the handler it was made
+    for: an ``opt`` dict shared by two handlers never hands one's reader to the other)."""
+    known: tuple[HTTPRouteHandler, LeanReader] | None = handler.opt.get(READER)
+    if known is None or known[0] is not handler:
+        known = handler.opt[READER] = (handler, LeanReader(handler))
+    return known[1]
 
 
 async def lean_parameters(request: Req) -> Any:
