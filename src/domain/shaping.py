@@ -16,32 +16,17 @@ MAX_HISTOGRAM_BUCKETS = 2_000
 
 def shape_hit(fields: FieldMap, hit: Hit) -> SearchHit:
     """Metadata first and always winning over stored fields of the same name. Without
-    aliases the engine's own dicts are used as they are (a hit is shaped once): the
-    highlights are not copied, and the stored fields are copied once, into the hit."""
-    if fields.has_aliases:
-        return _shape_hit_aliased(fields, hit)
-    source = hit.source
+    aliases a hit's own dicts go in as they are (a hit is shaped once): its highlights
+    uncopied, its stored fields copied once, into the shaped hit."""
+    aliased, source = fields.has_aliases, hit.source
     shaped: dict[str, Any] = {
         "objectID": hit.id,
         "_index": hit.index,
         "_score": hit.score,
-        "_highlights": hit.highlights,
+        "_highlights": fields.public_keys(hit.highlights) if aliased else hit.highlights,
     }
-    if METADATA.isdisjoint(source):
-        shaped.update(source)
-    else:
-        shaped.update(fields.document(source))
-    return shaped
-
-
-def _shape_hit_aliased(fields: FieldMap, hit: Hit) -> SearchHit:
-    shaped: dict[str, Any] = {
-        "objectID": hit.id,
-        "_index": hit.index,
-        "_score": hit.score,
-        "_highlights": fields.public_keys(hit.highlights),
-    }
-    shaped.update(fields.document(hit.source))
+    shaped.update(source if not aliased and METADATA.isdisjoint(source)
+                  else fields.document(source))
     return shaped
 
 

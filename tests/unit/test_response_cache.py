@@ -315,7 +315,15 @@ def test_single_flight_also_without_a_cache() -> None:
     assert len(engine.queries) == 2
 
 
-def test_every_waiter_of_a_failed_flight_gets_the_error_and_the_next_call_retries() -> None:
+def flights(cached: bool) -> ResponseCache:
+    """A response cache over a cache, or the one that runs with the cache ``none``."""
+    return responses(FakeCache()) if cached else ResponseCache.uncached()
+
+
+@pytest.mark.parametrize("cached", [True, False])
+def test_every_waiter_of_a_failed_flight_gets_the_error_and_the_next_call_retries(
+    cached: bool,
+) -> None:
     class SlowFailure(FailingEngine):
         async def search(self, query: Any) -> Any:
             self.queries.append(query)
@@ -323,7 +331,7 @@ def test_every_waiter_of_a_failed_flight_gets_the_error_and_the_next_call_retrie
             raise self.error
 
     engine = SlowFailure(InvalidQuery("bad"))
-    search = Search(catalog=catalog(engine), responses=responses(FakeCache()))
+    search = Search(catalog=catalog(engine), responses=flights(cached))
 
     async def burst() -> list[BaseException | Any]:
         return await asyncio.gather(
@@ -338,27 +346,10 @@ def test_every_waiter_of_a_failed_flight_gets_the_error_and_the_next_call_retrie
     assert len(engine.queries) == 2
 
 
-def test_a_caller_that_goes_away_does_not_cancel_the_others() -> None:
+@pytest.mark.parametrize("cached", [True, False])
+def test_a_caller_that_goes_away_does_not_cancel_the_others(cached: bool) -> None:
     engine = EchoEngine(delay=0.05)
-    search = Search(catalog=catalog(engine), responses=responses(FakeCache()))
-
-    async def scenario() -> list[bytes]:
-        first = asyncio.ensure_future(search(SearchRequest(handle="cities")))
-        await asyncio.sleep(0.01)
-        others = [asyncio.ensure_future(search(SearchRequest(handle="cities")))
-                  for _ in range(3)]
-        await asyncio.sleep(0.01)
-        first.cancel()
-        return [a.body for a in await asyncio.gather(*others)]
-
-    bodies = run(scenario())
-    assert len(bodies) == 3 and len(set(bodies)) == 1
-    assert len(engine.queries) == 1
-
-
-def test_without_a_cache_a_caller_that_goes_away_leaves_the_others_their_answer() -> None:
-    engine = EchoEngine(delay=0.05)
-    shared = ResponseCache.uncached()
+    shared = flights(cached)
     search = Search(catalog=catalog(engine), responses=shared)
 
     async def scenario() -> list[bytes]:
@@ -376,26 +367,6 @@ def test_without_a_cache_a_caller_that_goes_away_leaves_the_others_their_answer(
     assert len(bodies) == 3 and len(set(bodies)) == 1
     assert len(engine.queries) == 1
     assert not shared._flights
-
-
-def test_without_a_cache_an_error_reaches_every_caller_of_the_flight_once() -> None:
-    class SlowFailure(FailingEngine):
-        async def search(self, query: Any) -> Any:
-            self.queries.append(query)
-            await asyncio.sleep(0.05)
-            raise self.error
-
-    engine = SlowFailure(InvalidQuery("bad"))
-    search = Search(catalog=catalog(engine))
-
-    async def burst() -> list[BaseException | Any]:
-        return await asyncio.gather(
-            *(search(SearchRequest(handle="cities")) for _ in range(5)), return_exceptions=True
-        )
-
-    results = run(burst())
-    assert all(isinstance(r, InvalidQuery) for r in results)
-    assert len(engine.queries) == 1
 
 
 # -- no two different requests share an entry (property) ----------------------------------
