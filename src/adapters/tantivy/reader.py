@@ -100,6 +100,12 @@ class OpenIndex:
         return {int(seq): address for seq, address in zip(found, addresses, strict=True)
                 if seq is not None}
 
+    def documents(self, addresses: Sequence[tantivy.DocAddress]) -> tantivy.Query:
+        """A query matching exactly these documents (by their ``SEQ_FIELD``)."""
+        seqs = self.searcher.fast_field_values(SEQ_FIELD, list(addresses))
+        return any_of([tantivy.Query.term_query(self.schema, SEQ_FIELD, s) for s in seqs
+                       if s is not None])
+
     def address_by_id(self, doc_id: str) -> tantivy.DocAddress | None:
         query = tantivy.Query.term_query(self.schema, ID_FIELD, doc_id)
         _, hits = self.top(query, limit=1)
