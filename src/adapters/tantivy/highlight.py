@@ -31,6 +31,9 @@ MAX_FRAGMENTS = 5  # per field, for arrays
 _CONTEXT = 60  # characters kept before the first match of a long value
 Span = tuple[int, int]
 _HTML_SPECIAL = re.compile("[&<>\"']")
+# Shared by every request: an analyzer holds the GIL while it runs, so threads take turns.
+_TEXT = text_analyzer()
+_FOLD = fold_analyzer()
 
 
 def _as_is(text: str) -> str:
@@ -55,8 +58,8 @@ class Highlighter:
     def __init__(self, match: TextMatch, specs: list[FieldSpec]) -> None:
         self._match = match
         self._specs = specs
-        self._text = text_analyzer()
-        self._fold = fold_analyzer()
+        self._text = _TEXT
+        self._fold = _FOLD
         self._seen: dict[str, int] = {}  # document word -> letters marked
         self._terms = match.terms
 
@@ -125,7 +128,9 @@ def _matched_letters(word: str, query: QueryWord) -> int:
     if len(word) < len(query.text) - query.typos:
         return 0
     if query.prefix:
-        typos, letters = prefix_distance(word, query.text, query.typos)
+        # a prefix longer than the typed word and its typos is too far from it
+        typos, letters = prefix_distance(word[:len(query.text) + query.typos], query.text,
+                                         query.typos)
         return letters if typos <= query.typos else 0
     return len(word) if osa_distance(word, query.text, query.typos) <= query.typos else 0
 

@@ -137,7 +137,7 @@ def count_values(ix: OpenIndex, scope: tantivy.Query, spec: FieldSpec, limit: in
     if facet_aggs.needs_all_values(counted, limit):
         request = facet_aggs.terms_request(spec, limit, everything=True)
         counted = ix.aggregate(scope, {"f": request})["f"]
-    return facet_aggs.facet_values(spec, counted)[:limit]
+    return facet_aggs.facet_values(spec, counted, limit)
 
 
 def _terms_request(ix: OpenIndex, spec: FieldSpec, limit: int) -> dict[str, Any]:
