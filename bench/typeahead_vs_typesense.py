@@ -314,6 +314,7 @@ def main() -> None:
                         help="replicate the demo rows to this many documents (e.g. 1000000)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
     args = parser.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stop the servers on the way out
     for tool in ("wrk", "taskset"):
         if shutil.which(tool) is None:
             raise SystemExit(f"{tool} is not installed")
