@@ -4,6 +4,8 @@
     .venv/bin/python bench/typeahead_vs_typesense.py                  # the demo, 3 rounds
     .venv/bin/python bench/typeahead_vs_typesense.py --docs 1000000   # 1M documents
     .venv/bin/python bench/typeahead_vs_typesense.py --rounds 1 --duration 5   # a smoke run
+    git archive <rev> src | tar -x -C /tmp/base                      # an older revision...
+    .venv/bin/python bench/typeahead_vs_typesense.py --src /tmp/base/src   # ...served the same way
 
 searchport: `searchport serve` with no config (the built-in demo: 34,006 cities, its index
 built in a temporary XDG cache), one worker, from the production install `bench/.venv-prod`
@@ -152,12 +154,18 @@ def production_python() -> Path:
     return python
 
 
-def start_searchport(work: Path, queries: list[str], source: Path | None) -> Server:
+def start_searchport(work: Path, queries: list[str], source: Path | None,
+                     src: Path | None) -> Server:
     python = production_python()
     port = free_port()
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("SEARCHPORT_") and k not in ("PORT", "PYTHONPATH")}
     env["XDG_CACHE_HOME"] = str(work / "cache")
+    if src is not None:  # another checkout's package, ahead of the production install's
+        shim = work / "src-path"
+        shim.mkdir()
+        (shim / "searchport").symlink_to(src.resolve())
+        env["PYTHONPATH"] = str(shim)
     command = [str(python), "-m", "searchport.entrypoints.cli"]
     if source is not None:  # the demo's config over a larger source
         from searchport import demo
@@ -312,6 +320,7 @@ def main() -> None:
     parser.add_argument("--duration", type=float, default=15, help="seconds per run")
     parser.add_argument("--docs", type=int, default=0,
                         help="replicate the demo rows to this many documents (e.g. 1000000)")
+    parser.add_argument("--src", type=Path, help="serve this checkout's src folder instead")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
     args = parser.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stop the servers on the way out
@@ -325,7 +334,7 @@ def main() -> None:
     servers: list[Server] = []
     try:
         source = write_source(rows, total, work / "cities.jsonl") if args.docs else None
-        servers.append(start_searchport(work, queries, source))
+        servers.append(start_searchport(work, queries, source, args.src))
         servers.append(start_typesense(work, queries, rows, total))
         check_answers(servers)
         scripts = {s.name: lua_script(s, work) for s in servers}
