@@ -16,8 +16,8 @@ from searchport.domain.errors import InvalidQuery
 from searchport.domain.query import FacetValuesQuery, SearchQuery
 from searchport.domain.results import Capabilities, EngineResult, FacetValue, Hit
 from searchport.entrypoints.container import Container
-from searchport.entrypoints.observability import Metrics
-from searchport.entrypoints.timing import ObservedCache, TimedEngine
+from searchport.entrypoints.http.observability import Metrics
+from searchport.entrypoints.http.timing import ObservedCache, TimedEngine
 
 
 class FakeEngine:

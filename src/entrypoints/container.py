@@ -34,8 +34,8 @@ from searchport.domain.usecases.health import Health
 from searchport.domain.usecases.list_indexes import ListIndexes
 from searchport.domain.usecases.raw_query import RawQuery
 from searchport.domain.usecases.search import Search
-from searchport.entrypoints.observability import Metrics
-from searchport.entrypoints.timing import ObservedCache, TimedEngine
+from searchport.entrypoints.http.observability import Metrics
+from searchport.entrypoints.http.timing import ObservedCache, TimedEngine
 from searchport.ports.cache import CachePort
 from searchport.ports.engine import SearchEnginePort
 from searchport.ports.rate_limit import RateLimitStore

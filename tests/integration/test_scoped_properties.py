@@ -32,8 +32,8 @@ from searchport.domain.responses import SearchResponse
 from searchport.domain.scope import Scope, filters_by_handle
 from searchport.domain.search_request import SearchRequest
 from searchport.domain.usecases.search import Search
-from searchport.entrypoints.app import create_app
 from searchport.entrypoints.container import create_container
+from searchport.entrypoints.http.app import create_app
 from tests.integration.conftest import BOOK_FIELDS, BOOKS, books_config, load_rows
 from tests.integration.typesense_server import index_settings
 from tests.typesense_server import TypesenseServer

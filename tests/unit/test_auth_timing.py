@@ -13,7 +13,7 @@ import statistics
 import time
 from collections.abc import Callable
 
-from searchport.entrypoints.auth import token_matches
+from searchport.entrypoints.http.auth import token_matches
 
 KEYS = tuple(bytes([65 + i]) * 4096 for i in range(8))
 CASES: dict[str, bytes] = {

@@ -29,9 +29,9 @@ from searchport.domain.config import (
     RateRule,
 )
 from searchport.domain.errors import EngineUnavailable
-from searchport.entrypoints.app import create_app
-from searchport.entrypoints.request_context import RequestContext
-from searchport.entrypoints.timing import ObservedCache
+from searchport.entrypoints.http.app import create_app
+from searchport.entrypoints.http.request_context import RequestContext
+from searchport.entrypoints.http.timing import ObservedCache
 from tests.fakes import EchoEngine, FakeCache, FakeEngine, fake_container
 
 PER_REQUEST = {"x-request-id", "server-timing"}

@@ -31,9 +31,9 @@ from searchport.domain.usecases.describe_fields import DescribeFieldsRequest
 from searchport.domain.usecases.get_document import GetDocument, GetDocumentRequest
 from searchport.entrypoints.algolia import params as ap
 from searchport.entrypoints.algolia.requests import AlgoliaQuery
-from searchport.entrypoints.auth import access_of
 from searchport.entrypoints.controllers import params as p
 from searchport.entrypoints.controllers.use_cases import UseCases
+from searchport.entrypoints.http.auth import access_of
 
 Handle = Annotated[str, PathParameter(description="An index handle (the Algolia index name).")]
 ObjectId = Annotated[str, PathParameter(description="The record's objectID.")]

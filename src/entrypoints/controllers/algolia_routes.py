@@ -20,10 +20,10 @@ from searchport.domain.scope import Scope
 from searchport.domain.usecases.algolia_search import AlgoliaSearch
 from searchport.entrypoints.algolia.requests import AlgoliaQueries, multi_queries, one_query
 from searchport.entrypoints.algolia.responses import AlgoliaResult, FacetHitsResult, MultiResponse
-from searchport.entrypoints.auth import access_of
 from searchport.entrypoints.controllers import params as p
 from searchport.entrypoints.controllers.use_cases import UseCases
-from searchport.entrypoints.http_cache import Prepared, json_body
+from searchport.entrypoints.http.auth import access_of
+from searchport.entrypoints.http.http_cache import Prepared, json_body
 
 Handle = Annotated[str, PathParameter(description="An index handle (the Algolia index name).")]
 Facet = Annotated[str, PathParameter(description="The facet attribute (alias allowed).")]

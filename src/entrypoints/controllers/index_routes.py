@@ -22,11 +22,11 @@ from searchport.domain.usecases.facet_search import FacetSearchRequest
 from searchport.domain.usecases.get_document import GetDocumentRequest
 from searchport.domain.usecases.get_mapping import GetMappingRequest
 from searchport.domain.usecases.raw_query import RawQueryRequest
-from searchport.entrypoints.auth import access_of
 from searchport.entrypoints.controllers import params as p
 from searchport.entrypoints.controllers.lean_parameters import lean_parameters
 from searchport.entrypoints.controllers.use_cases import UseCases
-from searchport.entrypoints.http_cache import (
+from searchport.entrypoints.http.auth import access_of
+from searchport.entrypoints.http.http_cache import (
     IF_NONE_MATCH,
     Prepared,
     cache_control,

@@ -12,11 +12,11 @@ from litestar.openapi.datastructures import ResponseSpec
 from searchport.domain.errors import Forbidden
 from searchport.domain.responses import CacheClearResponse, HealthResponse, IndexListResponse
 from searchport.domain.scope import Scope
-from searchport.entrypoints.auth import access_of
 from searchport.entrypoints.controllers.params import GUARDS
 from searchport.entrypoints.controllers.use_cases import UseCases
-from searchport.entrypoints.http_cache import Prepared, json_body
-from searchport.entrypoints.response_store import forget_kept
+from searchport.entrypoints.http.auth import access_of
+from searchport.entrypoints.http.http_cache import Prepared, json_body
+from searchport.entrypoints.http.response_store import forget_kept
 
 AnyRequest = Request[Any, Any, Any]
 _encode = msgspec.json.Encoder().encode

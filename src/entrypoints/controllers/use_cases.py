@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from searchport.domain.usecases.raw_query import RawQuery
     from searchport.domain.usecases.search import Search
     from searchport.entrypoints.container import Container
-    from searchport.entrypoints.observability import Metrics
+    from searchport.entrypoints.http.observability import Metrics
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,4 @@
-"""The ASGI factory for servers: ``searchport.entrypoints.asgi:create``.
+"""The ASGI factory for servers: ``searchport.entrypoints.http.asgi:create``.
 
 Only this module reads the environment: ``SEARCHPORT_CONFIG`` (default ./config.yaml) and
 ``SEARCHPORT_LISTEN_URL`` (set by ``searchport serve`` for the ready log line) and
@@ -13,9 +13,9 @@ import os
 from pathlib import Path
 
 from searchport.adapters.config_loader import load_config
-from searchport.entrypoints.app import create_app
 from searchport.entrypoints.container import create_container
-from searchport.entrypoints.request_context import RequestContext
+from searchport.entrypoints.http.app import create_app
+from searchport.entrypoints.http.request_context import RequestContext
 
 
 def create() -> RequestContext:

@@ -22,7 +22,7 @@ from litestar.response.base import ASGIResponse
 from litestar.types import HTTPScope, Message, Receive, Scope, Send
 
 from searchport.domain.response_cache import Encoded
-from searchport.entrypoints.timing import stats_of
+from searchport.entrypoints.http.timing import stats_of
 
 PUBLIC = "public, max-age=10, stale-while-revalidate=50"
 PRIVATE = "private, max-age=10"

@@ -11,7 +11,7 @@ from litestar.types import ASGIApp, Receive, Scope, Send
 
 from searchport.domain.scope import FULL_ACCESS
 from searchport.domain.scope import Scope as DomainScope
-from searchport.entrypoints.error_bodies import error_body, is_algolia_path, send_whole
+from searchport.entrypoints.http.error_bodies import error_body, is_algolia_path, send_whole
 from searchport.entrypoints.keys.keyring import Keyring, Principal
 
 UNAUTHORIZED = "Unauthorized"
