@@ -83,7 +83,7 @@ class FakeEngine:
 
 
 class FakeCache:
-    """A dict cache with a switchable status; ``disabled`` stores nothing, like NullCache."""
+    """A dict cache with a switchable status; ``disabled`` stores nothing, like NoCache."""
 
     def __init__(self, status: str = "memory") -> None:
         self.status = status

@@ -16,7 +16,7 @@ from litestar import Controller, Request, post
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import PathParameter
 
-from searchport.domain.scope import Scope
+from searchport.domain.access import Access
 from searchport.domain.usecases.algolia_search import AlgoliaSearch
 from searchport.entrypoints.algolia.requests import AlgoliaQueries, multi_queries, one_query
 from searchport.entrypoints.algolia.responses import AlgoliaResult, FacetHitsResult, MultiResponse
@@ -40,7 +40,7 @@ ONE = _answers(AlgoliaResult, "The hits, counts and facets of the query.")
 FACET_HITS = _answers(FacetHitsResult, "The facet values matching facetQuery.")
 
 
-async def _answer(search: AlgoliaSearch, call: AlgoliaQueries, access: Scope) -> Prepared:
+async def _answer(search: AlgoliaSearch, call: AlgoliaQueries, access: Access) -> Prepared:
     return json_body(call.body(await search(call.queries, access)))
 
 

@@ -45,7 +45,7 @@ Req = Request[Any, Any, Any]
 def index_controller(uc: UseCases, *, cached: bool, private: bool) -> type[Controller]:
     """The routes, calling the use cases of ``uc``; ``cached``: whole GET responses kept by
     Litestar's response cache; ``private``: their ``Cache-Control`` is private (a key is
-    configured). Each handler reads the key's scope itself (``access_of``)."""
+    configured). Each handler reads the key's access itself (``access_of``)."""
     control = cache_control(private)
 
     class IndexController(Controller):

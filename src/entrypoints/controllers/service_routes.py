@@ -9,9 +9,9 @@ from litestar import Request, Response, get, post
 from litestar.handlers import HTTPRouteHandler
 from litestar.openapi.datastructures import ResponseSpec
 
+from searchport.domain.access import Access
 from searchport.domain.errors import Forbidden
 from searchport.domain.responses import CacheClearResponse, HealthResponse, IndexListResponse
-from searchport.domain.scope import Scope
 from searchport.entrypoints.controllers.params import GUARDS
 from searchport.entrypoints.controllers.use_cases import UseCases
 from searchport.entrypoints.http.auth import access_of
@@ -22,7 +22,7 @@ AnyRequest = Request[Any, Any, Any]
 _encode = msgspec.json.Encoder().encode
 
 
-def _unrestricted(access: Scope, what: str) -> None:
+def _unrestricted(access: Access, what: str) -> None:
     """What concerns every handle is for keys that read every record."""
     if access.restricted:
         raise Forbidden(f"This API key is restricted to some handles or records: it may not "
