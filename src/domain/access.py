@@ -124,8 +124,8 @@ class Access:
             return tuple(f for group in both if isinstance(group, AllOf) for f in group.filters)
 
         access = Access(forced=forced, filtered=self.filtered or outer.filtered,
-                      raw_query=self.raw_query and outer.raw_query,
-                      fingerprint=f"{outer.fingerprint}/{self.fingerprint}")
+                        raw_query=self.raw_query and outer.raw_query,
+                        fingerprint=f"{outer.fingerprint}/{self.fingerprint}")
         access._matchers = outer._matchers + self._matchers
         access.handle_limited = outer.handle_limited or self.handle_limited
         return access

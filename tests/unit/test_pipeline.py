@@ -29,6 +29,7 @@ from searchport.domain.config import (
     RateRule,
 )
 from searchport.domain.errors import EngineUnavailable
+from searchport.domain.query import Filter
 from searchport.entrypoints.http.app import create_app
 from searchport.entrypoints.http.request_context import RequestContext
 from searchport.entrypoints.http.timing import ObservedCache
@@ -44,7 +45,7 @@ class RawFailing(FakeEngine):
         super().__init__()
         self.error = error
 
-    async def raw_query(self, body: dict[str, Any]) -> bytes:
+    async def raw_query(self, body: dict[str, Any], filters: tuple[Filter, ...] = ()) -> bytes:
         raise self.error
 
 

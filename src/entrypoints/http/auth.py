@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hmac
 from typing import Any
 from urllib.parse import unquote_to_bytes
 
@@ -45,14 +44,6 @@ def _query_key(query: bytes) -> bytes:
         if unquote_to_bytes(name).lower() == ALGOLIA_KEY:
             return unquote_to_bytes(value.replace(b"+", b" ")).strip()
     return b""
-
-
-def token_matches(token: bytes, keys: tuple[bytes, ...]) -> bool:
-    """Constant time: every key is compared, whatever matched before."""
-    matched = False
-    for key in keys:
-        matched |= hmac.compare_digest(token, key)
-    return matched and bool(token)
 
 
 def client_address(scope: Scope, trust_forwarded_for: bool) -> str:

@@ -49,9 +49,9 @@ def _digest(material: bytes | str) -> str:
 
 def named_access(name: str, config: KeyConfig) -> Access:
     return Access(handles=tuple(config.handles),
-                 forced=filters_by_handle(config.filters), filtered=bool(config.filters),
-                 raw_query=config.raw_query,
-                 fingerprint="k" + _digest(f"{name}\0{config.handles}\0{config.filters}")[:16])
+                  forced=filters_by_handle(config.filters), filtered=bool(config.filters),
+                  raw_query=config.raw_query,
+                  fingerprint="k" + _digest(f"{name}\0{config.handles}\0{config.filters}")[:16])
 
 
 class Keyring:
@@ -133,8 +133,8 @@ def _secured_access(limits: Restrictions, explicit_raw: bool) -> Access:
     handles = limits.indices if limits.indices is not None else EVERY_HANDLE
     restricted = bool(cnf) or handles != EVERY_HANDLE
     return Access(handles=handles, forced=forced, filtered=bool(cnf),
-                 raw_query=explicit_raw if restricted else None,
-                 fingerprint="s" + limits.fingerprint)
+                  raw_query=explicit_raw if restricted else None,
+                  fingerprint="s" + limits.fingerprint)
 
 
 def _from(address: str, sources: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]
