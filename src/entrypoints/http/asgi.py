@@ -32,7 +32,7 @@ def create() -> RequestContext:
     )
     # the modules, config, container and app live as long as the server process: out of
     # the collector's sight, a full collection no longer walks them (under load that pause
-    # was the p99: 68 ms -> 15 ms for `search` in the shared harness, bench/RESULTS.md)
+    # set the p99 latency; bench/RESULTS.md has the figures)
     gc.freeze()
     # a young-generation collection every 700 allocations (the default) met the objects of
     # the 32 requests in flight again and again, promoting them: every 20,000 it finds them
