@@ -93,7 +93,7 @@ def main() -> None:
             return timings
 
         one_round()  # warm: caches, page cache
-        gc.freeze()  # the collector settings of a searchport worker (entrypoints/asgi.py)
+        gc.freeze()  # the collector settings of a searchport worker (entrypoints/http/asgi.py)
         gc.set_threshold(20_000, 10, 10)
         cpu_per_query, p50s, p99s = [], [], []
         for _ in range(args.rounds):

@@ -238,7 +238,7 @@ class TextQueryBuilder:
             starts = tantivy.Query.term_query(self._schema, prefix_field(field), prefix)
         else:
             # Few words share a long prefix, so walking the terms is cheap; compiling the
-            # regex is not (~0.3 ms, a Unicode automaton), hence the cache around this.
+            # regex is not (a Unicode automaton), hence the cache around this.
             # (phrase_prefix_query would stop at the first 50 words.)
             pattern = regex_escape(prefix) + "[^\\x00]*"
             starts = tantivy.Query.regex_query(self._schema, field, pattern)
