@@ -1,10 +1,7 @@
 """``TantivyEngine``: the embedded engine behind ``engine: tantivy``.
 
-All tantivy work is blocking. A search of a small index (``INLINE_DOCS``) by relevance or
-one field is short: it runs on the event loop's thread, which saves handing it to a worker
-thread and back (two thread switches and a wake-up of the loop per request, more CPU than
-the overlap buys on a busy core). Every other call runs in a worker thread; tantivy releases
-the GIL while it searches, so concurrent requests overlap.
+All tantivy work is blocking, so each call runs in a worker thread; tantivy releases the
+GIL while it searches, so concurrent requests overlap.
 """
 
 from __future__ import annotations
@@ -29,7 +26,6 @@ from searchport.domain.results import Capabilities, EngineResult, FacetValue, Hi
 T = TypeVar("T")
 logger = logging.getLogger("searchport.tantivy")
 
-INLINE_DOCS = 200_000
 _CAPABILITIES = Capabilities(suggest=True, boosts=True, histogram=True, geo_grid=True,
                              nested=False, multi_index=False, raw_query=True,
                              exact_facet_counts=True)
@@ -71,11 +67,6 @@ class TantivyEngine:
         await self._run(OpenIndex.probe)
 
     async def search(self, query: SearchQuery) -> EngineResult:
-        index = self._index
-        if (index is not None and index.num_docs <= INLINE_DOCS and len(query.sort) <= 1
-                and not query.histograms and query.geo_grid is None):
-            with _as_domain_errors(f"The embedded engine failed on {self._handle}"):
-                return run_search(index, query)
         return await self._run(lambda ix: run_search(ix, query))
 
     async def facet_values(self, query: FacetValuesQuery) -> list[FacetValue]:
