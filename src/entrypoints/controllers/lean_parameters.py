@@ -155,7 +155,10 @@ class LeanReader:
         raise AssertionError("no required parameter is missing")  # pragma: no cover
 
     def _invalid(self, request: Req, sources: dict[str, Any]) -> ValidationException:
-        """Every wrong parameter, in declaration order, worded and placed as Litestar does."""
+        """Every wrong parameter, in declaration order, worded and placed as Litestar does
+        (a name sent in the query string places it there, whatever its declared source)."""
+        sent = {name for name, _ in parse_qsl(request.scope["query_string"].decode("latin-1"),
+                                              keep_blank_values=True, separator="&")}
         messages: list[dict[str, Any]] = []
         for parameter in self.parameters:
             value = sources.get(parameter.kind, {}).get(parameter.source, _MISSING)
@@ -169,7 +172,7 @@ class LeanReader:
                 key = f"{parameter.name}.{at.group(1)}" if at else parameter.name
                 message: dict[str, Any] = {"message": text.split(" - ", maxsplit=1)[0],
                                            "key": key}
-                if key in sources["query"]:
+                if key in sent:
                     message["source"] = ParamType.QUERY
                 elif key in sources["path"]:
                     message["source"] = ParamType.PATH
