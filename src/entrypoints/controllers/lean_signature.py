@@ -23,10 +23,11 @@ from litestar.params import KwargDefinition, ParameterKwarg
 _SCALARS = (str, int, float, bool)
 _NUMBER = ("gt", "ge", "lt", "le", "multiple_of")
 _TEXT = ("pattern", "min_length", "max_length")
-# what only documents a parameter (its OpenAPI entry) and changes nothing in its reading
-_DOCUMENTATION = frozenset({"examples", "external_docs", "content_encoding", "title",
-                            "description", "schema_extra", "schema_component_key",
-                            "include_in_schema", "name", "required", *_NUMBER, *_TEXT})
+# a ParameterKwarg's fields read here (name, required, the constraints), and those that only
+# document the parameter (its OpenAPI entry); any other one set is refused
+_UNDERSTOOD = frozenset({"name", "required", *_NUMBER, *_TEXT, "examples", "external_docs",
+                         "content_encoding", "title", "description", "schema_extra",
+                         "schema_component_key", "include_in_schema"})
 # the names Litestar fills itself, besides ``request``
 _RESERVED = frozenset({"socket", "state", "headers", "cookies", "query", "scope", "body",
                        "data"})
@@ -90,7 +91,7 @@ class Parameter:
             kwarg = metadata[0]
             for field in dataclasses.fields(kwarg):
                 value = getattr(kwarg, field.name)
-                if field.name not in _DOCUMENTATION and value is not field.default:
+                if field.name not in _UNDERSTOOD and value is not field.default:
                     raise refuse(f"{field.name}= is not read")
         default = declared.default
         if isinstance(default, KwargDefinition):
