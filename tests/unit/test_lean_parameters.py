@@ -26,12 +26,12 @@ from litestar.testing import TestClient
 from searchport.adapters.config_loader import parse_config
 from searchport.domain.config import Config, ConfigError, HttpConfig, IndexConfig
 from searchport.domain.results import EngineResult, FacetValue, Hit
-from searchport.entrypoints.app import create_app
 from searchport.entrypoints.controllers import params
 from searchport.entrypoints.controllers.lean_parameters import (
     LeanParameters,
     UnsupportedSignature,
 )
+from searchport.entrypoints.http.app import create_app
 from tests.fakes import FakeEngine, fake_container
 
 HITS = [Hit(id=str(i), index="cities", score=1.0 + i, source={"name": f"City {i}"},

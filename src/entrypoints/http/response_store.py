@@ -17,8 +17,8 @@ from typing import Any
 from litestar.stores.base import Store
 
 from searchport.adapters.cache.memory import MemoryCache
-from searchport.entrypoints.http_cache import STORE
-from searchport.entrypoints.timing import current_stats
+from searchport.entrypoints.http.http_cache import STORE
+from searchport.entrypoints.http.timing import current_stats
 
 
 class ResponseStore(Store):
