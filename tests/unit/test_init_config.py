@@ -10,7 +10,7 @@ import pytest
 
 from searchport import demo
 from searchport.adapters.config_loader import load_config
-from searchport.entrypoints.init_config import cmd_init, starting_config, write_starting_config
+from searchport.entrypoints.cli.init_config import cmd_init, starting_config, write_starting_config
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "config.example.yaml"

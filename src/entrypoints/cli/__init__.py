@@ -1,0 +1,2 @@
+"""The ``searchport`` command line: ``main`` (serve, check, index build), ``init_config``
+(init) and ``keys``."""
