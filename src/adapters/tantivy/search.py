@@ -61,7 +61,7 @@ def run_search(ix: OpenIndex, query: SearchQuery) -> EngineResult:
     first = None
     if match is not None and match.exact is not None:
         first = (must([match.exact, *(unscored(q) for q in filters)]), match.exact_floor)
-    found, page, every = sorted_page(ix, combined(set(), scored=True), query.sort,
+    counted_total, page, every = sorted_page(ix, combined(set(), scored=True), query.sort,
                                      query.offset, query.limit, matching=full, first=first)
     if every is not None:  # every match is known: name them instead of searching again
         full = ix.documents(every)
@@ -93,10 +93,11 @@ def run_search(ix: OpenIndex, query: SearchQuery) -> EngineResult:
         shared[f"histogram{i}"] = facet_aggs.histogram_request(spec, interval)
     if query.geo_grid is not None:
         shared["grid"] = geogrid.grid_request(query.geo_grid)
-    if found is None and shared:  # the page came from the exact words: count every match
+    if counted_total is None and shared:  # the page came from the exact words: count here
         shared[_TOTAL] = {"value_count": {"field": SEQ_FIELD}}
-    results = ix.aggregate(full, shared) if shared and (found is None or found > 0) else {}
-    total = (found if found is not None else
+    results = (ix.aggregate(full, shared)
+               if shared and (counted_total is None or counted_total > 0) else {})
+    total = (counted_total if counted_total is not None else
              int(results[_TOTAL]["value"]) if _TOTAL in results else ix.count(full))
 
     facet_counts: dict[str, list[FacetValue]] = {}
