@@ -5,28 +5,42 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import msgspec
+import pytest
 
-from searchport.adapters.http_clients import HttpClients
 from searchport.adapters.meilisearch import MeilisearchEngine, create, translate
+from searchport.adapters.network.pools import EnginePools
 from searchport.adapters.resources import EngineResources
 from searchport.domain.config import IndexConfig
 from searchport.domain.query import SearchQuery
 from searchport.ports.engine import SearchEnginePort
 from tests.contract.meilisearch import meili_answers as ma
 from tests.contract.meilisearch.conftest import HOST, KEY, SEARCH, MeiliDouble, Recorder
+from tests.contract.scripted import LoopbackEngine
 
 
 def engine_over(handler: MeiliDouble, **settings: object) -> tuple[MeilisearchEngine, Recorder]:
+    """The adapter alone over ``handler``, served on loopback until the test ends."""
     config = msgspec.convert({"engine": "meilisearch", "host": HOST, "indexName": ma.INDEX,
                               "apiKey": KEY, **settings}, IndexConfig)
     recorder = Recorder(handler)
-    resources = EngineResources(base_dir=Path("."),
-                                http=HttpClients(transport=httpx.MockTransport(recorder)))
+    served = LoopbackEngine(recorder)
+    _SERVED.append(served)
+    resources = EngineResources(base_dir=Path("."), pools=EnginePools(network=served.network))
     return create("books", config, resources), recorder
+
+
+_SERVED: list[LoopbackEngine] = []
+
+
+@pytest.fixture(autouse=True)
+def _stop_served() -> Iterator[None]:
+    yield
+    while _SERVED:
+        _SERVED.pop().stop()
 
 
 def test_the_engine_satisfies_the_port() -> None:
