@@ -163,6 +163,14 @@ class Recorder:
     engines: Callable[[str], str | None] | None = None
 
     def __call__(self, request: httpx.Request) -> httpx.Response:
+        response, check = self.take(request)
+        check()
+        return response
+
+    def take(self, request: httpx.Request) -> tuple[httpx.Response, Callable[[], None]]:
+        """The answer, recorded, and the check of the exchange against the specification,
+        to run once the answer is on its way (the loopback engine runs it after sending, so
+        that a slow check never counts against the client's deadline)."""
         content = request.content
         raw_path, _, query = request.url.raw_path.decode("ascii").partition("?")
         sent = Sent(
@@ -180,12 +188,15 @@ class Recorder:
         finally:
             self.answered += 1
         engine = self._engine(sent.url)
-        if engine is not None and not response.extensions.get("off_spec"):
-            VIOLATIONS.add(f"{engine} request {sent.method} {sent.decoded_path}",
-                           engine_request(engine, sent.method, sent.decoded_path, query,
-                                          sent.body))
-            self._check_answer(engine, sent, response)
-        return response
+
+        def check() -> None:
+            if engine is not None and not response.extensions.get("off_spec"):
+                VIOLATIONS.add(f"{engine} request {sent.method} {sent.decoded_path}",
+                               engine_request(engine, sent.method, sent.decoded_path, query,
+                                              sent.body))
+                self._check_answer(engine, sent, response)
+
+        return response, check
 
     def _engine(self, url: str) -> str | None:
         found = self.engines(url) if self.engines is not None else None
@@ -217,10 +228,14 @@ class StartedApp:
         return self.recorder.sent
 
     def get(self, url: str, **kwargs: Any) -> httpx.Response:
-        return self.client.get(url, **kwargs)
+        response = self.client.get(url, **kwargs)
+        self.served.settle()  # the exchanges it caused are checked before the test goes on
+        return response
 
     def post(self, url: str, **kwargs: Any) -> httpx.Response:
-        return self.client.post(url, **kwargs)
+        response = self.client.post(url, **kwargs)
+        self.served.settle()
+        return response
 
 
 
@@ -287,6 +302,8 @@ class LoopbackEngine:
         self.handler = handler
         self.timeouts: list[float] = []  # given to each exchange, in order
         self._loop = _SERVERS[0]
+        self._busy = 0  # requests being answered or checked
+        self._idle = threading.Condition()
         self._runner: web.AppRunner | None = None
         self._ports: tuple[int, int] = (0, 0)
         self._client_tls = ssl.create_default_context()
@@ -299,8 +316,19 @@ class LoopbackEngine:
 
     def stop(self) -> None:
         if self._runner is not None:
+            self.settle()
             self._loop.run(self._runner.cleanup())
             self._runner = None
+
+    def settle(self, timeout: float = 60.0) -> None:
+        """Wait until every request received so far is answered and checked."""
+        with self._idle:
+            assert self._idle.wait_for(lambda: self._busy == 0, timeout), "still checking"
+
+    def _done(self) -> None:
+        with self._idle:
+            self._busy -= 1
+            self._idle.notify_all()
 
     async def _start(self) -> None:
         app = web.Application()
@@ -326,24 +354,44 @@ class LoopbackEngine:
         return _Timed(client, self.timeouts)
 
     async def _serve(self, request: web.Request) -> web.StreamResponse:
-        body = await request.read()
-        scheme = "https" if request.secure else "http"
-        sent = httpx.Request(request.method, f"{scheme}://{request.host}{request.raw_path}",
-                             headers=list(request.headers.items()), content=body)
+        with self._idle:
+            self._busy += 1
+        done = False
         try:
-            answer = self.handler(sent)
-        except httpx.TimeoutException:
-            await asyncio.sleep(HANG)
-            raise
-        except httpx.TransportError:
-            assert request.transport is not None
-            request.transport.abort()
-            raise
-        except AssertionError as exc:  # an unscripted request: the test fails on exit
-            return web.Response(status=500, text=str(exc))
-        headers = [(k, v) for k, v in answer.headers.multi_items()
-                   if k.lower() not in ("content-length", "transfer-encoding")]
-        return web.Response(status=answer.status_code, headers=headers, body=answer.read())
+            body = await request.read()
+            scheme = "https" if request.secure else "http"
+            sent = httpx.Request(request.method,
+                                 f"{scheme}://{request.host}{request.raw_path}",
+                                 headers=list(request.headers.items()), content=body)
+            take = getattr(self.handler, "take", None)
+            try:
+                if take is not None:
+                    answer, check = take(sent)
+                else:
+                    answer, check = self.handler(sent), None
+            except httpx.TimeoutException:
+                done = True
+                self._done()  # never answered: nothing to wait for
+                await asyncio.sleep(HANG)
+                raise
+            except httpx.TransportError:
+                assert request.transport is not None
+                request.transport.abort()
+                raise
+            except AssertionError as exc:  # an unscripted request: the test fails on exit
+                return web.Response(status=500, text=str(exc))
+            headers = [(k, v) for k, v in answer.headers.multi_items()
+                       if k.lower() not in ("content-length", "transfer-encoding")]
+            response = web.Response(status=answer.status_code, headers=headers,
+                                    body=answer.read())
+            if check is not None:  # the answer sent first, then held against the spec
+                await response.prepare(request)
+                await response.write_eof()
+                check()
+            return response
+        finally:
+            if not done:
+                self._done()
 
 
 App = TypeVar("App", bound=StartedApp)
