@@ -51,8 +51,8 @@ from searchport.adapters.network.client import EngineClient
 from searchport.adapters.network.exchange import Answer, Exchange
 from searchport.adapters.network.pools import EnginePools
 from searchport.domain.config import Config
-from searchport.entrypoints.app import create_app
 from searchport.entrypoints.container import Container
+from searchport.entrypoints.http.app import create_app
 from tests.specs.exchanges import VIOLATIONS, engine_answer, engine_request
 
 Handler = Callable[[httpx.Request], httpx.Response]

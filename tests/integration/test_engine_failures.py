@@ -22,8 +22,8 @@ from searchport.adapters.network.breaker import CircuitBreaker
 from searchport.adapters.network.client import EngineClient
 from searchport.adapters.network.exchange import CircuitOpen, Dropped
 from searchport.adapters.network.resilience import ResilientExchange
-from searchport.entrypoints.app import create_app
 from searchport.entrypoints.container import create_container
+from searchport.entrypoints.http.app import create_app
 from tests.misbehaving_upstream import (
     MisbehavingUpstream,
     misbehaving_upstream,
