@@ -7,6 +7,7 @@ in an error."""
 
 from __future__ import annotations
 
+import logging
 import socket
 import ssl
 import subprocess
@@ -15,16 +16,20 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trustme
+from litestar.testing import TestClient
 
 from searchport.adapters.config_loader import parse_config
 from searchport.adapters.network.address import EngineAddress
 from searchport.adapters.network.exchange import Answer, ExchangeError, Refused
 from searchport.adapters.network.pools import EnginePools
 from searchport.domain.config import ConfigError
-from tests.misbehaving_upstream import refused_port
+from searchport.entrypoints.container import create_container
+from searchport.entrypoints.http.app import create_app
+from tests.misbehaving_upstream import misbehaving_upstream, refused_port
 from tests.scripted_http import Request, Script, ScriptedServer, ok, run
 
 PASSWORD = "pr0xy-s3cret"
@@ -243,3 +248,38 @@ def test_each_tls_setting_and_proxy_has_its_own_pool(proxy: Proxy) -> None:
     assert pools.exchange(address) is pools.exchange(address)
     assert pools.exchange(address) is not pools.exchange(address, verify=False)
     assert pools.exchange(address) is not pools.exchange(address, proxy=proxy.url())
+
+
+# ---------------------------------------------------------------- through the application
+
+
+def test_an_index_s_proxy_setting_carries_its_searches_and_its_password_is_never_shown(
+        proxy: Proxy, caplog: pytest.LogCaptureFixture) -> None:
+    """The ``proxy`` key of a handle, read by the loader and wired by the container: the
+    searches go through the proxy; with credentials it refuses, the answer is a 502 and
+    neither the answer nor the log shows the password."""
+    caplog.set_level(logging.DEBUG)
+    with misbehaving_upstream() as engine:
+        def app_with(password: str) -> Iterator[TestClient[Any]]:
+            yaml = ("resilience: {retries: 0}\nindexes:\n  cities:\n"
+                    "    engine: elasticsearch\n"
+                    f"    host: {engine.url}\n    indexName: cities\n"
+                    f"    proxy: {proxy.url(password)}\n")
+            container = create_container(parse_config(yaml, {}), Path("."))
+            with TestClient(create_app(container, access_log="off")) as client:
+                yield client
+
+        for client in app_with(PASSWORD):
+            response = client.get("/cities/search", params={"q": "paris"})
+            assert response.status_code == 200, response.text
+        # proxy.py logs a kept-alive connection's first request: here the mapping's
+        assert proxy.saw(f"127.0.0.1:{engine.port}/cities/_mapping - 200")
+        searches = len(engine.data_requests())
+
+        for client in app_with("wrong-password"):
+            response = client.get("/cities/search", params={"q": "lyon"})
+            assert response.status_code == 502
+            assert response.json()["error"] == "The elasticsearch engine failed (HTTP 407)"
+        assert len(engine.data_requests()) == searches  # refused by the proxy
+    for text in (response.text, caplog.text):
+        assert PASSWORD not in text and "wrong-password" not in text
