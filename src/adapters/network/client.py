@@ -33,8 +33,8 @@ from searchport.adapters.network.exchange import (
 )
 from searchport.domain.running_loop import running_loop
 
-# sent unless the caller gives its own; compressed answers are asked for, as remote
-# engines (Elasticsearch's http.compression) save the most bandwidth that way
+# sent unless the caller gives its own; aiohttp adds Accept-Encoding with every coding it
+# decodes, as remote engines (Elasticsearch's http.compression) save bandwidth that way
 DEFAULT_HEADERS = {"User-Agent": f"searchport/{__version__}"}
 # aiohttp writes "Content-Type: application/octet-stream" for a body without one: the
 # adapters name the type of every body they send
