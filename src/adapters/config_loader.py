@@ -12,7 +12,7 @@ from typing import Any
 import msgspec
 import yaml
 
-from searchport.adapters.engine_address import EngineAddress
+from searchport.adapters.network.address import EngineAddress, proxy_address
 from searchport.domain.access import handle_pattern
 from searchport.domain.config import CacheConfig, Config, ConfigError, FieldConfig, IndexConfig
 from searchport.domain.engines import BY_NAME
@@ -90,6 +90,8 @@ def check_index(handle: str, index: IndexConfig) -> None:
             raise ConfigError(f"{where}.indexName: an index name cannot be empty")
         try:
             EngineAddress(index.host)
+            if index.proxy is not None:
+                proxy_address(index.proxy)
         except ConfigError as exc:
             raise ConfigError(f"{where}.{exc}") from None
         if index.engine == "opensearch" and index.api_key:

@@ -75,6 +75,9 @@ class IndexConfig(_Section, frozen=True):
     timeout: Annotated[float, msgspec.Meta(gt=0, le=300)] = 5.0
     verify_tls: bool = True  # TLS certificate verification of ``host`` (https)
     ca_bundle: str | None = None  # PEM file of the CA(s) that signed the engine's certificate
+    # http://[user:password@]host:port of a proxy to the engine; default: the environment's
+    # HTTPS_PROXY or HTTP_PROXY, unless NO_PROXY lists the host
+    proxy: str | None = None
     # embedded engine (tantivy)
     path: str | None = None
     source: str | None = None

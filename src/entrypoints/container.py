@@ -13,10 +13,10 @@ from dependency_injector import containers, providers
 from searchport import __version__
 from searchport.adapters.cache.memory import MemoryCache
 from searchport.adapters.cache.two_tier import TwoTierCache
-from searchport.adapters.engine_address import EngineAddress
-from searchport.adapters.http_clients import HttpClients
+from searchport.adapters.network.address import EngineAddress
+from searchport.adapters.network.pools import EnginePools
+from searchport.adapters.network.resilience import CallPolicy
 from searchport.adapters.rate_limit.memory import MemoryRateLimitStore
-from searchport.adapters.resilience import CallPolicy
 from searchport.adapters.resources import EngineResources
 from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.config import Config, ConfigError, IndexConfig
@@ -62,24 +62,24 @@ def build_catalog(config: Config, resources: EngineResources, metrics: Metrics) 
     })
 
 
-def build_http_clients(config: Config, metrics: Metrics,
-                       clock: Callable[[], float] = time.monotonic) -> HttpClients:
-    """The engine connection pools, with ``resilience``'s retries and circuit breakers."""
+def build_engine_pools(config: Config, metrics: Metrics,
+                       clock: Callable[[], float] = time.monotonic) -> EnginePools:
+    """The engine clients' pools, with ``resilience``'s retries and circuit breakers."""
     settings = config.resilience
     policy = CallPolicy(retries=settings.retries, backoff=settings.retry_backoff,
                         failures=settings.circuit_breaker.failures,
                         cool_down=settings.circuit_breaker.cool_down)
-    return HttpClients(policy=policy, on_circuit=metrics.circuit, clock=clock)
+    return EnginePools(policy=policy, on_circuit=metrics.circuit, clock=clock)
 
 
-def build_engine_health(config: Config, catalog: Catalog, http: HttpClients) -> EngineHealth:
+def build_engine_health(config: Config, catalog: Catalog, pools: EnginePools) -> EngineHealth:
     """/health's view of the engines: pings, and each server engine's circuit by handle."""
     origins = {handle: EngineAddress(index.host).origin
                for handle, index in config.indexes.items() if index.host}
 
     def circuit_open(handle: str) -> bool:
         origin = origins.get(handle)
-        return origin is not None and http.circuit_open(origin)
+        return origin is not None and pools.circuit_open(origin)
 
     return EngineHealth(catalog=catalog, interval=config.resilience.health_interval,
                         circuit_open=circuit_open)
@@ -139,16 +139,16 @@ class Container(containers.DeclarativeContainer):
 
     metrics = providers.Singleton(build_metrics, config=config)
     clock = providers.Object(time.monotonic)  # the circuit breakers' (tests pass their own)
-    http_clients = providers.Singleton(build_http_clients, config=config, metrics=metrics,
+    engine_pools = providers.Singleton(build_engine_pools, config=config, metrics=metrics,
                                        clock=clock)
-    resources = providers.Singleton(EngineResources, base_dir=base_dir, http=http_clients)
+    resources = providers.Singleton(EngineResources, base_dir=base_dir, pools=engine_pools)
     rate_limit_store = providers.Singleton(build_rate_limit_store, config=config)
     catalog = providers.Singleton(
         build_catalog, config=config, resources=resources, metrics=metrics
     )
     cache = providers.Singleton(observed_cache, config=config, metrics=metrics)
     engine_health = providers.Singleton(
-        build_engine_health, config=config, catalog=catalog, http=http_clients
+        build_engine_health, config=config, catalog=catalog, pools=engine_pools
     )
     max_body_bytes = providers.Callable(lambda c: c.limits.max_body_bytes, config)
     cache_settings = providers.Callable(lambda c: c.cache, config)

@@ -157,12 +157,12 @@ def cmd_index_build(args: argparse.Namespace) -> int:
 async def _check(config: Config, base_dir: Path) -> int:
     # imported here, as in _check_cache: `serve`'s parent process only reads the config, and
     # each of its forked workers imports what it runs (a smaller parent: less RSS in all)
-    from searchport.adapters.http_clients import HttpClients
+    from searchport.adapters.network.pools import EnginePools
     from searchport.adapters.resources import EngineResources
     from searchport.entrypoints.container import make_engine
 
     failures = 0
-    resources = EngineResources(base_dir=base_dir, http=HttpClients())
+    resources = EngineResources(base_dir=base_dir, pools=EnginePools())
     try:
         for handle, index in config.indexes.items():
             try:
@@ -182,7 +182,7 @@ async def _check(config: Config, base_dir: Path) -> int:
                 message = exc.message if isinstance(exc, SearchportError) else str(exc)
                 print(f"FAILED  {handle} ({index.engine}): {message}")
     finally:
-        await resources.http.aclose()
+        await resources.pools.aclose()
     if config.cache.backend == "redis":
         failures += not await _check_cache(config)
     return 1 if failures else 0

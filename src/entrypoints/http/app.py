@@ -132,7 +132,7 @@ def create_app(
             await container.engine_health().close()
             for entry in catalog.values():
                 await entry.engine.close()
-            await container.http_clients().aclose()
+            await container.engine_pools().aclose()
             await container.responses().drain()
             await container.cache().close()
             await container.rate_limit_store().close()
