@@ -1,12 +1,16 @@
-"""The filter parameters of a rule (``filters``, ``facetFilters``, ``numericFilters``, in
-Algolia's grammars) read into domain filters for the rules of one handle."""
+"""Rules read with Algolia's filter grammars: a rule's ``filters``, ``facetFilters`` and
+``numericFilters`` become domain filters, and each handle's rules a checked ``RuleSet``."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
+from searchport.domain.config import Config, ConfigError
+from searchport.domain.fields import FieldMap
 from searchport.domain.query import Filter
+from searchport.domain.rules.ruleset import RuleSet
 from searchport.entrypoints.algolia.filters import (
     Cnf,
     parse_facet_filters,
@@ -29,3 +33,19 @@ def filter_reader(real: Callable[[str], str]) -> Callable[[str, Any], tuple[Filt
         return to_domain_filters(_PARSERS[name](value), real)
 
     return read
+
+
+def rule_sets(config: Config, clock: Callable[[], float] = time.time) -> dict[str, RuleSet]:
+    """Every handle's rules, checked and indexed (handles without rules have none);
+    ``ConfigError`` naming the handle, the rule's objectID and the key path."""
+    found: dict[str, RuleSet] = {}
+    for handle, index in config.indexes.items():
+        if not index.rule_list:
+            continue
+        fields = FieldMap(index.fields)
+        try:
+            found[handle] = RuleSet(index.rule_list, real=fields.real,
+                                    read_filters=filter_reader(fields.real), clock=clock)
+        except ValueError as exc:
+            raise ConfigError(f"indexes.{handle}.rules: {exc}") from None
+    return found
