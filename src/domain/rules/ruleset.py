@@ -102,9 +102,8 @@ class RuleSet:
         cannot be honoured."""
         self.rules = tuple(rules)
         self._clock = clock
-        self._literal: dict[str, dict[tuple[str, ...], list[_Cond]]] = {
-            a: {} for a in ANCHORING_RANK}
-        self._lengths: dict[str, set[int]] = {a: set() for a in ANCHORING_RANK}
+        self._literal: dict[tuple[str, ...], list[_Cond]] = {}  # by the pattern's words
+        self._lengths: list[int] = []  # of the literal patterns (in words), each once
         self._placeholder: list[_Cond] = []
         self._by_context: dict[str, list[_Cond]] = {}
         self._by_filter: dict[tuple[str, str], list[_Cond]] = {}
@@ -125,7 +124,7 @@ class RuleSet:
                 attributes.update(t.attribute for t in tokens or () if isinstance(t, Placeholder))
             attributes.update(compiled.edit_attributes)
         self.facet_attributes = frozenset(attributes)
-        self._empty = not any((*self._literal.values(), self._placeholder, self._by_context,
+        self._empty = not any((self._literal, self._placeholder, self._by_context,
                                self._by_filter, self._always))
 
     def _index(self, cond: _Cond) -> None:
@@ -138,8 +137,9 @@ class RuleSet:
                 self._always.append(cond)
         elif cond.literal:
             words: tuple[str, ...] = cond.tokens  # type: ignore[assignment]
-            self._literal[cond.anchoring].setdefault(words, []).append(cond)
-            self._lengths[cond.anchoring].add(len(words))
+            self._literal.setdefault(words, []).append(cond)
+            if words and len(words) not in self._lengths:
+                self._lengths.append(len(words))
         else:
             self._placeholder.append(cond)
 
@@ -156,55 +156,47 @@ class RuleSet:
     def _matches(self, query: RuleQuery, words: tuple[str, ...],
                  facets: FacetValues) -> list[_Match]:
         n = len(words)
-        found: list[_Match] = []
-        now: list[float] = []  # read once, and only when a rule has windows
-
-        def add(cond: _Cond, spans: tuple[Found, ...]) -> None:
-            if cond.context is not None and cond.context not in query.contexts:
-                return
-            if not cond.filters <= query.selected:
-                return
-            if cond.rule.windows:
-                if not now:
-                    now.append(self._clock())
-                if not cond.rule.active(now[0]):
-                    return
-            found.append(_Match(self._key(cond, spans, n), cond, spans))
-
-        literal, lengths = self._literal, self._lengths
-        for cond in literal["is"].get(words, ()):
-            add(cond, (Found(0, n),))
-        for k in lengths["startsWith"]:
-            if k <= n:
-                for cond in literal["startsWith"].get(words[:k], ()):
-                    add(cond, (Found(0, k),))
-        for k in lengths["endsWith"]:
-            if k <= n:
-                for cond in literal["endsWith"].get(words[n - k:], ()):
-                    add(cond, (Found(n - k, n),))
-        if lengths["contains"]:
-            occurrences: dict[int, tuple[_Cond, list[Found]]] = {}
-            contains = literal["contains"]
-            for start in range(n):
-                for k in lengths["contains"]:
-                    for cond in contains.get(words[start:start + k], ()) if start + k <= n else ():
-                        spans = occurrences.setdefault(id(cond), (cond, []))[1]
+        hits: dict[int, tuple[_Cond, list[Found]]] = {}  # id(cond) -> occurrences
+        literal = self._literal
+        if n == 0:
+            for cond in literal.get((), ()):
+                hits[id(cond)] = (cond, [])
+        for k in self._lengths:  # every run of words as long as some literal pattern
+            for start in range(n - k + 1):
+                for cond in literal.get(words[start:start + k], ()):
+                    anchoring = cond.anchoring
+                    if ((anchoring == "contains") or (start == 0 and (
+                            anchoring == "startsWith" or k == n))
+                            or (anchoring == "endsWith" and start + k == n)):
+                        spans = hits.setdefault(id(cond), (cond, []))[1]
                         if not spans or spans[-1].end <= start:
                             spans.append(Found(start, start + k))
-            for cond, spans in occurrences.values():
-                add(cond, tuple(spans))
         for cond in self._placeholder:
-            spans_found = _placeholder_spans(cond, words, facets)
-            if spans_found:
-                add(cond, spans_found)
+            found_spans = _placeholder_spans(cond, words, facets)
+            if found_spans:
+                hits[id(cond)] = (cond, list(found_spans))
         for context in query.contexts:
             for cond in self._by_context.get(context, ()):
-                add(cond, ())
+                hits[id(cond)] = (cond, [])
         for pair in query.selected:
             for cond in self._by_filter.get(pair, ()):
-                add(cond, ())
+                hits[id(cond)] = (cond, [])
         for cond in self._always:
-            add(cond, ())
+            hits[id(cond)] = (cond, [])
+        if not hits:
+            return []
+        found: list[_Match] = []
+        now: float | None = None  # read once, and only when a rule has windows
+        for cond, spans in hits.values():
+            if cond.context is not None and cond.context not in query.contexts:
+                continue
+            if cond.filters and not cond.filters <= query.selected:
+                continue
+            if cond.rule.windows:
+                now = self._clock() if now is None else now
+                if not cond.rule.active(now):
+                    continue
+            found.append(_Match(self._key(cond, tuple(spans), n), cond, tuple(spans)))
         return found
 
     @staticmethod

@@ -39,8 +39,10 @@ def words(text: str) -> list[Word]:
 
 
 def keys(text: str) -> tuple[str, ...]:
-    """The normalised words of ``text``."""
-    return tuple(w.text for w in words(text))
+    """The normalised words of ``text`` (as ``words`` finds them)."""
+    if text.isascii():  # nothing to fold but case
+        return tuple(_WORD.findall(text.lower()))
+    return tuple(_WORD.findall(normalise(text)))
 
 
 class Placeholder(msgspec.Struct, frozen=True):
