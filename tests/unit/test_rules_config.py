@@ -21,6 +21,7 @@ indexes:
     path: idx/books
     fields:
       kind: {field: genre}
+      id: {type: keyword}
 """
 RULES = [
     {"objectID": "cheap", "conditions": [{"pattern": "cheap", "anchoring": "contains"}],
@@ -75,6 +76,17 @@ def test_a_rule_with_a_bad_filter_stops_startup_with_its_objectid() -> None:
     with pytest.raises(ConfigError, match=r"^indexes.books.rules: rule 'oops': "
                                           r"consequence.params.filters: "):
         rule_sets(config)
+
+
+def test_promote_and_hide_need_a_filterable_id_field() -> None:
+    text = HANDLE.replace("      id: {type: keyword}\n", "") + f"    rules: {json.dumps(RULES)}\n"
+    with pytest.raises(ConfigError, match=r"^indexes.books.rules: rule 'pin': consequence: "
+                                          r"promote and hide need the id field 'id'"):
+        rule_sets(parse_config(text, {}))
+    elastic = text.replace("engine: tantivy", "engine: elasticsearch\n    host: "
+                           "http://127.0.0.1:9200\n    indexName: books")
+    with pytest.raises(ConfigError, match="tantivy engine only so far, not on elasticsearch"):
+        rule_sets(parse_config(elastic, {}))
 
 
 def test_searchport_check_refuses_such_a_config(tmp_path: Path,
