@@ -93,7 +93,8 @@ def main() -> None:
         folder = Path(tmp)
         (folder / "rules.json").write_text(json.dumps(generated), encoding="utf-8")
         (folder / "config.yaml").write_text(
-            "indexes:\n  shop:\n    engine: tantivy\n    path: idx\n    rules: rules.json\n",
+            "indexes:\n  shop:\n    engine: tantivy\n    path: idx\n    rules: rules.json\n"
+            "    fields:\n      id: {type: keyword}\n",
             encoding="utf-8")
         loads = timed_load(folder, 3)
         ruleset = rule_sets(load_config(folder / "config.yaml", {}))["shop"]
