@@ -265,3 +265,24 @@ def test_placeholder_rules_are_told_which_facets_they_need() -> None:
     assert applied(rules, "comedy") == ()
     found = rules.apply(RuleQuery(text="Comedy"), {"kind": {("comedy",): "Comedy"}})
     assert found.applied == ("k",)
+
+
+def test_placeholders_match_multi_word_values_at_every_anchoring() -> None:
+    facets = {"brand": {("acme",): "Acme", ("big", "co"): "Big Co"}}
+    rules = ruleset(
+        {"objectID": "ends", "conditions": [{"pattern": "by {facet:brand}",
+                                             "anchoring": "endsWith"}], "consequence": {}},
+        {"objectID": "is", "conditions": [{"pattern": "{facet:brand} shoes",
+                                           "anchoring": "is"}], "consequence": {}},
+        {"objectID": "and", "conditions": [{"pattern": "{facet:brand}",
+                                            "anchoring": "contains"}],
+         "consequence": {"params": {"automaticFacetFilters": ["brand"]}}})
+    # "by big co" starts before "big co": the earlier match wins, the overlapping one is out
+    assert rules.apply(RuleQuery(text="hats by big co"), facets).applied == ("ends",)
+    assert rules.apply(RuleQuery(text="Big Co shoes"), facets).applied == ("is",)
+    found = rules.apply(RuleQuery(text="acme or big co"), facets)
+    assert found.applied == ("and",)
+    # not disjunctive: each value found is a filter of its own (both must hold)
+    assert found.filters == (TermFilter(field="brand", values=("Acme",)),
+                             TermFilter(field="brand", values=("Big Co",)))
+    assert rules.apply(RuleQuery(text="hats by nobody"), facets).applied == ()
