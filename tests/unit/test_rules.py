@@ -7,11 +7,13 @@ from typing import Any
 
 import msgspec
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from searchport.domain.query import NotFilter, RangeFilter, TermFilter
 from searchport.domain.rules.format import decode_rule
 from searchport.domain.rules.ruleset import RuleQuery, RuleSet, selected_values
-from searchport.domain.rules.text import keys, pattern_tokens
+from searchport.domain.rules.text import keys, pattern_tokens, words
 from searchport.entrypoints.algolia.rule_filters import filter_reader
 
 ALIASES = {"kind": "genre"}
@@ -286,3 +288,9 @@ def test_placeholders_match_multi_word_values_at_every_anchoring() -> None:
     assert found.filters == (TermFilter(field="brand", values=("Acme",)),
                              TermFilter(field="brand", values=("Big Co",)))
     assert rules.apply(RuleQuery(text="hats by nobody"), facets).applied == ()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text())
+def test_matching_and_editing_cut_any_text_into_the_same_words(text: str) -> None:
+    assert keys(text) == tuple(w.text for w in words(text))

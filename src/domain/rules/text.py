@@ -25,12 +25,14 @@ class Word(msgspec.Struct, frozen=True):
 
 
 def normalise(text: str) -> str:
-    folded = unicodedata.normalize("NFKD", text.casefold())
+    folded = unicodedata.normalize("NFKD", text).casefold()
     return "".join(c for c in folded if not unicodedata.combining(c))
 
 
 def words(text: str) -> list[Word]:
     """The words of ``text`` with their places in it."""
+    if text.isascii():  # nothing to fold but case
+        return [Word(m.group().lower(), m.start(), m.end()) for m in _WORD.finditer(text)]
     found: list[Word] = []
     for match in _WORD.finditer(text):
         for part in _WORD.findall(normalise(match.group())):  # a ligature may split
@@ -42,7 +44,7 @@ def keys(text: str) -> tuple[str, ...]:
     """The normalised words of ``text`` (as ``words`` finds them)."""
     if text.isascii():  # nothing to fold but case
         return tuple(_WORD.findall(text.lower()))
-    return tuple(_WORD.findall(normalise(text)))
+    return tuple(w.text for w in words(text))
 
 
 class Placeholder(msgspec.Struct, frozen=True):
