@@ -12,12 +12,10 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from searchport.domain.engines import EngineName
 from searchport.domain.rules.format import Rule
 
-EngineName = Literal["elasticsearch", "opensearch", "meilisearch", "typesense", "tantivy"]
 FieldType = Literal["text", "keyword", "integer", "float", "boolean", "date", "geo_point"]
-
-ENGINE_NAMES: tuple[str, ...] = EngineName.__args__  # type: ignore[attr-defined]
 
 
 class _Section(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True,
