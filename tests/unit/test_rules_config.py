@@ -12,7 +12,7 @@ from searchport.adapters.config_loader import load_config, parse_config
 from searchport.domain.config import ConfigError
 from searchport.domain.rules.ruleset import RuleQuery
 from searchport.entrypoints.algolia.rule_filters import rule_sets
-from searchport.entrypoints.cli import main
+from searchport.entrypoints.cli.main import main
 
 HANDLE = """
 indexes:
