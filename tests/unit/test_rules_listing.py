@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import msgspec
+import pytest
 
+from searchport.domain.access import Access, filters_by_handle
+from searchport.domain.catalog import Catalog, IndexEntry
+from searchport.domain.config import IndexConfig
+from searchport.domain.errors import Forbidden, IndexNotFound
 from searchport.domain.rules.format import decode_rule
 from searchport.domain.rules.listing import RuleSearch, get_rule, search_rules
+from searchport.domain.usecases.get_rule import GetRule
+from searchport.domain.usecases.search_rules import SearchRules
+from tests.fakes import FakeEngine
 
 RAW: list[dict[str, Any]] = [
     {"objectID": "summer-sale", "description": "Banner for the Summer sale",
@@ -57,3 +66,18 @@ def test_a_rule_by_objectid() -> None:
     request = msgspec.json.decode(b'{"query":"x","hitsPerPage":5,"enabled":null}',
                                   type=RuleSearch)
     assert request.hits_per_page == 5 and request.enabled is None
+
+
+def test_the_rule_use_cases_need_a_key_reading_every_record() -> None:
+    index = msgspec.convert({"engine": "tantivy", "path": "x", "rules": RAW}, IndexConfig)
+    catalog = Catalog({"books": IndexEntry("books", index, FakeEngine())})
+    listed = asyncio.run(SearchRules(catalog=catalog)("books", RuleSearch(query="dune")))
+    assert [r.object_id for r in listed.hits] == ["pin-dune"]
+    assert asyncio.run(GetRule(catalog=catalog)("books", "always")) == RULES[2]
+    assert asyncio.run(GetRule(catalog=catalog)("books", "nope")) is None
+    limited = Access(forced=filters_by_handle({"books": {"genre": "a"}}), filtered=True)
+    with pytest.raises(Forbidden, match="may not list rules"):
+        asyncio.run(GetRule(catalog=catalog)("books", "always", limited))
+    with pytest.raises(IndexNotFound):
+        asyncio.run(SearchRules(catalog=catalog)("books", RuleSearch(),
+                                                 Access(handles=("other",))))
