@@ -34,7 +34,8 @@ def vocabulary(rng: random.Random, size: int = 3000) -> list[str]:
     return sorted(words)
 
 
-def rule(i: int, rng: random.Random, words: list[str]) -> dict[str, Any]:
+def rule(i: int, rng: random.Random, words: list[str], placing: bool = True) -> dict[str, Any]:
+    """Rule ``i``; ``placing``: with promotes and hides (the embedded engine only)."""
     pattern = " ".join(rng.sample(words, rng.randint(1, 3)))
     condition: dict[str, Any] = {"pattern": pattern, "anchoring": rng.choice(ANCHORINGS)}
     if i % 5 == 1:
@@ -46,9 +47,9 @@ def rule(i: int, rng: random.Random, words: list[str]) -> dict[str, Any]:
         case 0:
             consequence["params"] = {"filters": f"price < {i % 100 + 1}",
                                      "query": {"remove": [pattern.split()[0]]}}
-        case 1:
+        case 1 if placing:
             consequence["promote"] = [{"objectID": f"d{i}", "position": i % 10}]
-        case 2:
+        case 2 if placing:
             consequence["hide"] = [{"objectID": f"d{i}"}]
         case 3:
             consequence["userData"] = {"banner": f"b{i}.png"}
@@ -76,6 +77,12 @@ def per_query(rules: RuleSet, queries: list[RuleQuery], runs: int = 5) -> float:
             rules.apply(query)
         passes.append((time.perf_counter() - started) / len(queries) * 1e6)
     return min(passes)
+
+
+def generated(count: int, placing: bool = True) -> list[dict[str, Any]]:
+    rng = random.Random(7)
+    words = vocabulary(rng)
+    return [rule(i, rng, words, placing) for i in range(count)]
 
 
 def main() -> None:
