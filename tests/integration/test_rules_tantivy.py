@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import msgspec
 import pytest
 
 from searchport.adapters.tantivy import TantivyEngine
@@ -54,7 +55,8 @@ async def page_through(engine: TantivyEngine, rules: RuleSet, query: SearchQuery
     totals: set[int] = set()
     page = 0
     while True:
-        found = await search_with_rules(engine, query, plan, page=page, per_page=per_page,
+        asked = msgspec.structs.replace(query, offset=page * per_page, limit=per_page)
+        found = await search_with_rules(engine, asked, plan, page=page, per_page=per_page,
                                         id_field="id")
         totals.add(found.result.total)
         if not found.result.hits:

@@ -24,13 +24,45 @@ from searchport.domain.query import (
 )
 from searchport.domain.results import EngineResult, Hit
 from searchport.domain.rules.effects import Promotion, RulePlan
-from searchport.domain.rules.paging import organic_window, place
+from searchport.domain.rules.paging import Window, organic_window, place
+from searchport.domain.rules.ruleset import RuleQuery, selected_values
 from searchport.domain.rules.text import FacetValues, keys
 
 if TYPE_CHECKING:
+    from searchport.domain.catalog import IndexEntry
     from searchport.ports.engine import SearchEnginePort
 
 MAX_FACET_VALUES = 1000  # values of one attribute a {facet:...} placeholder may take
+
+
+class RuleAsk(msgspec.Struct, frozen=True, kw_only=True):
+    """What a search asks of the rules (``enableRules``, ``ruleContexts``) and its page
+    (0-based), by which promoted records are placed."""
+
+    enabled: bool = True
+    contexts: frozenset[str] = frozenset()
+    page: int = 0
+    per_page: int = 20
+
+
+class RuleOutcome(msgspec.Struct, frozen=True, kw_only=True):
+    """What the applied rules did to one search: the plan, and the promoted hits shown."""
+
+    plan: RulePlan
+    promoted: frozenset[str] = frozenset()
+
+
+async def rule_plan(entry: IndexEntry, query: SearchQuery, ask: RuleAsk) -> RulePlan | None:
+    """The plan of the handle's rules for ``query`` (its text and the facet values its own
+    filters select); ``None`` when no rule applies."""
+    rules = entry.rules
+    if rules is None or not ask.enabled:
+        return None
+    facets = None if entry.facet_values is None else await entry.facet_values.values(
+        entry.engine)
+    found = rules.apply(RuleQuery(text=query.text, contexts=ask.contexts,
+                                  selected=selected_values(query.filters)), facets)
+    return found if found.applied else None
 
 
 class RuledResult(msgspec.Struct, kw_only=True):
@@ -50,13 +82,16 @@ async def search_with_rules(engine: SearchEnginePort, query: SearchQuery, plan: 
                             page: int, per_page: int, id_field: str,
                             forced: tuple[Filter, ...] = ()) -> RuledResult:
     """``query``: the search as asked (filters include ``forced``), for page ``page`` of
-    ``per_page`` hits; ``forced``: the filters a promoted record must match whatever the
-    rules say (a key's)."""
+    ``per_page`` hits, its window (``offset + limit``) ending where the engine's result
+    window does; ``forced``: the filters a promoted record must match whatever the rules
+    say (a key's)."""
     query = ruled_query(query, plan)
     if not plan.promoted and not plan.hidden:
         return RuledResult(result=await engine.search(query))
     promoted_ids = tuple(p.object_id for p in plan.promoted)
     window = organic_window(page, per_page, len(plan.promoted))
+    end = min(window.offset + window.limit, query.offset + query.limit)  # the result window
+    window = Window(window.offset, max(0, end - window.offset))
     organic = msgspec.structs.replace(
         query, offset=window.offset, limit=window.limit,
         filters=(*query.filters,
