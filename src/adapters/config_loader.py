@@ -19,7 +19,7 @@ from searchport.domain.engines import BY_NAME
 from searchport.domain.errors import InvalidRequest
 from searchport.domain.fields import METADATA_KEYS, FieldMap, alias_conflicts
 from searchport.domain.params import parse_filters
-from searchport.domain.rules.format import Rule, decode_rule
+from searchport.domain.rules.format import Rule, decode_rule, without_bookkeeping
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 _HANDLE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -97,6 +97,7 @@ def read_rules(value: Any, where: str, base_dir: Path | None) -> list[Rule]:
         where = f"{where} ({path.name})"
     if not isinstance(value, list):
         raise ConfigError(f"{where}: expected a list of rules or the path of a JSON file")
+    value = [without_bookkeeping(item) for item in value]
     try:
         return msgspec.convert(value, list[Rule])  # the fast path: every rule is valid
     except msgspec.ValidationError:

@@ -33,10 +33,12 @@ from searchport.domain.usecases.describe_fields import DescribeFields
 from searchport.domain.usecases.facet_search import FacetSearch
 from searchport.domain.usecases.get_document import GetDocument
 from searchport.domain.usecases.get_mapping import GetMapping
+from searchport.domain.usecases.get_rule import GetRule
 from searchport.domain.usecases.health import Health
 from searchport.domain.usecases.list_indexes import ListIndexes
 from searchport.domain.usecases.raw_query import RawQuery
 from searchport.domain.usecases.search import Search
+from searchport.domain.usecases.search_rules import SearchRules
 from searchport.entrypoints.algolia.rule_filters import rule_sets
 from searchport.entrypoints.http.observability import Metrics
 from searchport.entrypoints.http.timing import ObservedCache, TimedEngine
@@ -187,6 +189,8 @@ class Container(containers.DeclarativeContainer):
     describe_fields = providers.Singleton(DescribeFields, catalog=catalog)
     clear_cache = providers.Singleton(ClearCache, cache=cache)
     algolia_search = providers.Singleton(AlgoliaSearch, catalog=catalog, responses=responses)
+    search_rules = providers.Singleton(SearchRules, catalog=catalog)
+    get_rule = providers.Singleton(GetRule, catalog=catalog)
 
 
 def create_container(config: Config, base_dir: Path,

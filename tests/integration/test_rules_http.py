@@ -148,3 +148,22 @@ def test_the_json_api_applies_rules_and_returns_user_data(client: TestClient[Any
     off = client.get("/books/search", params={"q": "", "enableRules": "false"}).json()
     assert "userData" not in off
     assert off["totalHits"] == len(rows)
+
+
+def test_the_read_only_rule_routes(client: TestClient[Any]) -> None:
+    found = client.post("/1/indexes/books/rules/search", json={"query": "chea"})
+    assert found.status_code == 200, found.text
+    assert found.json() == {"hits": [RULES[1]], "nbHits": 1, "page": 0, "nbPages": 1}
+    every = client.post("/1/indexes/books/rules/search", json={"hitsPerPage": 2, "page": 1})
+    assert [r["objectID"] for r in every.json()["hits"]] == ["pin"]
+    assert every.json()["nbPages"] == 2
+    assert client.post("/1/indexes/books/rules/search", json={"context": "app"}).json()[
+        "hits"] == [RULES[2]]
+    one = client.get("/1/indexes/books/rules/cheap")
+    assert one.status_code == 200 and one.json() == RULES[1]
+    missing = client.get("/1/indexes/books/rules/nope")
+    assert missing.status_code == 404
+    assert missing.json()["message"] == "ObjectID does not exist"
+    bad = client.post("/1/indexes/books/rules/search", json={"hitsPerPage": 0})
+    assert bad.status_code == 400
+    assert client.put("/1/indexes/books/rules/cheap", json=RULES[1]).status_code in (404, 405)

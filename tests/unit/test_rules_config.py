@@ -48,7 +48,9 @@ def test_rules_given_as_a_list_load_and_apply_with_aliases(tmp_path: Path) -> No
 @pytest.mark.parametrize("form", ["array", "lines"])
 def test_rules_given_as_a_file_relative_to_the_config(tmp_path: Path, form: str) -> None:
     (tmp_path / "rules").mkdir()
-    text = json.dumps(RULES) if form == "array" else "\n".join(json.dumps(r) for r in RULES)
+    exported = [{**r, "_metadata": {"lastUpdate": 1700000000}} for r in RULES]  # Algolia's
+    text = json.dumps(exported) if form == "array" else "\n".join(json.dumps(r)
+                                                                  for r in exported)
     (tmp_path / "rules" / "export.json").write_text(text, encoding="utf-8")
     config = load_config(write(tmp_path, "rules/export.json"), {})
     assert [r.object_id for r in config.indexes["books"].rule_list] == ["cheap", "pin"]

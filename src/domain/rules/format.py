@@ -132,13 +132,22 @@ class Rule(_Part, frozen=True, kw_only=True):
     enabled: bool = True
     validity: list[TimeRange] = msgspec.field(default_factory=list)
     tags: list[str] = msgspec.field(default_factory=list)
-    metadata: dict[str, Any] | None = msgspec.field(default=None, name="_metadata")
 
     @property
     def all_conditions(self) -> list[Condition]:
         return [*self.conditions, *([self.condition] if self.condition else [])]
 
 
+BOOKKEEPING = ("_metadata", "_highlightResult")  # what Algolia adds to exported rules
+
+
 def decode_rule(raw: Any) -> Rule:
-    """One rule object (a parsed JSON value); ``msgspec.ValidationError`` names the path."""
-    return msgspec.convert(raw, Rule)
+    """One rule object (a parsed JSON value) without Algolia's bookkeeping keys;
+    ``msgspec.ValidationError`` names the path."""
+    return msgspec.convert(without_bookkeeping(raw), Rule)
+
+
+def without_bookkeeping(raw: Any) -> Any:
+    if isinstance(raw, dict) and any(k in raw for k in BOOKKEEPING):
+        return {k: v for k, v in raw.items() if k not in BOOKKEEPING}
+    return raw
