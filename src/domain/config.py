@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from searchport.domain.engines import EngineName
+from searchport.domain.rules.format import Rule
 
 FieldType = Literal["text", "keyword", "integer", "float", "boolean", "date", "geo_point"]
 
@@ -100,6 +101,14 @@ class IndexConfig(_Section, frozen=True):
     typo_tolerance: TypoToleranceConfig = msgspec.field(default_factory=TypoToleranceConfig)
     max_result_window: Annotated[int, msgspec.Meta(ge=1)] = 10_000
     cache: IndexCacheConfig = msgspec.field(default_factory=IndexCacheConfig)
+    # query rules in Algolia's rule format (docs/rules.md): a list of rule objects, or the
+    # path (relative to the config file) of a JSON file holding them; the loader reads the
+    # file, so a loaded config always holds the list
+    rules: list[Rule] | str = msgspec.field(default_factory=list)
+
+    @property
+    def rule_list(self) -> list[Rule]:
+        return self.rules if isinstance(self.rules, list) else []
 
 
 class CacheConfig(_Section, frozen=True):

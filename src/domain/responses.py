@@ -35,6 +35,8 @@ class SearchResponse(_Body):
     suggestions: list[str]
     histograms: dict[str, list[Bucket]] | msgspec.UnsetType = msgspec.UNSET
     geo_clusters: list[GeoCluster] | msgspec.UnsetType = msgspec.UNSET
+    # the applied query rules' userData, in their precedence (docs/rules.md)
+    user_data: list[dict[str, Any]] | msgspec.UnsetType = msgspec.UNSET
 
 
 class FacetSearchResponse(_Body):

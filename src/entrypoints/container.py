@@ -22,7 +22,10 @@ from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.config import Config, ConfigError, IndexConfig
 from searchport.domain.engine_health import EngineHealth
 from searchport.domain.engines import BY_NAME
+from searchport.domain.fields import FieldMap
 from searchport.domain.response_cache import NoCache, ResponseCache
+from searchport.domain.rules.ruleset import RuleSet
+from searchport.domain.rules.search import FacetValueCache
 from searchport.domain.usecases.algolia_search import AlgoliaSearch
 from searchport.domain.usecases.autocomplete import Autocomplete
 from searchport.domain.usecases.clear_cache import ClearCache
@@ -30,10 +33,13 @@ from searchport.domain.usecases.describe_fields import DescribeFields
 from searchport.domain.usecases.facet_search import FacetSearch
 from searchport.domain.usecases.get_document import GetDocument
 from searchport.domain.usecases.get_mapping import GetMapping
+from searchport.domain.usecases.get_rule import GetRule
 from searchport.domain.usecases.health import Health
 from searchport.domain.usecases.list_indexes import ListIndexes
 from searchport.domain.usecases.raw_query import RawQuery
 from searchport.domain.usecases.search import Search
+from searchport.domain.usecases.search_rules import SearchRules
+from searchport.entrypoints.algolia.rule_filters import rule_sets
 from searchport.entrypoints.http.observability import Metrics
 from searchport.entrypoints.http.timing import ObservedCache, TimedEngine
 from searchport.ports.cache import CachePort
@@ -54,12 +60,27 @@ def make_engine(handle: str, index: IndexConfig, resources: EngineResources) -> 
 
 
 def build_catalog(config: Config, resources: EngineResources, metrics: Metrics) -> Catalog:
+    rules = rule_sets(config)
     return Catalog({
         handle: IndexEntry(
-            handle, index, TimedEngine(make_engine(handle, index, resources), handle, metrics)
+            handle, index, TimedEngine(make_engine(handle, index, resources), handle, metrics),
+            rules=rules.get(handle), facet_values=_facet_values(config, handle, rules),
         )
         for handle, index in config.indexes.items()
     })
+
+
+def _facet_values(config: Config, handle: str,
+                  rules: dict[str, RuleSet]) -> FacetValueCache | None:
+    """The facet values the handle's ``{facet:...}`` placeholders may take, read again
+    after the handle's mapping TTL."""
+    found = rules.get(handle)
+    if found is None or not found.facet_attributes:
+        return None
+    index = config.indexes[handle]
+    ttl = index.cache.mapping_ttl or config.cache.mapping_ttl
+    return FacetValueCache(found.facet_attributes, FieldMap(index.fields).real, ttl=ttl,
+                           clock=time.monotonic)
 
 
 def build_engine_pools(config: Config, metrics: Metrics,
@@ -168,6 +189,8 @@ class Container(containers.DeclarativeContainer):
     describe_fields = providers.Singleton(DescribeFields, catalog=catalog)
     clear_cache = providers.Singleton(ClearCache, cache=cache)
     algolia_search = providers.Singleton(AlgoliaSearch, catalog=catalog, responses=responses)
+    search_rules = providers.Singleton(SearchRules, catalog=catalog)
+    get_rule = providers.Singleton(GetRule, catalog=catalog)
 
 
 def create_container(config: Config, base_dir: Path,

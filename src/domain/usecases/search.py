@@ -8,10 +8,12 @@ import msgspec
 
 from searchport.domain.access import FULL_ACCESS, Access
 from searchport.domain.catalog import Catalog, IndexEntry
-from searchport.domain.query import SearchQuery
+from searchport.domain.query import Filter, SearchQuery
 from searchport.domain.response_cache import Encoded, ResponseCache
 from searchport.domain.responses import SearchResponse
-from searchport.domain.search_request import SearchRequest, build_search_query
+from searchport.domain.rules.effects import RulePlan
+from searchport.domain.rules.search import rule_plan, search_with_rules
+from searchport.domain.search_request import SearchRequest, build_search_query, rule_ask
 from searchport.domain.shaping import fill_histogram, shape_clusters, shape_facets, shape_hit
 
 
@@ -26,16 +28,25 @@ class Search:
                        access: Access = FULL_ACCESS) -> Encoded[SearchResponse]:
         entry = access.entry(self._catalog, request.handle)
         query, page, per_page = build_search_query(entry, request)
+        # the request's own filters select facet values for rule conditions, not the key's
+        rules = None if entry.rules is None else await rule_plan(
+            entry, query, rule_ask(request, page, per_page))
         query = msgspec.structs.replace(query, filters=access.restrict(entry, query.filters))
         return await self._responses.respond(
-            "search", entry, [query, page, per_page],
-            lambda: self._search(entry, query, page, per_page),
+            "search", entry, [query, page, per_page, *([rules] if rules is not None else [])],
+            lambda: self._search(entry, query, page, per_page, rules, access.forced(entry)),
         )
 
     async def _search(
-        self, entry: IndexEntry, query: SearchQuery, page: int, per_page: int
+        self, entry: IndexEntry, query: SearchQuery, page: int, per_page: int,
+        rules: RulePlan | None = None, forced: tuple[Filter, ...] = (),
     ) -> SearchResponse:
-        result = await entry.engine.search(query)
+        if rules is None:
+            result = await entry.engine.search(query)
+        else:
+            result = (await search_with_rules(entry.engine, query, rules, page=page - 1,
+                                              per_page=per_page, id_field=entry.config.id_field,
+                                              forced=forced)).result
         fields = entry.fields
         histograms: dict[str, list] | msgspec.UnsetType = msgspec.UNSET  # type: ignore[type-arg]
         if query.histograms:
@@ -58,4 +69,5 @@ class Search:
                 if query.geo_grid is not None
                 else msgspec.UNSET
             ),
+            user_data=list(rules.user_data) if rules and rules.user_data else msgspec.UNSET,
         )

@@ -4,7 +4,7 @@ string, client v4, or an object, client v5, or flat next to ``indexName``) to ch
 Three groups, listed in docs/algolia.md:
 - ``SUPPORTED``: applied with Algolia's meaning;
 - ``IGNORED``: accepted and ignored, because ignoring them cannot change hits, counts or
-  facets (analytics, tracking, rules that searchport does not have);
+  facets (analytics, tracking, personalization);
 - ``NO_OP_VALUES``: refused unless given a value that changes nothing (``tagFilters: ""``,
   ``attributesToSnippet: []``...). Anything else is a 400 naming the parameter.
 """
@@ -23,13 +23,17 @@ SUPPORTED = frozenset({
     "attributesToRetrieve", "attributesToHighlight", "highlightPreTag", "highlightPostTag",
     "maxValuesPerFacet", "insideBoundingBox", "aroundLatLng", "aroundRadius",
     "attributesToSnippet", "snippetEllipsisText",
+    # query rules (docs/rules.md)
+    "enableRules", "ruleContexts",
     # facet-value search
     "facetQuery", "maxFacetHits", "facetName",
 })
 IGNORED = frozenset({
+    # getRankingInfo: Algolia's _rankingInfo requires nbTypos, firstMatchedWord,
+    # geoDistance, nbExactWords and userScore, which no engine here reports
     "analytics", "clickAnalytics", "analyticsTags", "getRankingInfo", "userToken",
     "enableABTest", "percentileComputation", "enablePersonalization", "personalizationImpact",
-    "ruleContexts", "enableRules", "facetingAfterDistinct", "responseFields",
+    "facetingAfterDistinct", "responseFields",
 })
 # Refused unless the value is one of these: then the parameter changes nothing.
 NO_OP_VALUES: dict[str, tuple[Any, ...]] = {
@@ -105,6 +109,18 @@ def text(values: dict[str, Any], name: str, default: str = "") -> str:
     if not isinstance(value, str):
         raise InvalidRequest(f"{name}: must be a string")
     return value
+
+
+def flag(values: dict[str, Any], name: str, default: bool) -> bool:
+    """A boolean: true/false, or their text ("true", "false", "1", "0")."""
+    value = values.get(name)
+    if value is None or value == "":
+        return default
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "1", "false", "0"):
+        return value.strip().lower() in ("true", "1")
+    raise InvalidRequest(f"{name}: must be true or false, got {value!r}")
 
 
 def integer(values: dict[str, Any], name: str) -> int | None:

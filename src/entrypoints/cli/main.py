@@ -56,6 +56,14 @@ def _demo_note(folder: Path) -> str:
     )
 
 
+def _check_rules(config: Config) -> None:
+    """Every handle's rules can be honoured (``ConfigError`` otherwise), before any worker
+    starts; each worker builds its own from the same config."""
+    from searchport.entrypoints.algolia.rule_filters import rule_sets
+
+    rule_sets(config)
+
+
 def _load(flag: str | None) -> tuple[Config, Path]:
     """The config to run with; without one, the built-in demo's, written to ``demo_home``."""
     path = _explicit_config(flag)
@@ -73,7 +81,9 @@ def _load(flag: str | None) -> tuple[Config, Path]:
             raise SystemExit(2) from None
         print(_demo_note(folder), file=sys.stderr)
     try:
-        return load_config(path), path
+        config = load_config(path)
+        _check_rules(config)
+        return config, path
     except ConfigError as exc:
         print(f"searchport: config error: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
@@ -256,6 +266,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             base_dir = path.parent
             config = load_config(path)
             where = str(path)
+        _check_rules(config)
     except ConfigError as exc:
         print(f"searchport: config error: {exc}", file=sys.stderr)
         return 2

@@ -79,13 +79,16 @@ def index_controller(uc: UseCases, *, cached: bool, private: bool,
             boosts: Annotated[Json, p.BOOSTS] = None,
             histogram: Annotated[Json, p.HISTOGRAM] = None,
             geo_grid: Annotated[Json, p.GEO_GRID] = None,
+            rule_contexts: Annotated[str | None, p.RULE_CONTEXTS] = None,
+            enable_rules: Annotated[str | None, p.ENABLE_RULES] = None,
             if_none_match: IfNoneMatch = None,
         ) -> JsonBytes:
             access = access_of(request.scope)
             return json_response(request, await uc.search()(SearchRequest(
                 handle=handle, q=q, page=page, per_page=per_page, sort=sort, facets=facets,
                 filters=filters, highlight=highlight, fields=fields, suggest=suggest, boosts=boosts,
-                histogram=histogram, geo_grid=geo_grid,
+                histogram=histogram, geo_grid=geo_grid, rule_contexts=rule_contexts,
+                enable_rules=enable_rules,
             ), access), if_none_match, control, access.fingerprint)
 
         @get(

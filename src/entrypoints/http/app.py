@@ -21,6 +21,7 @@ from searchport.adapters.cache.two_tier import TwoTierCache
 from searchport.entrypoints.container import Container
 from searchport.entrypoints.controllers.algolia_records import algolia_records_controller
 from searchport.entrypoints.controllers.algolia_routes import algolia_controller
+from searchport.entrypoints.controllers.algolia_rules import algolia_rules_controller
 from searchport.entrypoints.controllers.field_routes import fields_route
 from searchport.entrypoints.controllers.index_routes import index_controller
 from searchport.entrypoints.controllers.lean_parameters import LeanParameters
@@ -146,6 +147,7 @@ def create_app(
             *service_routes(uc, metrics=config.metrics.enabled),
             algolia_controller(uc),
             algolia_records_controller(uc),
+            algolia_rules_controller(uc),
             Router("/", route_handlers=[
                 index_controller(uc, cached=store is not None, private=auth, lean=lean),
                 fields_route(uc)]),
