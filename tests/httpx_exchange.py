@@ -4,6 +4,7 @@ vocabulary. Tests only: production's exchange is ``EngineClient`` (aiohttp)."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 
 import httpx
@@ -37,6 +38,16 @@ class HttpxExchange:
 
     async def exchange(self, method: str, url: str, headers: Mapping[str, str],
                        body: bytes | None, timeout: float) -> Answer:
+        """Keeps ``timeout`` over the whole exchange, as every ``Exchange`` does (httpx's
+        own timeouts bound each read, not the whole answer)."""
+        try:
+            async with asyncio.timeout(timeout):
+                return await self._exchange(method, url, headers, body, timeout)
+        except TimeoutError:
+            raise TimedOut(f"no complete answer within {timeout:g} s") from None
+
+    async def _exchange(self, method: str, url: str, headers: Mapping[str, str],
+                        body: bytes | None, timeout: float) -> Answer:
         request = httpx.Request(method, url, headers=headers, content=body,
                                 extensions={"timeout": httpx.Timeout(timeout).as_dict()})
         try:

@@ -215,7 +215,6 @@ def test_the_budget_of_a_resilient_call_covers_every_retry() -> None:
             network = EngineClient(server.origin, tls=True, max_connections=4,
                                     keepalive_seconds=30)
             stack = ResilientExchange(network, retries=10, backoff=0.01, jitter=lambda: 0.0)
-            assert stack._keeps_deadline
             started = time.monotonic()
             try:
                 outcome: object = (await stack.exchange("GET", server.url(), {}, None,

@@ -1,4 +1,4 @@
-"""The Meilisearch engine: search parameters over httpx, ``Authorization: Bearer`` keys."""
+"""The Meilisearch engine: search parameters over HTTP, ``Authorization: Bearer`` keys."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``MeilisearchEngine``: one handle over one Meilisearch index, through httpx.
+"""``MeilisearchEngine``: one handle over one Meilisearch index, over HTTP.
 
 Needs Meilisearch 1.9 or later (``matchingStrategy: frequency``). Each hit's ``objectID`` is
 the index's primary key, read once from ``GET /indexes/{uid}``; when that is refused (a

@@ -71,8 +71,6 @@ def _described(exc: BaseException) -> str:
 class EngineClient:
     """Exchanges with one origin (``http://host:port``), through ``proxy`` when given."""
 
-    keeps_deadline = True  # ``timeout`` bounds the whole exchange (see ResilientExchange)
-
     def __init__(self, origin: str, *, tls: ssl.SSLContext | bool, max_connections: int,
                  keepalive_seconds: float, proxy: str | None = None,
                  resolver: aiohttp.abc.AbstractResolver | None = None) -> None:

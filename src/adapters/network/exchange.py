@@ -81,9 +81,10 @@ RETRYABLE: tuple[type[ExchangeError], ...] = (Refused, Dropped)
 class Exchange(Protocol):
     async def exchange(self, method: str, url: str, headers: Mapping[str, str],
                        body: bytes | None, timeout: float) -> Answer:
-        """``timeout``: seconds for the whole exchange (``EngineClient``: waiting for a
-        connection, connecting and reading the whole answer; ``ResilientExchange`` makes it
-        the budget of the whole call, retries included)."""
+        """``timeout``: seconds for the whole exchange, kept by every implementation
+        (``EngineClient``: waiting for a connection, connecting and reading the whole
+        answer); past it, ``TimedOut``. ``ResilientExchange`` makes it the budget of the
+        whole call, retries included."""
         ...
 
     async def aclose(self) -> None: ...

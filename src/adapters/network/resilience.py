@@ -6,10 +6,8 @@ no engine adapter has to know about them:
 - **One time budget.** The call's timeout (the index's ``timeout``) is the budget of the
   whole call: connecting, waiting, reading the full body, and every retry. Past it the call
   raises ``TimedOut`` (which ``api.py`` turns into a 504). Each attempt is given what is
-  left of the budget; a network that keeps that deadline itself (``keeps_deadline``:
-  ``EngineClient``, with aiohttp's total timeout) needs nothing more, another one (a test's
-  httpx transport times reads one by one, so an engine dripping its answer could hold a
-  request for long) is cut by an ``asyncio.timeout`` around the call.
+  left of the budget, and every ``Exchange`` keeps the deadline it is given (the
+  ``EngineClient`` with aiohttp's total timeout), so no timer of its own is needed here.
 - **Bounded retries** with jittered exponential back-off, for failures that cannot have
   been half-answered: the connection refused or dropped before the answer's head, and 502
   or 503 answers. Never after a timeout, never on another status, never past the budget.
@@ -38,7 +36,6 @@ from searchport.adapters.network.exchange import (
     CircuitOpen,
     Exchange,
     ExchangeError,
-    TimedOut,
 )
 from searchport.domain.running_loop import running_loop
 
@@ -77,7 +74,6 @@ class ResilientExchange:
         jitter: Callable[[], float] = random.random,
     ) -> None:
         self._inner = inner
-        self._keeps_deadline: bool = getattr(inner, "keeps_deadline", False)
         self._retries = retries
         self._backoff = backoff
         self._breaker = breaker
@@ -90,14 +86,7 @@ class ResilientExchange:
         if breaker is not None and not breaker.allow():
             raise CircuitOpen(breaker.retry_in())
         try:
-            if self._keeps_deadline:  # no timer of asyncio's: ~3 system calls per call less
-                answer = await self._attempts(method, url, headers, body, timeout)
-            else:
-                try:
-                    async with asyncio.timeout(timeout):
-                        answer = await self._attempts(method, url, headers, body, timeout)
-                except TimeoutError:
-                    raise TimedOut(f"no complete answer within {timeout:g} s") from None
+            answer = await self._attempts(method, url, headers, body, timeout)
         except ExchangeError:
             if breaker is not None:
                 breaker.failure()
