@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from datetime import date
 from pathlib import Path
 from typing import Any
 
 import msgspec
 from dependency_injector import providers
 
+from searchport.domain.analytics.insights import InsightsEvent
+from searchport.domain.analytics.records import SearchRecord
+from searchport.domain.analytics.reports import DayClicks, DayCount, TopSearch
 from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.config import Config
-from searchport.domain.errors import InvalidQuery
+from searchport.domain.errors import AnalyticsUnavailable, InvalidQuery
 from searchport.domain.query import FacetValuesQuery, SearchQuery
 from searchport.domain.results import Capabilities, EngineResult, FacetValue, Hit
 from searchport.entrypoints.container import Container
@@ -204,3 +209,92 @@ def fake_container(
     cache = cache or FakeCache(status="disabled")
     container.cache.override(providers.Object(ObservedCache(cache, metrics.cache_lookup)))
     return container
+
+
+class FakeAnalyticsStore:
+    """An ``AnalyticsStore`` in lists. ``failing``: every call raises AnalyticsUnavailable;
+    ``hold``: set, writes wait until it is cleared (a store that is too slow)."""
+
+    def __init__(self) -> None:
+        self.searches: list[SearchRecord] = []
+        self.events: list[InsightsEvent] = []
+        self.salts: dict[date, bytes] = {}
+        self.purged: list[date] = []
+        self.writes = 0
+        self.opened = self.closed = False
+        self.failing = False
+        self.hold: asyncio.Event | None = None
+
+    def _check(self) -> None:
+        if self.failing:
+            raise AnalyticsUnavailable("The analytics store is down")
+
+    async def _held(self) -> None:
+        self._check()
+        if self.hold is not None:
+            while self.hold.is_set():
+                await asyncio.sleep(0.005)
+
+    async def open(self) -> None:
+        self._check()
+        self.opened = True
+
+    async def day_salt(self, day: date) -> bytes:
+        self._check()
+        return self.salts.setdefault(day, f"salt-{day}".encode())
+
+    async def write_searches(self, records: Sequence[SearchRecord]) -> None:
+        await self._held()
+        self.writes += 1
+        self.searches.extend(records)
+
+    async def write_events(self, events: Sequence[InsightsEvent]) -> None:
+        await self._held()
+        self.writes += 1
+        self.events.extend(events)
+
+    async def purge(self, before: date) -> int:
+        self._check()
+        self.purged.append(before)
+        kept = [s for s in self.searches if s.day >= before]
+        removed = len(self.searches) - len(kept)
+        self.searches = kept
+        return removed
+
+    async def searches_by_day(self, handle: str, start: date, end: date) -> list[DayCount]:
+        self._check()
+        days = Counter(s.day for s in self.searches if s.handle == handle
+                       and start <= s.day <= end)
+        return [DayCount(day, n) for day, n in sorted(days.items())]
+
+    async def top_searches(self, handle: str, start: date, end: date, *, limit: int,
+                           offset: int = 0, no_results: bool = False) -> list[TopSearch]:
+        self._check()
+        hits: dict[str, list[int]] = {}
+        for s in self.searches:
+            if s.handle == handle and start <= s.day <= end and not (no_results
+                                                                   and s.nb_hits):
+                hits.setdefault(s.query, []).append(s.nb_hits)
+        ranked = sorted(hits.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+        return [TopSearch(q, len(h), int(sum(h) / len(h) + 0.5))
+                for q, h in ranked[offset:offset + limit]]
+
+    async def clicks_by_day(self, handle: str, start: date, end: date) -> list[DayClicks]:
+        self._check()
+        clicks = Counter(e.query_id for e in self.events if e.type == "click")
+        days: dict[date, list[int]] = {}
+        for s in self.searches:
+            if s.handle == handle and s.query_id and start <= s.day <= end:
+                figures = days.setdefault(s.day, [0, 0, 0])
+                n = clicks[s.query_id]
+                figures[0] += 1
+                figures[1] += n > 0
+                figures[2] += n
+        return [DayClicks(day, *figures) for day, figures in sorted(days.items())]
+
+    async def last_update(self, handle: str) -> float | None:
+        self._check()
+        return max((s.at for s in self.searches if s.handle == handle), default=None)
+
+    async def close(self) -> None:
+        self.closed = True

@@ -10,6 +10,7 @@
     │   └── DocumentNotFound
     ├── PayloadTooLarge         413
     ├── EngineUnavailable       502  engine unreachable, failing or refusing our credentials
+    ├── AnalyticsUnavailable    503  the analytics store cannot be reached or used
     └── EngineTimeout           504
 """
 
@@ -68,4 +69,8 @@ class EngineUnavailable(SearchportError):
 
 
 class EngineTimeout(SearchportError):
+    pass
+
+
+class AnalyticsUnavailable(SearchportError):
     pass

@@ -3,9 +3,9 @@ published API specification.
 
     python tests/specs/build_specs.py <name> <snapshot git dir> <commit>
 
-``<name>`` is one of ``SPECS`` (opensearch, elasticsearch, typesense, algolia); the snapshot
-is a clone (bare or not) of the specification's repository, read with ``git show
-<commit>:<path>`` only, so the output depends on the commit alone. It writes
+``<name>`` is one of ``SPECS`` (opensearch, elasticsearch, typesense, algolia, insights);
+the snapshot is a clone (bare or not) of the specification's repository, read with ``git
+show <commit>:<path>`` only, so the output depends on the commit alone. It writes
 ``tests/specs/<name>.json``: one self-contained JSON Schema document (draft 2020-12) with
 
 - ``source``: the repository, the commit, the files read and the licence notice;
@@ -430,6 +430,7 @@ OS_INDICES = "spec/namespaces/indices.yaml"
 ES_OPENAPI = "output/openapi/elasticsearch-serverless-openapi.json"
 TS_OPENAPI = "openapi.yml"
 ALGOLIA = "specs/search/paths/search/"
+INSIGHTS = "specs/insights/paths/pushEvents.yml"
 
 def _restore_elasticsearch(snapshot: Snapshot) -> list[str]:
     return TypeScriptSources(snapshot.git_dir, snapshot.commit,
@@ -553,6 +554,17 @@ SPECS: dict[str, Spec] = {
             "facet_values.response": _json_body(ALGOLIA + "searchForFacetValues.yml", "post",
                                                 "responses", "200"),
             "error.response": ("specs/common/schemas/ErrorBase.yml", ""),
+        },
+        name_of=_components_name(True, "specs"),
+    ),
+    "insights": Spec(
+        repository="algolia/api-clients-automation",
+        licence_files=("LICENSE.md",),
+        licence="MIT License, Copyright Algolia",
+        openapi_30=True,
+        endpoints={
+            "events.request": _json_body(INSIGHTS, "post", "requestBody"),
+            "events.response": _json_body(INSIGHTS, "post", "responses", "200"),
         },
         name_of=_components_name(True, "specs"),
     ),

@@ -1,0 +1,33 @@
+"""What the analytics store answers when asked about the log (days are UTC days)."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import msgspec
+
+
+class DayCount(msgspec.Struct, frozen=True):
+    """Searches on one day."""
+
+    day: date
+    count: int
+
+
+class TopSearch(msgspec.Struct, frozen=True):
+    """One normalised query, how often it was searched and its average number of hits
+    (rounded to the nearest whole number)."""
+
+    query: str
+    count: int
+    nb_hits: int
+
+
+class DayClicks(msgspec.Struct, frozen=True):
+    """One day's searches made with ``clickAnalytics`` (tracked), how many of them got at
+    least one click, and the clicks on them."""
+
+    day: date
+    tracked_searches: int
+    clicked_searches: int
+    clicks: int
