@@ -270,14 +270,15 @@ class FakeAnalyticsStore:
     async def top_searches(self, handle: str, start: date, end: date, *, limit: int,
                            offset: int = 0, no_results: bool = False) -> list[TopSearch]:
         self._check()
-        hits: dict[str, list[int]] = {}
+        found: dict[str, list[SearchRecord]] = {}
         for s in self.searches:
             if s.handle == handle and start <= s.day <= end and not (no_results
                                                                    and s.nb_hits):
-                hits.setdefault(s.query, []).append(s.nb_hits)
-        ranked = sorted(hits.items(), key=lambda kv: (-len(kv[1]), kv[0]))
-        return [TopSearch(q, len(h), int(sum(h) / len(h) + 0.5))
-                for q, h in ranked[offset:offset + limit]]
+                found.setdefault(s.query, []).append(s)
+        ranked = sorted(found.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+        return [TopSearch(q, len(r), int(sum(s.nb_hits for s in r) / len(r) + 0.5),
+                          sum(bool(s.refinements) for s in r))
+                for q, r in ranked[offset:offset + limit]]
 
     async def clicks_by_day(self, handle: str, start: date, end: date) -> list[DayClicks]:
         self._check()

@@ -123,15 +123,16 @@ async def test_searches_per_day_and_top_searches(store: AnalyticsStore) -> None:
 
         for no_results in (False, True):
             kept = [s for s in mine if not no_results or s.nb_hits == 0]
-            by_query: defaultdict[str, list[int]] = defaultdict(list)
+            by_query: defaultdict[str, list[SearchRecord]] = defaultdict(list)
             for s in kept:
-                by_query[s.query].append(s.nb_hits)
+                by_query[s.query].append(s)
             expected = sorted(
-                ((q, len(h), half_up(Fraction(sum(h), len(h)))) for q, h in by_query.items()),
+                ((q, len(r), half_up(Fraction(sum(s.nb_hits for s in r), len(r))),
+                  sum(1 for s in r if s.refinements)) for q, r in by_query.items()),
                 key=lambda t: (-t[1], t[0]))
             top = await store.top_searches(handle, start, end, limit=3, offset=1,
                                            no_results=no_results)
-            assert [(t.query, t.count, t.nb_hits) for t in top] == expected[1:4]
+            assert [(t.query, t.count, t.nb_hits, t.with_filters) for t in top] == expected[1:4]
             assert expected[1:4], "the rows should leave something to rank"
 
 

@@ -26,7 +26,8 @@ from referencing import Registry
 from referencing.jsonschema import DRAFT202012
 
 HERE = Path(__file__).resolve().parent
-SPECS = ("opensearch", "elasticsearch", "typesense", "algolia", "insights", "meilisearch")
+SPECS = ("opensearch", "elasticsearch", "typesense", "algolia", "insights", "analytics",
+         "meilisearch")
 
 
 class SpecViolation(AssertionError):

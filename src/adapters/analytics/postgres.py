@@ -169,11 +169,12 @@ class PostgresAnalyticsStore:
                            offset: int = 0, no_results: bool = False) -> list[TopSearch]:
         hits = "AND nb_hits = 0 " if no_results else ""
         rows = await self._rows(
-            "SELECT query, count(*) AS n, round(avg(nb_hits))::bigint "
+            "SELECT query, count(*) AS n, round(avg(nb_hits))::bigint, "
+            "count(*) FILTER (WHERE refinements <> '[]'::jsonb) "
             "FROM analytics_searches WHERE handle = %s AND day BETWEEN %s AND %s " + hits +
             "GROUP BY query ORDER BY n DESC, query COLLATE \"C\" LIMIT %s OFFSET %s",
             (handle, start, end, limit, offset))
-        return [TopSearch(query, count, nb_hits) for query, count, nb_hits in rows]
+        return [TopSearch(*row) for row in rows]
 
     async def clicks_by_day(self, handle: str, start: date, end: date) -> list[DayClicks]:
         rows = await self._rows(CLICKS_BY_DAY, (handle, start, end))

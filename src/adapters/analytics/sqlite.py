@@ -144,12 +144,13 @@ class SqliteAnalyticsStore:
                            offset: int = 0, no_results: bool = False) -> list[TopSearch]:
         hits = "AND nb_hits = 0 " if no_results else ""
         rows = await self._run(lambda db: db.execute(
-            "SELECT query, count(*) AS n, CAST(round(avg(nb_hits)) AS INTEGER) "
+            "SELECT query, count(*) AS n, CAST(round(avg(nb_hits)) AS INTEGER), "
+            "sum(CASE WHEN refinements <> '[]' THEN 1 ELSE 0 END) "
             "FROM analytics_searches WHERE handle = ? AND day BETWEEN ? AND ? " + hits +
             "GROUP BY query ORDER BY n DESC, query LIMIT ? OFFSET ?",
             (handle, start.isoformat(), end.isoformat(), limit, offset),
         ).fetchall())
-        return [TopSearch(query, count, nb_hits) for query, count, nb_hits in rows]
+        return [TopSearch(*row) for row in rows]
 
     async def clicks_by_day(self, handle: str, start: date, end: date) -> list[DayClicks]:
         rows = await self._run(lambda db: db.execute(

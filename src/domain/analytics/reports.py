@@ -15,12 +15,13 @@ class DayCount(msgspec.Struct, frozen=True):
 
 
 class TopSearch(msgspec.Struct, frozen=True):
-    """One normalised query, how often it was searched and its average number of hits
-    (rounded to the nearest whole number)."""
+    """One normalised query, how often it was searched, its average number of hits
+    (rounded half up to a whole number) and how many of its searches had refinements."""
 
     query: str
     count: int
     nb_hits: int
+    with_filters: int
 
 
 class DayClicks(msgspec.Struct, frozen=True):

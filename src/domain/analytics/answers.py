@@ -1,0 +1,57 @@
+"""The answers of the Analytics API (v2) routes, in the shapes of Algolia's specification
+(``specs/analytics`` in algolia/api-clients-automation): no field more or less."""
+
+from __future__ import annotations
+
+import msgspec
+
+
+class _Answer(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    pass
+
+
+class DailySearches(_Answer, frozen=True):
+    date: str
+    count: int
+
+
+class SearchesCountAnswer(_Answer, frozen=True):
+    """``GET /2/searches/count``: searches in the period, and per day (every day, 0 too)."""
+
+    count: int
+    dates: list[DailySearches]
+
+
+class SearchNoResults(_Answer, frozen=True):
+    search: str
+    count: int
+    with_filter_count: int
+
+
+class SearchesNoResultsAnswer(_Answer, frozen=True):
+    """``GET /2/searches/noResults``: the most frequent searches that found nothing."""
+
+    searches: list[SearchNoResults]
+
+
+class DailyClickThroughRate(_Answer, frozen=True):
+    rate: float | None
+    click_count: int
+    tracked_search_count: int
+    date: str
+
+
+class ClickThroughRateAnswer(_Answer, frozen=True):
+    """``GET /2/clicks/clickThroughRate``: tracked searches with at least one click divided
+    by tracked searches (null without tracked searches), for the period and per day."""
+
+    rate: float | None
+    click_count: int
+    tracked_search_count: int
+    dates: list[DailyClickThroughRate]
+
+
+class StatusAnswer(_Answer, frozen=True):
+    """``GET /2/status``: when the handle's last search was logged (RFC 3339), or null."""
+
+    updated_at: str | None
