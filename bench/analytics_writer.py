@@ -37,7 +37,7 @@ async def run(store: AnalyticsStore, rate: int, seconds: float) -> None:
         while sent < due:
             recorder.record(ObservedSearch(
                 at=time.time(), handle="cities", query=QUERIES[sent % len(QUERIES)],
-                nb_hits=sent % 50, page=0, refinements=(Refinement("country", "FR"),),
+                nb_hits=sent % 50, page=0, refinements=(Refinement("country", ":", "FR"),),
                 client=f"192.0.2.{sent % 250}", latency_ms=1.0,
                 query_id=new_query_id() if sent % 2 else None))
             sent += 1

@@ -83,7 +83,7 @@ def rows() -> list[SearchRecord]:
             at=at(day, 3600 + n * 7), handle=HANDLES[n % 3 == 0], query=QUERIES[n % 5 if n % 7
                                                                             else (n // 7) % 5],
             nb_hits=(n * 13) % 9 if n % 4 else 0, page=n % 3,
-            refinements=(Refinement("genre", f"g{n % 2}"),) if n % 2 else (),
+            refinements=(Refinement("genre", ":", f"g{n % 2}"),) if n % 2 else (),
             tags=("mobile",) if n % 6 == 0 else (), user_token=f"user-{n % 11}",
             latency_ms=1.5 + n, query_id=f"{n:032x}" if n % 5 in (1, 3) else None,
         ))
@@ -255,7 +255,7 @@ async def test_sqlite_is_in_wal_mode_and_keeps_json(tmp_path: Path) -> None:
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         refinements, tags = db.execute(
             "SELECT refinements, tags FROM analytics_searches").fetchone()
-    assert (refinements, tags) == ('[["genre","g1"]]', "[]")
+    assert (refinements, tags) == ('[["genre",":","g1"]]', "[]")
 
 
 async def test_an_unusable_sqlite_path_is_unavailable(tmp_path: Path) -> None:

@@ -4,6 +4,7 @@ batches in the background, drops counted, a flush on close."""
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from datetime import UTC, date, datetime, timedelta
 
@@ -12,6 +13,8 @@ import pytest
 from searchport.domain.analytics.insights import InsightsEvent
 from searchport.domain.analytics.recorder import AnalyticsRecorder
 from searchport.domain.analytics.records import ObservedSearch, pseudonym
+from searchport.domain.errors import AnalyticsUnavailable, Forbidden
+from searchport.domain.usecases.send_events import SendEvents
 from searchport.ports.analytics import AnalyticsStore
 from tests.fakes import FakeAnalyticsStore
 
@@ -161,3 +164,21 @@ async def wait_for(condition: object, timeout: float = 5.0) -> None:
     while not condition():  # type: ignore[operator]
         assert time.monotonic() < deadline, "the recorder did not get there in time"
         await asyncio.sleep(0.005)
+
+
+async def test_send_events_buffers_a_batch_or_says_the_buffer_is_full() -> None:
+    store = FakeAnalyticsStore()
+    rec = recorder(store, capacity=2)
+    send = SendEvents(recorder=rec, clock=lambda: NOON)
+    event = {"eventName": "Clicked", "eventType": "click", "index": "books",
+             "userToken": "u-1", "objectIDs": ["o1"]}
+    usage = {"eventName": "__start__", "eventType": "instantsearch"}
+    sent = json.dumps({"events": [event, usage, event]}).encode()
+    assert await send(sent, lambda handle: handle == "books") == 2
+    with pytest.raises(Forbidden):
+        await send(sent, lambda handle: False)
+    with pytest.raises(AnalyticsUnavailable, match="buffer is full"):
+        await send(sent, lambda handle: True)
+    await rec.flush()
+    assert [(e.handle, e.object_ids, e.at) for e in store.events] == [
+        ("books", ("o1",), NOON)] * 2

@@ -68,7 +68,7 @@ def test_utc_day_is_the_day_in_utc() -> None:
 def test_a_record_keeps_the_token_or_a_pseudonym_never_the_address() -> None:
     at = datetime(2026, 3, 1, 12, tzinfo=UTC).timestamp()
     seen = ObservedSearch(at=at, handle="books", query="  Dune ", nb_hits=3, page=1,
-                          refinements=(Refinement("genre", "sf"),), tags=("web",),
+                          refinements=(Refinement("genre", ":", "sf"),), tags=("web",),
                           client="198.51.100.4", latency_ms=2.5, query_id="a" * 32)
     record = to_record(seen, b"k" * 32)
     assert record.query == "dune"
@@ -76,7 +76,7 @@ def test_a_record_keeps_the_token_or_a_pseudonym_never_the_address() -> None:
     assert "198.51.100.4" not in repr(record)
     assert (record.handle, record.nb_hits, record.page, record.refinements, record.tags,
             record.latency_ms, record.query_id, record.day) == (
-        "books", 3, 1, (Refinement("genre", "sf"),), ("web",), 2.5, "a" * 32, date(2026, 3, 1))
+        "books", 3, 1, (Refinement("genre", ":", "sf"),), ("web",), 2.5, "a" * 32, date(2026, 3, 1))
     sent = to_record(ObservedSearch(at=at, handle="books", query="x", nb_hits=0,
                                     user_token="user-42", client="198.51.100.4"), b"k" * 32)
     assert sent.user_token == "user-42"

@@ -47,7 +47,7 @@ def at(day: date, hour: int = 12) -> float:
 def search(day: date, query: str, hits: int, *, handle: str = "books", qid: str | None = None,
            filtered: bool = False) -> SearchRecord:
     return SearchRecord(at=at(day), handle=handle, query=query, nb_hits=hits, page=0,
-                        refinements=(Refinement("genre", "sf"),) if filtered else (), tags=(),
+                        refinements=(Refinement("genre", ":", "sf"),) if filtered else (), tags=(),
                         user_token="u", latency_ms=1.0, query_id=qid)
 
 

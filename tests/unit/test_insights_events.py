@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from searchport.domain.analytics.insights import InvalidEvents, read_events
+from searchport.domain.errors import Forbidden
 from tests.specs.checker import check, problems
 
 NOW = 1_780_000_000.0  # seconds since the Unix epoch
@@ -268,3 +269,13 @@ def test_what_the_specification_accepts_is_taken(event: dict[str, Any],
         event["index"], tuple(event.get("objectIDs", ())), tuple(event.get("filters", ())),
         event.get("queryID"), tuple(event.get("positions", ())),
         tuple(d["queryID"] for d in event.get("objectData", ())))
+
+
+def test_events_for_a_handle_the_key_may_not_read_are_refused() -> None:
+    allowed = {"test-index"}.__contains__
+    assert len(read_events(body(SPEC_EXAMPLES[0]), NOW, allowed)) == 1
+    other = {**SPEC_EXAMPLES[4], "index": "secret"}
+    with pytest.raises(Forbidden) as refused:
+        read_events(body(SPEC_EXAMPLES[0], INSTANTSEARCH_START, other), NOW, allowed)
+    assert refused.value.message == ("events[2].index: this key may not send events for "
+                                     "'secret'")

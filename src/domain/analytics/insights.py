@@ -8,7 +8,8 @@ A batch is ``{"events": [...]}`` with 1 to 1,000 events. ``click``, ``conversion
 load) are accepted and dropped, whatever they carry. Fields the specification or Algolia's
 libraries add and searchport does not use (``algoliaSource``, ``objectData``, ``value``,
 ``currency``, ``agentID``...) are accepted and ignored. All events must be valid or none is
-kept: the first problem is reported as ``events[i].field: sentence`` (a 422).
+kept: the first problem is reported as ``events[i].field: sentence`` (a 422; a 403 for an
+event on a handle the caller may not send events for).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from searchport.domain.errors import SearchportError
+from searchport.domain.errors import Forbidden, SearchportError
 
 MAX_EVENTS = 1000
 MAX_ITEMS = 20  # objectIDs, filters, positions
@@ -96,9 +97,12 @@ def _where(error: msgspec.ValidationError, prefix: str) -> str:
     return f"{path}: {detail}" if path else detail
 
 
-def read_events(body: bytes, now: float) -> list[InsightsEvent]:
+def read_events(body: bytes, now: float,
+                may_send: Callable[[str], bool] | None = None) -> list[InsightsEvent]:
     """The clicks, conversions and views of a request body (JSON, whatever its content
-    type said), ``now`` being the time it arrived (seconds since the Unix epoch)."""
+    type said), ``now`` being the time it arrived (seconds since the Unix epoch).
+    ``may_send``: whether the caller may send events for a handle; an event for another
+    handle is ``Forbidden`` (403), named like an invalid one."""
     try:
         batch = _batch.decode(body)
     except msgspec.ValidationError as exc:
@@ -120,7 +124,11 @@ def read_events(body: bytes, now: float) -> list[InsightsEvent]:
             event = _event.decode(raw)
         except msgspec.ValidationError as exc:
             raise InvalidEvents(_where(exc, where)) from None
-        kept.append(_checked(event, where, now))
+        checked = _checked(event, where, now)
+        if may_send is not None and not may_send(checked.handle):
+            raise Forbidden(f"{where}.index: this key may not send events for "
+                            f"{checked.handle!r}")
+        kept.append(checked)
     return kept
 
 

@@ -12,6 +12,7 @@ import hmac
 import secrets
 from datetime import UTC, date, datetime
 from hashlib import sha256
+from typing import Literal
 
 import msgspec
 
@@ -19,10 +20,15 @@ QUERY_ID_LENGTH = 32  # hex characters, as Algolia's queryID
 PSEUDONYM_PREFIX = "anon-"  # a pseudonym is never mistaken for a token a client sent
 
 
+Operator = Literal[":", "<", "<=", "=", "!=", ">", ">="]  # as Algolia's Analytics API says
+
+
 class Refinement(msgspec.Struct, frozen=True, array_like=True):
-    """One refinement a search applied: a filter's attribute (public name) and value."""
+    """One refinement a search applied: an attribute (public name), how (``:`` for a facet
+    value, a comparison for a numeric bound) and the value, as text."""
 
     attribute: str
+    operator: Operator
     value: str
 
 
