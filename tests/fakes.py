@@ -14,7 +14,7 @@ from dependency_injector import providers
 
 from searchport.domain.analytics.insights import InsightsEvent
 from searchport.domain.analytics.records import SearchRecord
-from searchport.domain.analytics.reports import DayClicks, DayCount, TopSearch
+from searchport.domain.analytics.reports import DayClicks, DayCount, DayUsers, TopSearch
 from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.config import Config
 from searchport.domain.errors import AnalyticsUnavailable, InvalidQuery
@@ -263,9 +263,19 @@ class FakeAnalyticsStore:
 
     async def searches_by_day(self, handle: str, start: date, end: date) -> list[DayCount]:
         self._check()
-        days = Counter(s.day for s in self.searches if s.handle == handle
-                       and start <= s.day <= end)
-        return [DayCount(day, n) for day, n in sorted(days.items())]
+        mine = [s for s in self.searches if s.handle == handle and start <= s.day <= end]
+        days = Counter(s.day for s in mine)
+        empty = Counter(s.day for s in mine if s.nb_hits == 0)
+        return [DayCount(day, n, empty[day]) for day, n in sorted(days.items())]
+
+    async def users(self, handle: str, start: date, end: date) -> tuple[int, list[DayUsers]]:
+        self._check()
+        mine = [s for s in self.searches if s.handle == handle and start <= s.day <= end]
+        days: dict[date, set[str]] = {}
+        for s in mine:
+            days.setdefault(s.day, set()).add(s.user_token)
+        return (len({s.user_token for s in mine}),
+                [DayUsers(day, len(users)) for day, users in sorted(days.items())])
 
     async def top_searches(self, handle: str, start: date, end: date, *, limit: int,
                            offset: int = 0, no_results: bool = False) -> list[TopSearch]:

@@ -8,7 +8,7 @@ from typing import Protocol
 
 from searchport.domain.analytics.insights import InsightsEvent
 from searchport.domain.analytics.records import SearchRecord
-from searchport.domain.analytics.reports import DayClicks, DayCount, TopSearch
+from searchport.domain.analytics.reports import DayClicks, DayCount, DayUsers, TopSearch
 
 
 class AnalyticsStore(Protocol):
@@ -33,8 +33,13 @@ class AnalyticsStore(Protocol):
         ...
 
     async def searches_by_day(self, handle: str, start: date, end: date) -> list[DayCount]:
-        """Searches of ``handle`` per day from ``start`` to ``end`` (both included), days
-        without searches left out, in day order."""
+        """Searches of ``handle`` per day from ``start`` to ``end`` (both included), with
+        those that found nothing; days without searches left out, in day order."""
+        ...
+
+    async def users(self, handle: str, start: date, end: date) -> tuple[int, list[DayUsers]]:
+        """Distinct users of ``handle`` over the whole period, and per day (days without
+        searches left out, in day order)."""
         ...
 
     async def top_searches(self, handle: str, start: date, end: date, *, limit: int,

@@ -118,8 +118,11 @@ async def test_searches_per_day_and_top_searches(store: AnalyticsStore) -> None:
     for handle in HANDLES:
         mine = [s for s in searches if s.handle == handle and start <= s.day <= end]
         per_day = Counter(s.day for s in mine)
+        empty = Counter(s.day for s in mine if s.nb_hits == 0)
         found = await store.searches_by_day(handle, start, end)
-        assert [(d.day, d.count) for d in found] == sorted(per_day.items())
+        assert [(d.day, d.count, d.no_results) for d in found] == [
+            (day, n, empty[day]) for day, n in sorted(per_day.items())]
+        assert any(d.no_results for d in found)
 
         for no_results in (False, True):
             kept = [s for s in mine if not no_results or s.nb_hits == 0]
@@ -134,6 +137,22 @@ async def test_searches_per_day_and_top_searches(store: AnalyticsStore) -> None:
                                            no_results=no_results)
             assert [(t.query, t.count, t.nb_hits, t.with_filters) for t in top] == expected[1:4]
             assert expected[1:4], "the rows should leave something to rank"
+
+
+async def test_distinct_users_over_the_period_and_per_day(store: AnalyticsStore) -> None:
+    searches = rows()
+    await store.write_searches(searches)
+    start, end = DAY0 + timedelta(days=1), DAY0 + timedelta(days=3)
+    for handle in HANDLES:
+        mine = [s for s in searches if s.handle == handle and start <= s.day <= end]
+        per_day: defaultdict[date, set[str]] = defaultdict(set)
+        for s in mine:
+            per_day[s.day].add(s.user_token)
+        total, days = await store.users(handle, start, end)
+        assert total == len({s.user_token for s in mine})
+        assert [(d.day, d.users) for d in days] == [
+            (day, len(tokens)) for day, tokens in sorted(per_day.items())]
+        assert total < sum(d.users for d in days), "some users come back another day"
 
 
 async def test_clicks_per_day_follow_the_query_ids(store: AnalyticsStore) -> None:

@@ -19,8 +19,10 @@ from searchport.domain.config import IndexConfig
 from searchport.domain.errors import IndexNotFound, InvalidRequest
 from searchport.domain.usecases.analytics_status import AnalyticsStatus
 from searchport.domain.usecases.click_through_rate import ClickThroughRate
+from searchport.domain.usecases.no_results_rate import NoResultsRate
 from searchport.domain.usecases.searches_count import SearchesCount
 from searchport.domain.usecases.searches_no_results import SearchesNoResults
+from searchport.domain.usecases.users_count import UsersCount
 from tests.fakes import FakeAnalyticsStore, FakeEngine
 from tests.specs.checker import check
 
@@ -103,7 +105,8 @@ def test_a_bad_period_is_a_400_naming_the_parameter(request_: AnalyticsRequest,
 
 
 async def test_an_unknown_handle_is_a_404() -> None:
-    for case in (SearchesCount, SearchesNoResults, ClickThroughRate, AnalyticsStatus):
+    for case in (SearchesCount, SearchesNoResults, ClickThroughRate, AnalyticsStatus,
+                 NoResultsRate, UsersCount):
         with pytest.raises(IndexNotFound):
             await case(catalog=catalog(), store=FakeAnalyticsStore(), clock=lambda: NOW)(
                 AnalyticsRequest(index="nope"))
@@ -181,3 +184,32 @@ async def test_status_is_the_last_search_in_rfc_3339() -> None:
         AnalyticsRequest(index="books"))
     check("analytics", "status.response", builtins(none))
     assert builtins(none) == {"updatedAt": None}
+
+
+async def test_no_results_rate_per_day_and_0_without_searches() -> None:
+    answer = await NoResultsRate(catalog=catalog(), store=store_with(ROWS), clock=lambda: NOW)(
+        AnalyticsRequest(index="books"))
+    body = builtins(answer)
+    check("analytics", "searches.noResultRate.response", body)
+    mine = [r for r in ROWS if r.handle == "books" and r.day >= date(2026, 3, 3)]
+    none = sum(1 for r in mine if r.nb_hits == 0)
+    assert (body["count"], body["noResultCount"], body["rate"]) == (len(mine), none,
+                                                                    none / len(mine))
+    by_day = {d["date"]: (d["count"], d["noResultCount"], d["rate"]) for d in body["dates"]}
+    assert by_day["2026-03-03"] == (2, 1, 0.5)
+    assert by_day["2026-03-05"] == (3, 3, 1.0)
+    assert by_day["2026-03-04"] == (0, 0, 0.0)
+    assert len(by_day) == 8
+
+
+async def test_users_are_counted_once_over_the_period() -> None:
+    rows = [msgspec.structs.replace(r, user_token=token) for r, token in zip(
+        ROWS, ["a", "a", "b", "a", "c", "b", "a", "z"], strict=True)]
+    answer = await UsersCount(catalog=catalog(), store=store_with(rows), clock=lambda: NOW)(
+        AnalyticsRequest(index="books"))
+    body = builtins(answer)
+    check("analytics", "users.count.response", body)
+    assert body["count"] == 3  # a, b, c from the 3rd on (the 2nd is outside, z is a film's)
+    by_day = {d["date"]: d["count"] for d in body["dates"]}
+    assert (by_day["2026-03-03"], by_day["2026-03-05"], by_day["2026-03-10"],
+            by_day["2026-03-04"]) == (2, 3, 1, 0)

@@ -8,7 +8,7 @@ from datetime import date
 
 from searchport.domain.analytics.insights import InsightsEvent
 from searchport.domain.analytics.records import SearchRecord
-from searchport.domain.analytics.reports import DayClicks, DayCount, TopSearch
+from searchport.domain.analytics.reports import DayClicks, DayCount, DayUsers, TopSearch
 
 
 class NullAnalyticsStore:
@@ -34,6 +34,9 @@ class NullAnalyticsStore:
 
     async def searches_by_day(self, handle: str, start: date, end: date) -> list[DayCount]:
         return []
+
+    async def users(self, handle: str, start: date, end: date) -> tuple[int, list[DayUsers]]:
+        return 0, []
 
     async def top_searches(self, handle: str, start: date, end: date, *, limit: int,
                            offset: int = 0, no_results: bool = False) -> list[TopSearch]:

@@ -23,7 +23,7 @@ from psycopg.types.json import Jsonb
 from searchport.adapters.analytics import schema
 from searchport.domain.analytics.insights import InsightsEvent
 from searchport.domain.analytics.records import SearchRecord, utc_day
-from searchport.domain.analytics.reports import DayClicks, DayCount, TopSearch
+from searchport.domain.analytics.reports import DayClicks, DayCount, DayUsers, TopSearch
 from searchport.domain.errors import AnalyticsUnavailable
 
 T = TypeVar("T")
@@ -161,9 +161,19 @@ class PostgresAnalyticsStore:
 
     async def searches_by_day(self, handle: str, start: date, end: date) -> list[DayCount]:
         rows = await self._rows(
-            "SELECT day, count(*) FROM analytics_searches WHERE handle = %s AND day BETWEEN %s "
-            "AND %s GROUP BY day ORDER BY day", (handle, start, end))
-        return [DayCount(day, count) for day, count in rows]
+            "SELECT day, count(*), count(*) FILTER (WHERE nb_hits = 0) FROM analytics_searches "
+            "WHERE handle = %s AND day BETWEEN %s AND %s GROUP BY day ORDER BY day",
+            (handle, start, end))
+        return [DayCount(day, count, none) for day, count, none in rows]
+
+    async def users(self, handle: str, start: date, end: date) -> tuple[int, list[DayUsers]]:
+        total = await self._rows(
+            "SELECT count(DISTINCT user_token) FROM analytics_searches WHERE handle = %s "
+            "AND day BETWEEN %s AND %s", (handle, start, end))
+        days = await self._rows(
+            "SELECT day, count(DISTINCT user_token) FROM analytics_searches WHERE handle = %s "
+            "AND day BETWEEN %s AND %s GROUP BY day ORDER BY day", (handle, start, end))
+        return int(total[0][0]), [DayUsers(day, users) for day, users in days]
 
     async def top_searches(self, handle: str, start: date, end: date, *, limit: int,
                            offset: int = 0, no_results: bool = False) -> list[TopSearch]:

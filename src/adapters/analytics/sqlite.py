@@ -22,7 +22,7 @@ import msgspec
 from searchport.adapters.analytics import schema
 from searchport.domain.analytics.insights import InsightsEvent
 from searchport.domain.analytics.records import SearchRecord, utc_day
-from searchport.domain.analytics.reports import DayClicks, DayCount, TopSearch
+from searchport.domain.analytics.reports import DayClicks, DayCount, DayUsers, TopSearch
 from searchport.domain.errors import AnalyticsUnavailable
 
 T = TypeVar("T")
@@ -135,10 +135,23 @@ class SqliteAnalyticsStore:
 
     async def searches_by_day(self, handle: str, start: date, end: date) -> list[DayCount]:
         rows = await self._run(lambda db: db.execute(
-            "SELECT day, count(*) FROM analytics_searches WHERE handle = ? AND day BETWEEN ? "
-            "AND ? GROUP BY day ORDER BY day", (handle, start.isoformat(), end.isoformat()),
+            "SELECT day, count(*), sum(CASE WHEN nb_hits = 0 THEN 1 ELSE 0 END) "
+            "FROM analytics_searches WHERE handle = ? AND day BETWEEN ? AND ? "
+            "GROUP BY day ORDER BY day", (handle, start.isoformat(), end.isoformat()),
         ).fetchall())
-        return [DayCount(date.fromisoformat(day), count) for day, count in rows]
+        return [DayCount(date.fromisoformat(day), count, none) for day, count, none in rows]
+
+    async def users(self, handle: str, start: date, end: date) -> tuple[int, list[DayUsers]]:
+        def users(db: sqlite3.Connection) -> tuple[int, list[DayUsers]]:
+            span = (handle, start.isoformat(), end.isoformat())
+            total = db.execute("SELECT count(DISTINCT user_token) FROM analytics_searches "
+                               "WHERE handle = ? AND day BETWEEN ? AND ?", span).fetchone()[0]
+            days = db.execute("SELECT day, count(DISTINCT user_token) FROM analytics_searches "
+                              "WHERE handle = ? AND day BETWEEN ? AND ? GROUP BY day "
+                              "ORDER BY day", span).fetchall()
+            return int(total), [DayUsers(date.fromisoformat(d), n) for d, n in days]
+
+        return await self._run(users)
 
     async def top_searches(self, handle: str, start: date, end: date, *, limit: int,
                            offset: int = 0, no_results: bool = False) -> list[TopSearch]:

@@ -55,3 +55,33 @@ class StatusAnswer(_Answer, frozen=True):
     """``GET /2/status``: when the handle's last search was logged (RFC 3339), or null."""
 
     updated_at: str | None
+
+
+class DailyNoResultsRate(_Answer, frozen=True):
+    date: str
+    no_result_count: int
+    count: int
+    rate: float
+
+
+class NoResultsRateAnswer(_Answer, frozen=True):
+    """``GET /2/searches/noResultRate``: searches that found nothing divided by searches
+    (0 when there were none: the specification's rate is never null)."""
+
+    rate: float
+    count: int
+    no_result_count: int
+    dates: list[DailyNoResultsRate]
+
+
+class DailyUsers(_Answer, frozen=True):
+    date: str
+    count: int
+
+
+class UsersCountAnswer(_Answer, frozen=True):
+    """``GET /2/users/count``: distinct users (user tokens, or the day's pseudonyms of
+    their addresses) over the period, and per day."""
+
+    count: int
+    dates: list[DailyUsers]

@@ -8,10 +8,18 @@ import msgspec
 
 
 class DayCount(msgspec.Struct, frozen=True):
-    """Searches on one day."""
+    """Searches on one day, and how many of them found nothing."""
 
     day: date
     count: int
+    no_results: int = 0
+
+
+class DayUsers(msgspec.Struct, frozen=True):
+    """Distinct user tokens (or pseudonyms) that searched on one day."""
+
+    day: date
+    users: int
 
 
 class TopSearch(msgspec.Struct, frozen=True):
