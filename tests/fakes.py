@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from datetime import date
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +14,13 @@ from dependency_injector import providers
 
 from searchport.domain.analytics.insights import InsightsEvent
 from searchport.domain.analytics.records import SearchRecord
-from searchport.domain.analytics.reports import DayClicks, DayCount, DayUsers, TopSearch
+from searchport.domain.analytics.reports import (
+    DayClicks,
+    DayCount,
+    DayPosition,
+    DayUsers,
+    TopSearch,
+)
 from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.config import Config
 from searchport.domain.errors import AnalyticsUnavailable, InvalidQuery
@@ -302,6 +308,32 @@ class FakeAnalyticsStore:
                 figures[1] += n > 0
                 figures[2] += n
         return [DayClicks(day, *figures) for day, figures in sorted(days.items())]
+
+    async def conversions_by_day(self, handle: str, start: date, end: date
+                                 ) -> list[DayClicks]:
+        self._check()
+        named: Counter[str] = Counter()
+        for e in self.events:
+            if e.type == "conversion":
+                named.update({e.query_id} if e.query_id else set(e.object_query_ids) - {""})
+        days: dict[date, list[int]] = {}
+        for s in self.searches:
+            if s.handle == handle and s.query_id and start <= s.day <= end:
+                figures = days.setdefault(s.day, [0, 0, 0])
+                figures[0] += 1
+                figures[1] += named[s.query_id] > 0
+                figures[2] += named[s.query_id]
+        return [DayClicks(day, *figures) for day, figures in sorted(days.items())]
+
+    async def click_positions(self, handle: str, start: date, end: date
+                              ) -> list[DayPosition]:
+        self._check()
+        found: Counter[tuple[date, int]] = Counter()
+        for e in self.events:
+            day = datetime.fromtimestamp(e.at, UTC).date()
+            if e.type == "click" and e.handle == handle and start <= day <= end:
+                found.update((day, p) for p in e.positions)
+        return [DayPosition(day, p, n) for (day, p), n in sorted(found.items())]
 
     async def last_update(self, handle: str) -> float | None:
         self._check()

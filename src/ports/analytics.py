@@ -8,7 +8,13 @@ from typing import Protocol
 
 from searchport.domain.analytics.insights import InsightsEvent
 from searchport.domain.analytics.records import SearchRecord
-from searchport.domain.analytics.reports import DayClicks, DayCount, DayUsers, TopSearch
+from searchport.domain.analytics.reports import (
+    DayClicks,
+    DayCount,
+    DayPosition,
+    DayUsers,
+    TopSearch,
+)
 
 
 class AnalyticsStore(Protocol):
@@ -51,6 +57,18 @@ class AnalyticsStore(Protocol):
     async def clicks_by_day(self, handle: str, start: date, end: date) -> list[DayClicks]:
         """Per day with tracked searches (``queryID`` set): those searches, how many got a
         click event naming their ``queryID``, and those clicks; in day order."""
+        ...
+
+    async def conversions_by_day(self, handle: str, start: date, end: date
+                                 ) -> list[DayClicks]:
+        """As ``clicks_by_day``, for conversion events: those naming a tracked search's
+        ``queryID``, or (without one) naming it for one of their objects."""
+        ...
+
+    async def click_positions(self, handle: str, start: date, end: date
+                              ) -> list[DayPosition]:
+        """The positions of the click events on ``handle`` (by their own day), counted per
+        day and position, in day then position order."""
         ...
 
     async def last_update(self, handle: str) -> float | None:

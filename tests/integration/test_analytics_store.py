@@ -175,6 +175,67 @@ async def test_clicks_per_day_follow_the_query_ids(store: AnalyticsStore) -> Non
         assert any(d.clicks for d in found)
 
 
+def conversions(searches: list[SearchRecord]) -> list[InsightsEvent]:
+    """Conversions naming their search by queryID, purchases naming it per object (twice
+    the same search in one event, which counts once), and one naming none."""
+    tracked = [s for s in searches if s.query_id]
+    made = []
+    for i, search in enumerate(tracked[::2]):
+        made.append(InsightsEvent(at=search.at + 60, handle=search.handle, type="conversion",
+                                  subtype=None, name="Liked", user_token="u",
+                                  object_ids=("o1",), query_id=search.query_id))
+        if i % 3 == 0:
+            other = tracked[(2 * i + 1) % len(tracked)].query_id or ""
+            made.append(InsightsEvent(
+                at=search.at + 90, handle=search.handle, type="conversion",
+                subtype="purchase", name="Bought", user_token="u",
+                object_ids=("o1", "o2", "o3"),
+                object_query_ids=(search.query_id or "", search.query_id or "", other)))
+    made.append(InsightsEvent(at=at(DAY0), handle="books", type="conversion", subtype=None,
+                              name="Liked", user_token="u", object_ids=("o9",)))
+    return made
+
+
+async def test_conversions_per_day_follow_query_ids_and_objects(store: AnalyticsStore) -> None:
+    searches = rows()
+    events = conversions(searches)
+    await store.write_searches(searches)
+    await store.write_events([*events, *clicks(searches)])  # clicks are not conversions
+    named: Counter[str] = Counter()
+    for e in events:
+        named.update({e.query_id} if e.query_id else set(e.object_query_ids) - {""})
+    for handle in HANDLES:
+        expected: defaultdict[date, list[int]] = defaultdict(lambda: [0, 0, 0])
+        for s in searches:
+            if s.handle == handle and s.query_id:
+                figures = expected[s.day]
+                figures[0] += 1
+                figures[1] += named[s.query_id] > 0
+                figures[2] += named[s.query_id]
+        found = await store.conversions_by_day(handle, DAY0, DAY0 + timedelta(days=10))
+        assert [(d.day, d.tracked_searches, d.clicked_searches, d.clicks) for d in found] == [
+            (day, *figures) for day, figures in sorted(expected.items())]
+        assert any(d.clicks for d in found)
+
+
+async def test_click_positions_per_day(store: AnalyticsStore) -> None:
+    searches = rows()
+    events = [*clicks(searches), InsightsEvent(
+        at=at(DAY0, 50), handle="books", type="click", subtype=None, name="c", user_token="u",
+        object_ids=("a", "b"), positions=(3, 12), query_id=searches[1].query_id)]
+    await store.write_events(events)
+    for handle in HANDLES:
+        expected: Counter[tuple[date, int]] = Counter()
+        for e in events:
+            day = datetime.fromtimestamp(e.at, UTC).date()
+            if e.handle == handle and e.type == "click":
+                expected.update((day, p) for p in e.positions)
+        found = await store.click_positions(handle, DAY0, DAY0 + timedelta(days=10))
+        assert [(d.day, d.position, d.clicks) for d in found] == sorted(
+            (day, p, n) for (day, p), n in expected.items())
+        assert found
+
+
 async def test_purge_removes_the_days_before(store: AnalyticsStore) -> None:
     searches = rows()
     events = clicks(searches)

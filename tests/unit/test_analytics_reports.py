@@ -18,7 +18,11 @@ from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.config import IndexConfig
 from searchport.domain.errors import IndexNotFound, InvalidRequest
 from searchport.domain.usecases.analytics_status import AnalyticsStatus
+from searchport.domain.usecases.average_click_position import AverageClickPosition
+from searchport.domain.usecases.click_positions import ClickPositions
 from searchport.domain.usecases.click_through_rate import ClickThroughRate
+from searchport.domain.usecases.conversion_rate import ConversionRate
+from searchport.domain.usecases.no_click_rate import NoClickRate
 from searchport.domain.usecases.no_results_rate import NoResultsRate
 from searchport.domain.usecases.searches_count import SearchesCount
 from searchport.domain.usecases.searches_no_results import SearchesNoResults
@@ -53,9 +57,16 @@ def search(day: date, query: str, hits: int, *, handle: str = "books", qid: str 
                         user_token="u", latency_ms=1.0, query_id=qid)
 
 
-def click(qid: str) -> InsightsEvent:
-    return InsightsEvent(at=NOW, handle="books", type="click", subtype=None, name="c",
-                         user_token="u", object_ids=("o",), positions=(1,), query_id=qid)
+def click(qid: str, position: int = 1, when: float = NOW) -> InsightsEvent:
+    return InsightsEvent(at=when, handle="books", type="click", subtype=None, name="c",
+                         user_token="u", object_ids=("o",), positions=(position,),
+                         query_id=qid)
+
+
+def conversion(qid: str = "", objects: tuple[str, ...] = ()) -> InsightsEvent:
+    return InsightsEvent(at=NOW, handle="books", type="conversion", subtype=None, name="c",
+                         user_token="u", object_ids=("o",) * max(1, len(objects)),
+                         query_id=qid or None, object_query_ids=objects)
 
 
 def store_with(searches: Sequence[SearchRecord], events: Sequence[InsightsEvent] = ()
@@ -106,7 +117,8 @@ def test_a_bad_period_is_a_400_naming_the_parameter(request_: AnalyticsRequest,
 
 async def test_an_unknown_handle_is_a_404() -> None:
     for case in (SearchesCount, SearchesNoResults, ClickThroughRate, AnalyticsStatus,
-                 NoResultsRate, UsersCount):
+                 NoResultsRate, UsersCount, ConversionRate, NoClickRate,
+                 AverageClickPosition, ClickPositions):
         with pytest.raises(IndexNotFound):
             await case(catalog=catalog(), store=FakeAnalyticsStore(), clock=lambda: NOW)(
                 AnalyticsRequest(index="nope"))
@@ -213,3 +225,67 @@ async def test_users_are_counted_once_over_the_period() -> None:
     by_day = {d["date"]: d["count"] for d in body["dates"]}
     assert (by_day["2026-03-03"], by_day["2026-03-05"], by_day["2026-03-10"],
             by_day["2026-03-04"]) == (2, 3, 1, 0)
+
+
+TRACKED = [search(date(2026, 3, 4), "a", 1, qid="1" * 32),
+           search(date(2026, 3, 4), "b", 1, qid="2" * 32),
+           search(date(2026, 3, 4), "c", 1, qid="3" * 32),
+           search(date(2026, 3, 6), "d", 1, qid="4" * 32),
+           search(date(2026, 3, 6), "e", 1)]
+
+
+async def test_conversion_rate_by_query_id_or_per_object() -> None:
+    events = [conversion("1" * 32), conversion("1" * 32),
+              conversion(objects=("4" * 32, "4" * 32, "")), click("2" * 32)]
+    answer = await ConversionRate(catalog=catalog(), store=store_with(TRACKED, events),
+                                  clock=lambda: NOW)(AnalyticsRequest(index="books"))
+    body = builtins(answer)
+    check("analytics", "conversions.conversionRate.response", body)
+    assert (body["rate"], body["conversionCount"], body["trackedSearchCount"]) == (
+        2 / 4, 3, 4)
+    by_day = {d["date"]: (d["rate"], d["conversionCount"], d["trackedSearchCount"])
+              for d in body["dates"]}
+    assert by_day["2026-03-04"] == (1 / 3, 2, 3)
+    assert by_day["2026-03-06"] == (1.0, 1, 1)
+    assert by_day["2026-03-05"] == (None, 0, 0)
+
+
+async def test_no_click_rate_counts_tracked_searches_without_clicks() -> None:
+    events = [click("1" * 32), click("1" * 32), click("2" * 32)]
+    answer = await NoClickRate(catalog=catalog(), store=store_with(TRACKED, events),
+                               clock=lambda: NOW)(AnalyticsRequest(index="books"))
+    body = builtins(answer)
+    check("analytics", "searches.noClickRate.response", body)
+    assert (body["rate"], body["count"], body["noClickCount"]) == (2 / 4, 4, 2)
+    by_day = {d["date"]: (d["rate"], d["count"], d["noClickCount"]) for d in body["dates"]}
+    assert by_day["2026-03-04"] == (1 / 3, 3, 1)
+    assert by_day["2026-03-06"] == (1.0, 1, 1)
+    assert by_day["2026-03-05"] == (0.0, 0, 0)
+
+
+CLICKS = [click("1" * 32, p, at(date(2026, 3, 4))) for p in (1, 1, 2, 7, 15, 40)] + [
+    click("2" * 32, 3, at(date(2026, 3, 6))), click("2" * 32, 10, at(date(2026, 3, 1)))]
+
+
+async def test_average_click_position_per_day() -> None:
+    answer = await AverageClickPosition(catalog=catalog(), store=store_with([], CLICKS),
+                                        clock=lambda: NOW)(AnalyticsRequest(index="books"))
+    body = builtins(answer)
+    check("analytics", "clicks.averageClickPosition.response", body)
+    kept = [1, 1, 2, 7, 15, 40, 3]  # the click of the 1st is outside the period
+    assert (body["average"], body["clickCount"]) == (sum(kept) / len(kept), len(kept))
+    by_day = {d["date"]: (d["average"], d["clickCount"]) for d in body["dates"]}
+    assert by_day["2026-03-04"] == (66 / 6, 6)
+    assert by_day["2026-03-06"] == (3.0, 1)
+    assert by_day["2026-03-05"] == (None, 0)
+
+
+async def test_click_positions_in_algolias_twelve_ranges() -> None:
+    answer = await ClickPositions(catalog=catalog(), store=store_with([], CLICKS),
+                                  clock=lambda: NOW)(AnalyticsRequest(index="books"))
+    body = builtins(answer)
+    check("analytics", "clicks.positions.response", body)
+    expected = {1: 2, 2: 1, 3: 1, 7: 1}
+    assert body["positions"] == (
+        [{"position": [p, p], "clickCount": expected.get(p, 0)} for p in range(1, 11)]
+        + [{"position": [11, 20], "clickCount": 1}, {"position": [21, -1], "clickCount": 1}])

@@ -8,7 +8,13 @@ from datetime import date
 
 from searchport.domain.analytics.insights import InsightsEvent
 from searchport.domain.analytics.records import SearchRecord
-from searchport.domain.analytics.reports import DayClicks, DayCount, DayUsers, TopSearch
+from searchport.domain.analytics.reports import (
+    DayClicks,
+    DayCount,
+    DayPosition,
+    DayUsers,
+    TopSearch,
+)
 
 
 class NullAnalyticsStore:
@@ -43,6 +49,14 @@ class NullAnalyticsStore:
         return []
 
     async def clicks_by_day(self, handle: str, start: date, end: date) -> list[DayClicks]:
+        return []
+
+    async def conversions_by_day(self, handle: str, start: date, end: date
+                                 ) -> list[DayClicks]:
+        return []
+
+    async def click_positions(self, handle: str, start: date, end: date
+                              ) -> list[DayPosition]:
         return []
 
     async def last_update(self, handle: str) -> float | None:

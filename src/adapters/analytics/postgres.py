@@ -23,7 +23,13 @@ from psycopg.types.json import Jsonb
 from searchport.adapters.analytics import schema
 from searchport.domain.analytics.insights import InsightsEvent
 from searchport.domain.analytics.records import SearchRecord, utc_day
-from searchport.domain.analytics.reports import DayClicks, DayCount, DayUsers, TopSearch
+from searchport.domain.analytics.reports import (
+    DayClicks,
+    DayCount,
+    DayPosition,
+    DayUsers,
+    TopSearch,
+)
 from searchport.domain.errors import AnalyticsUnavailable
 
 T = TypeVar("T")
@@ -40,14 +46,31 @@ INSERT_EVENT = (
     "authenticated_user_token, object_ids, positions, query_id, filters, object_query_ids) "
     "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
 )
-CLICKS_BY_DAY = """
+# tracked searches per day, and the events of one type naming them (``q``: a query id)
+PER_TRACKED_SEARCH = """
     SELECT s.day, count(*), count(c.n), coalesce(sum(c.n), 0)
     FROM analytics_searches s
-    LEFT JOIN (SELECT query_id, count(*) AS n FROM analytics_events
-               WHERE type = 'click' AND query_id IS NOT NULL GROUP BY query_id) c
-      ON c.query_id = s.query_id
+    LEFT JOIN ({events}) c ON c.q = s.query_id
     WHERE s.handle = %s AND s.day BETWEEN %s AND %s AND s.query_id IS NOT NULL
     GROUP BY s.day ORDER BY s.day
+"""
+CLICKS_BY_DAY = PER_TRACKED_SEARCH.format(events="""
+    SELECT query_id AS q, count(*) AS n FROM analytics_events
+    WHERE type = 'click' AND query_id IS NOT NULL GROUP BY query_id""")
+# a conversion names its search by queryID, or (a purchase) by each object's; once per event
+CONVERSIONS_BY_DAY = PER_TRACKED_SEARCH.format(events="""
+    SELECT q, count(*) AS n FROM (
+        SELECT DISTINCT e.id, coalesce(e.query_id, j.value) AS q
+        FROM analytics_events e
+        LEFT JOIN LATERAL jsonb_array_elements_text(e.object_query_ids) AS j(value)
+          ON e.query_id IS NULL
+        WHERE e.type = 'conversion') AS named
+    WHERE q IS NOT NULL AND q <> '' GROUP BY q""")
+CLICK_POSITIONS = """
+    SELECT e.day, j.value::integer AS p, count(*)
+    FROM analytics_events e, jsonb_array_elements_text(e.positions) AS j(value)
+    WHERE e.handle = %s AND e.type = 'click' AND e.day BETWEEN %s AND %s
+    GROUP BY e.day, p ORDER BY e.day, p
 """
 
 
@@ -190,6 +213,17 @@ class PostgresAnalyticsStore:
         rows = await self._rows(CLICKS_BY_DAY, (handle, start, end))
         return [DayClicks(day, tracked, clicked, int(clicks))
                 for day, tracked, clicked, clicks in rows]
+
+    async def conversions_by_day(self, handle: str, start: date, end: date
+                                 ) -> list[DayClicks]:
+        rows = await self._rows(CONVERSIONS_BY_DAY, (handle, start, end))
+        return [DayClicks(day, tracked, converted, int(conversions))
+                for day, tracked, converted, conversions in rows]
+
+    async def click_positions(self, handle: str, start: date, end: date
+                              ) -> list[DayPosition]:
+        rows = await self._rows(CLICK_POSITIONS, (handle, start, end))
+        return [DayPosition(day, p, n) for day, p, n in rows]
 
     async def last_update(self, handle: str) -> float | None:
         rows = await self._rows("SELECT max(at) FROM analytics_searches WHERE handle = %s",

@@ -12,9 +12,10 @@ from collections.abc import Mapping
 
 TYPES: Mapping[str, Mapping[str, str]] = {
     "sqlite": {"day": "TEXT", "real": "REAL", "json": "TEXT", "bytes": "BLOB",
-               "bigint": "INTEGER"},
+               "bigint": "INTEGER", "id": "INTEGER PRIMARY KEY"},
     "postgres": {"day": "DATE", "real": "DOUBLE PRECISION", "json": "JSONB",
-                 "bytes": "BYTEA", "bigint": "BIGINT"},
+                 "bytes": "BYTEA", "bigint": "BIGINT",
+                 "id": "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"},
 }
 
 VERSION_TABLE = "CREATE TABLE IF NOT EXISTS analytics_schema (version INTEGER NOT NULL)"
@@ -38,6 +39,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX analytics_searches_query_id ON analytics_searches (query_id) "
         "WHERE query_id IS NOT NULL",
         """CREATE TABLE analytics_events (
+            id {id},
             at {real} NOT NULL,
             day {day} NOT NULL,
             handle TEXT NOT NULL,

@@ -22,7 +22,13 @@ import msgspec
 from searchport.adapters.analytics import schema
 from searchport.domain.analytics.insights import InsightsEvent
 from searchport.domain.analytics.records import SearchRecord, utc_day
-from searchport.domain.analytics.reports import DayClicks, DayCount, DayUsers, TopSearch
+from searchport.domain.analytics.reports import (
+    DayClicks,
+    DayCount,
+    DayPosition,
+    DayUsers,
+    TopSearch,
+)
 from searchport.domain.errors import AnalyticsUnavailable
 
 T = TypeVar("T")
@@ -37,14 +43,30 @@ INSERT_EVENT = (
     "authenticated_user_token, object_ids, positions, query_id, filters, object_query_ids) "
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
-CLICKS_BY_DAY = """
+# tracked searches per day, and the events of one type naming them (``q``: a query id)
+PER_TRACKED_SEARCH = """
     SELECT s.day, count(*), sum(CASE WHEN c.n > 0 THEN 1 ELSE 0 END), coalesce(sum(c.n), 0)
     FROM analytics_searches s
-    LEFT JOIN (SELECT query_id, count(*) AS n FROM analytics_events
-               WHERE type = 'click' AND query_id IS NOT NULL GROUP BY query_id) c
-      ON c.query_id = s.query_id
+    LEFT JOIN ({events}) c ON c.q = s.query_id
     WHERE s.handle = ? AND s.day BETWEEN ? AND ? AND s.query_id IS NOT NULL
     GROUP BY s.day ORDER BY s.day
+"""
+CLICKS_BY_DAY = PER_TRACKED_SEARCH.format(events="""
+    SELECT query_id AS q, count(*) AS n FROM analytics_events
+    WHERE type = 'click' AND query_id IS NOT NULL GROUP BY query_id""")
+# a conversion names its search by queryID, or (a purchase) by each object's; once per event
+CONVERSIONS_BY_DAY = PER_TRACKED_SEARCH.format(events="""
+    SELECT q, count(*) AS n FROM (
+        SELECT DISTINCT e.id, coalesce(e.query_id, j.value) AS q
+        FROM analytics_events e
+        LEFT JOIN json_each(e.object_query_ids) j ON e.query_id IS NULL
+        WHERE e.type = 'conversion')
+    WHERE q IS NOT NULL AND q <> '' GROUP BY q""")
+CLICK_POSITIONS = """
+    SELECT e.day, CAST(j.value AS INTEGER) AS p, count(*)
+    FROM analytics_events e, json_each(e.positions) j
+    WHERE e.handle = ? AND e.type = 'click' AND e.day BETWEEN ? AND ?
+    GROUP BY e.day, p ORDER BY e.day, p
 """
 
 
@@ -170,6 +192,19 @@ class SqliteAnalyticsStore:
             CLICKS_BY_DAY, (handle, start.isoformat(), end.isoformat())).fetchall())
         return [DayClicks(date.fromisoformat(day), tracked, clicked, clicks)
                 for day, tracked, clicked, clicks in rows]
+
+    async def conversions_by_day(self, handle: str, start: date, end: date
+                                 ) -> list[DayClicks]:
+        rows = await self._run(lambda db: db.execute(
+            CONVERSIONS_BY_DAY, (handle, start.isoformat(), end.isoformat())).fetchall())
+        return [DayClicks(date.fromisoformat(day), tracked, converted, conversions)
+                for day, tracked, converted, conversions in rows]
+
+    async def click_positions(self, handle: str, start: date, end: date
+                              ) -> list[DayPosition]:
+        rows = await self._run(lambda db: db.execute(
+            CLICK_POSITIONS, (handle, start.isoformat(), end.isoformat())).fetchall())
+        return [DayPosition(date.fromisoformat(day), p, n) for day, p, n in rows]
 
     async def last_update(self, handle: str) -> float | None:
         row = await self._run(lambda db: db.execute(

@@ -85,3 +85,63 @@ class UsersCountAnswer(_Answer, frozen=True):
 
     count: int
     dates: list[DailyUsers]
+
+
+class DailyConversionRate(_Answer, frozen=True):
+    rate: float | None
+    tracked_search_count: int
+    conversion_count: int
+    date: str
+
+
+class ConversionRateAnswer(_Answer, frozen=True):
+    """``GET /2/conversions/conversionRate``: tracked searches with at least one conversion
+    divided by tracked searches (null without tracked searches), for the period and per day."""
+
+    rate: float | None
+    tracked_search_count: int
+    conversion_count: int
+    dates: list[DailyConversionRate]
+
+
+class DailyNoClickRate(_Answer, frozen=True):
+    rate: float
+    count: int
+    no_click_count: int
+    date: str
+
+
+class NoClickRateAnswer(_Answer, frozen=True):
+    """``GET /2/searches/noClickRate``: tracked searches without a click divided by tracked
+    searches (0 when there were none: the specification's rate is never null)."""
+
+    rate: float
+    count: int
+    no_click_count: int
+    dates: list[DailyNoClickRate]
+
+
+class DailyAverageClicks(_Answer, frozen=True):
+    average: float | None
+    click_count: int
+    date: str
+
+
+class AverageClickPositionAnswer(_Answer, frozen=True):
+    """``GET /2/clicks/averageClickPosition``: the mean position (from 1) of the clicked
+    results (null without clicks), for the period and per day."""
+
+    average: float | None
+    click_count: int
+    dates: list[DailyAverageClicks]
+
+
+class ClickPosition(_Answer, frozen=True):
+    position: list[int]  # [start, end]; -1: to the end of the results
+    click_count: int
+
+
+class ClickPositionsAnswer(_Answer, frozen=True):
+    """``GET /2/clicks/positions``: clicks at positions 1 to 10, 11 to 20, and 21 on."""
+
+    positions: list[ClickPosition]

@@ -32,6 +32,14 @@ class TopSearch(msgspec.Struct, frozen=True):
     with_filters: int
 
 
+class DayPosition(msgspec.Struct, frozen=True):
+    """Clicks at one position (1-based) of the results on one day."""
+
+    day: date
+    position: int
+    clicks: int
+
+
 class DayClicks(msgspec.Struct, frozen=True):
     """One day's searches made with ``clickAnalytics`` (tracked), how many of them got at
     least one click, and the clicks on them."""
