@@ -52,7 +52,7 @@ def scope(n: int | None = None) -> dict[str, Any]:
 
 
 async def measure(requests: int, profile: bool, unique: bool) -> None:
-    from searchport.entrypoints.asgi import create
+    from searchport.entrypoints.http.asgi import create
 
     app: Any = create()
     inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()

@@ -1,4 +1,8 @@
-"""Hand-written fakes of the ports, for unit tests of the domain and the HTTP layer."""
+"""Hand-written fakes of the ports, for unit tests of the domain and the HTTP layer.
+
+Each fake follows its port exactly: the typed assignments at the end are checked by mypy
+(``tests.fakes`` is one of the modules it checks), so a port that changes fails them.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 from dependency_injector import providers
@@ -24,11 +28,11 @@ from searchport.domain.analytics.reports import (
 from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.config import Config
 from searchport.domain.errors import AnalyticsUnavailable, InvalidQuery
-from searchport.domain.query import FacetValuesQuery, SearchQuery
+from searchport.domain.query import FacetValuesQuery, Filter, SearchQuery
 from searchport.domain.results import Capabilities, EngineResult, FacetValue, Hit
 from searchport.entrypoints.container import Container
-from searchport.entrypoints.observability import Metrics
-from searchport.entrypoints.timing import ObservedCache, TimedEngine
+from searchport.entrypoints.http.observability import Metrics
+from searchport.entrypoints.http.timing import ObservedCache, TimedEngine
 
 
 class FakeEngine:
@@ -77,7 +81,7 @@ class FakeEngine:
     async def get_mapping(self) -> dict[str, Any]:
         return {"fake": {"mappings": {}}}
 
-    async def raw_query(self, body: dict[str, Any]) -> bytes:
+    async def raw_query(self, body: dict[str, Any], filters: tuple[Filter, ...] = ()) -> bytes:
         self.queries.append(body)
         if "bad" in body:
             raise InvalidQuery("the engine rejected the query: bad")
@@ -94,7 +98,7 @@ class FakeEngine:
 
 
 class FakeCache:
-    """A dict cache with a switchable status; ``disabled`` stores nothing, like NullCache."""
+    """A dict cache with a switchable status; ``disabled`` stores nothing, like NoCache."""
 
     def __init__(self, status: str = "memory") -> None:
         self.status = status
@@ -215,6 +219,7 @@ def fake_container(
     cache = cache or FakeCache(status="disabled")
     container.cache.override(providers.Object(ObservedCache(cache, metrics.cache_lookup)))
     return container
+
 
 
 class FakeAnalyticsStore:
@@ -341,3 +346,17 @@ class FakeAnalyticsStore:
 
     async def close(self) -> None:
         self.closed = True
+
+
+if TYPE_CHECKING:
+    from searchport.ports.analytics import AnalyticsStore
+    from searchport.ports.cache import CachePort
+    from searchport.ports.engine import SearchEnginePort
+
+    _fake_engine: SearchEnginePort = FakeEngine()
+    _field_facet_engine: SearchEnginePort = FieldFacetEngine(values_by_field={})
+    _echo_engine: SearchEnginePort = EchoEngine()
+    _failing_engine: SearchEnginePort = FailingEngine(RuntimeError())
+    _fake_cache: CachePort = FakeCache()
+    _unreachable_cache: CachePort = UnreachableCache()
+    _fake_analytics_store: AnalyticsStore = FakeAnalyticsStore()

@@ -13,17 +13,16 @@ import msgspec
 import yaml
 
 from searchport.adapters.engine_address import EngineAddress
+from searchport.domain.access import handle_pattern
 from searchport.domain.config import CacheConfig, Config, ConfigError, FieldConfig, IndexConfig
+from searchport.domain.engines import BY_NAME
 from searchport.domain.errors import InvalidRequest
 from searchport.domain.fields import METADATA_KEYS, FieldMap, alias_conflicts
 from searchport.domain.params import parse_filters
-from searchport.domain.scope import handle_pattern
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 _HANDLE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 RESERVED_HANDLES = frozenset({"health", "indexes", "openapi", "cache", "metrics", "ui", "1"})
-SERVER_ENGINES = frozenset({"elasticsearch", "opensearch", "meilisearch", "typesense"})
-NESTED_ENGINES = frozenset({"elasticsearch", "opensearch"})
 
 
 def substitute(value: Any, environ: Mapping[str, str], path: str = "") -> Any:
@@ -77,13 +76,14 @@ def check_index(handle: str, index: IndexConfig) -> None:
             f"{where}: a handle must be letters, digits, '_', '.' or '-' (not one of "
             f"{', '.join(sorted(RESERVED_HANDLES))})"
         )
-    if index.engine in SERVER_ENGINES:
+    engine = BY_NAME[index.engine]
+    if engine.server:
         if not index.host:
             raise ConfigError(f"{where}.host: required for engine {index.engine}")
         if not index.index_name:
             raise ConfigError(f"{where}.indexName: required for engine {index.engine}")
         if isinstance(index.index_name, list) and len(index.index_name) > 1 and (
-            index.engine not in NESTED_ENGINES
+            not engine.index_lists
         ):
             raise ConfigError(f"{where}.indexName: engine {index.engine} takes one index name")
         if isinstance(index.index_name, list) and not all(index.index_name):
@@ -107,7 +107,7 @@ def check_index(handle: str, index: IndexConfig) -> None:
             raise ConfigError(
                 f"{where}.fields.{name}: {name} is hit metadata and cannot name a field"
             )
-        if field.nested_path and index.engine not in NESTED_ENGINES:
+        if field.nested_path and not engine.nested:
             raise ConfigError(
                 f"{where}.fields.{name}.nestedPath: not supported by engine {index.engine}"
             )

@@ -2,7 +2,7 @@
 
 ``searchport serve`` with no ``--config``, no ``$SEARCHPORT_CONFIG`` and no ``config.yaml``
 in the working folder serves this demo: ``config.yaml`` here is its template, and the
-index is built in a per-user cache folder (``searchport.entrypoints.cli.demo_home``).
+index is built in a per-user cache folder (``searchport.entrypoints.cli.main.demo_home``).
 The data's origin and licence: the repository's ``demo/README.md``.
 """
 

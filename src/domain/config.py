@@ -12,10 +12,9 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-EngineName = Literal["elasticsearch", "opensearch", "meilisearch", "typesense", "tantivy"]
-FieldType = Literal["text", "keyword", "integer", "float", "boolean", "date", "geo_point"]
+from searchport.domain.engines import EngineName
 
-ENGINE_NAMES: tuple[str, ...] = EngineName.__args__  # type: ignore[attr-defined]
+FieldType = Literal["text", "keyword", "integer", "float", "boolean", "date", "geo_point"]
 
 
 class _Section(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True,

@@ -56,7 +56,7 @@ class FieldMap:
         """Stored fields under their public names, minus any that clash with hit metadata."""
         to_public = self._to_public
         if not to_public and METADATA.isdisjoint(source):
-            return dict(source)  # no alias, no clash: a copy (20 x ~1.3 µs less per search)
+            return dict(source)  # no alias, no clash: a plain copy, cheaper than a rebuild
         return {
             to_public.get(k, k): v
             for k, v in source.items()

@@ -3,8 +3,8 @@
 ``asyncio.get_running_loop()`` asks the operating system for the process id on every call
 (to notice a fork), and asyncio's own helpers (``create_task``, ``timeout``,
 ``current_task``...) call it again each time. A search asked for the loop about eight
-times; under load those system calls cost about 20 µs of CPU per request (py-spy, native
-frames; bench/RESULTS.md). This keeps the loop per thread and trusts it while it is
+times; under load those system calls showed as a visible share of each request's CPU in
+profiles (py-spy, native frames). This keeps the loop per thread and trusts it while it is
 running: a thread runs one loop at a time, a loop runs in one thread, and a forked child
 starts with nothing kept.
 """

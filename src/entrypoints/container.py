@@ -12,7 +12,6 @@ from dependency_injector import containers, providers
 
 from searchport import __version__
 from searchport.adapters.cache.memory import MemoryCache
-from searchport.adapters.cache.null import NullCache
 from searchport.adapters.cache.two_tier import TwoTierCache
 from searchport.adapters.engine_address import EngineAddress
 from searchport.adapters.http_clients import HttpClients
@@ -22,7 +21,8 @@ from searchport.adapters.resources import EngineResources
 from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.config import Config, ConfigError, IndexConfig
 from searchport.domain.engine_health import EngineHealth
-from searchport.domain.response_cache import ResponseCache
+from searchport.domain.engines import BY_NAME
+from searchport.domain.response_cache import NoCache, ResponseCache
 from searchport.domain.usecases.algolia_search import AlgoliaSearch
 from searchport.domain.usecases.autocomplete import Autocomplete
 from searchport.domain.usecases.clear_cache import ClearCache
@@ -34,28 +34,17 @@ from searchport.domain.usecases.health import Health
 from searchport.domain.usecases.list_indexes import ListIndexes
 from searchport.domain.usecases.raw_query import RawQuery
 from searchport.domain.usecases.search import Search
-from searchport.entrypoints.observability import Metrics
-from searchport.entrypoints.timing import ObservedCache, TimedEngine
+from searchport.entrypoints.http.observability import Metrics
+from searchport.entrypoints.http.timing import ObservedCache, TimedEngine
 from searchport.ports.cache import CachePort
 from searchport.ports.engine import SearchEnginePort
 from searchport.ports.rate_limit import RateLimitStore
 
-# engine name -> "module:factory"; a factory takes (handle, IndexConfig, EngineResources).
-# Adding an engine is one adapter package and one line here.
-ENGINE_ADAPTERS: dict[str, str] = {
-    "tantivy": "searchport.adapters.tantivy:create",
-    "elasticsearch": "searchport.adapters.elastic:create_elasticsearch",
-    "opensearch": "searchport.adapters.elastic:create_opensearch",
-    "typesense": "searchport.adapters.typesense:create",
-    "meilisearch": "searchport.adapters.meilisearch:create",
-}
-
 
 def engine_factory(name: str) -> Any:
-    target = ENGINE_ADAPTERS.get(name)
-    if target is None:
-        raise ConfigError(f"The {name} engine is not available in this version of searchport")
-    module, _, attr = target.partition(":")
+    """The adapter factory the engine table names; its module is imported only now, so a
+    config without that engine never loads its client."""
+    module, _, attr = BY_NAME[name].adapter.partition(":")
     return getattr(importlib.import_module(module), attr)
 
 
@@ -127,7 +116,7 @@ def build_cache(config: Config) -> CachePort:
     """``cache.backend``: none, memory, or redis (behind a memory tier unless localTtl is 0)."""
     settings = config.cache
     if settings.backend == "none":
-        return NullCache()
+        return NoCache()
     memory = MemoryCache(max_entries=settings.max_entries, max_bytes=settings.max_bytes)
     if settings.backend == "memory":
         return memory

@@ -227,9 +227,10 @@ def test_ports_checker() -> None:
 
 def test_adapters_checker() -> None:
     flagged = imports_of("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
-                         "    from searchport.entrypoints.app import create_app\n",
+                         "    from searchport.entrypoints.http.app import create_app\n",
                          "searchport.adapters.tantivy.engine")
-    assert [v.target for v in adapters_violations(flagged)][:1] == ["searchport.entrypoints.app"]
+    assert [v.target for v in adapters_violations(flagged)][:1] == [
+        "searchport.entrypoints.http.app"]
     relative = imports_of("from ..entrypoints import timing", "searchport.adapters.x")
     assert adapters_violations(relative)
     fine = imports_of("import httpx\nfrom searchport.domain import errors", "searchport.adapters.x")

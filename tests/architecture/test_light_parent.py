@@ -36,7 +36,7 @@ def test_reading_a_config_loads_no_client_framework_or_engine(
     probe = (
         "import sys\n"
         "from pathlib import Path\n"
-        "import searchport.entrypoints.cli as cli\n"
+        "import searchport.entrypoints.cli.main as cli\n"
         f"config, _ = cli._load({str(config)!r})\n"
         "assert set(config.indexes) == {'es', 'ts'}, config.indexes\n"
         f"print(','.join(m for m in {HEAVY!r} if m in sys.modules))\n"

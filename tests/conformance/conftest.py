@@ -10,8 +10,8 @@ import yaml
 from litestar.testing import TestClient
 
 from searchport.adapters.config_loader import parse_config
-from searchport.entrypoints.app import create_app
 from searchport.entrypoints.container import create_container
+from searchport.entrypoints.http.app import create_app
 from tests.conformance.backends import BACKENDS, Session
 
 HANDLE = "books"

@@ -13,9 +13,10 @@ import msgspec
 
 from searchport.adapters.http_clients import HttpClients
 from searchport.adapters.resources import EngineResources
-from searchport.domain.config import ENGINE_NAMES, IndexConfig
+from searchport.domain.config import IndexConfig
+from searchport.domain.engines import ENGINE_NAMES
 from searchport.domain.results import Capabilities
-from searchport.entrypoints.container import ENGINE_ADAPTERS, make_engine
+from searchport.entrypoints.container import make_engine
 from tests.specs.checker import commit
 
 ENGINES_PAGE = Path(__file__).resolve().parents[2] / "docs" / "engines.md"
@@ -54,12 +55,11 @@ def capabilities(engine: str) -> Capabilities:
 
 
 def table() -> str:
-    engines = [e for e in ENGINE_NAMES if e in ENGINE_ADAPTERS]
     lines = [
         "| engine | " + " | ".join(FEATURES) + f" | {SPEC_COLUMN} |",
         "|---|" + "---|" * (len(FEATURES) + 1),
     ]
-    for engine in engines:
+    for engine in ENGINE_NAMES:
         caps = capabilities(engine)
         cells = [
             "yes" if getattr(caps, attr) else "config error" if title in CONFIG_FEATURES
@@ -67,7 +67,6 @@ def table() -> str:
             for title, attr in FEATURES.items()
         ]
         lines.append(f"| {engine} | " + " | ".join(cells) + f" | {specification(engine)} |")
-    missing = [e for e in ENGINE_NAMES if e not in ENGINE_ADAPTERS]
     notes = [
         "",
         f"Every engine does: {ALWAYS}.",
@@ -79,8 +78,6 @@ def table() -> str:
         f"the Algolia routes are held against {specification('algolia')}",
         "([engine-specifications.md](engine-specifications.md)).",
     ]
-    if missing:
-        notes.append(f"Not available yet: {', '.join(missing)}.")
     return "\n".join(lines + notes)
 
 

@@ -33,8 +33,8 @@ from litestar.testing import TestClient
 from searchport.adapters.config_loader import parse_config
 from searchport.adapters.http_clients import HttpClients
 from searchport.domain.config import Config
-from searchport.entrypoints.app import create_app
 from searchport.entrypoints.container import Container
+from searchport.entrypoints.http.app import create_app
 from tests.specs.exchanges import VIOLATIONS, engine_answer, engine_request
 
 Handler = Callable[[httpx.Request], httpx.Response]

@@ -20,8 +20,8 @@ import pytest
 from litestar.testing import TestClient
 
 from searchport.domain.config import Config
-from searchport.entrypoints.app import create_app
 from searchport.entrypoints.container import create_container
+from searchport.entrypoints.http.app import create_app
 from tests.integration.conftest import BOOK_FIELDS, BOOKS
 
 Row = dict[str, Any]

@@ -12,9 +12,9 @@ import anyio
 import pytest
 
 from searchport.adapters.cache.memory import MemoryCache
-from searchport.adapters.cache.null import NullCache
 from searchport.adapters.cache.redis import RedisCache
 from searchport.adapters.cache.two_tier import TwoTierCache
+from searchport.domain.response_cache import NoCache
 from searchport.ports.cache import CachePort
 from tests.redis_server import RedisServer
 
@@ -33,7 +33,7 @@ def kind(request: pytest.FixtureRequest) -> str:
 async def cache(kind: str, request: pytest.FixtureRequest) -> AsyncIterator[CachePort]:
     adapter: CachePort
     if kind == "none":
-        adapter = NullCache()
+        adapter = NoCache()
     elif kind == "memory":
         adapter = MemoryCache()
     else:

@@ -22,8 +22,8 @@ from searchport.domain.config import CacheConfig, Config, FieldConfig, IndexConf
 from searchport.domain.response_cache import ResponseCache
 from searchport.domain.search_request import SearchRequest
 from searchport.domain.usecases.search import Search
-from searchport.entrypoints.app import create_app
 from searchport.entrypoints.container import Container
+from searchport.entrypoints.http.app import create_app
 from tests.fakes import EchoEngine, fake_catalog
 from tests.redis_server import RedisServer
 

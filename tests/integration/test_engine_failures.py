@@ -22,8 +22,8 @@ from searchport.adapters.config_loader import parse_config
 from searchport.adapters.exchange import CircuitOpen, Dropped
 from searchport.adapters.http1 import Http1Exchange
 from searchport.adapters.resilience import ResilientExchange
-from searchport.entrypoints.app import create_app
 from searchport.entrypoints.container import create_container
+from searchport.entrypoints.http.app import create_app
 from tests.misbehaving_upstream import (
     MisbehavingUpstream,
     misbehaving_upstream,

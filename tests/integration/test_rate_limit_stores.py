@@ -19,8 +19,8 @@ from searchport.adapters.rate_limit.memory import MemoryRateLimitStore
 from searchport.adapters.rate_limit.redis import RedisRateLimitStore
 from searchport.domain.config import Config, ConfigError
 from searchport.domain.rate_limit import gcra
-from searchport.entrypoints.app import create_app
 from searchport.entrypoints.container import build_rate_limit_store
+from searchport.entrypoints.http.app import create_app
 from searchport.ports.rate_limit import RateLimitStore
 from tests.fakes import fake_container
 from tests.redis_server import RedisServer

@@ -17,8 +17,8 @@ from algoliasearch.search.client import SearchClientSync
 from litestar.testing import TestClient
 
 from searchport.domain.config import Config
-from searchport.entrypoints.app import create_app
 from searchport.entrypoints.container import create_container
+from searchport.entrypoints.http.app import create_app
 from tests.integration.conftest import BOOK_FIELDS, BOOKS
 
 Row = dict[str, Any]

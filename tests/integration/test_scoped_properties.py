@@ -26,14 +26,14 @@ from hypothesis import strategies as st
 from litestar.testing import TestClient
 
 from searchport.adapters.tantivy import TantivyEngine
+from searchport.domain.access import Access, filters_by_handle
 from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.config import Config, IndexConfig
 from searchport.domain.responses import SearchResponse
-from searchport.domain.scope import Scope, filters_by_handle
 from searchport.domain.search_request import SearchRequest
 from searchport.domain.usecases.search import Search
-from searchport.entrypoints.app import create_app
 from searchport.entrypoints.container import create_container
+from searchport.entrypoints.http.app import create_app
 from tests.integration.conftest import BOOK_FIELDS, BOOKS, books_config, load_rows
 from tests.integration.typesense_server import index_settings
 from tests.typesense_server import TypesenseServer
@@ -285,12 +285,12 @@ def test_a_named_keys_forced_filters_hold_in_the_use_case(
         books_engine: TantivyEngine, forced: dict[str, Any], filters: dict[str, Any]) -> None:
     """A named key's ``filters`` (the native grammar) through the ``Search`` use case on the
     real tantivy index: hits, totals and disjunctive facet counts of forced AND asked."""
-    scope = Scope(forced=filters_by_handle({"books": native_json(forced)}), filtered=True)
+    access = Access(forced=filters_by_handle({"books": native_json(forced)}), filtered=True)
     search = Search(catalog=Catalog({"books": IndexEntry("books", books_engine_config(),
                                                          books_engine)}))
     answer = asyncio.run(search(SearchRequest(
         handle="books", per_page=100, facets="genre,language",
-        filters=json.dumps(native_json(filters))), scope)).decode(SearchResponse)
+        filters=json.dumps(native_json(filters))), access)).decode(SearchResponse)
     inside = [r for r in ROWS if native_holds(forced, r)]
     expected = [r for r in inside if native_holds(filters, r)]
     assert {h["objectID"] for h in answer.hits} == {str(r["id"]) for r in expected}

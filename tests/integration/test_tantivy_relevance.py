@@ -261,8 +261,8 @@ def test_search_answers_suggestions_over_http(tmp_path: Path, ref: SimpleNamespa
     from litestar.testing import TestClient
 
     from searchport.domain.config import Config
-    from searchport.entrypoints.app import create_app
     from searchport.entrypoints.container import create_container
+    from searchport.entrypoints.http.app import create_app
 
     config = msgspec.convert({"indexes": {"books": {
         "engine": "tantivy", "path": str(tmp_path / "index"), "source": str(BOOKS),

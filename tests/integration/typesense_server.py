@@ -24,8 +24,8 @@ import pytest
 from litestar.testing import TestClient
 
 from searchport.domain.config import Config
-from searchport.entrypoints.app import create_app
 from searchport.entrypoints.container import create_container
+from searchport.entrypoints.http.app import create_app
 from tests.typesense_server import TypesenseServer, session_server
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"

@@ -19,7 +19,7 @@ import re
 import threading
 from typing import Any
 
-from searchport.entrypoints.error_bodies import is_algolia_path
+from searchport.entrypoints.http.error_bodies import is_algolia_path
 from tests.specs.checker import problems
 from tests.specs.meilisearch import request_problems as meili_request_problems
 

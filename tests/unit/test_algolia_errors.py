@@ -14,9 +14,9 @@ from litestar.testing import TestClient
 
 from searchport.domain.config import Config, LimitsConfig, RateLimitConfig, RateRule
 from searchport.domain.errors import EngineTimeout, EngineUnavailable
-from searchport.entrypoints.app import create_app
-from searchport.entrypoints.error_bodies import error_body, is_algolia_path
-from searchport.entrypoints.http_errors import ALGOLIA_READ_ONLY, ALGOLIA_UNSUPPORTED
+from searchport.entrypoints.http.app import create_app
+from searchport.entrypoints.http.error_bodies import error_body, is_algolia_path
+from searchport.entrypoints.http.http_errors import ALGOLIA_READ_ONLY, ALGOLIA_UNSUPPORTED
 from tests.fakes import FailingEngine, FakeEngine, fake_container
 from tests.unit.test_algolia_http import engines, settings
 from tests.unit.test_http_contract import KEY

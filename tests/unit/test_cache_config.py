@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 
 from searchport.adapters.cache.memory import MemoryCache
-from searchport.adapters.cache.null import NullCache
 from searchport.adapters.cache.redis import RedisCache
 from searchport.adapters.cache.two_tier import TwoTierCache
 from searchport.adapters.config_loader import load_config, parse_config
 from searchport.domain.config import CacheConfig, Config, ConfigError
+from searchport.domain.response_cache import NoCache
 from searchport.entrypoints.container import build_cache
 
 INDEX = "indexes:\n  books:\n    engine: tantivy\n    path: idx\n"
@@ -68,7 +68,7 @@ def test_bad_values_name_their_key(text: str, path: str) -> None:
 
 
 def test_build_cache_picks_the_adapter() -> None:
-    assert isinstance(build_cache(parse_config(INDEX, {})), NullCache)
+    assert isinstance(build_cache(parse_config(INDEX, {})), NoCache)
     memory = build_cache(parse_config("cache: {backend: memory, maxEntries: 7}\n" + INDEX, {}))
     assert isinstance(memory, MemoryCache) and memory.max_entries == 7
     two = build_cache(parse_config(INDEX, {"REDIS_URL": URL}))
@@ -99,7 +99,7 @@ def test_a_malformed_url_stops_startup_without_showing_it() -> None:
 def test_the_example_config_follows_redis_url(environ: dict[str, str], backend: str) -> None:
     config = load_config(Path(__file__).parents[2] / "config.example.yaml", environ)
     assert config.cache.backend == backend
-    assert isinstance(build_cache(config), NullCache if backend == "none" else TwoTierCache)
+    assert isinstance(build_cache(config), NoCache if backend == "none" else TwoTierCache)
 
 
 @pytest.mark.parametrize("url", [

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from searchport.entrypoints import compression
-from searchport.entrypoints.compression import CompressedBodies, Compression, chosen_encoding
+from searchport.entrypoints.http import compression
+from searchport.entrypoints.http.compression import CompressedBodies, Compression, chosen_encoding
 
 
 def digest_etag(body: bytes) -> bytes:

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from searchport.adapters.config_loader import load_config, parse_config
-from searchport.domain.config import ENGINE_NAMES, Config, ConfigError
+from searchport.domain.config import Config, ConfigError
+from searchport.domain.engines import ENGINE_NAMES
 
 ROOT = Path(__file__).resolve().parents[2]
 

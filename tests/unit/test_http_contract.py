@@ -21,7 +21,7 @@ from searchport import __version__
 from searchport.domain.config import Config, DefaultsConfig, FieldConfig, IndexConfig, LimitsConfig
 from searchport.domain.errors import EngineTimeout, EngineUnavailable
 from searchport.domain.results import EngineResult, FacetValue, Hit
-from searchport.entrypoints.app import create_app
+from searchport.entrypoints.http.app import create_app
 from tests.fakes import FailingEngine, FakeCache, FakeEngine, fake_container
 
 KEY = "test-key-1"

@@ -84,9 +84,9 @@ console.log(c.generateSecuredApiKey({parentApiKey: "parent-key", restrictions: {
                          text=True, timeout=60, check=True).stdout.strip()
     config = msgspec.convert({"apiKey": "parent-key"}, Config)
     principal = Keyring(config).resolve(key.encode(), "127.0.0.1")
-    assert principal is not None and principal.scope.restricted
-    assert principal.scope.allows("books-2") and principal.scope.allows("stock")
-    assert not principal.scope.allows("other")
+    assert principal is not None and principal.access.restricted
+    assert principal.access.allows("books-2") and principal.access.allows("stock")
+    assert not principal.access.allows("other")
     claimed = split(key.encode())
     assert claimed is not None
     # the client joins the nested list with commas: Algolia's string form, read as an AND
@@ -108,12 +108,12 @@ CONFIG = msgspec.convert({
 def test_the_keyring_knows_each_kind_of_key() -> None:
     ring = Keyring(CONFIG, clock=lambda: 900_000_000.0)
     plain = ring.resolve(b"plain-b", "127.0.0.1")
-    assert plain is not None and not plain.scope.restricted and plain.scope.raw_query
+    assert plain is not None and not plain.access.restricted and plain.access.raw_query
     tenant = ring.resolve(b"tenant-key", "127.0.0.1")
     assert tenant is not None and tenant.identity == "key:tenant"
     assert tenant.rule is not None and tenant.rule.limit == 5
-    assert tenant.scope.allows("dev_x") and not tenant.scope.allows("prod")
-    assert not tenant.scope.raw_query  # restricted, rawQuery not set
+    assert tenant.access.allows("dev_x") and not tenant.access.allows("prod")
+    assert not tenant.access.raw_query  # restricted, rawQuery not set
     # the clock (1998) is before its expiry
     assert ring.resolve(b"gone-key", "127.0.0.1") is not None
     assert Keyring(CONFIG).resolve(b"gone-key", "127.0.0.1") is None
@@ -132,7 +132,7 @@ def test_a_secured_keys_user_token_is_its_rate_limit_identity() -> None:
     assert identities[0] == identities[1] != identities[2]
     assert "alice" not in identities[0] and "tenant-key" not in identities[0]
     # a child of a named key is inside it
-    assert found[0] is not None and not found[0].scope.allows("prod")
+    assert found[0] is not None and not found[0].access.allows("prod")
 
 
 def count_comparisons(monkeypatch: pytest.MonkeyPatch) -> list[int]:

@@ -21,9 +21,9 @@ from litestar.testing import TestClient
 
 from searchport.domain.config import Config, IndexConfig
 from searchport.domain.results import EngineResult, FacetValue, Hit
-from searchport.entrypoints.app import create_app
 from searchport.entrypoints.controllers import index_routes
 from searchport.entrypoints.controllers.lean_parameters import LeanReader
+from searchport.entrypoints.http.app import create_app
 from tests.fakes import FakeEngine, fake_container
 
 HITS = [Hit(id=str(i), index="cities", score=1.0 + i, source={"name": f"City {i}"},

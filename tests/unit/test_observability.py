@@ -13,8 +13,8 @@ from litestar.testing import TestClient
 
 from searchport.domain.config import Config, MetricsConfig
 from searchport.domain.errors import EngineTimeout
-from searchport.entrypoints.app import create_app
-from searchport.entrypoints.observability import AccessLog, RequestRecord
+from searchport.entrypoints.http.app import create_app
+from searchport.entrypoints.http.observability import AccessLog, RequestRecord
 from tests.fakes import FailingEngine, FakeCache, FakeEngine, fake_container
 from tests.unit.test_http_contract import KEY, config, engine
 

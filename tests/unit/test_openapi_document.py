@@ -16,10 +16,10 @@ from searchport.adapters.engine_http import exchange_failure, status_error
 from searchport.adapters.exchange import Refused, TimedOut
 from searchport.adapters.meilisearch.transport import read_error as meilisearch_error
 from searchport.domain.config import Config, FieldConfig, IndexConfig
-from searchport.entrypoints.app import create_app
-from searchport.entrypoints.auth import UNAUTHORIZED
-from searchport.entrypoints.openapi import plain_types
-from searchport.entrypoints.openapi_errors import ENGINE_REFUSED, SENTENCES
+from searchport.entrypoints.http.app import create_app
+from searchport.entrypoints.http.auth import UNAUTHORIZED
+from searchport.entrypoints.http.openapi import plain_types
+from searchport.entrypoints.http.openapi_errors import ENGINE_REFUSED, SENTENCES
 from tests.fakes import FakeEngine, fake_container
 
 # a value polyfactory makes up: twenty letters of random case (or a status out of range)

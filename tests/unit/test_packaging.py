@@ -44,7 +44,7 @@ def test_the_wheel_ships_every_module_and_asset(tmp_path: Path) -> None:
     assert {"searchport/demo/cities.jsonl.gz", "searchport/entrypoints/ui/index.html",
             "searchport/entrypoints/algolia/__init__.py"} <= expected
     assert sorted(expected - shipped) == []
-    assert "searchport = searchport.entrypoints.cli:main" in scripts
+    assert "searchport = searchport.entrypoints.cli.main:main" in scripts
 
 
 def test_the_builtin_demo_is_the_example_configs_demo() -> None:
@@ -77,7 +77,7 @@ def test_no_file_the_wheel_ships_is_ignored_by_git() -> None:
 
 
 def test_the_demo_lives_in_the_xdg_cache_or_in_home_dot_cache() -> None:
-    from searchport.entrypoints.cli import demo_home
+    from searchport.entrypoints.cli.main import demo_home
 
     home = Path.home()
     assert demo_home({"XDG_CACHE_HOME": "/var/cache/me"}) == Path(

@@ -29,9 +29,10 @@ from searchport.domain.config import (
     RateRule,
 )
 from searchport.domain.errors import EngineUnavailable
-from searchport.entrypoints.app import create_app
-from searchport.entrypoints.request_context import RequestContext
-from searchport.entrypoints.timing import ObservedCache
+from searchport.domain.query import Filter
+from searchport.entrypoints.http.app import create_app
+from searchport.entrypoints.http.request_context import RequestContext
+from searchport.entrypoints.http.timing import ObservedCache
 from tests.fakes import EchoEngine, FakeCache, FakeEngine, fake_container
 
 PER_REQUEST = {"x-request-id", "server-timing"}
@@ -44,7 +45,7 @@ class RawFailing(FakeEngine):
         super().__init__()
         self.error = error
 
-    async def raw_query(self, body: dict[str, Any]) -> bytes:
+    async def raw_query(self, body: dict[str, Any], filters: tuple[Filter, ...] = ()) -> bytes:
         raise self.error
 
 

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from searchport.entrypoints.cli import ProgressBar
+from searchport.entrypoints.cli.main import ProgressBar
 
 
 class Terminal(io.StringIO):

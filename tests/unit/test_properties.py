@@ -21,7 +21,7 @@ from searchport.domain.fields import FieldMap
 from searchport.domain.params import decode_json, parse_filters
 from searchport.domain.query import ExistsFilter, NotFilter, RangeFilter, TermFilter
 from searchport.domain.results import Bucket, EngineResult, FacetValue, Hit
-from searchport.entrypoints.app import create_app
+from searchport.entrypoints.http.app import create_app
 from tests.fakes import FakeEngine, fake_container
 
 HTTP = settings(max_examples=150, deadline=None,

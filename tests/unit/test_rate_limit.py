@@ -17,7 +17,7 @@ from litestar.testing import TestClient
 from searchport.adapters.rate_limit.memory import MemoryRateLimitStore
 from searchport.domain.config import RateLimitConfig, RateRule
 from searchport.domain.rate_limit import gcra
-from searchport.entrypoints.app import create_app
+from searchport.entrypoints.http.app import create_app
 from searchport.ports.rate_limit import RateLimitStore
 from tests.fakes import fake_container
 from tests.unit.test_http_contract import KEY, OTHER_KEY, config, engine

@@ -16,8 +16,8 @@ from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.config import Config, DefaultsConfig, FieldConfig, IndexConfig
 from searchport.domain.errors import IndexNotFound
 from searchport.domain.usecases.describe_fields import DescribeFields, DescribeFieldsRequest
-from searchport.entrypoints.app import create_app
 from searchport.entrypoints.controllers.ui_routes import ui_directory
+from searchport.entrypoints.http.app import create_app
 from tests.fakes import FakeEngine, fake_container
 
 KEY = "page-key"

@@ -53,9 +53,6 @@ class FieldCatalog:
         info = self.mapped.get(name)
         return info is None or info.type in STRING_TYPES
 
-    def with_mapping(self, response: Mapping[str, Any]) -> FieldCatalog:
-        return FieldCatalog(mapped=read_mapping(response), configured_nested=self.configured_nested)
-
 
 def read_mapping(response: Mapping[str, Any]) -> dict[str, FieldInfo]:
     """Flatten a ``GET /<index>/_mapping`` answer to dotted field names. With several

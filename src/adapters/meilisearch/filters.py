@@ -267,10 +267,6 @@ def _on_field(f: TermFilter | RangeFilter | NotFilter | ExistsFilter | GeoRadius
     raise TypeError(f"unknown filter {f!r}")
 
 
-def expressions(filters: Iterable[Filter], dates: frozenset[str] = frozenset()) -> list[str]:
-    return [expression(f, dates) for f in filters]
-
-
 def sort_rules(clauses: Iterable[SortClause], geo: GeoSort | None = None) -> list[str]:
     """``field:asc`` rules. Relevance is always part of Meilisearch's ranking (where the
     index's ``rankingRules`` put it), so ``_score`` descending needs no rule; ascending

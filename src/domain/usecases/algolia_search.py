@@ -17,11 +17,11 @@ from typing import Any, Protocol
 
 import msgspec
 
+from searchport.domain.access import FULL_ACCESS, Access
 from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.query import FacetValuesQuery, Filter, SearchQuery
 from searchport.domain.response_cache import ResponseCache
 from searchport.domain.results import EngineResult, FacetValue
-from searchport.domain.scope import FULL_ACCESS, Scope
 from searchport.domain.shaping import order_facet_values
 
 MAX_FACET_VALUES = 100  # facet values asked of an engine at most (facet stats, facetHits)
@@ -86,11 +86,11 @@ class AlgoliaSearch:
         self._responses = responses or ResponseCache.uncached()
 
     async def __call__(self, queries: tuple[ProtocolQuery, ...],
-                       scope: Scope = FULL_ACCESS) -> list[bytes]:
-        """Every handle is checked against ``scope`` before any query runs: one the key may
+                       access: Access = FULL_ACCESS) -> list[bytes]:
+        """Every handle is checked against ``access`` before any query runs: one the key may
         not read refuses the whole call (as an unknown handle)."""
-        entries = [scope.entry(self._catalog, q.handle) for q in queries]
-        answers = await asyncio.gather(*(self._one(q, e, scope)
+        entries = [access.entry(self._catalog, q.handle) for q in queries]
+        answers = await asyncio.gather(*(self._one(q, e, access)
                                          for q, e in zip(queries, entries, strict=True)),
                                        return_exceptions=True)
         for answer in answers:
@@ -98,9 +98,9 @@ class AlgoliaSearch:
                 raise answer
         return [a for a in answers if isinstance(a, bytes)]
 
-    async def _one(self, query: ProtocolQuery, entry: IndexEntry, scope: Scope) -> bytes:
+    async def _one(self, query: ProtocolQuery, entry: IndexEntry, access: Access) -> bytes:
         plan = query.plan(entry)
-        forced = scope.forced(entry)
+        forced = access.forced(entry)
         if isinstance(plan.query, FacetHitsQuery):
             facet_plan: Any = plan
             return _encoder.encode(await self._facet_hits(entry, facet_plan, forced))

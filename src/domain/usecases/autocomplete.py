@@ -6,13 +6,13 @@ import asyncio
 
 import msgspec
 
+from searchport.domain.access import FULL_ACCESS, Access
 from searchport.domain.catalog import Catalog
 from searchport.domain.params import clamp, parse_list
 from searchport.domain.query import FacetValuesQuery, SearchQuery
 from searchport.domain.response_cache import Encoded, ResponseCache
 from searchport.domain.responses import AutocompleteResponse
 from searchport.domain.results import FacetValue
-from searchport.domain.scope import FULL_ACCESS, Scope
 from searchport.domain.shaping import order_facet_values, shape_hit
 
 MAX_HITS = 20
@@ -35,9 +35,9 @@ class Autocomplete:
         self._responses = responses or ResponseCache.uncached()
 
     async def __call__(self, request: AutocompleteRequest,
-                       scope: Scope = FULL_ACCESS) -> Encoded[AutocompleteResponse]:
-        entry = scope.entry(self._catalog, request.handle)
-        forced = scope.forced(entry)
+                       access: Access = FULL_ACCESS) -> Encoded[AutocompleteResponse]:
+        entry = access.entry(self._catalog, request.handle)
+        forced = access.forced(entry)
         fields, engine = entry.fields, entry.engine
         per_page = clamp(request.per_page, 5, 1, MAX_HITS)
         per_field = clamp(request.max_facets_per_field, 4, 1, MAX_FACET_VALUES)

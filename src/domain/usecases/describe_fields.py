@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import msgspec
 
+from searchport.domain.access import FULL_ACCESS, Access
 from searchport.domain.catalog import Catalog
 from searchport.domain.responses import FieldInfo, IndexFieldsResponse
-from searchport.domain.scope import FULL_ACCESS, Scope
 
 
 class DescribeFieldsRequest(msgspec.Struct, frozen=True, kw_only=True):
@@ -20,8 +20,8 @@ class DescribeFields:
         self._catalog = catalog
 
     async def __call__(self, request: DescribeFieldsRequest,
-                       scope: Scope = FULL_ACCESS) -> IndexFieldsResponse:
-        entry = scope.entry(self._catalog, request.handle)
+                       access: Access = FULL_ACCESS) -> IndexFieldsResponse:
+        entry = access.entry(self._catalog, request.handle)
         fields = [
             FieldInfo(
                 name=name,

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import msgspec
 
+from searchport.domain.access import FULL_ACCESS, Access
 from searchport.domain.catalog import Catalog
 from searchport.domain.params import clamp, decode_json, parse_filters
 from searchport.domain.query import FacetValuesQuery
 from searchport.domain.response_cache import Encoded, ResponseCache
 from searchport.domain.responses import FacetSearchResponse
-from searchport.domain.scope import FULL_ACCESS, Scope
 from searchport.domain.shaping import order_facet_values
 
 MAX_VALUES = 100
@@ -31,8 +31,8 @@ class FacetSearch:
         self._responses = responses or ResponseCache.uncached()
 
     async def __call__(self, request: FacetSearchRequest,
-                       scope: Scope = FULL_ACCESS) -> Encoded[FacetSearchResponse]:
-        entry = scope.entry(self._catalog, request.handle)
+                       access: Access = FULL_ACCESS) -> Encoded[FacetSearchResponse]:
+        entry = access.entry(self._catalog, request.handle)
         limit = clamp(request.max_values, 20, 1, MAX_VALUES)
         filters = (
             parse_filters(decode_json("filters", request.filters), entry.fields)
@@ -43,7 +43,7 @@ class FacetSearch:
             field=entry.fields.real(request.field),
             text=request.q.strip(),
             limit=limit,
-            filters=scope.restrict(entry, filters),
+            filters=access.restrict(entry, filters),
         )
 
         async def values() -> FacetSearchResponse:

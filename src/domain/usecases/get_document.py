@@ -6,11 +6,11 @@ from typing import Any
 
 import msgspec
 
+from searchport.domain.access import FULL_ACCESS, Access
 from searchport.domain.catalog import Catalog
 from searchport.domain.errors import DocumentNotFound
 from searchport.domain.record_match import holds
 from searchport.domain.response_cache import Encoded, ResponseCache
-from searchport.domain.scope import FULL_ACCESS, Scope
 from searchport.domain.shaping import shape_document
 
 
@@ -27,11 +27,11 @@ class GetDocument:
         self._responses = responses or ResponseCache.uncached()
 
     async def __call__(self, request: GetDocumentRequest,
-                       scope: Scope = FULL_ACCESS) -> Encoded[dict[str, Any]]:
+                       access: Access = FULL_ACCESS) -> Encoded[dict[str, Any]]:
         """A document outside the key's forced filters is not found, as one that does not
         exist (``record_match``: only a certain match is shown)."""
-        entry = scope.entry(self._catalog, request.handle)
-        forced = scope.forced(entry)
+        entry = access.entry(self._catalog, request.handle)
+        forced = access.forced(entry)
 
         async def document() -> dict[str, Any]:
             hit = await entry.engine.get_document(request.id)

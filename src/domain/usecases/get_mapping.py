@@ -6,9 +6,9 @@ from typing import Any
 
 import msgspec
 
+from searchport.domain.access import FULL_ACCESS, Access
 from searchport.domain.catalog import Catalog
 from searchport.domain.response_cache import Encoded, ResponseCache
-from searchport.domain.scope import FULL_ACCESS, Scope
 
 
 class GetMappingRequest(msgspec.Struct, frozen=True, kw_only=True):
@@ -23,6 +23,6 @@ class GetMapping:
         self._responses = responses or ResponseCache.uncached()
 
     async def __call__(self, request: GetMappingRequest,
-                       scope: Scope = FULL_ACCESS) -> Encoded[dict[str, Any]]:
-        entry = scope.entry(self._catalog, request.handle)
+                       access: Access = FULL_ACCESS) -> Encoded[dict[str, Any]]:
+        entry = access.entry(self._catalog, request.handle)
         return await self._responses.respond("mapping", entry, [], entry.engine.get_mapping)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from searchport.domain.access import FULL_ACCESS, Access
 from searchport.domain.catalog import Catalog
 from searchport.domain.responses import CapabilitiesBody, IndexInfo, IndexListResponse
-from searchport.domain.scope import FULL_ACCESS, Scope
 
 
 class ListIndexes:
@@ -14,15 +14,15 @@ class ListIndexes:
         self._catalog = catalog
 
     async def __call__(self, request: None = None,
-                       scope: Scope = FULL_ACCESS) -> IndexListResponse:
-        """Only the handles ``scope`` may read; ``rawQuery`` says whether this key may."""
+                       access: Access = FULL_ACCESS) -> IndexListResponse:
+        """Only the handles ``access`` may read; ``rawQuery`` says whether this key may."""
         infos = []
         for handle, entry in self._catalog.items():
-            if not scope.allows(handle):
+            if not access.allows(handle):
                 continue
             caps = entry.engine.capabilities
-            raw = (caps.raw_query and entry.config.raw_query and scope.raw_query
-                   and (caps.raw_query_filters or not scope.forced(entry)))
+            raw = (caps.raw_query and entry.config.raw_query and access.raw_query
+                   and (caps.raw_query_filters or not access.forced(entry)))
             infos.append(
                 IndexInfo(
                     handle=handle,

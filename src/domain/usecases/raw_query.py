@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import msgspec
 
+from searchport.domain.access import FULL_ACCESS, Access
 from searchport.domain.catalog import Catalog
 from searchport.domain.errors import Forbidden, InvalidRequest, PayloadTooLarge, UnsupportedFeature
-from searchport.domain.scope import FULL_ACCESS, Scope
 
 
 class RawQueryRequest(msgspec.Struct, frozen=True, kw_only=True):
@@ -21,15 +21,15 @@ class RawQuery:
         self._catalog = catalog
         self._max_body_bytes = max_body_bytes
 
-    async def __call__(self, request: RawQueryRequest, scope: Scope = FULL_ACCESS) -> bytes:
+    async def __call__(self, request: RawQueryRequest, access: Access = FULL_ACCESS) -> bytes:
         """Under a key with forced filters, an engine that can wrap the raw query keeps them
         (``Capabilities.raw_query_filters``); any other refuses it with a 403."""
-        entry = scope.entry(self._catalog, request.handle)
+        entry = access.entry(self._catalog, request.handle)
         if not entry.config.raw_query:
             raise Forbidden("The raw query endpoint is turned off for this index")
         if not entry.engine.capabilities.raw_query:
             raise UnsupportedFeature("raw query", entry.engine.name)
-        forced = scope.raw_filters(entry)
+        forced = access.raw_filters(entry)
         if forced and not entry.engine.capabilities.raw_query_filters:
             raise Forbidden(f"This API key forces filters on this handle, which a raw query on "
                             f"{entry.engine.name} cannot keep: use the search routes")

@@ -6,11 +6,11 @@ import math
 
 import msgspec
 
+from searchport.domain.access import FULL_ACCESS, Access
 from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.query import SearchQuery
 from searchport.domain.response_cache import Encoded, ResponseCache
 from searchport.domain.responses import SearchResponse
-from searchport.domain.scope import FULL_ACCESS, Scope
 from searchport.domain.search_request import SearchRequest, build_search_query
 from searchport.domain.shaping import fill_histogram, shape_clusters, shape_facets, shape_hit
 
@@ -23,10 +23,10 @@ class Search:
         self._responses = responses or ResponseCache.uncached()
 
     async def __call__(self, request: SearchRequest,
-                       scope: Scope = FULL_ACCESS) -> Encoded[SearchResponse]:
-        entry = scope.entry(self._catalog, request.handle)
+                       access: Access = FULL_ACCESS) -> Encoded[SearchResponse]:
+        entry = access.entry(self._catalog, request.handle)
         query, page, per_page = build_search_query(entry, request)
-        query = msgspec.structs.replace(query, filters=scope.restrict(entry, query.filters))
+        query = msgspec.structs.replace(query, filters=access.restrict(entry, query.filters))
         return await self._responses.respond(
             "search", entry, [query, page, per_page],
             lambda: self._search(entry, query, page, per_page),

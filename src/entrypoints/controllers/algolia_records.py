@@ -18,6 +18,7 @@ from litestar import Controller, Request, Response, get, post
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import PathParameter, QueryParameter
 
+from searchport.domain.access import Access
 from searchport.domain.errors import (
     DocumentNotFound,
     IndexNotFound,
@@ -25,15 +26,14 @@ from searchport.domain.errors import (
     NotFound,
     SearchportError,
 )
-from searchport.domain.scope import Scope
 from searchport.domain.usecases.algolia_search import AlgoliaSearch
 from searchport.domain.usecases.describe_fields import DescribeFieldsRequest
 from searchport.domain.usecases.get_document import GetDocument, GetDocumentRequest
 from searchport.entrypoints.algolia import params as ap
 from searchport.entrypoints.algolia.requests import AlgoliaQuery
-from searchport.entrypoints.auth import access_of
 from searchport.entrypoints.controllers import params as p
 from searchport.entrypoints.controllers.use_cases import UseCases
+from searchport.entrypoints.http.auth import access_of
 
 Handle = Annotated[str, PathParameter(description="An index handle (the Algolia index name).")]
 ObjectId = Annotated[str, PathParameter(description="The record's objectID.")]
@@ -119,7 +119,7 @@ def as_record(document: dict[str, Any], attributes: list[str] | None) -> dict[st
 
 
 async def _record(get_document: GetDocument, handle: str, object_id: str,
-                  attributes: list[str] | None, access: Scope) -> dict[str, Any] | None:
+                  attributes: list[str] | None, access: Access) -> dict[str, Any] | None:
     try:
         answer = await get_document(GetDocumentRequest(handle=handle, id=object_id), access)
     except DocumentNotFound:
@@ -262,7 +262,7 @@ def algolia_records_controller(uc: UseCases) -> type[Controller]:
 
 
 async def _browse(algolia_search: AlgoliaSearch, handle: str,
-                  body: dict[str, Any], access: Scope) -> Response[bytes]:
+                  body: dict[str, Any], access: Access) -> Response[bytes]:
     """Browsing is searching page after page: the cursor carries the request and the next
     page, so a client sends only the cursor after the first call (as Algolia's does)."""
     if "cursor" in body:

@@ -16,14 +16,14 @@ from litestar import Controller, Request, post
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import PathParameter
 
-from searchport.domain.scope import Scope
+from searchport.domain.access import Access
 from searchport.domain.usecases.algolia_search import AlgoliaSearch
 from searchport.entrypoints.algolia.requests import AlgoliaQueries, multi_queries, one_query
 from searchport.entrypoints.algolia.responses import AlgoliaResult, FacetHitsResult, MultiResponse
-from searchport.entrypoints.auth import access_of
 from searchport.entrypoints.controllers import params as p
 from searchport.entrypoints.controllers.use_cases import UseCases
-from searchport.entrypoints.http_cache import Prepared, json_body
+from searchport.entrypoints.http.auth import access_of
+from searchport.entrypoints.http.http_cache import Prepared, json_body
 
 Handle = Annotated[str, PathParameter(description="An index handle (the Algolia index name).")]
 Facet = Annotated[str, PathParameter(description="The facet attribute (alias allowed).")]
@@ -40,7 +40,7 @@ ONE = _answers(AlgoliaResult, "The hits, counts and facets of the query.")
 FACET_HITS = _answers(FacetHitsResult, "The facet values matching facetQuery.")
 
 
-async def _answer(search: AlgoliaSearch, call: AlgoliaQueries, access: Scope) -> Prepared:
+async def _answer(search: AlgoliaSearch, call: AlgoliaQueries, access: Access) -> Prepared:
     return json_body(call.body(await search(call.queries, access)))
 
 

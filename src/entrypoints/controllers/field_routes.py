@@ -10,9 +10,9 @@ from litestar.params import PathParameter
 
 from searchport.domain.responses import IndexFieldsResponse
 from searchport.domain.usecases.describe_fields import DescribeFieldsRequest
-from searchport.entrypoints.auth import access_of
 from searchport.entrypoints.controllers.params import ERRORS, GUARDS
 from searchport.entrypoints.controllers.use_cases import UseCases
+from searchport.entrypoints.http.auth import access_of
 
 
 def fields_route(uc: UseCases) -> HTTPRouteHandler:

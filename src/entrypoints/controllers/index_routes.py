@@ -22,11 +22,11 @@ from searchport.domain.usecases.facet_search import FacetSearchRequest
 from searchport.domain.usecases.get_document import GetDocumentRequest
 from searchport.domain.usecases.get_mapping import GetMappingRequest
 from searchport.domain.usecases.raw_query import RawQueryRequest
-from searchport.entrypoints.auth import access_of
 from searchport.entrypoints.controllers import params as p
 from searchport.entrypoints.controllers.lean_parameters import lean_parameters
 from searchport.entrypoints.controllers.use_cases import UseCases
-from searchport.entrypoints.http_cache import (
+from searchport.entrypoints.http.auth import access_of
+from searchport.entrypoints.http.http_cache import (
     IF_NONE_MATCH,
     Prepared,
     cache_control,
@@ -45,7 +45,7 @@ Req = Request[Any, Any, Any]
 def index_controller(uc: UseCases, *, cached: bool, private: bool) -> type[Controller]:
     """The routes, calling the use cases of ``uc``; ``cached``: whole GET responses kept by
     Litestar's response cache; ``private``: their ``Cache-Control`` is private (a key is
-    configured). Each handler reads the key's scope itself (``access_of``)."""
+    configured). Each handler reads the key's access itself (``access_of``)."""
     control = cache_control(private)
 
     class IndexController(Controller):

@@ -9,7 +9,7 @@ from litestar.openapi.spec import Example
 from litestar.params import QueryParameter
 
 from searchport.domain.responses import ErrorBody
-from searchport.entrypoints.error_bodies import AlgoliaErrorBody
+from searchport.entrypoints.http.error_bodies import AlgoliaErrorBody
 
 
 def _error(description: str) -> ResponseSpec:

@@ -9,20 +9,20 @@ from litestar import Request, Response, get, post
 from litestar.handlers import HTTPRouteHandler
 from litestar.openapi.datastructures import ResponseSpec
 
+from searchport.domain.access import Access
 from searchport.domain.errors import Forbidden
 from searchport.domain.responses import CacheClearResponse, HealthResponse, IndexListResponse
-from searchport.domain.scope import Scope
-from searchport.entrypoints.auth import access_of
 from searchport.entrypoints.controllers.params import GUARDS
 from searchport.entrypoints.controllers.use_cases import UseCases
-from searchport.entrypoints.http_cache import Prepared, json_body
-from searchport.entrypoints.response_store import forget_kept
+from searchport.entrypoints.http.auth import access_of
+from searchport.entrypoints.http.http_cache import Prepared, json_body
+from searchport.entrypoints.http.response_store import forget_kept
 
 AnyRequest = Request[Any, Any, Any]
 _encode = msgspec.json.Encoder().encode
 
 
-def _unrestricted(access: Scope, what: str) -> None:
+def _unrestricted(access: Access, what: str) -> None:
     """What concerns every handle is for keys that read every record."""
     if access.restricted:
         raise Forbidden(f"This API key is restricted to some handles or records: it may not "

@@ -4,7 +4,7 @@ Each route asks its provider on every request (``uc.search()``), so an override 
 container holds at once; the providers are synchronous singletons, resolved inline. Routes
 take no Litestar dependency: resolving even one costs a kwargs model and a dependency batch
 per request, and two of one batch an anyio task group (bench/RESULTS.md, "Per-request pass").
-The key's scope is read from the ASGI scope (``auth.access_of``).
+The key's ``Access`` is read from the ASGI scope (``auth.access_of``).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from searchport.domain.usecases.raw_query import RawQuery
     from searchport.domain.usecases.search import Search
     from searchport.entrypoints.container import Container
-    from searchport.entrypoints.observability import Metrics
+    from searchport.entrypoints.http.observability import Metrics
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,5 +1,5 @@
 """Every configured key, and what a request's token is: a plain key, a named key with its
-scope, a secured key minted from either, or nothing (a 401).
+access, a secured key minted from either, or nothing (a 401).
 
 Tokens are compared in constant time against every key (``hmac.compare_digest``, all keys
 compared whatever matched before), and a secured key's HMAC against every parent's. Which
@@ -16,10 +16,10 @@ import time
 from collections.abc import Callable
 from typing import NamedTuple
 
+from searchport.domain.access import EVERY_HANDLE, FULL_ACCESS, Access, filters_by_handle
 from searchport.domain.catalog import IndexEntry
 from searchport.domain.config import Config, KeyConfig, RateRule
 from searchport.domain.query import Filter
-from searchport.domain.scope import EVERY_HANDLE, FULL_ACCESS, Scope, filters_by_handle
 from searchport.entrypoints.algolia.translate import to_domain_filters
 from searchport.entrypoints.keys import secured
 from searchport.entrypoints.keys.secured import Restrictions, SecuredKeyRefused
@@ -30,7 +30,7 @@ logger = logging.getLogger("searchport.keys")
 class Principal(NamedTuple):
     """Who a valid token speaks for."""
 
-    scope: Scope
+    access: Access
     identity: str  # the rate limit's name for it (a digest or a key's name, never a key)
     rule: RateRule | None = None  # the key's own rate rule, counted per ``identity``
 
@@ -38,7 +38,7 @@ class Principal(NamedTuple):
 class _Key(NamedTuple):
     secret: bytes
     name: str  # "" for a plain apiKey entry
-    scope: Scope
+    access: Access
     config: KeyConfig | None
 
 
@@ -47,18 +47,18 @@ def _digest(material: bytes | str) -> str:
     return hashlib.sha256(data).hexdigest()[:32]
 
 
-def named_scope(name: str, config: KeyConfig) -> Scope:
-    return Scope(handles=tuple(config.handles),
-                 forced=filters_by_handle(config.filters), filtered=bool(config.filters),
-                 raw_query=config.raw_query,
-                 fingerprint="k" + _digest(f"{name}\0{config.handles}\0{config.filters}")[:16])
+def named_access(name: str, config: KeyConfig) -> Access:
+    return Access(handles=tuple(config.handles),
+                  forced=filters_by_handle(config.filters), filtered=bool(config.filters),
+                  raw_query=config.raw_query,
+                  fingerprint="k" + _digest(f"{name}\0{config.handles}\0{config.filters}")[:16])
 
 
 class Keyring:
     def __init__(self, config: Config, clock: Callable[[], float] = time.time) -> None:
         self._clock = clock
         keys = [_Key(k.encode("utf-8"), "", FULL_ACCESS, None) for k in config.api_keys]
-        keys += [_Key(k.key.encode("utf-8"), name, named_scope(name, k), k)
+        keys += [_Key(k.key.encode("utf-8"), name, named_access(name, k), k)
                  for name, k in config.keys.items()]
         self._keys = tuple(keys)
 
@@ -105,7 +105,7 @@ class Keyring:
             return None
         if key.config is None:
             return Principal(FULL_ACCESS, f"token:{_digest(token)}")
-        return Principal(key.scope, f"key:{key.name}", key.config.rate_limit)
+        return Principal(key.access, f"key:{key.name}", key.config.rate_limit)
 
     def _secured(self, parent: _Key, token: bytes, params: str,
                  address: str) -> Principal | None:
@@ -119,12 +119,12 @@ class Keyring:
         who = (f"user:{_digest(parent.name + chr(0) + limits.user_token)}"
                if limits.user_token else f"token:{_digest(token)}")
         explicit_raw = parent.config is not None and parent.config.raw_query is True
-        scope = _secured_scope(limits, explicit_raw).within(parent.scope)
+        access = _secured_access(limits, explicit_raw).within(parent.access)
         rule = parent.config.rate_limit if parent.config is not None else None
-        return Principal(scope, f"{f'key:{parent.name}:' if parent.name else ''}{who}", rule)
+        return Principal(access, f"{f'key:{parent.name}:' if parent.name else ''}{who}", rule)
 
 
-def _secured_scope(limits: Restrictions, explicit_raw: bool) -> Scope:
+def _secured_access(limits: Restrictions, explicit_raw: bool) -> Access:
     cnf = limits.filters
 
     def forced(entry: IndexEntry) -> tuple[Filter, ...]:
@@ -132,9 +132,9 @@ def _secured_scope(limits: Restrictions, explicit_raw: bool) -> Scope:
 
     handles = limits.indices if limits.indices is not None else EVERY_HANDLE
     restricted = bool(cnf) or handles != EVERY_HANDLE
-    return Scope(handles=handles, forced=forced, filtered=bool(cnf),
-                 raw_query=explicit_raw if restricted else None,
-                 fingerprint="s" + limits.fingerprint)
+    return Access(handles=handles, forced=forced, filtered=bool(cnf),
+                  raw_query=explicit_raw if restricted else None,
+                  fingerprint="s" + limits.fingerprint)
 
 
 def _from(address: str, sources: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]

@@ -20,8 +20,8 @@ import pytest
 from litestar.testing import TestClient
 
 from searchport.adapters.config_loader import parse_config
-from searchport.entrypoints.app import create_app
 from searchport.entrypoints.container import create_container
+from searchport.entrypoints.http.app import create_app
 from tests.contract.elastic import live
 
 TARGET = live.target()

@@ -22,8 +22,8 @@ import pytest
 from litestar.testing import TestClient
 
 from searchport.adapters.config_loader import parse_config
-from searchport.entrypoints.app import create_app
 from searchport.entrypoints.container import create_container
+from searchport.entrypoints.http.app import create_app
 from tests.contract.elastic import es_answers as es
 from tests.contract.elastic.conftest import city_yaml
 

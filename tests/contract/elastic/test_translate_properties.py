@@ -4,7 +4,7 @@ queries and field catalogs.
 Each case first draws a *model* of the handle's fields (a type, a keyword sub-field and a
 nested path per field), then writes it out the two ways the adapter learns it: configured
 ``nestedPath``s and a ``GET /_mapping`` answer of one or two indices read by
-``FieldCatalog.with_mapping``. Expectations come from the model and from a walk of the
+``read_mapping``, as the engine reads it. Expectations come from the model and from a walk of the
 generated body that knows which DSL keys name fields and which open a nested scope, never
 from ``FieldCatalog``. Where a check compares with another function of ``translate`` (a
 filter's clause, a facet's aggregation), that function is checked against the model too.
@@ -32,7 +32,7 @@ from hypothesis import strategies as st
 
 from searchport.adapters.elastic import parse, translate
 from searchport.adapters.elastic.engine import CAPABILITIES
-from searchport.adapters.elastic.fields import FieldCatalog
+from searchport.adapters.elastic.fields import FieldCatalog, read_mapping
 from searchport.adapters.elastic.filters import filter_clause
 from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.config import DefaultsConfig, FieldConfig, IndexConfig
@@ -207,7 +207,7 @@ def draw_model(draw: st.DrawFn, configured: Mapping[str, str] | None = None) -> 
                    for i, layout in enumerate(indices)}
         if rng.random() < 0.2:  # an index without properties (a fresh, empty one)
             mapping = {"empty": {"mappings": {}}, **mapping}
-        catalog = catalog.with_mapping(mapping)
+        catalog = FieldCatalog(mapped=read_mapping(mapping), configured_nested=configured)
     specs = {}
     for name in POOL:
         first = next((layout for layout in indices if name in layout.leaves), None)
@@ -1133,7 +1133,7 @@ TEXT_WITH_KEYWORD = {"books": {"mappings": {"properties": {
 
 
 def test_text_fields_use_their_keyword_sub_field_and_numbers_stay_numeric() -> None:
-    catalog = FieldCatalog().with_mapping(TEXT_WITH_KEYWORD)
+    catalog = FieldCatalog(mapped=read_mapping(TEXT_WITH_KEYWORD))
     query = SearchQuery(
         filters=(RangeFilter(field="title", min="a"), RangeFilter(field="year", min=1900),
                  TermFilter(field="variants.color", values=("red",))),

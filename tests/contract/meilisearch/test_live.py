@@ -22,8 +22,8 @@ import yaml
 from litestar.testing import TestClient
 
 from searchport.adapters.config_loader import parse_config
-from searchport.entrypoints.app import create_app
 from searchport.entrypoints.container import create_container
+from searchport.entrypoints.http.app import create_app
 from tests.contract.meilisearch.live import KEY_VAR, URL_VAR, temporary_index
 
 URL = os.environ.get(URL_VAR, "")

@@ -17,8 +17,8 @@ from searchport import __version__
 from searchport.adapters.config_loader import load_config, parse_config
 from searchport.domain.config import Config, ConfigError, IndexConfig
 from searchport.domain.errors import EngineUnavailable, SearchportError
-from searchport.entrypoints.keys.cli import add_commands as add_key_commands
-from searchport.entrypoints.keys.cli import secure
+from searchport.entrypoints.cli.keys import add_commands as add_key_commands
+from searchport.entrypoints.cli.keys import secure
 
 
 def demo_home(environ: Mapping[str, str] | None = None) -> Path:
@@ -286,7 +286,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.reload and config.access_log != "off":
         os.environ["SEARCHPORT_ACCESS_LOG"] = "text"
     server = Server(
-        "searchport.entrypoints.asgi:create",
+        "searchport.entrypoints.http.asgi:create",
         address=host,
         port=port,
         interface=Interfaces.ASGI,
@@ -294,8 +294,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         loop=Loops(args.loop),
         factory=True,
         reload=args.reload,
-        reload_paths=[Path(__file__).resolve().parents[1], path] if args.reload else None,
-        log_access=False,  # searchport writes its own access log (see observability.py)
+        reload_paths=[Path(__file__).resolve().parents[2], path] if args.reload else None,
+        log_access=False,  # searchport writes its own access log (see http/observability.py)
         workers_kill_timeout=config.shutdown_timeout,
     )
     server.serve()
@@ -359,6 +359,3 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
 
-
-if __name__ == "__main__":
-    sys.exit(main())

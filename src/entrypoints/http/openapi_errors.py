@@ -7,9 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 from searchport.domain.errors import DocumentNotFound, IndexNotFound
-from searchport.entrypoints.auth import UNAUTHORIZED
-from searchport.entrypoints.error_bodies import is_algolia_path
-from searchport.entrypoints.http_errors import HTTP_MESSAGES
+from searchport.entrypoints.http.auth import UNAUTHORIZED
+from searchport.entrypoints.http.error_bodies import is_algolia_path
+from searchport.entrypoints.http.http_errors import HTTP_MESSAGES
 
 ERROR_SCHEMA = "#/components/schemas/ErrorBody"
 ALGOLIA_ERROR_SCHEMA = "#/components/schemas/AlgoliaErrorBody"

@@ -15,7 +15,7 @@ from typing import Any
 from litestar import Request
 from litestar.openapi.plugins import JsonRenderPlugin, SwaggerRenderPlugin
 
-from searchport.entrypoints.openapi_errors import error_answer, error_components, never_sent
+from searchport.entrypoints.http.openapi_errors import error_answer, error_components, never_sent
 
 TAGS = [
     {"name": "search", "description": "Search one handle: hits, facets, values, documents."},

@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-import hmac
 from typing import Any
 from urllib.parse import unquote_to_bytes
 
 from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Receive, Scope, Send
 
-from searchport.domain.scope import FULL_ACCESS
-from searchport.domain.scope import Scope as DomainScope
-from searchport.entrypoints.error_bodies import error_body, is_algolia_path, send_whole
+from searchport.domain.access import FULL_ACCESS, Access
+from searchport.entrypoints.http.error_bodies import error_body, is_algolia_path, send_whole
 from searchport.entrypoints.keys.keyring import Keyring, Principal
 
 UNAUTHORIZED = "Unauthorized"
 PRINCIPAL = "searchport.principal"  # the ASGI scope's key for the resolved token
-ACCESS = "searchport.access"  # ... and for its domain scope, once let through
+ACCESS = "searchport.access"  # ... and for its ``Access``, once let through
 OPEN_PATHS = ("/health", "/openapi")
 
 
@@ -48,14 +46,6 @@ def _query_key(query: bytes) -> bytes:
     return b""
 
 
-def token_matches(token: bytes, keys: tuple[bytes, ...]) -> bool:
-    """Constant time: every key is compared, whatever matched before."""
-    matched = False
-    for key in keys:
-        matched |= hmac.compare_digest(token, key)
-    return matched and bool(token)
-
-
 def client_address(scope: Scope, trust_forwarded_for: bool) -> str:
     """The peer's address, or the last ``X-Forwarded-For`` entry (the one your proxy added)
     when the config says a proxy sets it."""
@@ -81,10 +71,10 @@ def principal_of(scope: Scope, keyring: Keyring, trust_forwarded_for: bool) -> P
     return found
 
 
-def access_of(scope: Scope) -> DomainScope:
-    """The request's scope, once the key check let it through (no key configured: full)."""
+def access_of(scope: Scope) -> Access:
+    """The request's ``Access``, once the key check let it through (no key configured: full)."""
     state: Any = scope
-    found: DomainScope = state.get(ACCESS, FULL_ACCESS)
+    found: Access = state.get(ACCESS, FULL_ACCESS)
     return found
 
 
@@ -96,7 +86,7 @@ def bearer_auth(keyring: Keyring, also_open: tuple[str, ...] = (),  # type: igno
                 trust_forwarded_for: bool = False):
     """A Litestar middleware factory; a no-op when no key is configured. ``also_open``:
     more paths that need no token (``/metrics`` when configured public). A valid token's
-    scope is put in the ASGI scope for the use cases (``access_of``)."""
+    ``Access`` is put in the ASGI scope for the use cases (``access_of``)."""
     open_paths = OPEN_PATHS + also_open
 
     def middleware(app: ASGIApp) -> ASGIApp:
@@ -114,7 +104,7 @@ def bearer_auth(keyring: Keyring, also_open: tuple[str, ...] = (),  # type: igno
             principal = principal_of(scope, keyring, trust_forwarded_for)
             if principal is not None:
                 state: Any = scope
-                state[ACCESS] = principal.scope
+                state[ACCESS] = principal.access
                 await app(scope, receive, send)
                 return
             await send_whole(send, 401, [

@@ -1,18 +1,18 @@
 """What one API key may read: its handles, the filters forced on every read, raw queries.
 
-A ``Scope`` is resolved from the key by the HTTP layer and handed to every use case, which
+An ``Access`` is resolved from the key by the HTTP layer and handed to every use case, which
 applies it itself, so every route gets the same rules:
 
-- a handle the scope does not allow is unknown (``IndexNotFound``, the 404 of a handle that
+- a handle the access does not allow is unknown (``IndexNotFound``, the 404 of a handle that
   does not exist: a key never learns that a handle it cannot read exists);
 - the forced filters of a handle travel as one ``AllOf`` ANDed to whatever the request
   asks: the request can narrow the result, never widen it (an ``OR`` in its filters stays
   inside), and no facet count drops it (an ``AllOf`` is never a facet's own filter);
-- a raw query is refused for a restricted scope unless it allows them, and then carries the
+- a raw query is refused under restricted access unless the key allows them, and then carries the
   forced filters to an engine that can keep them.
 
 ``fingerprint`` names the restrictions (a digest, never key material): answers under one
-scope are cached and tagged apart from another's.
+key's access are cached and tagged apart from another's.
 """
 
 from __future__ import annotations
@@ -56,8 +56,8 @@ def filters_by_handle(filters: Mapping[str, Any]) -> ForcedFilters:
     return forced
 
 
-class Scope:
-    """The restrictions of one key (``Scope()``: none, what a plain key has)."""
+class Access:
+    """The restrictions of one key (``Access()``: none, what a plain key has)."""
 
     __slots__ = ("_filters", "_forced", "_matchers", "filtered", "fingerprint",
                  "handle_limited", "raw_query")
@@ -114,8 +114,8 @@ class Scope:
                             "handles or records, and its configuration does not allow them")
         return self.forced(entry)
 
-    def within(self, outer: Scope) -> Scope:
-        """This scope inside ``outer`` (a secured key inside its parent's): both must allow
+    def within(self, outer: Access) -> Access:
+        """This access inside ``outer`` (a secured key inside its parent's): both must allow
         a handle, both sets of forced filters hold, raw queries need both to allow them."""
         inner = self
 
@@ -123,12 +123,12 @@ class Scope:
             both = outer.forced(entry) + inner.forced(entry)
             return tuple(f for group in both if isinstance(group, AllOf) for f in group.filters)
 
-        scope = Scope(forced=forced, filtered=self.filtered or outer.filtered,
-                      raw_query=self.raw_query and outer.raw_query,
-                      fingerprint=f"{outer.fingerprint}/{self.fingerprint}")
-        scope._matchers = outer._matchers + self._matchers
-        scope.handle_limited = outer.handle_limited or self.handle_limited
-        return scope
+        access = Access(forced=forced, filtered=self.filtered or outer.filtered,
+                        raw_query=self.raw_query and outer.raw_query,
+                        fingerprint=f"{outer.fingerprint}/{self.fingerprint}")
+        access._matchers = outer._matchers + self._matchers
+        access.handle_limited = outer.handle_limited or self.handle_limited
+        return access
 
 
-FULL_ACCESS = Scope()
+FULL_ACCESS = Access()

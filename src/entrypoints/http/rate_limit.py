@@ -15,8 +15,8 @@ from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Receive, Scope, Send
 
 from searchport.domain.config import RateLimitConfig
-from searchport.entrypoints.auth import bearer_token, client_address, principal_of
-from searchport.entrypoints.error_bodies import error_body, send_whole
+from searchport.entrypoints.http.auth import bearer_token, client_address, principal_of
+from searchport.entrypoints.http.error_bodies import error_body, send_whole
 from searchport.entrypoints.keys.keyring import Keyring
 from searchport.ports.rate_limit import RateLimitStore
 

@@ -17,7 +17,7 @@ from typing import Any
 from litestar.stores.base import Store
 
 from searchport.adapters.cache.memory import MemoryCache
-from searchport.entrypoints.http_cache import STORE
+from searchport.entrypoints.http.http_cache import STORE
 
 
 class ResponseStore(Store):

@@ -5,8 +5,8 @@ keeps in this process (``ResponseStore``, ``response_cache_config``).
 
 The body goes out as the bytes the use case returned (often straight from the cache): it is
 never decoded or encoded again here. Its ETag is the checksum the ``Encoded`` value computes
-once for every request that shares it (``Encoded.checksum``: its length and CRC-32, measured
-4 x cheaper than BLAKE2b on a 20 KB body, bench/RESULTS.md).
+once for every request that shares it (``Encoded.checksum``: its length and CRC-32, a
+fraction of a cryptographic digest's cost, enough to tell two bodies apart; bench/RESULTS.md).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from litestar.response.base import ASGIResponse
 from litestar.types import HTTPScope, Message, Receive, Scope, Send
 
 from searchport.domain.response_cache import Encoded
-from searchport.entrypoints.timing import stats_of
+from searchport.entrypoints.http.timing import stats_of
 
 PUBLIC = "public, max-age=10, stale-while-revalidate=50"
 PRIVATE = "private, max-age=10"

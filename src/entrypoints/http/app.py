@@ -18,8 +18,6 @@ from swagger_ui_bundle import swagger_ui_path
 from searchport import __version__
 from searchport.adapters.cache.memory import MemoryCache
 from searchport.adapters.cache.two_tier import TwoTierCache
-from searchport.entrypoints.auth import bearer_auth
-from searchport.entrypoints.compression import Compression
 from searchport.entrypoints.container import Container
 from searchport.entrypoints.controllers.algolia_records import algolia_records_controller
 from searchport.entrypoints.controllers.algolia_routes import algolia_controller
@@ -28,15 +26,17 @@ from searchport.entrypoints.controllers.index_routes import index_controller
 from searchport.entrypoints.controllers.service_routes import service_routes
 from searchport.entrypoints.controllers.ui_routes import UI_PATH, ui_routes
 from searchport.entrypoints.controllers.use_cases import UseCases
-from searchport.entrypoints.http_cache import STORE, response_cache_config
-from searchport.entrypoints.http_errors import EXCEPTION_HANDLERS
+from searchport.entrypoints.http.auth import bearer_auth
+from searchport.entrypoints.http.compression import Compression
+from searchport.entrypoints.http.http_cache import STORE, response_cache_config
+from searchport.entrypoints.http.http_errors import EXCEPTION_HANDLERS
+from searchport.entrypoints.http.limits import query_length_guard
+from searchport.entrypoints.http.observability import AccessLog, LogFormat
+from searchport.entrypoints.http.openapi import PolishedJson, PolishedSwagger
+from searchport.entrypoints.http.rate_limit import rate_limit
+from searchport.entrypoints.http.request_context import Observer, RequestContext
+from searchport.entrypoints.http.response_store import ResponseStore
 from searchport.entrypoints.keys.keyring import Keyring
-from searchport.entrypoints.limits import query_length_guard
-from searchport.entrypoints.observability import AccessLog, LogFormat
-from searchport.entrypoints.openapi import PolishedJson, PolishedSwagger
-from searchport.entrypoints.rate_limit import rate_limit
-from searchport.entrypoints.request_context import Observer, RequestContext
-from searchport.entrypoints.response_store import ResponseStore
 
 logger = logging.getLogger("searchport")
 

@@ -20,7 +20,7 @@ from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Receive, Scope, Send
 
 from searchport.adapters.lru import Lru
-from searchport.entrypoints.http_cache import CHECKSUM_ETAG, weakened
+from searchport.entrypoints.http.http_cache import CHECKSUM_ETAG, weakened
 
 MINIMUM_SIZE = 1024  # bytes: smaller bodies go as they are
 GZIP_LEVEL = 5

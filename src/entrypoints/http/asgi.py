@@ -1,4 +1,4 @@
-"""The ASGI factory for servers: ``searchport.entrypoints.asgi:create``.
+"""The ASGI factory for servers: ``searchport.entrypoints.http.asgi:create``.
 
 Only this module reads the environment: ``SEARCHPORT_CONFIG`` (default ./config.yaml) and
 ``SEARCHPORT_LISTEN_URL`` (set by ``searchport serve`` for the ready log line) and
@@ -13,9 +13,9 @@ import os
 from pathlib import Path
 
 from searchport.adapters.config_loader import load_config
-from searchport.entrypoints.app import create_app
 from searchport.entrypoints.container import create_container
-from searchport.entrypoints.request_context import RequestContext
+from searchport.entrypoints.http.app import create_app
+from searchport.entrypoints.http.request_context import RequestContext
 
 
 def create() -> RequestContext:
@@ -32,7 +32,7 @@ def create() -> RequestContext:
     )
     # the modules, config, container and app live as long as the server process: out of
     # the collector's sight, a full collection no longer walks them (under load that pause
-    # was the p99: 68 ms -> 15 ms for `search` in the shared harness, bench/RESULTS.md)
+    # set the p99 latency; bench/RESULTS.md has the figures)
     gc.freeze()
     # a young-generation collection every 700 allocations (the default) met the objects of
     # the 32 requests in flight again and again, promoting them: every 20,000 it finds them

@@ -6,7 +6,7 @@ from __future__ import annotations
 from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Receive, Scope, Send
 
-from searchport.entrypoints.error_bodies import error_body, send_whole
+from searchport.entrypoints.http.error_bodies import error_body, send_whole
 
 
 def query_length_guard(max_bytes: int):  # type: ignore[no-untyped-def]

@@ -10,8 +10,8 @@ from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 
 from searchport.domain import errors
-from searchport.entrypoints.error_bodies import error_body
-from searchport.entrypoints.request_context import REQUEST_ID_KEY
+from searchport.entrypoints.http.error_bodies import error_body
+from searchport.entrypoints.http.request_context import REQUEST_ID_KEY
 
 logger = logging.getLogger("searchport")
 

@@ -15,8 +15,8 @@ from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from litestar.utils.scope.state import ScopeState
 
-from searchport.entrypoints.observability import UNMATCHED, Metrics, RequestRecord
-from searchport.entrypoints.timing import STATS_KEY, RequestStats, current_stats
+from searchport.entrypoints.http.observability import UNMATCHED, Metrics, RequestRecord
+from searchport.entrypoints.http.timing import STATS_KEY, RequestStats, current_stats
 
 logger = logging.getLogger("searchport")
 Observer = Callable[[RequestRecord], None]

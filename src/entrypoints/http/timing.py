@@ -97,9 +97,7 @@ class TimedEngine:
         return await self._timed("get_mapping", self.inner.get_mapping())
 
     async def raw_query(self, body: dict[str, Any], filters: tuple[Filter, ...] = ()) -> bytes:
-        if filters:
-            return await self._timed("raw_query", self.inner.raw_query(body, filters))
-        return await self._timed("raw_query", self.inner.raw_query(body))
+        return await self._timed("raw_query", self.inner.raw_query(body, filters))
 
     async def start(self) -> None:
         await self.inner.start()

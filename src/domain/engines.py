@@ -1,0 +1,46 @@
+"""The engines searchport speaks to, and what the rest of it needs to know about each.
+
+One table: the config's ``engine`` key accepts exactly these names (``EngineName``), its
+loader reads which need a server and which nest, and the container builds each handle's
+adapter from ``adapter``. Adding an engine is one adapter package and one row here.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal
+
+import msgspec
+
+
+class Engine(msgspec.Struct, frozen=True, kw_only=True):
+    """What searchport knows of one engine before any adapter is loaded."""
+
+    name: str
+    server: bool  # reached over the network: a handle needs ``host`` and ``indexName``
+    nested: bool  # reads nested documents: ``fields.<name>.nestedPath`` is allowed
+    index_lists: bool  # one handle may search several indices (``indexName: [a, b]``)
+    # "module:factory"; the factory takes (handle, IndexConfig, EngineResources)
+    adapter: str
+
+
+ENGINES: tuple[Engine, ...] = (
+    Engine(name="elasticsearch", server=True, nested=True, index_lists=True,
+           adapter="searchport.adapters.elastic:create_elasticsearch"),
+    Engine(name="opensearch", server=True, nested=True, index_lists=True,
+           adapter="searchport.adapters.elastic:create_opensearch"),
+    Engine(name="meilisearch", server=True, nested=False, index_lists=False,
+           adapter="searchport.adapters.meilisearch:create"),
+    Engine(name="typesense", server=True, nested=False, index_lists=False,
+           adapter="searchport.adapters.typesense:create"),
+    Engine(name="tantivy", server=False, nested=False, index_lists=False,
+           adapter="searchport.adapters.tantivy:create"),
+)
+ENGINE_NAMES: tuple[str, ...] = tuple(engine.name for engine in ENGINES)
+BY_NAME: dict[str, Engine] = {engine.name: engine for engine in ENGINES}
+
+if TYPE_CHECKING:
+    EngineName = str
+else:
+    # the names as a Literal, so that msgspec refuses any other name and the JSON schema
+    # lists them; built from the table at run time, which type checkers cannot follow
+    EngineName = Literal[ENGINE_NAMES]

@@ -1,0 +1,1 @@
+"""The ``searchport`` command line: ``main`` (serve, check, index build) and ``keys``."""
