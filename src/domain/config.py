@@ -193,6 +193,7 @@ class KeyConfig(_Section, frozen=True):
     # an ISO-8601 instant with its offset (Z for UTC); from then on the key is refused
     expires: Annotated[datetime, msgspec.Meta(tz=True)] | None = None
     rate_limit: RateRule | None = None  # this key's own rule, besides rateLimit's
+    analytics: bool = False  # may read the analytics (/2/ routes) of its handles
 
 
 class Config(_Section, frozen=True):

@@ -10,13 +10,16 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
+from searchport.domain.access import Access
 from searchport.domain.analytics.insights import InsightsEvent
 from searchport.domain.analytics.recorder import AnalyticsRecorder
 from searchport.domain.analytics.records import ObservedSearch, pseudonym
+from searchport.domain.catalog import Catalog, IndexEntry
+from searchport.domain.config import IndexConfig
 from searchport.domain.errors import AnalyticsUnavailable, Forbidden
 from searchport.domain.usecases.send_events import SendEvents
 from searchport.ports.analytics import AnalyticsStore
-from tests.fakes import FakeAnalyticsStore
+from tests.fakes import FakeAnalyticsStore, FakeEngine
 
 pytestmark = pytest.mark.anyio
 
@@ -169,16 +172,21 @@ async def wait_for(condition: object, timeout: float = 5.0) -> None:
 async def test_send_events_buffers_a_batch_or_says_the_buffer_is_full() -> None:
     store = FakeAnalyticsStore()
     rec = recorder(store, capacity=2)
-    send = SendEvents(recorder=rec, clock=lambda: NOON)
+    config = IndexConfig(engine="tantivy", path="idx")
+    books = Catalog({h: IndexEntry(h, config, FakeEngine()) for h in ("books", "films")})
+    send = SendEvents(catalog=books, recorder=rec, clock=lambda: NOON)
     event = {"eventName": "Clicked", "eventType": "click", "index": "books",
              "userToken": "u-1", "objectIDs": ["o1"]}
     usage = {"eventName": "__start__", "eventType": "instantsearch"}
     sent = json.dumps({"events": [event, usage, event]}).encode()
-    assert await send(sent, lambda handle: handle == "books") == 2
-    with pytest.raises(Forbidden):
-        await send(sent, lambda handle: False)
+    assert await send(sent, Access(handles=("books",))) == 2
+    with pytest.raises(Forbidden, match=r"events\[0\]\.index"):
+        await send(sent, Access(handles=("films",)))
+    unknown = json.dumps({"events": [{**event, "index": "nope"}]}).encode()
+    with pytest.raises(Forbidden, match=r"events\[0\]\.index"):
+        await send(unknown)  # an unknown handle is refused as one the key may not read
     with pytest.raises(AnalyticsUnavailable, match="buffer is full"):
-        await send(sent, lambda handle: True)
+        await send(sent)
     await rec.flush()
     assert [(e.handle, e.object_ids, e.at) for e in store.events] == [
         ("books", ("o1",), NOON)] * 2

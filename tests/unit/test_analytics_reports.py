@@ -11,12 +11,13 @@ from typing import Any
 import msgspec
 import pytest
 
+from searchport.domain.access import FULL_ACCESS, Access
 from searchport.domain.analytics.insights import InsightsEvent
 from searchport.domain.analytics.period import AnalyticsRequest, read_period
 from searchport.domain.analytics.records import Refinement, SearchRecord
 from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.config import IndexConfig
-from searchport.domain.errors import IndexNotFound, InvalidRequest
+from searchport.domain.errors import Forbidden, IndexNotFound, InvalidRequest
 from searchport.domain.usecases.analytics_status import AnalyticsStatus
 from searchport.domain.usecases.average_click_position import AverageClickPosition
 from searchport.domain.usecases.click_positions import ClickPositions
@@ -115,13 +116,24 @@ def test_a_bad_period_is_a_400_naming_the_parameter(request_: AnalyticsRequest,
         read_period(request_, TODAY)
 
 
-async def test_an_unknown_handle_is_a_404() -> None:
-    for case in (SearchesCount, SearchesNoResults, ClickThroughRate, AnalyticsStatus,
-                 NoResultsRate, UsersCount, ConversionRate, NoClickRate,
-                 AverageClickPosition, ClickPositions):
-        with pytest.raises(IndexNotFound):
-            await case(catalog=catalog(), store=FakeAnalyticsStore(), clock=lambda: NOW)(
-                AnalyticsRequest(index="nope"))
+REPORTS = (SearchesCount, SearchesNoResults, ClickThroughRate, AnalyticsStatus,
+           NoResultsRate, UsersCount, ConversionRate, NoClickRate, AverageClickPosition,
+           ClickPositions)
+
+
+@pytest.mark.parametrize("report", REPORTS)
+async def test_who_may_read_which_analytics(report: type[Any]) -> None:
+    use_case = report(catalog=catalog(), store=store_with(ROWS), clock=lambda: NOW)
+    with pytest.raises(IndexNotFound):  # unknown
+        await use_case(AnalyticsRequest(index="nope"))
+    films_only = Access(handles=("films",))
+    with pytest.raises(IndexNotFound):  # not this key's: as unknown
+        await use_case(AnalyticsRequest(index="books"), films_only)
+    await use_case(AnalyticsRequest(index="films"), films_only)
+    for refused in (Access(analytics=False), Access().within(Access()),
+                    Access(handles=("films",)).within(FULL_ACCESS)):
+        with pytest.raises(Forbidden, match="may not read analytics"):
+            await use_case(AnalyticsRequest(index="films"), refused)
 
 
 # -- the reports ---------------------------------------------------------------------------

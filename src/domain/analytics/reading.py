@@ -6,10 +6,10 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from searchport.domain.access import Access
 from searchport.domain.analytics.period import AnalyticsRequest, Period, read_period
 from searchport.domain.analytics.records import utc_day
 from searchport.domain.catalog import Catalog
-from searchport.domain.errors import IndexNotFound
 
 if TYPE_CHECKING:
     from searchport.ports.analytics import AnalyticsStore
@@ -25,10 +25,11 @@ class AnalyticsReading:
         self._store = store
         self._clock = clock
 
-    def period(self, request: AnalyticsRequest) -> Period:
+    def period(self, request: AnalyticsRequest, access: Access) -> Period:
+        """The period asked for, on a handle whose analytics ``access`` may read (403 for a
+        key that reads no analytics, 404 for a handle it cannot read or that is unknown)."""
         period = read_period(request, utc_day(self._clock()))
-        if period.handle not in self._catalog:
-            raise IndexNotFound(period.handle)
+        access.analytics_entry(self._catalog, period.handle)
         return period
 
 

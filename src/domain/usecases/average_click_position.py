@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from searchport.domain.access import FULL_ACCESS, Access
 from searchport.domain.analytics.answers import AverageClickPositionAnswer, DailyAverageClicks
 from searchport.domain.analytics.period import AnalyticsRequest
 from searchport.domain.analytics.reading import AnalyticsReading, rate
@@ -12,8 +13,9 @@ from searchport.domain.analytics.reading import AnalyticsReading, rate
 class AverageClickPosition(AnalyticsReading):
     """The mean position of the clicks on one handle: for the period, and per day."""
 
-    async def __call__(self, request: AnalyticsRequest) -> AverageClickPositionAnswer:
-        period = self.period(request)
+    async def __call__(self, request: AnalyticsRequest,
+                       access: Access = FULL_ACCESS) -> AverageClickPositionAnswer:
+        period = self.period(request, access)
         clicks: defaultdict[str, int] = defaultdict(int)
         total: defaultdict[str, int] = defaultdict(int)
         for found in await self._store.click_positions(period.handle, period.start,

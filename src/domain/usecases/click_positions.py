@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from searchport.domain.access import FULL_ACCESS, Access
 from searchport.domain.analytics.answers import ClickPosition, ClickPositionsAnswer
 from searchport.domain.analytics.period import AnalyticsRequest
 from searchport.domain.analytics.reading import AnalyticsReading
@@ -13,8 +14,9 @@ RANGES = [(p, p) for p in range(1, 11)] + [(11, 20), (21, -1)]
 class ClickPositions(AnalyticsReading):
     """The clicks on one handle in the period, by position range."""
 
-    async def __call__(self, request: AnalyticsRequest) -> ClickPositionsAnswer:
-        period = self.period(request)
+    async def __call__(self, request: AnalyticsRequest,
+                       access: Access = FULL_ACCESS) -> ClickPositionsAnswer:
+        period = self.period(request, access)
         counts = [0] * len(RANGES)
         for found in await self._store.click_positions(period.handle, period.start,
                                                        period.end):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from searchport.domain.access import FULL_ACCESS, Access
 from searchport.domain.analytics.answers import ClickThroughRateAnswer, DailyClickThroughRate
 from searchport.domain.analytics.period import AnalyticsRequest
 from searchport.domain.analytics.reading import AnalyticsReading, rate
@@ -11,8 +12,9 @@ class ClickThroughRate(AnalyticsReading):
     """Tracked searches (made with ``clickAnalytics``) with at least one click, divided by
     tracked searches: for the period, and for every day of it."""
 
-    async def __call__(self, request: AnalyticsRequest) -> ClickThroughRateAnswer:
-        period = self.period(request)
+    async def __call__(self, request: AnalyticsRequest,
+                       access: Access = FULL_ACCESS) -> ClickThroughRateAnswer:
+        period = self.period(request, access)
         days = {d.day: d for d in await self._store.clicks_by_day(
             period.handle, period.start, period.end)}
         dates = []

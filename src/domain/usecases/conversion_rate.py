@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from searchport.domain.access import FULL_ACCESS, Access
 from searchport.domain.analytics.answers import ConversionRateAnswer, DailyConversionRate
 from searchport.domain.analytics.period import AnalyticsRequest
 from searchport.domain.analytics.reading import AnalyticsReading, rate
@@ -11,8 +12,9 @@ class ConversionRate(AnalyticsReading):
     """Tracked searches with at least one conversion event naming them, divided by tracked
     searches: for the period, and for every day of it."""
 
-    async def __call__(self, request: AnalyticsRequest) -> ConversionRateAnswer:
-        period = self.period(request)
+    async def __call__(self, request: AnalyticsRequest,
+                       access: Access = FULL_ACCESS) -> ConversionRateAnswer:
+        period = self.period(request, access)
         days = {d.day: d for d in await self._store.conversions_by_day(
             period.handle, period.start, period.end)}
         dates = []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from searchport.domain.access import FULL_ACCESS, Access
 from searchport.domain.analytics.answers import DailyNoResultsRate, NoResultsRateAnswer
 from searchport.domain.analytics.period import AnalyticsRequest
 from searchport.domain.analytics.reading import AnalyticsReading
@@ -11,8 +12,9 @@ class NoResultsRate(AnalyticsReading):
     """Searches of one handle that found nothing, divided by its searches: for the period,
     and for every day of it."""
 
-    async def __call__(self, request: AnalyticsRequest) -> NoResultsRateAnswer:
-        period = self.period(request)
+    async def __call__(self, request: AnalyticsRequest,
+                       access: Access = FULL_ACCESS) -> NoResultsRateAnswer:
+        period = self.period(request, access)
         days = {d.day: d for d in await self._store.searches_by_day(
             period.handle, period.start, period.end)}
         dates = []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from searchport.domain.access import FULL_ACCESS, Access
 from searchport.domain.analytics.answers import SearchesNoResultsAnswer, SearchNoResults
 from searchport.domain.analytics.period import AnalyticsRequest
 from searchport.domain.analytics.reading import AnalyticsReading
@@ -10,8 +11,9 @@ from searchport.domain.analytics.reading import AnalyticsReading
 class SearchesNoResults(AnalyticsReading):
     """The most frequent searches of one handle that found nothing, most first."""
 
-    async def __call__(self, request: AnalyticsRequest) -> SearchesNoResultsAnswer:
-        period = self.period(request)
+    async def __call__(self, request: AnalyticsRequest,
+                       access: Access = FULL_ACCESS) -> SearchesNoResultsAnswer:
+        period = self.period(request, access)
         found = await self._store.top_searches(period.handle, period.start, period.end,
                                                limit=period.limit, offset=period.offset,
                                                no_results=True)
