@@ -196,6 +196,9 @@ def test_a_full_batch_is_taken() -> None:
     assert [e.object_ids for e in kept] == [(f"o{i}",) for i in range(1000)]
 
 
+# the documented 422 rules the specification's schema cannot express
+BEYOND_THE_SCHEMA = ("should have the same number of ObjectIDs and Positions",
+                     "objectData must have one entry per objectID")
 TOKENS = st.from_regex(r"\A[a-zA-Z0-9_=/+-]{1,129}\Z")
 NAMES = st.from_regex(r"\A[\x20-\x7E]{1,64}\Z")
 IDS = st.lists(st.text("abcxyz-0123456789", min_size=1, max_size=8), min_size=1, max_size=20)
@@ -262,7 +265,8 @@ def test_what_the_specification_accepts_is_taken(event: dict[str, Any],
     try:
         (kept,) = read_events(body(event), NOW)
     except InvalidEvents as exc:
-        assert not spec_accepts, f"refused what the specification accepts: {exc.message}"
+        assert not spec_accepts or exc.message.endswith(BEYOND_THE_SCHEMA), (
+            f"refused what the specification accepts: {exc.message}")
         return
     assert (kept.handle, kept.object_ids, kept.filters, kept.query_id, kept.positions,
             kept.object_query_ids) == (
