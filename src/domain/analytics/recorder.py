@@ -20,10 +20,18 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from datetime import date, timedelta
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from searchport.domain.analytics.insights import InsightsEvent
-from searchport.domain.analytics.records import ObservedSearch, SearchRecord, to_record, utc_day
+from searchport.domain.analytics.records import (
+    ObservedSearch,
+    SearchRecord,
+    Tracking,
+    Visitor,
+    new_query_id,
+    to_record,
+    utc_day,
+)
 from searchport.domain.errors import AnalyticsUnavailable
 
 if TYPE_CHECKING:
@@ -33,6 +41,7 @@ logger = logging.getLogger("searchport.analytics")
 T = TypeVar("T")
 
 PURGE_EVERY = 86_400.0  # seconds
+_NOBODY = Visitor()
 RETRY_AFTER = 1.0  # seconds between writes while the store is failing
 
 
@@ -80,6 +89,27 @@ class AnalyticsRecorder:
         searches.append(seen)
         if len(searches) == self._batch:
             self._wake.set()
+
+    def observe(self, *, handle: str, query: str, tracking: Tracking, visitor: Visitor | None,
+                nb_hits: int = -1, answer: bytes | None = None, page: int = 0,
+                filters: tuple[Any, ...] = (), public: Callable[[str], str] | None = None
+                ) -> str | None:
+        """Record one search as its request and answer say (unless ``analytics`` is false);
+        its new ``queryID`` when it asked for ``clickAnalytics``, else None. ``nb_hits`` -1:
+        read from ``answer`` in the background."""
+        query_id = new_query_id() if tracking.click_analytics else None
+        if not tracking.analytics or not self.enabled:
+            return query_id
+        visitor = visitor or _NOBODY
+        started = visitor.started
+        self.record(ObservedSearch(
+            at=time.time(), handle=handle, query=query, nb_hits=nb_hits, page=page,
+            filters=filters, public=public, answer=answer if nb_hits < 0 else None,
+            tags=tracking.tags, user_token=tracking.user_token or visitor.user_token,
+            client=visitor.client, query_id=query_id,
+            latency_ms=(time.perf_counter() - started) * 1000 if started is not None else 0.0,
+        ))
+        return query_id
 
     def record_events(self, events: Sequence[InsightsEvent]) -> bool:
         """Buffer a batch of events, all or none: False when the buffer has no room for

@@ -9,39 +9,59 @@ pseudonym of its address for that UTC day). The address itself is never stored.
 from __future__ import annotations
 
 import hmac
+import re
 import secrets
+from collections.abc import Callable
 from datetime import UTC, date, datetime
 from hashlib import sha256
-from typing import Literal
+from typing import Any
 
 import msgspec
+
+from searchport.domain.analytics.refinements import Refinement, refinements_of
 
 QUERY_ID_LENGTH = 32  # hex characters, as Algolia's queryID
 PSEUDONYM_PREFIX = "anon-"  # a pseudonym is never mistaken for a token a client sent
 
 
-Operator = Literal[":", "<", "<=", "=", "!=", ">", ">="]  # as Algolia's Analytics API says
+class Visitor(msgspec.Struct, frozen=True, kw_only=True):
+    """Who made a request, as the request says: the ``X-Algolia-UserToken`` header, the
+    client's address, and when the request started (``time.perf_counter()`` seconds)."""
+
+    user_token: str | None = None
+    client: str | None = None
+    started: float | None = None
 
 
-class Refinement(msgspec.Struct, frozen=True, array_like=True):
-    """One refinement a search applied: an attribute (public name), how (``:`` for a facet
-    value, a comparison for a numeric bound) and the value, as text."""
+class Tracking(msgspec.Struct, frozen=True, kw_only=True):
+    """What one search's analytics parameters ask (Algolia's names and defaults):
+    ``analytics`` (false: not logged), ``clickAnalytics`` (a ``queryID`` in the answer),
+    ``analyticsTags`` and ``userToken``."""
 
-    attribute: str
-    operator: Operator
-    value: str
+    analytics: bool = True
+    click_analytics: bool = False
+    tags: tuple[str, ...] = ()
+    user_token: str | None = None
+
+
+DEFAULT_TRACKING = Tracking()  # Algolia's defaults: logged, no queryID
 
 
 class ObservedSearch(msgspec.Struct, frozen=True, kw_only=True):
-    """One search as its request saw it; ``client`` is the client's address, kept only until
-    the record is written (it becomes a pseudonym when ``user_token`` is None)."""
+    """One search as its request saw it, made cheaply: ``client`` is the client's address,
+    kept only until the record is written (it becomes a pseudonym when ``user_token`` is
+    None); ``filters`` (domain filters, real names) become refinements through ``public``,
+    and ``answer`` gives ``nb_hits`` when it is -1, both in the background."""
 
     at: float  # seconds since the Unix epoch (UTC)
     handle: str
     query: str  # as typed
-    nb_hits: int
+    nb_hits: int = -1
     page: int = 0  # 0-based, as Algolia counts
     refinements: tuple[Refinement, ...] = ()
+    filters: tuple[Any, ...] = ()
+    public: Callable[[str], str] | None = None
+    answer: bytes | None = None
     tags: tuple[str, ...] = ()  # analyticsTags
     user_token: str | None = None
     client: str | None = None
@@ -92,13 +112,49 @@ def pseudonym(address: str, day: date, salt: bytes) -> str:
     return PSEUDONYM_PREFIX + digest[:32]
 
 
+class _Counts(msgspec.Struct):
+    total_hits: int | None = msgspec.field(default=None, name="totalHits")
+    nb_hits: int | None = msgspec.field(default=None, name="nbHits")
+
+
+_counts = msgspec.json.Decoder(_Counts)
+USER_TOKEN = re.compile(r"[a-zA-Z0-9_=/+-]{1,129}")  # Algolia's userToken
+MAX_TAGS = 10
+MAX_QUERY = 512  # characters of a query kept
+
+
+def nb_hits_of(answer: bytes) -> int:
+    """The hit count of a search answer (searchport's ``totalHits``, Algolia's ``nbHits``)."""
+    try:
+        counts = _counts.decode(answer)
+    except msgspec.DecodeError:
+        return 0
+    return next((n for n in (counts.total_hits, counts.nb_hits) if n is not None), 0)
+
+
 def to_record(seen: ObservedSearch, salt: bytes) -> SearchRecord:
-    """``seen`` as logged; ``salt``: the secret of ``seen``'s UTC day (for the pseudonym)."""
+    """``seen`` as logged; ``salt``: the secret of ``seen``'s UTC day (for the pseudonym).
+    A user token that is not one Algolia accepts is replaced by the pseudonym too."""
     token = seen.user_token
-    if token is None:
+    if token is None or not USER_TOKEN.fullmatch(token):
         token = pseudonym(seen.client or "", utc_day(seen.at), salt)
+    refinements = seen.refinements
+    if seen.filters:
+        refinements = refinements_of(seen.filters, seen.public or str)
+    nb_hits = seen.nb_hits
+    if nb_hits < 0:
+        nb_hits = nb_hits_of(seen.answer) if seen.answer else 0
     return SearchRecord(
-        at=seen.at, handle=seen.handle, query=normalise_query(seen.query),
-        nb_hits=seen.nb_hits, page=seen.page, refinements=seen.refinements, tags=seen.tags,
-        user_token=token, latency_ms=seen.latency_ms, query_id=seen.query_id,
+        at=seen.at, handle=seen.handle, query=normalise_query(seen.query[:MAX_QUERY]),
+        nb_hits=nb_hits, page=seen.page, refinements=refinements,
+        tags=tuple(t[:100] for t in seen.tags[:MAX_TAGS]), user_token=token,
+        latency_ms=seen.latency_ms, query_id=seen.query_id,
     )
+
+
+def with_query_id(body: bytes, query_id: str) -> bytes:
+    """A JSON object's bytes with ``"queryID"`` added as its last member."""
+    if body.endswith(b"{}"):
+        return body[:-1] + b'"queryID":"' + query_id.encode() + b'"}'
+    return body[:-1] + b',"queryID":"' + query_id.encode() + b'"}'
+

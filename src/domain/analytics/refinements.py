@@ -9,10 +9,10 @@ attribute value and are left out. Nesting (``AllOf``, ``AnyOf``) is flattened.""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from typing import Literal
 
 import msgspec
 
-from searchport.domain.analytics.records import Refinement
 from searchport.domain.query import (
     AllOf,
     AnyOf,
@@ -23,6 +23,18 @@ from searchport.domain.query import (
     Scalar,
     TermFilter,
 )
+
+Operator = Literal[":", "<", "<=", "=", "!=", ">", ">="]  # as Algolia's Analytics API says
+
+
+class Refinement(msgspec.Struct, frozen=True, array_like=True):
+    """One refinement a search applied: an attribute (public name), how (``:`` for a facet
+    value, a comparison for a numeric bound) and the value, as text."""
+
+    attribute: str
+    operator: Operator
+    value: str
+
 
 MAX_REFINEMENTS = 50  # per search: a long filter list is kept in part, never whole
 
