@@ -162,3 +162,12 @@ async def test_each_query_of_an_algolia_multi_query_is_logged() -> None:
         ("films", "alien", 0, 42, (), None, (Refinement("genre", ":", "sf"),)),
     ]
     assert store.searches[0].user_token == "u-1"
+
+
+async def test_a_disabled_recorder_gives_no_query_id() -> None:
+    catalog, _, store, responses = setup()
+    recorder = AnalyticsRecorder(store=store, enabled=False)
+    search = Search(catalog=catalog, responses=responses, recorder=recorder)
+    body = json.loads((await search(SearchRequest(handle="books", q="a", tracking=Tracking(
+        click_analytics=True)))).body)
+    assert "queryID" not in body and recorder.pending == 0

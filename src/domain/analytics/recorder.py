@@ -95,10 +95,12 @@ class AnalyticsRecorder:
                 filters: tuple[Any, ...] = (), public: Callable[[str], str] | None = None
                 ) -> str | None:
         """Record one search as its request and answer say (unless ``analytics`` is false);
-        its new ``queryID`` when it asked for ``clickAnalytics``, else None. ``nb_hits`` -1:
-        read from ``answer`` in the background."""
+        its new ``queryID`` when it asked for ``clickAnalytics`` (and the recorder is
+        enabled), else None. ``nb_hits`` -1: read from ``answer`` in the background."""
+        if not self.enabled:  # analytics off: no log, no queryID either
+            return None
         query_id = new_query_id() if tracking.click_analytics else None
-        if not tracking.analytics or not self.enabled:
+        if not tracking.analytics:
             return query_id
         visitor = visitor or _NOBODY
         started = visitor.started
