@@ -289,13 +289,19 @@ class FakeAnalyticsStore:
                 [DayUsers(day, len(users)) for day, users in sorted(days.items())])
 
     async def top_searches(self, handle: str, start: date, end: date, *, limit: int,
-                           offset: int = 0, no_results: bool = False) -> list[TopSearch]:
+                           offset: int = 0, no_results: bool = False,
+                           no_clicks: bool = False) -> list[TopSearch]:
         self._check()
+        clicked = {e.query_id for e in self.events if e.type == "click"}
         found: dict[str, list[SearchRecord]] = {}
         for s in self.searches:
-            if s.handle == handle and start <= s.day <= end and not (no_results
-                                                                   and s.nb_hits):
-                found.setdefault(s.query, []).append(s)
+            if not (s.handle == handle and start <= s.day <= end):
+                continue
+            if no_results and s.nb_hits:
+                continue
+            if no_clicks and (s.query_id is None or s.query_id in clicked):
+                continue
+            found.setdefault(s.query, []).append(s)
         ranked = sorted(found.items(), key=lambda kv: (-len(kv[1]), kv[0]))
         return [TopSearch(q, len(r), int(sum(s.nb_hits for s in r) / len(r) + 0.5),
                           sum(bool(s.refinements) for s in r))

@@ -49,9 +49,11 @@ class AnalyticsStore(Protocol):
         ...
 
     async def top_searches(self, handle: str, start: date, end: date, *, limit: int,
-                           offset: int = 0, no_results: bool = False) -> list[TopSearch]:
+                           offset: int = 0, no_results: bool = False,
+                           no_clicks: bool = False) -> list[TopSearch]:
         """The most searched queries (most first, then by query); ``no_results``: only the
-        searches that found nothing."""
+        searches that found nothing; ``no_clicks``: only the tracked searches (with a
+        ``queryID``) that no click event names."""
         ...
 
     async def clicks_by_day(self, handle: str, start: date, end: date) -> list[DayClicks]:

@@ -139,6 +139,27 @@ async def test_searches_per_day_and_top_searches(store: AnalyticsStore) -> None:
             assert expected[1:4], "the rows should leave something to rank"
 
 
+async def test_top_searches_without_clicks(store: AnalyticsStore) -> None:
+    searches = rows()
+    await store.write_searches(searches)
+    await store.write_events(clicks(searches))
+    clicked = {e.query_id for e in clicks(searches) if e.type == "click"}
+    ranked = 0
+    for handle in HANDLES:
+        kept = [s for s in searches if s.handle == handle and s.query_id
+                and s.query_id not in clicked]
+        by_query: defaultdict[str, list[SearchRecord]] = defaultdict(list)
+        for s in kept:
+            by_query[s.query].append(s)
+        expected = sorted(((q, len(r), half_up(Fraction(sum(s.nb_hits for s in r), len(r))))
+                           for q, r in by_query.items()), key=lambda t: (-t[1], t[0]))
+        top = await store.top_searches(handle, DAY0, DAY0 + timedelta(days=9), limit=100,
+                                       no_clicks=True)
+        assert [(t.query, t.count, t.nb_hits) for t in top] == expected
+        ranked += len(expected)
+    assert ranked, "the rows should leave tracked searches without clicks"
+
+
 async def test_distinct_users_over_the_period_and_per_day(store: AnalyticsStore) -> None:
     searches = rows()
     await store.write_searches(searches)

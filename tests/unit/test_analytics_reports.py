@@ -26,6 +26,7 @@ from searchport.domain.usecases.conversion_rate import ConversionRate
 from searchport.domain.usecases.no_click_rate import NoClickRate
 from searchport.domain.usecases.no_results_rate import NoResultsRate
 from searchport.domain.usecases.searches_count import SearchesCount
+from searchport.domain.usecases.searches_no_clicks import SearchesNoClicks
 from searchport.domain.usecases.searches_no_results import SearchesNoResults
 from searchport.domain.usecases.users_count import UsersCount
 from tests.fakes import FakeAnalyticsStore, FakeEngine
@@ -118,7 +119,7 @@ def test_a_bad_period_is_a_400_naming_the_parameter(request_: AnalyticsRequest,
 
 REPORTS = (SearchesCount, SearchesNoResults, ClickThroughRate, AnalyticsStatus,
            NoResultsRate, UsersCount, ConversionRate, NoClickRate, AverageClickPosition,
-           ClickPositions)
+           ClickPositions, SearchesNoClicks)
 
 
 @pytest.mark.parametrize("report", REPORTS)
@@ -301,3 +302,16 @@ async def test_click_positions_in_algolias_twelve_ranges() -> None:
     assert body["positions"] == (
         [{"position": [p, p], "clickCount": expected.get(p, 0)} for p in range(1, 11)]
         + [{"position": [11, 20], "clickCount": 1}, {"position": [21, -1], "clickCount": 1}])
+
+
+async def test_searches_without_clicks() -> None:
+    rows = [*TRACKED, search(date(2026, 3, 5), "a", 3, qid="5" * 32),
+            search(date(2026, 3, 5), "a", 0, qid="6" * 32)]
+    events = [click("1" * 32), click("2" * 32)]
+    answer = await SearchesNoClicks(catalog=catalog(), store=store_with(rows, events),
+                                    clock=lambda: NOW)(AnalyticsRequest(index="books"))
+    body = builtins(answer)
+    check("analytics", "searches.noClicks.response", body)
+    assert body == {"searches": [{"search": "a", "count": 2, "nbHits": 2},
+                                 {"search": "c", "count": 1, "nbHits": 1},
+                                 {"search": "d", "count": 1, "nbHits": 1}]}

@@ -45,7 +45,8 @@ class NullAnalyticsStore:
         return 0, []
 
     async def top_searches(self, handle: str, start: date, end: date, *, limit: int,
-                           offset: int = 0, no_results: bool = False) -> list[TopSearch]:
+                           offset: int = 0, no_results: bool = False,
+                           no_clicks: bool = False) -> list[TopSearch]:
         return []
 
     async def clicks_by_day(self, handle: str, start: date, end: date) -> list[DayClicks]:

@@ -199,8 +199,12 @@ class PostgresAnalyticsStore:
         return int(total[0][0]), [DayUsers(day, users) for day, users in days]
 
     async def top_searches(self, handle: str, start: date, end: date, *, limit: int,
-                           offset: int = 0, no_results: bool = False) -> list[TopSearch]:
+                           offset: int = 0, no_results: bool = False,
+                           no_clicks: bool = False) -> list[TopSearch]:
         hits = "AND nb_hits = 0 " if no_results else ""
+        if no_clicks:
+            hits += ("AND query_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM analytics_events "
+                     "e WHERE e.query_id = analytics_searches.query_id AND e.type = 'click') ")
         rows = await self._rows(
             "SELECT query, count(*) AS n, round(avg(nb_hits))::bigint, "
             "count(*) FILTER (WHERE refinements <> '[]'::jsonb) "

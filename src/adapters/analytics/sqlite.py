@@ -176,8 +176,12 @@ class SqliteAnalyticsStore:
         return await self._run(users)
 
     async def top_searches(self, handle: str, start: date, end: date, *, limit: int,
-                           offset: int = 0, no_results: bool = False) -> list[TopSearch]:
+                           offset: int = 0, no_results: bool = False,
+                           no_clicks: bool = False) -> list[TopSearch]:
         hits = "AND nb_hits = 0 " if no_results else ""
+        if no_clicks:
+            hits += ("AND query_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM analytics_events "
+                     "e WHERE e.query_id = analytics_searches.query_id AND e.type = 'click') ")
         rows = await self._run(lambda db: db.execute(
             "SELECT query, count(*) AS n, CAST(round(avg(nb_hits)) AS INTEGER), "
             "sum(CASE WHEN refinements <> '[]' THEN 1 ELSE 0 END) "

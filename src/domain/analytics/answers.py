@@ -145,3 +145,15 @@ class ClickPositionsAnswer(_Answer, frozen=True):
     """``GET /2/clicks/positions``: clicks at positions 1 to 10, 11 to 20, and 21 on."""
 
     positions: list[ClickPosition]
+
+
+class SearchNoClicks(_Answer, frozen=True):
+    search: str
+    count: int
+    nb_hits: int
+
+
+class SearchesNoClicksAnswer(_Answer, frozen=True):
+    """``GET /2/searches/noClicks``: the most frequent tracked searches no click followed."""
+
+    searches: list[SearchNoClicks]
