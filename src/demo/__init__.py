@@ -3,6 +3,8 @@
 ``searchport serve`` with no ``--config``, no ``$SEARCHPORT_CONFIG`` and no ``config.yaml``
 in the working folder serves this demo: ``config.yaml`` here is its template, and the
 index is built in a per-user cache folder (``searchport.entrypoints.cli.main.demo_home``).
+``searchport init`` writes ``config.example.yaml`` here, its demo handle on this data, as a
+starting ``config.yaml``.
 The data's origin and licence: the repository's ``demo/README.md``.
 """
 
@@ -11,4 +13,6 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 SOURCE = HERE / "cities.jsonl.gz"
 CONFIG_TEMPLATE = HERE / "config.yaml"
+# the repository's config.example.yaml, shipped for ``searchport init`` (kept byte-equal)
+EXAMPLE_CONFIG = HERE / "config.example.yaml"
 SOURCE_MARKER = "__DEMO_SOURCE__"

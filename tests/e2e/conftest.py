@@ -17,6 +17,7 @@ import httpx
 import pytest
 from playwright.sync_api import BrowserContext, Page, sync_playwright
 
+from tests import npm_packages
 from tests.e2e.ui_support import ARGS, ARTIFACTS, CHROMIUM, HOSTILE, PER_PAGE
 
 HERE = Path(__file__).parent
@@ -148,6 +149,12 @@ def server(server_factory: Callable[..., Server]) -> Server:
 def secured(server_factory: Callable[..., Server]) -> Server:
     """The same data behind two rotating keys."""
     return server_factory(sample_config(extra_top='apiKey: ["key-one", "key-two"]'))
+
+
+@pytest.fixture(scope="session")
+def npm_project() -> Path:
+    """``tests/e2e/instantsearch`` with its npm packages installed (``npm ci`` when needed)."""
+    return npm_packages.npm_project()
 
 
 @pytest.fixture

@@ -1,12 +1,11 @@
-"""The stock JavaScript ``algoliasearch`` client (v5, the npm package the InstantSearch
-browser test installs) against a real ``searchport serve``: get_object, get_objects,
-list_indices, get_settings, browse and a search answer as the client reads them, and a
-write is refused in words the client shows."""
+"""The stock JavaScript ``algoliasearch`` client (v5, an npm package of the InstantSearch
+browser test project, installed by the ``npm_project`` fixture) against a real
+``searchport serve``: get_object, get_objects, list_indices, get_settings, browse and a search
+answer as the client reads them, and a write is refused in words the client shows."""
 
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -15,7 +14,6 @@ import pytest
 
 from tests.e2e.conftest import Server
 
-HERE = Path(__file__).parent / "instantsearch"
 Rows = list[dict[str, Any]]
 
 
@@ -29,13 +27,11 @@ def record(row: dict[str, Any], *names: str) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def answers(server: Server, rows: Rows) -> dict[str, Any]:
-    node = shutil.which("node")
-    if node is None or not (HERE / "node_modules" / "algoliasearch").is_dir():
-        pytest.fail("node and the npm packages of tests/e2e/instantsearch (npm ci) are needed")
+def answers(server: Server, rows: Rows, npm_project: Path) -> dict[str, Any]:
     done = subprocess.run(
-        [node, str(HERE / "read_calls.mjs"), server.url, "cities", rows[7]["id"], rows[3]["id"]],
-        capture_output=True, text=True, timeout=120, cwd=HERE, check=False,
+        ["node", str(npm_project / "read_calls.mjs"), server.url, "cities", rows[7]["id"],
+         rows[3]["id"]],
+        capture_output=True, text=True, timeout=120, cwd=npm_project, check=False,
     )
     assert done.returncode == 0, done.stderr
     result: dict[str, Any] = json.loads(done.stdout)

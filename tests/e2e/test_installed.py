@@ -1,4 +1,5 @@
-"""Smoke test of an installed searchport, as a new user meets it: no config at all.
+"""Smoke test of an installed searchport, as a new user meets it: no config at all, then
+``searchport init`` and the config it writes.
 
 By default it drives the ``searchport`` of the environment running the tests. CI also runs
 it against the built wheel installed in a fresh virtual environment (``SEARCHPORT_BIN``
@@ -14,10 +15,30 @@ import time
 from pathlib import Path
 
 import httpx
+import yaml
 
 from tests.e2e.conftest import SEARCHPORT, Server, free_port
 
 COMMAND = Path(os.environ.get("SEARCHPORT_BIN") or SEARCHPORT)
+
+
+def environment(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("API_KEY", "REDIS_URL", "SEARCHPORT_CONFIG", "PYTHONPATH", "PORT")}
+    env.update(extra)
+    return env
+
+
+def wait_for_health(server: Server, seconds: float = 180) -> None:
+    deadline = time.monotonic() + seconds
+    while True:
+        assert server.process.poll() is None, server.output()
+        assert time.monotonic() < deadline, server.output()
+        try:
+            if server.client.get("/health").status_code == 200:
+                return
+        except httpx.TransportError:
+            time.sleep(0.2)
 
 
 def test_installed_searchport_serves_the_builtin_demo_with_no_config(tmp_path: Path) -> None:
@@ -26,9 +47,7 @@ def test_installed_searchport_serves_the_builtin_demo_with_no_config(tmp_path: P
     assert version.stdout.startswith("searchport ")
     port = free_port()
     cache = tmp_path / "cache"
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("API_KEY", "REDIS_URL", "SEARCHPORT_CONFIG", "PYTHONPATH")}
-    env.update(XDG_CACHE_HOME=str(cache), PORT=str(port))
+    env = environment(XDG_CACHE_HOME=str(cache), PORT=str(port))
     workdir = tmp_path / "empty"
     workdir.mkdir()
     log = tmp_path / "serve.log"
@@ -37,15 +56,7 @@ def test_installed_searchport_serves_the_builtin_demo_with_no_config(tmp_path: P
                                    stdout=out, stderr=subprocess.STDOUT, text=True)
     server = Server(process, f"http://127.0.0.1:{port}", log)
     try:
-        deadline = time.monotonic() + 180
-        while True:
-            assert process.poll() is None, server.output()
-            assert time.monotonic() < deadline, server.output()
-            try:
-                if server.client.get("/health").status_code == 200:
-                    break
-            except httpx.TransportError:
-                time.sleep(0.2)
+        wait_for_health(server)
         client = server.client
         body = client.get("/cities/search", params={"q": "paris"}).json()
         assert body["hits"][0]["name"] == "Paris" and body["totalHits"] >= 1
@@ -62,5 +73,56 @@ def test_installed_searchport_serves_the_builtin_demo_with_no_config(tmp_path: P
         assert f"Its config and index live in {folder}" in server.output()
         assert (folder / "indexes" / "cities" / "searchport-index.json").is_file()
         assert list(workdir.iterdir()) == []  # nothing written where it was started
+    finally:
+        server.stop()
+
+
+def test_init_writes_a_config_that_checks_and_serves_the_demo(tmp_path: Path) -> None:
+    """``init FOLDER`` writes the commented example whose demo handle reads the demo data of
+    this install (not of a checkout), refuses to write it twice, and says what to run next;
+    ``check`` and ``serve`` take that config as it is."""
+    folder = tmp_path / "site"
+    workdir = tmp_path / "elsewhere"
+    workdir.mkdir()
+    env = environment()
+    init = subprocess.run([str(COMMAND), "init", str(folder)], cwd=workdir, env=env,
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert init.returncode == 0, init.stderr
+    config = folder / "config.yaml"
+    text = config.read_text(encoding="utf-8")
+    assert text.startswith("# searchport configuration.")
+    shipped = subprocess.run(  # where this install keeps its demo data
+        [str(COMMAND.with_name("python")), "-c", "import searchport.demo as d; print(d.SOURCE)"],
+        cwd=workdir, env=env, capture_output=True, text=True, timeout=60, check=True,
+    ).stdout.strip()
+    (source,) = [yaml.safe_load(line)["source"] for line in text.splitlines()
+                 if line.strip().startswith("source:")]
+    assert Path(source).is_absolute() and Path(source).is_file()
+    assert Path(source) == Path(shipped)  # a checkout's relative path would not be found
+    assert f"check --config {config}" in init.stdout
+    assert f"serve --config {config}" in init.stdout
+    again = subprocess.run([str(COMMAND), "init", str(folder)], cwd=workdir, env=env,
+                           capture_output=True, text=True, timeout=60, check=False)
+    assert again.returncode == 1 and "already exists" in again.stderr
+    assert config.read_text(encoding="utf-8") == text
+
+    check = subprocess.run([str(COMMAND), "check", "--config", str(config)], cwd=workdir,
+                           env=env, capture_output=True, text=True, timeout=120, check=False)
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert "ok      cities (tantivy)" in check.stdout
+
+    port = free_port()
+    log = tmp_path / "serve.log"
+    with log.open("w") as out:
+        process = subprocess.Popen(
+            [str(COMMAND), "serve", "--config", str(config), "--port", str(port)],
+            cwd=workdir, env=env, stdout=out, stderr=subprocess.STDOUT, text=True)
+    server = Server(process, f"http://127.0.0.1:{port}", log)
+    try:
+        wait_for_health(server)
+        body = server.client.get("/cities/search", params={"q": "tokyo"}).json()
+        assert body["hits"][0]["name"] == "Tokyo" and body["totalHits"] >= 1
+        assert (folder / ".searchport" / "indexes" / "cities").is_dir()  # next to the config
+        assert list(workdir.iterdir()) == []
     finally:
         server.stop()

@@ -2,11 +2,11 @@
 ``searchport serve``, in Debian's Chromium.
 
 The page (``tests/e2e/instantsearch/``) loads the npm packages' browser builds from its
-``node_modules`` (``.ci/run`` runs ``npm ci`` there) and is served by a small HTTP server of
-the test on another port than searchport's: a cross-origin page, as in production, allowed by
-``corsOrigins``. Without chromium or the npm packages the module is skipped, except in CI (env
-``CI`` set), where that is a failure. Expected values are computed from the fixture rows
-(``region`` is the alias of the rows' ``continent``).
+``node_modules`` (installed by the ``npm_project`` fixture) and is served by a small HTTP
+server of the test on another port than searchport's: a cross-origin page, as in
+production, allowed by ``corsOrigins``. Without chromium, node or npm the module is skipped,
+except in CI (env ``CI`` set), where that is a failure. Expected values are computed from
+the fixture rows (``region`` is the alias of the rows' ``continent``).
 """
 
 from __future__ import annotations
@@ -27,10 +27,9 @@ import pytest
 from tests.e2e.conftest import Server, sample_config
 
 CHROMIUM = Path("/usr/bin/chromium")
-PAGE_DIR = Path(__file__).parent / "instantsearch"
 BUILDS = (
-    PAGE_DIR / "node_modules/algoliasearch/dist/lite/builds/browser.umd.js",
-    PAGE_DIR / "node_modules/instantsearch.js/dist/instantsearch.production.min.js",
+    "node_modules/algoliasearch/dist/lite/builds/browser.umd.js",
+    "node_modules/instantsearch.js/dist/instantsearch.production.min.js",
 )
 ARGS = [
     "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -40,17 +39,11 @@ PER_PAGE = 10  # the page's configure({hitsPerPage})
 LIST_LIMIT = 10  # refinementList's default limit
 API_KEY = "instantsearch-key"
 
-_missing = [
-    reason for reason, absent in [
-        ("Debian's chromium is not installed (apt-get install chromium)", not CHROMIUM.exists()),
-        ("the page's npm packages are not installed (npm ci in tests/e2e/instantsearch)",
-         not all(build.is_file() for build in BUILDS)),
-    ] if absent
-]
-if _missing:
+if not CHROMIUM.exists():
     if os.environ.get("CI"):
-        pytest.fail(f"{'; '.join(_missing)}: .ci/run installs them", pytrace=False)
-    pytest.skip("; ".join(_missing), allow_module_level=True)
+        pytest.fail("Debian's chromium is missing: .ci/run installs it", pytrace=False)
+    pytest.skip("Debian's chromium is not installed (apt-get install chromium)",
+                allow_module_level=True)
 
 from playwright.sync_api import (  # noqa: E402  (only once chromium is known to be there)
     Browser,
@@ -103,9 +96,11 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 
 @pytest.fixture(scope="module")
-def page_origin() -> Iterator[str]:
+def page_origin(npm_project: Path) -> Iterator[str]:
     """The test page and its node_modules, on 127.0.0.1 at a port of its own."""
-    handler = functools.partial(_QuietHandler, directory=str(PAGE_DIR))
+    missing = [build for build in BUILDS if not (npm_project / build).is_file()]
+    assert missing == [], f"npm ci did not install the page's browser builds: {missing}"
+    handler = functools.partial(_QuietHandler, directory=str(npm_project))
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=httpd.serve_forever, name="instantsearch-page", daemon=True)
     thread.start()

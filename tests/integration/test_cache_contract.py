@@ -59,7 +59,10 @@ async def test_a_missing_key_is_a_miss(cache: CachePort) -> None:
     assert await cache.get("searchport:v1:search:cities:missing") is None
 
 
-@pytest.mark.parametrize("value", [b'{"hits":[]}', b"", b"\x00\xff binary \r\n", b"x" * 1_000_000])
+# named ids: pytest would make one of the megabyte value, and pass it to every process the
+# test starts (PYTEST_CURRENT_TEST), past the kernel's limit on an environment
+@pytest.mark.parametrize("value", [b'{"hits":[]}', b"", b"\x00\xff binary \r\n", b"x" * 1_000_000],
+                         ids=["json", "empty", "binary", "one-megabyte"])
 async def test_what_is_set_is_got_back_byte_for_byte(
     cache: CachePort, kind: str, value: bytes
 ) -> None:

@@ -6,9 +6,7 @@ from __future__ import annotations
 import base64
 import hmac
 import json
-import shutil
 import subprocess
-from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -32,9 +30,9 @@ from searchport.domain.record_match import holds, verdict
 from searchport.entrypoints.keys import keyring as keyring_module
 from searchport.entrypoints.keys.keyring import Keyring
 from searchport.entrypoints.keys.secured import mint, restrictions, split
+from tests.npm_packages import npm_project
 
 ALGOLIA = SearchClientSync("app", "unused")
-INSTANTSEARCH = Path(__file__).resolve().parent.parent / "e2e" / "instantsearch"
 
 text = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=30)
 restriction_sets = st.fixed_dictionaries({}, optional={
@@ -68,10 +66,8 @@ def test_restrictions_read_back_what_was_minted(limits: dict[str, Any]) -> None:
     assert (got.sources is None) == ("restrictSources" not in limits)
 
 
-@pytest.mark.skipif(shutil.which("node") is None
-                    or not (INSTANTSEARCH / "node_modules" / "algoliasearch").is_dir(),
-                    reason="the browser test project's node_modules are not installed")
 def test_keys_of_the_javascript_client_are_read_alike() -> None:
+    project = npm_project()  # installs the npm packages when needed; skips without node
     script = """
 const { algoliasearch } = require("algoliasearch");
 const c = algoliasearch("app", "k");
@@ -80,7 +76,7 @@ console.log(c.generateSecuredApiKey({parentApiKey: "parent-key", restrictions: {
   restrictIndices: ["books*", "stock"], userToken: "u-1",
   searchParams: {facetFilters: [["language:fr", "language:de"]]}}}));
 """
-    key = subprocess.run(["node", "-e", script], cwd=INSTANTSEARCH, capture_output=True,
+    key = subprocess.run(["node", "-e", script], cwd=project, capture_output=True,
                          text=True, timeout=60, check=True).stdout.strip()
     config = msgspec.convert({"apiKey": "parent-key"}, Config)
     principal = Keyring(config).resolve(key.encode(), "127.0.0.1")

@@ -1,28 +1,36 @@
-"""The routes' lean parameter reading answers exactly as Litestar's own modelling did.
+"""The routes' lean parameter reading answers exactly as Litestar's own modelling does.
 
-``lean_parameters`` (the ``before_request`` hook of the index GET routes) reads a handler's
-declared parameters itself. The twin app below has the hook answer nothing, so Litestar models
-the parameters and calls the handler as it always did; every request, valid or not, must get
-the same status, headers and bytes from both.
+``LeanParameters`` (the ``before_request`` hook of the index GET routes) reads a handler's
+declared parameters itself. The twin app below is built with ``http.leanParameters: false``,
+so Litestar models the parameters and calls the handler; every request, valid or not, must
+get the same status, headers and bytes from both. ``test_lean_signatures`` does the same over
+generated signatures.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Annotated, Any
 from urllib.parse import quote
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from litestar import Litestar, Request, get, post
-from litestar.params import Body, QueryParameter
+from litestar import Litestar, Request, Response, get, post
+from litestar.di import NamedDependency, Provide
+from litestar.handlers import HTTPRouteHandler
+from litestar.params import Body, CookieParameter, FromQuery, QueryParameter
+from litestar.routes import HTTPRoute
 from litestar.testing import TestClient
 
-from searchport.domain.config import Config, IndexConfig
+from searchport.adapters.config_loader import parse_config
+from searchport.domain.config import Config, ConfigError, HttpConfig, IndexConfig
 from searchport.domain.results import EngineResult, FacetValue, Hit
-from searchport.entrypoints.controllers import index_routes
-from searchport.entrypoints.controllers.lean_parameters import LeanReader
+from searchport.entrypoints.controllers import params
+from searchport.entrypoints.controllers.lean_parameters import (
+    LeanParameters,
+    UnsupportedSignature,
+)
 from searchport.entrypoints.http.app import create_app
 from tests.fakes import FakeEngine, fake_container
 
@@ -48,20 +56,26 @@ def _engine() -> FakeEngine:
     )
 
 
-def _app() -> Any:
-    config = Config(indexes={"cities": IndexConfig(engine="tantivy", path="unused")})
+def _app(lean: bool = True) -> Any:
+    config = Config(indexes={"cities": IndexConfig(engine="tantivy", path="unused")},
+                    http=HttpConfig(lean_parameters=lean))
     return create_app(fake_container(config, {"cities": _engine()}))
 
 
 @pytest.fixture(scope="module")
 def clients() -> Iterator[tuple[TestClient[Any], TestClient[Any]]]:
-    lean = _app()
-    with pytest.MonkeyPatch.context() as patch:
-        # a hook that answers nothing: Litestar models the parameters and calls the handler
-        patch.setattr(index_routes, "lean_parameters", lambda request: None)
-        modelled = _app()
-    with TestClient(lean) as one, TestClient(modelled) as other:
+    with TestClient(_app()) as one, TestClient(_app(lean=False)) as other:
         yield one, other
+
+
+LEAN_ROUTES = {"search", "facets", "autocomplete", "documents", "mapping"}
+
+
+def _index_get_handlers(app: Any) -> list[HTTPRouteHandler]:
+    return [handler for route in app.routes if isinstance(route, HTTPRoute)
+            and route.path.startswith("/{handle:str}/")
+            and route.path.split("/")[2] in LEAN_ROUTES for handler in route.route_handlers
+            if "GET" in handler.http_methods]
 
 
 def _answer(client: TestClient[Any], url: str, headers: dict[str, str]) -> tuple[Any, ...]:
@@ -107,23 +121,184 @@ def test_the_lean_reading_is_what_answers(
     ]
 
 
-def test_a_handler_that_needs_more_than_parameters_is_refused() -> None:
-    @post("/body", sync_to_thread=False)
-    def with_body(data: Annotated[dict[str, Any], Body()]) -> None:
-        return None
+def test_every_reader_is_made_when_the_app_is_created() -> None:
+    """Before any request: each index GET route has the hook and its reader; with
+    ``http.leanParameters: false`` none has a hook and Litestar reads them."""
+    lean_handlers = _index_get_handlers(_app())
+    assert len(lean_handlers) == 5
+    hooks = {id(handler.resolve_before_request()) for handler in lean_handlers}
+    assert len(hooks) == 1
+    hook = lean_handlers[0].resolve_before_request()
+    assert isinstance(hook, LeanParameters)
+    assert {id(h) for h in hook.handlers} == {id(h) for h in lean_handlers}
+    modelled = _index_get_handlers(_app(lean=False))
+    assert len(modelled) == 5
+    assert [h.resolve_before_request() for h in modelled] == [None] * 5
 
-    @get("/constrained", sync_to_thread=False)
-    def with_items(ids: Annotated[list[int], QueryParameter(min_items=1)]) -> None:
-        return None
 
-    @get("/plain", sync_to_thread=False)
-    def plain(request: Request[Any, Any, Any],
-              q: Annotated[str, QueryParameter(max_length=9)] = "") -> None:
-        return None
+def test_the_switch_is_read_from_the_config() -> None:
+    assert parse_config("{}", {}).http.lean_parameters is True
+    assert parse_config("http: {leanParameters: false}", {}).http.lean_parameters is False
+    with pytest.raises(ConfigError, match="http"):
+        parse_config("http: {leanParameter: false}", {})
 
-    Litestar([with_body, with_items, plain])  # registers them (parses their signatures)
-    with pytest.raises(TypeError, match="data"):
-        LeanReader(with_body)
-    with pytest.raises(TypeError, match="min_items"):
-        LeanReader(with_items)
-    assert [p.name for p in LeanReader(plain).parameters] == ["request", "q"]
+
+def test_create_app_fails_on_a_signature_the_reader_cannot_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A route whose parameter the reader does not read stops ``create_app``, naming the
+    parameter; Litestar itself reads it when the switch is off."""
+    monkeypatch.setattr(params, "PAGE", CookieParameter(name="page"))
+    with pytest.raises(UnsupportedSignature, match="parameter 'page': a cookie parameter"):
+        _app()
+    with TestClient(_app(lean=False), cookies={"page": "2"}) as client:
+        assert client.get("/cities/search").json()["page"] == 2
+
+
+# ------------------------------------------------ the differences this reader once had
+
+
+Hook = LeanParameters | None
+Handler = Callable[[Hook], HTTPRouteHandler]
+
+
+def _lean(handler: Handler, **layers: Any) -> Litestar:
+    """An app whose handler's parameters are read by a ``LeanParameters``."""
+    hook = LeanParameters()
+    app = Litestar([handler(hook)], **layers)
+    hook.prepare(app)
+    return app
+
+
+def _litestar(handler: Handler, **layers: Any) -> Litestar:
+    return Litestar([handler(None)], **layers)
+
+
+def _required(hook: Hook) -> HTTPRouteHandler:
+    @get("/required", before_request=hook)
+    async def required(q: FromQuery[str],
+                       page: Annotated[int, QueryParameter(required=True)]) -> Response[Any]:
+        return Response({"q": q, "page": page})
+
+    return required
+
+
+def test_a_missing_required_parameter_is_litestars_400() -> None:
+    for app in (_lean(_required), _litestar(_required)):
+        with TestClient(app) as client:
+            missing = client.get("/required?page=2")
+            assert missing.status_code == 400
+            assert missing.json()["detail"] == (
+                "Missing required query parameter 'q' for path /required?page=2")
+            assert client.get("/required?q=").status_code == 400
+            assert client.get("/required?q=&page=3").json() == {"q": "", "page": 3}
+
+
+def _listed(hook: Hook) -> HTTPRouteHandler:
+    @get("/listed", before_request=hook)
+    async def listed(ids: FromQuery[list[int]], tag: Annotated[list[str] | None,
+                                                    QueryParameter(name="tags")] = None,
+                     last: FromQuery[str] = "") -> Response[Any]:
+        return Response({"ids": ids, "tags": tag, "last": last})
+
+    return listed
+
+
+def test_a_list_parameter_keeps_every_value() -> None:
+    for app in (_lean(_listed), _litestar(_listed)):
+        with TestClient(app) as client:
+            answer = client.get("/listed?ids=3&last=a&ids=1&tags=x&last=b&ids=2&tags=")
+            assert answer.json() == {"ids": [3, 1, 2], "tags": ["x", ""], "last": "b"}
+            assert client.get("/listed?ids=4").json() == {"ids": [4], "tags": None, "last": ""}
+            wrong = client.get("/listed?ids=1&ids=x")
+            assert wrong.status_code == 400
+            assert wrong.json()["extra"] == [{"message": "Expected `int`, got `str`",
+                                              "key": "ids", "source": "query"}]
+
+
+def _limited(hook: Hook) -> HTTPRouteHandler:
+    @get("/limited", before_request=hook)
+    async def limited(limit: int) -> Response[Any]:  # inferred: a dependency by its name
+        return Response({"limit": limit})
+
+    return limited
+
+
+def _named(hook: Hook) -> HTTPRouteHandler:
+    @get("/limited", before_request=hook)
+    async def limited(limit: NamedDependency[int]) -> Response[Any]:
+        return Response({"limit": limit})
+
+    return limited
+
+
+@pytest.mark.filterwarnings("ignore:.*Inferred dependency field")
+@pytest.mark.parametrize("handler", [_limited, _named], ids=["inferred", "named"])
+def test_a_layer_dependency_is_never_read_from_the_query(
+    handler: Handler,
+) -> None:
+    """Litestar provides ``limit`` from the app's dependencies: the reader refuses the route
+    when the app is built rather than reading ``limit`` from the query string."""
+    layers = {"dependencies": {"limit": Provide(lambda: 3, sync_to_thread=False)}}
+    with TestClient(_litestar(handler, **layers)) as client:
+        assert client.get("/limited?limit=7").json() == {"limit": 3}
+    with pytest.raises(UnsupportedSignature, match=r"parameter 'limit'.*dependencies"):
+        _lean(handler, **layers)
+
+
+def _with_body(hook: Hook) -> HTTPRouteHandler:
+    @post("/body", before_request=hook)
+    async def with_body(data: Annotated[dict[str, Any], Body()]) -> Response[Any]:
+        return Response(data)
+
+    return with_body
+
+
+def _with_items(hook: Hook) -> HTTPRouteHandler:
+    @get("/constrained", before_request=hook)
+    async def with_items(ids: Annotated[list[int], QueryParameter(min_items=1)]) -> Response[Any]:
+        return Response(ids)
+
+    return with_items
+
+
+def _with_sync(hook: Hook) -> HTTPRouteHandler:
+    @get("/sync", before_request=hook, sync_to_thread=False)
+    def with_sync(q: FromQuery[str] = "") -> Response[Any]:
+        return Response(q)
+
+    return with_sync
+
+
+def _with_dict(hook: Hook) -> HTTPRouteHandler:
+    @get("/dict", before_request=hook)
+    async def with_dict(q: FromQuery[str] = "") -> dict[str, str]:
+        return {}  # false: Litestar would call the handler again
+
+    return with_dict
+
+
+def _plain(hook: Hook) -> HTTPRouteHandler:
+    @get("/plain", before_request=hook)
+    async def plain(request: Request[Any, Any, Any],
+                    q: Annotated[str, QueryParameter(max_length=9)] = "") -> Response[Any]:
+        return Response(q)
+
+    return plain
+
+
+@pytest.mark.parametrize(("handler", "refused"), [
+    (_with_body, "parameter 'data'"), (_with_items, "min_items= is not read"),
+    (_with_sync, "only an async handler"), (_with_dict, "must answer a response"),
+])
+def test_a_handler_the_reader_cannot_read_is_refused(handler: Handler, refused: str) -> None:
+    _litestar(handler)  # Litestar itself takes it
+    with pytest.raises(UnsupportedSignature, match=refused):
+        _lean(handler)
+
+
+def test_request_and_constrained_parameters_are_read() -> None:
+    with TestClient(_lean(_plain)) as client:
+        assert client.get("/plain?q=abc").text == "abc"
+        assert client.get("/plain?q=" + "a" * 10).json()["extra"] == [{
+            "message": "Expected `str` of length <= 9", "key": "q", "source": "query"}]

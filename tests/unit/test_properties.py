@@ -6,6 +6,7 @@ Strategies are explicit (``from_type`` ignores msgspec ``Meta`` bounds).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import datetime
 from typing import Any
 from urllib.parse import quote
 
@@ -239,7 +240,9 @@ def _ordered_range(value: dict[str, Any]) -> bool:
         return True
     if isinstance(low, str) != isinstance(high, str):
         return False
-    return bool(low <= high) if not isinstance(low, str) else low[:10] < high[:10]
+    if isinstance(low, str):  # the generated dates and date-times carry no zone
+        return datetime.fromisoformat(low) <= datetime.fromisoformat(high)
+    return bool(low <= high)
 
 
 @PARSING

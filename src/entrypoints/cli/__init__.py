@@ -1,1 +1,2 @@
-"""The ``searchport`` command line: ``main`` (serve, check, index build) and ``keys``."""
+"""The ``searchport`` command line: ``main`` (serve, check, index build), ``init_config``
+(init) and ``keys``."""

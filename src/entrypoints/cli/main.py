@@ -1,4 +1,4 @@
-"""The ``searchport`` command: serve, check, index build, keys secure."""
+"""The ``searchport`` command: init, serve, check, index build, keys secure."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from searchport import __version__
 from searchport.adapters.config_loader import load_config, parse_config
 from searchport.domain.config import Config, ConfigError, IndexConfig
 from searchport.domain.errors import EngineUnavailable, SearchportError
+from searchport.entrypoints.cli.init_config import add_command as add_init_command
 from searchport.entrypoints.cli.keys import add_commands as add_key_commands
 from searchport.entrypoints.cli.keys import secure
 
@@ -348,6 +349,7 @@ def parser() -> argparse.ArgumentParser:
     build.add_argument("--force", action="store_true", help="rebuild even when up to date")
     build.set_defaults(func=cmd_index_build)
 
+    add_init_command(sub)
     add_key_commands(sub, config_help, cmd_keys_secure)
     return root
 

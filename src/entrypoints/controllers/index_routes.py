@@ -23,7 +23,7 @@ from searchport.domain.usecases.get_document import GetDocumentRequest
 from searchport.domain.usecases.get_mapping import GetMappingRequest
 from searchport.domain.usecases.raw_query import RawQueryRequest
 from searchport.entrypoints.controllers import params as p
-from searchport.entrypoints.controllers.lean_parameters import lean_parameters
+from searchport.entrypoints.controllers.lean_parameters import LeanParameters
 from searchport.entrypoints.controllers.use_cases import UseCases
 from searchport.entrypoints.http.auth import access_of
 from searchport.entrypoints.http.http_cache import (
@@ -42,10 +42,12 @@ JsonBytes = Prepared  # the use case's encoded response, sent as is (see http_ca
 Req = Request[Any, Any, Any]
 
 
-def index_controller(uc: UseCases, *, cached: bool, private: bool) -> type[Controller]:
+def index_controller(uc: UseCases, *, cached: bool, private: bool,
+                     lean: LeanParameters | None = None) -> type[Controller]:
     """The routes, calling the use cases of ``uc``; ``cached``: whole GET responses kept by
     Litestar's response cache; ``private``: their ``Cache-Control`` is private (a key is
-    configured). Each handler reads the key's access itself (``access_of``)."""
+    configured); ``lean``: the GET routes' parameters are read by that hook instead of
+    Litestar (``lean_parameters``). Each handler reads the key's access itself (``access_of``)."""
     control = cache_control(private)
 
     class IndexController(Controller):
@@ -55,7 +57,7 @@ def index_controller(uc: UseCases, *, cached: bool, private: bool) -> type[Contr
         @get(
             "/search",
             cache=cached, cache_key_builder=response_key("search"),
-            before_request=lean_parameters,
+            before_request=lean,
             responses=p.answers(SearchResponse, "The hits, totals, facets and extras asked for."),
             summary="Full-text search",
             description="Hits, facets, filters, sorting, highlights, histograms, geo clusters and "
@@ -89,7 +91,7 @@ def index_controller(uc: UseCases, *, cached: bool, private: bool) -> type[Contr
         @get(
             "/facets/{field:str}",
             cache=cached, cache_key_builder=response_key("facets"),
-            before_request=lean_parameters,
+            before_request=lean,
             responses=p.answers(FacetSearchResponse, "The matching values with their counts."),
             summary="Search facet values",
             description="Values of one facet field containing q, with their counts.",
@@ -112,7 +114,7 @@ def index_controller(uc: UseCases, *, cached: bool, private: bool) -> type[Contr
         @get(
             "/autocomplete",
             cache=cached, cache_key_builder=response_key("autocomplete"),
-            before_request=lean_parameters,
+            before_request=lean,
             responses=p.answers(AutocompleteResponse, "Prefix hits and matching facet values."),
             summary="Autocomplete",
             description="Prefix hits on the last word of q, plus facet values containing q.",
@@ -136,7 +138,7 @@ def index_controller(uc: UseCases, *, cached: bool, private: bool) -> type[Contr
         @get(
             "/documents/{doc_id:path}",
             cache=cached, cache_key_builder=response_key("document"),
-            before_request=lean_parameters,
+            before_request=lean,
             responses=p.answers(dict[str, Any], "The document: objectID, _index, its fields."),
             summary="One document by id",
         )
@@ -156,7 +158,7 @@ def index_controller(uc: UseCases, *, cached: bool, private: bool) -> type[Contr
         @get(
             "/mapping",
             cache=cached, cache_key_builder=response_key("mapping"),
-            before_request=lean_parameters,
+            before_request=lean,
             responses=p.answers(dict[str, Any], "The engine's own mapping or schema, unmodified."),
             summary="The engine's field mapping or schema",
         )

@@ -1,164 +1,230 @@
-"""A route's parameters read once, by one small reader made from the handler's own signature.
+"""A route's parameters read by one small reader per handler, made when the app is created.
 
 Litestar models a handler's parameters on every request: a kwargs model builds a dict per
 source (query, path, headers: a ``Headers`` object), then a signature model converts all of
 them into a msgspec struct and back into a dict. On the search route that was the largest
 single cost of the framework (bench/RESULTS.md, "Parameters read once"). The signature stays
-the one declaration of a route's parameters (the OpenAPI document is generated from it), and
-``lean_parameters``, the route's ``before_request`` hook, reads what the signature declares
-and calls the same handler with it, so Litestar's own modelling never runs:
+the one declaration of a route's parameters (the OpenAPI document is generated from it).
+``LeanParameters`` is a route's ``before_request`` hook: it reads what the handler's signature
+declares and answers with the handler called on it, so Litestar's own modelling never runs.
 
-- the query string is parsed as Litestar parses it (``parse_qsl`` of its latin-1 text, blank
-  values kept, the last value of a repeated name wins), headers are matched without regard
-  to case (the first one wins), path parameters come converted from the router;
-- a value is converted to its declared type by msgspec, as lax as Litestar
-  (``strict=False``), with the declared constraints (``max_length``...);
-- a wrong value is Litestar's ``ValidationException``, with one message per wrong parameter
-  in declaration order, in Litestar's words, so the 400 says exactly what it said before.
+``prepare(app)`` makes the reader of every route the hook is set on, from the handler's own
+function (``inspect.signature``, ``typing.get_type_hints``) and Litestar's public parameter
+classes (``QueryParameter``, ``HeaderParameter``, ``PathParameter``). A signature it cannot
+read exactly as Litestar reads it is refused there, so ``create_app`` fails, never a request
+(``http.leanParameters: false`` hands the reading back to Litestar). What is read is read as
+Litestar reads it:
 
-Only parameters of the query, path and headers, and ``request``, are read: a handler
-declaring anything else (a body, a dependency) is refused when the reader is made.
+- a query string as ``parse_qsl`` of its latin-1 text, blank values kept; the last value of a
+  repeated name wins, except for a list parameter, which keeps every value in order; headers
+  by name without regard to case (the first one wins); path parameters as the router
+  converted them;
+- a value converted to its declared type by msgspec, as lax as Litestar (``strict=False``),
+  with the declared constraints (``ge``, ``max_length``...); a missing parameter gets its
+  default, or is Litestar's 400 when it is required (headers, then path, then query);
+- a wrong value is Litestar's ``ValidationException``, one message per wrong parameter in
+  declaration order, in Litestar's words.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Annotated, Any
+import inspect
+import re
+import typing
+from typing import Any
 from urllib.parse import parse_qsl
 
 import msgspec
-from litestar import Request
+from litestar import Litestar, Request
+from litestar.datastructures import URL
 from litestar.enums import ParamType
 from litestar.exceptions import ValidationException
 from litestar.handlers import HTTPRouteHandler
-from litestar.params import KwargDefinition
-from litestar.typing import FieldDefinition
+from litestar.routes import HTTPRoute
+
+from searchport.entrypoints.controllers.lean_signature import Parameter, UnsupportedSignature
+
+__all__ = ("LeanParameters", "LeanReader", "UnsupportedSignature")
 
 Req = Request[Any, Any, Any]
-_CONSTRAINTS = ("gt", "ge", "lt", "le", "multiple_of", "pattern", "min_length", "max_length")
-_UNSUPPORTED = ("const", "enum", "min_items", "max_items", "lower_case", "upper_case")
 _MISSING: Any = object()
-# the other names Litestar fills itself
-_RESERVED = ("socket", "state", "headers", "cookies", "query", "scope", "body", "data")
+_PATH_PARAMETER = re.compile(r"{([^:}]+):[^}]*}")
+_MISSING_ORDER = ("header", "path", "query")  # the order Litestar looks for missing ones
+# Litestar's own location of a conversion error inside a value (``$.field``)
+_ERROR_AT = re.compile(r"`\$\.(.+)`$")
 
 
-class _Parameter:
-    """One declared parameter: where it comes from, under which name, as which type."""
-
-    __slots__ = ("default", "kind", "name", "plain", "source", "type")
-
-    def __init__(self, name: str, field: FieldDefinition) -> None:
-        self.name = name
-        self.type: Any = Any
-        kwarg = field.kwarg_definition
-        self.default = field.default if field.has_default else None
-        if name == "request":  # Litestar's reserved name for the request itself
-            self.kind, self.source, self.plain = "request", "", True
-            return
-        if name in _RESERVED:
-            raise TypeError(f"parameter {name!r}: Litestar's {name!r} is not supported")
-        if kwarg is not None and not isinstance(kwarg, KwargDefinition):
-            raise TypeError(f"parameter {name!r}: only query, path and header parameters "
-                            "can be read without Litestar's modelling")
-        param_type = getattr(kwarg, "param_type", ParamType.QUERY)
-        alias = (getattr(kwarg, "name", None) or name) if kwarg is not None else name
-        if param_type == ParamType.PATH:
-            self.kind, self.source = "path", alias
-        elif param_type == ParamType.HEADER:
-            self.kind, self.source = "header", alias.lower()
-        elif param_type == ParamType.QUERY:
-            self.kind, self.source = "query", alias
-        else:
-            raise TypeError(f"parameter {name!r}: a {param_type} parameter is not supported")
-        constraints = {}
-        if kwarg is not None:
-            for unsupported in _UNSUPPORTED:
-                if getattr(kwarg, unsupported, None) is not None:
-                    raise TypeError(f"parameter {name!r}: {unsupported} is not supported")
-            constraints = {c: getattr(kwarg, c) for c in _CONSTRAINTS
-                           if getattr(kwarg, c, None) is not None}
-        annotation = field.annotation
-        self.type = (Annotated[annotation, msgspec.Meta(**constraints)] if constraints
-                     else annotation)
-        # text taken as it is: no conversion can fail or change it
-        self.plain = not constraints and annotation in (str, str | None)
-
-    def convert(self, value: Any) -> Any:
-        if self.plain or value is None:
-            return value
-        return msgspec.convert(value, self.type, strict=False)
+def _where(request: Req) -> str:
+    """The request's path and query string, as Litestar names them in its messages."""
+    url = request.url
+    return str(URL.from_components(path=url.path, query=url.query))
 
 
 class LeanReader:
     """Reads one handler's declared parameters from a request into its keyword arguments."""
 
-    def __init__(self, handler: HTTPRouteHandler) -> None:
+    def __init__(self, handler: HTTPRouteHandler, path_names: frozenset[str]) -> None:
+        self.path_names = path_names
+        fn = handler.fn
+        where = f"handler {handler.handler_name!r}"
+        if not inspect.iscoroutinefunction(fn):
+            raise UnsupportedSignature(f"{where}: only an async handler can be read")
+        try:
+            hints = typing.get_type_hints(fn, localns=handler.resolve_signature_namespace(),
+                                          include_extras=True)
+        except Exception as exc:
+            raise UnsupportedSignature(f"{where}: its annotations cannot be resolved") from exc
+        answer = hints.get("return")
+        answer_class = typing.get_origin(answer) or answer  # Response[T]: Response
+        # Litestar calls the handler itself when the hook's answer is false: only an
+        # instance of a class without __bool__ or __len__ is always true
+        if not isinstance(answer_class, type) or any(hasattr(answer_class, m)
+                                                     for m in ("__bool__", "__len__")):
+            raise UnsupportedSignature(f"{where}: it must answer a response (an instance of a "
+                                       f"class that is always true), not {answer!r}")
+        if handler.resolve_layered_parameters():
+            raise UnsupportedSignature(f"{where}: parameters declared on a layer "
+                                       "(parameters=...) are not read here")
+        dependencies = handler.dependency_name_set
         self.parameters = tuple(
-            _Parameter(name, field)
-            for name, field in handler.parsed_fn_signature.parameters.items()
+            Parameter(f"{where}: parameter {name!r}", name, declared, hints.get(name, _MISSING),
+                      path_names, dependencies)
+            for name, declared in inspect.signature(fn).parameters.items()
         )
+        seen: set[tuple[str, Any]] = set()
+        for parameter in self.parameters:
+            if parameter.kind != "request":
+                if (parameter.kind, parameter.source) in seen:
+                    raise UnsupportedSignature(f"{where}: two parameters read the {parameter.kind}"
+                                               f" {parameter.alias!r}")
+                seen.add((parameter.kind, parameter.source))
         self._query = any(p.kind == "query" for p in self.parameters)
-        self._headers = {p.source.encode("latin-1") for p in self.parameters
-                         if p.kind == "header"}
+        self._lists = frozenset(p.source for p in self.parameters if p.sequence)
+        self._headers = frozenset(p.source for p in self.parameters if p.kind == "header")
 
     def read(self, request: Req) -> dict[str, Any]:
         scope = request.scope
-        query: dict[str, str] = {}
+        query: dict[str, Any] = {}
         if self._query:
-            # Litestar's own reading of a query string: the last value of a name wins
-            query = dict(parse_qsl(scope["query_string"].decode("latin-1"),
-                                   keep_blank_values=True, separator="&"))
-        headers: dict[str, str] = {}
+            pairs = parse_qsl(scope["query_string"].decode("latin-1"), keep_blank_values=True,
+                              separator="&")
+            if self._lists:
+                for name, value in pairs:
+                    if name in self._lists:
+                        query.setdefault(name, []).append(value)
+                    else:
+                        query[name] = value
+            else:
+                query = dict(pairs)
+        headers: dict[bytes, str] = {}
         if self._headers:
             for raw_name, raw_value in scope["headers"]:
-                if raw_name in self._headers:
-                    headers.setdefault(raw_name.decode("latin-1"), raw_value.decode("latin-1"))
-        sources = {"query": query, "header": headers, "path": scope["path_params"]}
+                lower = raw_name.lower()
+                if lower in self._headers and lower not in headers:
+                    headers[lower] = raw_value.decode("latin-1")
+        sources: dict[str, Any] = {"query": query, "header": headers, "path": scope["path_params"]}
         kwargs: dict[str, Any] = {}
+        wrong = False
         for parameter in self.parameters:
             if parameter.kind == "request":
                 kwargs[parameter.name] = request
                 continue
             value = sources[parameter.kind].get(parameter.source, _MISSING)
             if value is _MISSING:
+                if parameter.required:
+                    raise self._missing(request, sources)
                 kwargs[parameter.name] = parameter.default
-                continue
-            try:
-                kwargs[parameter.name] = parameter.convert(value)
-            except msgspec.ValidationError:
-                raise self._invalid(sources) from None
+            elif parameter.plain and value.__class__ is str:
+                kwargs[parameter.name] = value
+            else:
+                try:
+                    kwargs[parameter.name] = msgspec.convert(value, parameter.type, strict=False)
+                except msgspec.ValidationError:
+                    wrong = True
+        if wrong:
+            raise self._invalid(request, sources)
         return kwargs
 
-    def _invalid(self, sources: dict[str, dict[str, Any]]) -> ValidationException:
-        """Every wrong parameter, in declaration order, worded as Litestar words them."""
-        messages: list[dict[str, str]] = []
+    def _missing(self, request: Req, sources: dict[str, Any]) -> ValidationException:
+        for kind in _MISSING_ORDER:
+            for parameter in self.parameters:
+                if (parameter.kind == kind and parameter.required
+                        and parameter.source not in sources[kind]):
+                    return ValidationException(f"Missing required {kind} parameter "
+                                               f"{parameter.alias!r} for path {_where(request)}")
+        raise AssertionError("no required parameter is missing")  # pragma: no cover
+
+    def _invalid(self, request: Req, sources: dict[str, Any]) -> ValidationException:
+        """Every wrong parameter, in declaration order, worded and placed as Litestar does
+        (a name sent in the query string places it there, whatever its declared source)."""
+        sent = {name for name, _ in parse_qsl(request.scope["query_string"].decode("latin-1"),
+                                              keep_blank_values=True, separator="&")}
+        messages: list[dict[str, Any]] = []
         for parameter in self.parameters:
             value = sources.get(parameter.kind, {}).get(parameter.source, _MISSING)
             if value is _MISSING:
-                continue
+                continue  # a default: checked when the reader was made
             try:
-                parameter.convert(value)
+                msgspec.convert(value, parameter.type, strict=False)
             except msgspec.ValidationError as exc:
-                messages.append({"message": str(exc).split(" - ", maxsplit=1)[0],
-                                 "key": parameter.name, "source": parameter.kind})
-        return ValidationException(detail="Validation failed", extra=messages)
+                text = str(exc)
+                at = _ERROR_AT.search(text)
+                key = f"{parameter.name}.{at.group(1)}" if at else parameter.name
+                message: dict[str, Any] = {"message": text.split(" - ", maxsplit=1)[0],
+                                           "key": key}
+                if key in sent:
+                    message["source"] = ParamType.QUERY
+                elif key in sources["path"]:
+                    message["source"] = ParamType.PATH
+                elif key == parameter.name and parameter.declared_type is not None:
+                    message["source"] = parameter.declared_type
+                messages.append(message)
+        return ValidationException(
+            detail=f"Validation failed for {request.method} {_where(request)}", extra=messages)
 
 
-READER = "searchport.lean_reader"  # where a handler keeps its reader (its ``opt``)
+class LeanParameters:
+    """The ``before_request`` hook of the routes whose parameters are read here; ``prepare``
+    makes their readers when the app is created."""
 
+    def __init__(self) -> None:
+        self._readers: dict[int, tuple[HTTPRouteHandler, LeanReader]] = {}
 
-def reader_of(handler: HTTPRouteHandler) -> LeanReader:
-    """The handler's reader, made on its first request (kept with the handler it was made
-    for: an ``opt`` dict shared by two handlers never hands one's reader to the other)."""
-    known: tuple[HTTPRouteHandler, LeanReader] | None = handler.opt.get(READER)
-    if known is None or known[0] is not handler:
-        known = handler.opt[READER] = (handler, LeanReader(handler))
-    return known[1]
+    # Litestar copies a controller's handlers with everything they hold: the copies share
+    # this one hook, which holds the readers of them all
+    def __copy__(self) -> LeanParameters:
+        return self
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> LeanParameters:
+        return self
 
-async def lean_parameters(request: Req) -> Any:
-    """A route's ``before_request`` hook: its handler called with its parameters read here,
-    and its answer sent as the route's (Litestar then skips its own parameter modelling)."""
-    handler: HTTPRouteHandler = request.route_handler
-    fn: Callable[..., Any] = handler.fn
-    return await fn(**reader_of(handler).read(request))
+    def prepare(self, app: Litestar) -> None:
+        """Make the reader of every route of ``app`` this hook is set on (``UnsupportedSignature``
+        for a handler whose parameters it cannot read as Litestar does)."""
+        for route in app.routes:
+            if not isinstance(route, HTTPRoute):
+                continue
+            path_names = frozenset(n.strip() for n in _PATH_PARAMETER.findall(route.path))
+            for handler in route.route_handlers:
+                hook: object = handler.resolve_before_request()
+                if hook is not self:
+                    continue
+                known = self._readers.get(id(handler))
+                if known is None:
+                    self._readers[id(handler)] = (handler, LeanReader(handler, path_names))
+                elif known[1].path_names != path_names:
+                    raise UnsupportedSignature(f"handler {handler.handler_name!r}: its paths "
+                                               "declare different path parameters")
+
+    @property
+    def handlers(self) -> tuple[HTTPRouteHandler, ...]:
+        """The handlers whose readers are made."""
+        return tuple(handler for handler, _ in self._readers.values())
+
+    async def __call__(self, request: Req) -> Any:
+        handler: HTTPRouteHandler = request.route_handler
+        known = self._readers.get(id(handler))
+        if known is None:  # a programming error: create_app prepares every route
+            raise RuntimeError(f"no reader for {handler.handler_name!r}: prepare(app) first")
+        return await handler.fn(**known[1].read(request))
+

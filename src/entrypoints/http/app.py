@@ -23,6 +23,7 @@ from searchport.entrypoints.controllers.algolia_records import algolia_records_c
 from searchport.entrypoints.controllers.algolia_routes import algolia_controller
 from searchport.entrypoints.controllers.field_routes import fields_route
 from searchport.entrypoints.controllers.index_routes import index_controller
+from searchport.entrypoints.controllers.lean_parameters import LeanParameters
 from searchport.entrypoints.controllers.service_routes import service_routes
 from searchport.entrypoints.controllers.ui_routes import UI_PATH, ui_routes
 from searchport.entrypoints.controllers.use_cases import UseCases
@@ -138,13 +139,15 @@ def create_app(
             logger.info("searchport stopped: engine, cache and rate-limit connections closed")
 
     uc = UseCases.of(container)
+    # the search routes' parameters read by one reader per route, made below (lean_parameters)
+    lean = LeanParameters() if config.http.lean_parameters else None
     app = Litestar(
         route_handlers=[
             *service_routes(uc, metrics=config.metrics.enabled),
             algolia_controller(uc),
             algolia_records_controller(uc),
             Router("/", route_handlers=[
-                index_controller(uc, cached=store is not None, private=auth),
+                index_controller(uc, cached=store is not None, private=auth, lean=lean),
                 fields_route(uc)]),
             create_static_files_router(ASSETS, directories=[swagger_ui_path], name="assets"),
             *ui_routes(),
@@ -161,6 +164,8 @@ def create_app(
         logging_config=None,
         debug=False,
     )
+    if lean is not None:
+        lean.prepare(app)  # a signature it cannot read fails here, not on a request
     vary = (b"Authorization", b"Accept-Encoding") if auth else (b"Accept-Encoding",)
     return RequestContext(Compression(app), vary=vary, metrics=metrics, observers=observers)
 

@@ -18,7 +18,6 @@ from typing import Any
 from litestar import Request
 from litestar.config.response_cache import ResponseCacheConfig
 from litestar.params import HeaderParameter
-from litestar.response.base import ASGIResponse
 from litestar.types import HTTPScope, Message, Receive, Scope, Send
 
 from searchport.domain.response_cache import Encoded
@@ -54,17 +53,17 @@ def cache_control(private: bool) -> str:
     return PRIVATE if private else PUBLIC
 
 
-class Prepared(ASGIResponse):
+class Prepared:
     """A whole response as its two ASGI messages, built once from bytes that are ready: what a
-    handler returns when it has its body's bytes and every header. Litestar sends it as it
-    is (an ASGI response: no ``Response`` object, header container or second encoding), and
-    its response cache keeps the two messages like any other."""
+    handler returns when it has its body's bytes and every header. It is an ASGI application,
+    which Litestar sends as it is when a handler returns one (its documented "Returning ASGI
+    Applications": no ``Response`` object, header container or second encoding), and its
+    response cache keeps the two messages like any other."""
 
     __slots__ = ("_body", "_start")
 
     def __init__(self, status: int, headers: list[tuple[bytes, bytes]],
                  body: bytes = b"") -> None:
-        # not ASGIResponse.__init__: it builds a header container this response never needs
         self._start: Message = {"type": "http.response.start", "status": status,
                                 "headers": headers}
         self._body: Message = {"type": "http.response.body", "body": body,

@@ -13,7 +13,6 @@ from typing import Any
 
 from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
-from litestar.utils.scope.state import ScopeState
 
 from searchport.entrypoints.http.observability import UNMATCHED, Metrics, RequestRecord
 from searchport.entrypoints.http.timing import STATS_KEY, RequestStats, current_stats
@@ -124,8 +123,8 @@ class RequestContext:
             status=status,
             ms=round((time.perf_counter() - started) * 1000, 3),
             engine_ms=round(stats.engine_seconds * 1000, 3),
-            # a whole response Litestar's response cache sent (``http_cache``) is a hit
-            cache="hit" if ScopeState.from_scope(scope).is_cached is True else stats.cache,
+            # a whole response Litestar's response cache sent is a hit too (``ResponseStore``)
+            cache=stats.cache,
         )
         for observe in self.observers:
             try:

@@ -18,6 +18,7 @@ from litestar.stores.base import Store
 
 from searchport.adapters.cache.memory import MemoryCache
 from searchport.entrypoints.http.http_cache import STORE
+from searchport.entrypoints.http.timing import current_stats
 
 
 class ResponseStore(Store):
@@ -35,6 +36,7 @@ class ResponseStore(Store):
         cap: float = math.inf,
         on_hit: Callable[[bool], None] | None = None,
     ) -> None:
+        super().__init__()
         self._kept = MemoryCache(max_entries=tier.max_entries, max_bytes=tier.max_bytes,
                                  clock=tier.clock)
         self._ttl = ttl
@@ -50,8 +52,13 @@ class ResponseStore(Store):
 
     async def get(self, key: str, renew_for: int | timedelta | None = None) -> bytes | None:
         value = self._kept.lookup(key)
-        if value is not None and self._on_hit is not None:
-            self._on_hit(True)
+        if value is not None:
+            # Litestar sends what it finds here as the response: the request's record says so
+            stats = current_stats.get()
+            if stats is not None:
+                stats.cache = "hit"
+            if self._on_hit is not None:
+                self._on_hit(True)
         return value
 
     async def delete(self, key: str) -> None:
