@@ -213,7 +213,7 @@ def fake_container(
     config: Config, engines: Mapping[str, FakeEngine], cache: FakeCache | None = None
 ) -> Container:
     """The real container with its two seams (catalog, cache) overridden by fakes."""
-    container = Container(config=config, base_dir=Path("."))
+    container = in_memory_analytics(Container(config=config, base_dir=Path(".")))
     metrics = container.metrics()
     container.catalog.override(providers.Object(fake_catalog(config, engines, metrics)))
     cache = cache or FakeCache(status="disabled")
@@ -353,6 +353,14 @@ class FakeAnalyticsStore:
     async def close(self) -> None:
         self.closed = True
 
+
+
+def in_memory_analytics(container: Container) -> Container:
+    """``container`` with its analytics store in memory (a ``FakeAnalyticsStore``): an app a
+    test builds beside the checkout never writes an analytics file there."""
+    container.analytics_store.override(providers.Object(FakeAnalyticsStore()))
+    container.recorder.reset()
+    return container
 
 if TYPE_CHECKING:
     from searchport.ports.analytics import AnalyticsStore

@@ -9,6 +9,7 @@
     │   ├── IndexNotFound
     │   └── DocumentNotFound
     ├── PayloadTooLarge         413
+    ├── Unprocessable           422  well-formed, but not what the route takes (an event)
     ├── EngineUnavailable       502  engine unreachable, failing or refusing our credentials
     ├── AnalyticsUnavailable    503  the analytics store cannot be reached or used
     └── EngineTimeout           504
@@ -61,6 +62,10 @@ class DocumentNotFound(NotFound):
 
 
 class PayloadTooLarge(SearchportError):
+    pass
+
+
+class Unprocessable(SearchportError):
     pass
 
 

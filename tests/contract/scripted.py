@@ -35,6 +35,7 @@ from searchport.adapters.http_clients import HttpClients
 from searchport.domain.config import Config
 from searchport.entrypoints.container import Container
 from searchport.entrypoints.http.app import create_app
+from tests.fakes import in_memory_analytics
 from tests.specs.exchanges import VIOLATIONS, engine_answer, engine_request
 
 Handler = Callable[[httpx.Request], httpx.Response]
@@ -226,7 +227,7 @@ def build_container(config_yaml: str, handler: Handler, *,
     )
     container.catalog()
     container.cache()
-    return container, recorder
+    return in_memory_analytics(container), recorder
 
 
 @contextmanager

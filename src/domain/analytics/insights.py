@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from searchport.domain.errors import Forbidden, SearchportError
+from searchport.domain.errors import Forbidden, Unprocessable
 
 MAX_EVENTS = 1000
 MAX_ITEMS = 20  # objectIDs, filters, positions
@@ -37,7 +37,7 @@ _QUERY_ID = re.compile(r"[0-9a-f]{32}|message_[!-~]+")
 _OBJECT_QUERY_ID = re.compile(r"[0-9a-f]{32}")
 
 
-class InvalidEvents(SearchportError):
+class InvalidEvents(Unprocessable):
     """A batch that cannot be taken (422); ``message`` names the event and its field."""
 
 

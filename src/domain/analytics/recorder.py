@@ -240,6 +240,7 @@ class AnalyticsRecorder:
             self._searches.clear()
             self._events.clear()
             self._drop(left)
+        self._capacity = 0  # a record arriving after the close is dropped, and counted
         with contextlib.suppress(AnalyticsUnavailable):
             await self.store.close()
 

@@ -39,6 +39,8 @@ class AlgoliaResult(msgspec.Struct, kw_only=True):
     # dynamicWidgets render the facets it names, in its order); unset without defaults
     rendering_content: dict[str, Any] | msgspec.UnsetType = msgspec.field(
         name="renderingContent", default=msgspec.UNSET)
+    # with clickAnalytics: the search in the analytics (added per answer, after caching)
+    query_id: str | msgspec.UnsetType = msgspec.field(name="queryID", default=msgspec.UNSET)
 
 
 def rendering_content(facets: tuple[str, ...] | list[str]) -> dict[str, Any] | msgspec.UnsetType:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from searchport.domain.usecases.algolia_search import AlgoliaSearch
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from searchport.domain.usecases.list_indexes import ListIndexes
     from searchport.domain.usecases.raw_query import RawQuery
     from searchport.domain.usecases.search import Search
+    from searchport.domain.usecases.send_events import SendEvents
     from searchport.entrypoints.container import Container
     from searchport.entrypoints.http.observability import Metrics
 
@@ -43,6 +44,8 @@ class UseCases:
     clear_cache: Callable[[], ClearCache]
     algolia_search: Callable[[], AlgoliaSearch]
     metrics: Callable[[], Metrics]
+    send_events: Callable[[], SendEvents]
+    analytics_reports: Callable[[], dict[str, Any]]  # route -> its Analytics API use case
 
     @classmethod
     def of(cls, container: Container) -> UseCases:
@@ -53,4 +56,5 @@ class UseCases:
             health=container.health, list_indexes=container.list_indexes,
             describe_fields=container.describe_fields, clear_cache=container.clear_cache,
             algolia_search=container.algolia_search, metrics=container.metrics,
+            send_events=container.send_events, analytics_reports=container.analytics_reports,
         )
