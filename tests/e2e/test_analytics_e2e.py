@@ -165,3 +165,87 @@ def test_a_store_that_cannot_be_used_costs_no_search(tmp_path: Path) -> None:
     finally:
         server.stop()
     assert "analytics:" in server.output()  # the log says why nothing is written
+
+
+def clients(server: Server, key: str) -> tuple[Any, Any, Any]:
+    """The stock algoliasearch clients (search, insights, analytics), only their host
+    changed."""
+    from algoliasearch.analytics.client import AnalyticsClientSync
+    from algoliasearch.analytics.config import AnalyticsConfig
+    from algoliasearch.http.hosts import Host, HostsCollection
+    from algoliasearch.insights.client import InsightsClientSync
+    from algoliasearch.insights.config import InsightsConfig
+    from algoliasearch.search.client import SearchClientSync
+    from algoliasearch.search.config import SearchConfig
+
+    host, port = server.url.removeprefix("http://").split(":")
+    made = []
+    for config, client in ((SearchConfig("app", key), SearchClientSync),
+                           (InsightsConfig("app", key), InsightsClientSync),
+                           (AnalyticsConfig("app", key), AnalyticsClientSync)):
+        config.hosts = HostsCollection([Host(url=host, port=int(port), scheme="http")])
+        made.append(client.create_with_config(config))
+    return made[0], made[1], made[2]
+
+
+def test_the_stock_python_clients_read_what_they_sent(
+        server_factory: Callable[..., Server]) -> None:
+    server = server_factory(sample_config(extra_top=f"apiKey: {KEY}\n{FAST}"))
+    search, insights, analytics = clients(server, KEY)
+    found = search.search_single_index("cities", {"query": "Barcelona", "clickAnalytics": True,
+                                                  "userToken": "user-9"})
+    assert found.query_id and found.hits
+    search.search_single_index("cities", {"query": "qqqzzz"})
+    answer = insights.push_events({"events": [
+        {"eventType": "click", "eventName": "Hit Clicked", "index": "cities",
+         "userToken": "user-9", "objectIDs": [found.hits[0].object_id], "positions": [1],
+         "queryID": found.query_id},
+        {"eventType": "conversion", "eventName": "Bought", "index": "cities",
+         "userToken": "user-9", "objectIDs": [found.hits[0].object_id],
+         "queryID": found.query_id}]})
+    assert (answer.status, answer.message) == (200, "OK")
+    until(lambda: analytics.get_searches_count(index="cities").count == 2)
+    until(lambda: analytics.get_click_through_rate(index="cities").click_count == 1)
+    ctr = analytics.get_click_through_rate(index="cities", start_date=today(),
+                                           end_date=today())
+    assert (ctr.rate, ctr.tracked_search_count, len(ctr.dates)) == (1.0, 1, 1)
+    assert analytics.get_conversion_rate(index="cities").rate == 1.0
+    assert analytics.get_average_click_position(index="cities").average == 1.0
+    positions = analytics.get_click_positions(index="cities").positions
+    assert [(p.position, p.click_count) for p in positions][:2] == [([1, 1], 1), ([2, 2], 0)]
+    none = analytics.get_searches_no_results(index="cities").searches
+    assert [(s.search, s.count) for s in none] == [("qqqzzz", 1)]
+    assert analytics.get_no_results_rate(index="cities").rate == 0.5
+    assert analytics.get_no_click_rate(index="cities").rate == 0.0
+    assert analytics.get_searches_no_clicks(index="cities").searches == []
+    assert analytics.get_users_count(index="cities").count == 2
+    assert analytics.get_status(index="cities").updated_at.startswith(today())
+
+
+def test_two_instances_on_one_postgres_give_one_set_of_figures(tmp_path: Path) -> None:
+    from tests.postgres_server import PostgresServer
+
+    database = PostgresServer()
+    database.start()
+    servers: list[Server] = []
+    try:
+        url = database.create_database()
+        config = sample_config(extra_top=f"analytics:\n  backend: postgres\n  url: {url}\n"
+                                         "  flushInterval: 0.1\n")
+        for name in ("one", "two"):
+            (tmp_path / name).mkdir()
+            servers.append(start_server(config, tmp_path / name))
+        for n, word in enumerate(("paris", "shanghai", "paris", "barcelona", "qqqzzz")):
+            assert servers[n % 2].client.get("/cities/search",
+                                             params={"q": word}).status_code == 200
+        figures = [lambda s=s: s.client.get("/2/searches/count", params={"index": "cities"})
+                   .json()["count"] for s in servers]
+        until(lambda: figures[0]() == 5)
+        assert figures[1]() == 5
+        top = servers[1].client.get("/2/searches/noResults", params={"index": "cities"})
+        assert top.json() == {"searches": [{"search": "qqqzzz", "count": 1,
+                                            "withFilterCount": 0}]}
+    finally:
+        for server in servers:
+            server.stop()
+        database.remove()
