@@ -28,6 +28,7 @@ from searchport.domain.analytics.records import (
     SearchRecord,
     Tracking,
     Visitor,
+    nb_hits_of,
     new_query_id,
     to_record,
     utc_day,
@@ -96,7 +97,7 @@ class AnalyticsRecorder:
                 ) -> str | None:
         """Record one search as its request and answer say (unless ``analytics`` is false);
         its new ``queryID`` when it asked for ``clickAnalytics`` (and the recorder is
-        enabled), else None. ``nb_hits`` -1: read from ``answer`` in the background."""
+        enabled), else None. ``nb_hits`` -1: read from ``answer`` (a cached answer)."""
         if not self.enabled:  # analytics off: no log, no queryID either
             return None
         query_id = new_query_id() if tracking.click_analytics else None
@@ -105,8 +106,9 @@ class AnalyticsRecorder:
         visitor = visitor or _NOBODY
         started = visitor.started
         self.record(ObservedSearch(
-            at=time.time(), handle=handle, query=query, nb_hits=nb_hits, page=page,
-            filters=filters, public=public, answer=answer if nb_hits < 0 else None,
+            at=time.time(), handle=handle, query=query,
+            nb_hits=nb_hits if nb_hits >= 0 else nb_hits_of(answer or b"{}"), page=page,
+            filters=filters, public=public,
             tags=tracking.tags, user_token=tracking.user_token or visitor.user_token,
             client=visitor.client, query_id=query_id,
             latency_ms=(time.perf_counter() - started) * 1000 if started is not None else 0.0,

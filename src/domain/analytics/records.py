@@ -51,17 +51,16 @@ class ObservedSearch(msgspec.Struct, frozen=True, kw_only=True):
     """One search as its request saw it, made cheaply: ``client`` is the client's address,
     kept only until the record is written (it becomes a pseudonym when ``user_token`` is
     None); ``filters`` (domain filters, real names) become refinements through ``public``,
-    and ``answer`` gives ``nb_hits`` when it is -1, both in the background."""
+    in the background."""
 
     at: float  # seconds since the Unix epoch (UTC)
     handle: str
     query: str  # as typed
-    nb_hits: int = -1
+    nb_hits: int
     page: int = 0  # 0-based, as Algolia counts
     refinements: tuple[Refinement, ...] = ()
     filters: tuple[Any, ...] = ()
     public: Callable[[str], str] | None = None
-    answer: bytes | None = None
     tags: tuple[str, ...] = ()  # analyticsTags
     user_token: str | None = None
     client: str | None = None
@@ -123,8 +122,28 @@ MAX_TAGS = 10
 MAX_QUERY = 512  # characters of a query kept
 
 
+_TOTALS = (b'"totalHits":', b'"nbHits":')
+
+
 def nb_hits_of(answer: bytes) -> int:
-    """The hit count of a search answer (searchport's ``totalHits``, Algolia's ``nbHits``)."""
+    """The hit count of a search answer (searchport's ``totalHits``, Algolia's ``nbHits``).
+
+    Both answers put the count right after their hits, and only object keys are unescaped
+    quotes followed by a colon: the last such key before the end is the count's, unless a
+    facet of that name follows (its value is then an object or list, not a number), when
+    the whole answer is decoded. Cheap enough for the request path, so no logged search
+    holds its answer's bytes."""
+    for key in _TOTALS:
+        at = answer.rfind(key)
+        if at < 0:
+            continue
+        start = at + len(key)
+        end = start
+        while end < len(answer) and 48 <= answer[end] <= 57:  # digits
+            end += 1
+        if end > start and end < len(answer) and answer[end] in b",}":
+            return int(answer[start:end])
+        break
     try:
         counts = _counts.decode(answer)
     except msgspec.DecodeError:
@@ -141,12 +160,9 @@ def to_record(seen: ObservedSearch, salt: bytes) -> SearchRecord:
     refinements = seen.refinements
     if seen.filters:
         refinements = refinements_of(seen.filters, seen.public or str)
-    nb_hits = seen.nb_hits
-    if nb_hits < 0:
-        nb_hits = nb_hits_of(seen.answer) if seen.answer else 0
     return SearchRecord(
         at=seen.at, handle=seen.handle, query=normalise_query(seen.query[:MAX_QUERY]),
-        nb_hits=nb_hits, page=seen.page, refinements=refinements,
+        nb_hits=seen.nb_hits, page=seen.page, refinements=refinements,
         tags=tuple(t[:100] for t in seen.tags[:MAX_TAGS]), user_token=token,
         latency_ms=seen.latency_ms, query_id=seen.query_id,
     )
