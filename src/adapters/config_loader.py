@@ -100,8 +100,8 @@ def check_index(handle: str, index: IndexConfig) -> None:
             raise ConfigError(
                 f"{where}.apiKey: set either apiKey or username/password, not both"
             )
-    if index.engine == "tantivy" and not index.path:
-        raise ConfigError(f"{where}.path: required for engine tantivy (the index folder)")
+    if not engine.server and not index.path:
+        raise ConfigError(f"{where}.path: required for engine {index.engine} (the index folder)")
     for name, field in index.fields.items():
         if name in METADATA_KEYS:
             raise ConfigError(

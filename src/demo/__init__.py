@@ -13,6 +13,6 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 SOURCE = HERE / "cities.jsonl.gz"
 CONFIG_TEMPLATE = HERE / "config.yaml"
-# the repository's config.example.yaml, shipped for ``searchport init`` (kept byte-equal)
+# a link to the repository's config.example.yaml, copied into the wheel for ``searchport init``
 EXAMPLE_CONFIG = HERE / "config.example.yaml"
 SOURCE_MARKER = "__DEMO_SOURCE__"

@@ -16,7 +16,7 @@ class Engine(msgspec.Struct, frozen=True, kw_only=True):
     """What searchport knows of one engine before any adapter is loaded."""
 
     name: str
-    server: bool  # reached over the network: a handle needs ``host`` and ``indexName``
+    server: bool  # over the network: ``host`` and ``indexName``; else embedded: ``path``
     nested: bool  # reads nested documents: ``fields.<name>.nestedPath`` is allowed
     index_lists: bool  # one handle may search several indices (``indexName: [a, b]``)
     # "module:factory"; the factory takes (handle, IndexConfig, EngineResources)

@@ -20,6 +20,7 @@ import yaml
 from tests.e2e.conftest import SEARCHPORT, Server, free_port
 
 COMMAND = Path(os.environ.get("SEARCHPORT_BIN") or SEARCHPORT)
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def environment(**extra: str) -> dict[str, str]:
@@ -90,7 +91,10 @@ def test_init_writes_a_config_that_checks_and_serves_the_demo(tmp_path: Path) ->
     assert init.returncode == 0, init.stderr
     config = folder / "config.yaml"
     text = config.read_text(encoding="utf-8")
-    assert text.startswith("# searchport configuration.")
+    example = (ROOT / "config.example.yaml").read_text(encoding="utf-8").splitlines()
+    differ = [n for n, (a, b) in enumerate(zip(example, text.splitlines(), strict=True))
+              if a != b]
+    assert len(differ) == 1 and "source:" in example[differ[0]]  # the example, but its source
     shipped = subprocess.run(  # where this install keeps its demo data
         [str(COMMAND.with_name("python")), "-c", "import searchport.demo as d; print(d.SOURCE)"],
         cwd=workdir, env=env, capture_output=True, text=True, timeout=60, check=True,

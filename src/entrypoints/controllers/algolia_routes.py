@@ -5,7 +5,7 @@ Bodies are read as JSON whatever the ``Content-Type``: the v5 browser client sen
 ``Content-Type: text/plain`` (no CORS preflight) with a JSON body whose parameters are flat
 next to ``indexName``; the v4 client sent ``application/x-www-form-urlencoded`` with
 ``params`` as a URL-encoded string. Error bodies carry Algolia's ``message`` and ``status``
-next to ``error`` (``entrypoints.error_bodies``): the clients show ``message``.
+next to ``error`` (``entrypoints.http.error_bodies``): the clients show ``message``.
 """
 
 from __future__ import annotations
