@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""CPU per engine exchange of the network under the server engines: searchport's own
-HTTP/1.1 client (``Http1Exchange``) against aiohttp's (when aiohttp is installed: the
-exchange searchport used before, rebuilt here with the same settings), both with
-``--inflight`` requests in flight on one event loop (uvloop) against a local HTTP server.
+"""CPU per engine exchange of the network under the server engines, in process: the
+production ``EngineClient`` (aiohttp, ``src/adapters/network/client.py``) beside variants
+of it rebuilt here, each with ``--inflight`` requests in flight on one event loop (uvloop)
+against a local HTTP server.
 
     taskset -c 0 .venv/bin/python bench/engine_client.py --url http://127.0.0.1:9201/bench/_search
 
@@ -10,7 +10,14 @@ The server is the shared harness's fake upstream (nginx answering every search w
 same ~21 kB Elasticsearch answer). Each round sends ``--exchanges`` POSTs per client, the
 clients interleaved round by round; the figure is the process's CPU time (user + system,
 ``getrusage``) per exchange, best and median of ``--rounds`` (µs). nginx runs in its own
-processes: its CPU is not counted.
+processes: its CPU is not counted. Variants:
+
+- ``EngineClient``: production (one session per origin, aiohttp's ``total`` timeout, a
+  ``ClientTimeout`` kept per value), under ``ResilientExchange`` as in production.
+- ``asyncio.timeout``: the same session without aiohttp's timeout, the deadline kept by
+  ``ResilientExchange``'s ``asyncio.timeout`` instead.
+- ``sock_read timeouts``: searchport's earlier aiohttp exchange (``sock_connect`` and
+  ``sock_read`` timeouts, re-armed per read, no ``total``).
 """
 
 from __future__ import annotations
@@ -20,64 +27,61 @@ import asyncio
 import resource
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
 from urllib.parse import urlsplit
 
+import aiohttp
 import uvloop
 
-from searchport.adapters.exchange import Answer
-from searchport.adapters.http1 import Http1Exchange
+from searchport.adapters.network.client import DEFAULT_HEADERS, SKIPPED_HEADERS, EngineClient
+from searchport.adapters.network.exchange import Answer, Exchange
+from searchport.adapters.network.resilience import ResilientExchange
 
 BODY = b'{"query":{"match":{"title":"castle"}},"size":20}'
 HEADERS = {"Accept": "application/json", "Content-Type": "application/json"}
 
 
-def aiohttp_exchange() -> Any:
-    """searchport's former network: one aiohttp session, the same pool settings."""
-    import aiohttp
-    import yarl
+class Variant:
+    """An aiohttp exchange like ``EngineClient``, with another way to time it out."""
 
-    class AiohttpExchange:
-        def __init__(self) -> None:
-            self._session: Any = None
+    def __init__(self, timeout: Callable[[float], aiohttp.ClientTimeout | None]) -> None:
+        self._timeout = timeout
+        self._session: aiohttp.ClientSession | None = None
 
-        async def exchange(self, method: str, url: str, headers: Mapping[str, str],
-                           body: bytes | None, timeout: float) -> Answer:
-            if self._session is None:
-                connector = aiohttp.TCPConnector(limit=64, ssl=True, keepalive_timeout=30)
-                self._session = aiohttp.ClientSession(connector=connector, trust_env=False,
-                                                      cookie_jar=aiohttp.DummyCookieJar())
-            response = await self._session.request(
-                method, yarl.URL(url), headers=headers, data=body, allow_redirects=False,
-                timeout=aiohttp.ClientTimeout(total=None, sock_connect=timeout,
-                                              sock_read=timeout))
-            try:
-                content = await response.read()
-            finally:
-                response.release()
-            return Answer(response.status, response.headers, content)
+    async def exchange(self, method: str, url: str, headers: Mapping[str, str],
+                       body: bytes | None, timeout: float) -> Answer:
+        if self._session is None:
+            connector = aiohttp.TCPConnector(limit=64, keepalive_timeout=30)
+            self._session = aiohttp.ClientSession(
+                connector=connector, cookie_jar=aiohttp.DummyCookieJar(), trust_env=False,
+                headers=DEFAULT_HEADERS, skip_auto_headers=SKIPPED_HEADERS,
+                timeout=aiohttp.ClientTimeout(total=None))
+        kept = self._timeout(timeout)
+        if kept is None:
+            response = await self._session.request(method, url, headers=headers, data=body,
+                                                   allow_redirects=False)
+        else:
+            response = await self._session.request(method, url, headers=headers, data=body,
+                                                   allow_redirects=False, timeout=kept)
+        content = await response.read()
+        response.release()
+        return Answer(response.status, response.headers, content)
 
-        async def aclose(self) -> None:
-            if self._session is not None:
-                await self._session.close()
-
-    return AiohttpExchange()
-
-
-def clients(origin: str) -> dict[str, Callable[[], Any]]:
-    found: dict[str, Callable[[], Any]] = {
-        "searchport http1": lambda: Http1Exchange(origin, tls=True, max_connections=64,
-                                                   keepalive_seconds=30)}
-    try:
-        import aiohttp  # noqa: F401
-    except ImportError:
-        pass
-    else:
-        found["aiohttp"] = aiohttp_exchange
-    return found
+    async def aclose(self) -> None:
+        if self._session is not None:
+            await self._session.close()
 
 
-async def measured(make: Callable[[], Any], url: str, exchanges: int,
+def clients(origin: str) -> dict[str, Callable[[], Exchange]]:
+    sock_read = aiohttp.ClientTimeout(total=None, sock_connect=5.0, sock_read=5.0)
+    return {
+        "EngineClient (production)": lambda: ResilientExchange(EngineClient(
+            origin, tls=True, max_connections=64, keepalive_seconds=30)),
+        "asyncio.timeout": lambda: ResilientExchange(Variant(lambda seconds: None)),
+        "sock_read timeouts": lambda: Variant(lambda seconds: sock_read),
+    }
+
+
+async def measured(make: Callable[[], Exchange], url: str, exchanges: int,
                    inflight: int) -> tuple[float, float, float]:
     """CPU, user CPU and wall µs per exchange, after a warm-up that opens the connections."""
     network = make()
@@ -110,25 +114,21 @@ def main() -> None:
     args = ap.parse_args()
     parts = urlsplit(args.url)
     found = clients(f"{parts.scheme}://{parts.netloc}")
-    cpu: dict[str, list[float]] = {name: [] for name in found}
-    user: dict[str, list[float]] = {name: [] for name in found}
-    wall: dict[str, list[float]] = {name: [] for name in found}
+    figures: dict[str, list[tuple[float, float, float]]] = {name: [] for name in found}
     for _ in range(args.rounds):
         for name, make in found.items():
-            used, in_user, took = uvloop.run(
-                measured(make, args.url, args.exchanges, args.inflight))
-            cpu[name].append(used)
-            user[name].append(in_user)
-            wall[name].append(took)
-    print(f"{args.exchanges} exchanges x {args.rounds} rounds, {args.inflight} in flight, "
-          f"POST {args.url}")
+            figures[name].append(
+                uvloop.run(measured(make, args.url, args.exchanges, args.inflight)))
+    print(f"aiohttp {aiohttp.__version__}; {args.exchanges} exchanges x {args.rounds} rounds, "
+          f"{args.inflight} in flight, POST {args.url}")
     print("| client | CPU µs/exchange, best | median | user CPU, best | wall µs/exchange, best |"
           "\n|---|---|---|---|---|")
-    for name in found:
-        ordered = sorted(cpu[name])
-        print(f"| {name} | {ordered[0]:.1f} | {ordered[len(ordered) // 2]:.1f} "
-              f"| {min(user[name]):.1f} | {min(wall[name]):.1f} |")
+    for name, rows in figures.items():
+        cpu = sorted(row[0] for row in rows)
+        print(f"| {name} | {cpu[0]:.1f} | {cpu[len(cpu) // 2]:.1f} "
+              f"| {min(row[1] for row in rows):.1f} | {min(row[2] for row in rows):.1f} |")
 
 
 if __name__ == "__main__":
     main()
+

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """In-process microbenchmark of one Elasticsearch search as the adapter runs it: the engine
-call (translate, the exchange stack: ``EngineHttp``, ``ResilientExchange`` with its breaker,
+call (translate, the exchange stack: ``EngineApi``, ``ResilientExchange`` with its breaker,
 decode, parse) over an in-memory network, and the decoding of the answer alone.
 
     .venv/bin/python bench/engine_exchange.py                      # this checkout
@@ -81,12 +81,12 @@ def main() -> None:
 
     import msgspec
 
-    from searchport.adapters import http_clients
     from searchport.adapters.config_loader import parse_config
     from searchport.adapters.elastic import parse
     from searchport.adapters.elastic.translate import facet_name
-    from searchport.adapters.exchange import Answer
-    from searchport.adapters.resilience import CallPolicy
+    from searchport.adapters.network.exchange import Answer
+    from searchport.adapters.network.pools import EnginePools
+    from searchport.adapters.network.resilience import CallPolicy
     from searchport.adapters.resources import EngineResources
     from searchport.domain.query import SearchQuery
 
@@ -102,14 +102,15 @@ def main() -> None:
         async def aclose(self) -> None:
             return None
 
-    http_clients._network = lambda *settings: Network()  # type: ignore[assignment]
+
     config = parse_config(
         '{"indexes": {"bench": {"engine": "elasticsearch", "host": "http://127.0.0.1:9201",'
         ' "indexName": "bench"}}}', {})
     create = importlib.import_module("searchport.adapters.elastic").create_elasticsearch
     engine = create("bench", config.indexes["bench"],
                     EngineResources(base_dir=Path("."),
-                                    http=http_clients.HttpClients(policy=CallPolicy())))
+                                    pools=EnginePools(policy=CallPolicy(),
+                                                      network=lambda *settings: Network())))
     query = SearchQuery(text="castle", limit=20, facets=("category", "period"),
                         max_facet_values=10, highlight=True)
 

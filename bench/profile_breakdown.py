@@ -21,14 +21,13 @@ import re
 STAGES: list[tuple[str, str]] = [
     ("compression", r"compression|gzip|zlib|brotli"),
     ("ETag (checksum of the body)", r"Encoded\.checksum|Encoded\.digest"),
-    ("decode engine JSON", r"EngineHttp\.decode|parse\.py|_wire|decode_answer"),
+    ("decode engine JSON", r"EngineApi\.decode|parse\.py|_wire|decode_answer"),
     ("reshape (domain shaping)", r"shaping\.py|usecases/search\.py.*_search"),
     ("encode response", r"_fly \(.*response_cache\.py|Encoder|encode_json"),
     ("query building (translate)", r"translate\.py|fields\.py \(src/adapters"),
     ("parameter parsing (domain)", r"search_request\.py|params\.py \(src/domain"),
-    ("upstream client (engine exchange)", r"httpx/|httpcore/|h11/|anyio/|resilience\.py|"
-                                           r"engine_http\.py|http_clients\.py|aiohttp|"
-                                           r"adapters/http1/"),
+    ("upstream client (engine exchange)", r"httpx/|httpcore/|h11/|anyio/|aiohttp|yarl|"
+                                           r"multidict|adapters/network/"),
     ("cache key, single flight", r"response_cache\.py"),
     ("access log, metrics, request context", r"observability|request_context|prometheus|"
                                               r"timing\.py|logging/"),

@@ -141,6 +141,9 @@ def main() -> int:
     ap.add_argument("--base-serve-args", help="the same for base (default: --serve-args)")
     stamp = time.strftime("%Y%m%d-%H%M%S")
     ap.add_argument("--out", default=f"/tmp/bench-results/searchport-{stamp}")
+    ap.add_argument("--rules", type=int, default=0, metavar="N",
+                    help="give `ours` N generated query rules (bench/rules.py; no promote or "
+                         "hide, the handle being Elasticsearch); base keeps none")
     ap.add_argument("rest", nargs="*", help="passed on to run_bench.py (after --)")
     args = ap.parse_args()
 
@@ -149,9 +152,16 @@ def main() -> int:
     configs = {}
     for name, cache in (("ours", args.cache), ("base", args.base_cache)):
         configs[name] = workdir / f"{name}.yaml"
-        configs[name].write_text(json.dumps({**BENCH_CONFIG, "accessLog": args.access_log,
-                                             "cache": {"backend": cache}}),
-                                 encoding="utf-8")  # JSON is YAML
+        config = {**BENCH_CONFIG, "accessLog": args.access_log, "cache": {"backend": cache}}
+        if name == "ours" and args.rules:
+            sys.path.insert(0, str(ROOT / "bench"))
+            from rules import generated
+
+            (workdir / "rules.json").write_text(json.dumps(generated(args.rules, False)),
+                                                encoding="utf-8")
+            config["indexes"] = {"bench": {**BENCH_CONFIG["indexes"]["bench"],  # type: ignore[index]
+                                           "rules": "rules.json"}}
+        configs[name].write_text(json.dumps(config), encoding="utf-8")  # JSON is YAML
     started_upstream = not answers(UPSTREAM + "/")
     if started_upstream:
         subprocess.run([str(SHARED / "upstream" / "run-upstream.sh"), "start"], check=True)

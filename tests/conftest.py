@@ -2,8 +2,8 @@
 (``tests/specs``): the hooks put in place here, and the check that fails a test.
 
 - engine requests and answers over the real network (Typesense): every exchange made by
-  ``HttpClients``' network with a real Typesense server of the tests is checked
-  (``http_clients._network`` wrapped; ``TYPESENSE_ORIGINS``);
+  ``EnginePools``' network with a real Typesense server of the tests is checked
+  (``pools.network`` wrapped; ``TYPESENSE_ORIGINS``);
 - the contract tiers' scripted engines: ``tests/contract/scripted.Recorder``;
 - what searchport answers on its Algolia routes: every ``httpx.Client`` (Litestar's
   ``TestClient`` is one, so are the e2e clients) has its answers to a ``/1/`` route checked.
@@ -15,6 +15,7 @@ fails the test during which it was found.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Iterator, Mapping
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -22,8 +23,8 @@ from urllib.parse import unquote, urlsplit
 import httpx
 import pytest
 
-from searchport.adapters import http_clients
-from searchport.adapters.exchange import Answer, Exchange
+from searchport.adapters.network import pools
+from searchport.adapters.network.exchange import Answer, Exchange
 from tests.specs.exchanges import (
     TYPESENSE_ORIGINS,
     VIOLATIONS,
@@ -68,13 +69,18 @@ class CheckedExchange:
         await self._inner.aclose()
 
 
+# the tests' own httpx clients (the Typesense helper, the e2e clients) log every URL at
+# INFO: the tests that look for an engine's address in the logs look at searchport's own
+logging.getLogger("httpx").setLevel(logging.WARNING)
+
+
 def _install_hooks() -> None:
-    network = http_clients._network
+    network = pools.network
 
-    def checked_network(origin: str, tls: Any) -> Exchange:
-        return CheckedExchange(network(origin, tls))
+    def checked_network(origin: str, tls: Any, proxy: str | None) -> Exchange:
+        return CheckedExchange(network(origin, tls, proxy))
 
-    http_clients._network = checked_network
+    pools.network = checked_network
 
     send = httpx.Client.send
 

@@ -1,5 +1,5 @@
 """A scriptable HTTP/1.1 server on 127.0.0.1 inside the test's own event loop, for the
-engine client's tests (``tests/integration/test_http1_*.py``).
+engine client's tests (``tests/integration/test_engine_client_*.py``).
 
 For every request it reads, ``answer(request)`` says what goes back: a ``Script`` of raw
 byte pieces (written one by one, with pauses if asked) and what happens afterwards (keep
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import ssl
 import struct
 from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
@@ -73,31 +74,40 @@ def ok(body: bytes = b'{"ok": true}', *headers: str) -> Script:
 
 
 class ScriptedServer:
-    def __init__(self, answer: Callable[[Request], Script]) -> None:
+    def __init__(self, answer: Callable[[Request], Script],
+                 tls: ssl.SSLContext | None = None) -> None:
+        """``tls``: serve https with this context."""
         self.answer = answer
+        self.tls = tls
         self.requests: list[Request] = []
         self.connections = 0
         self.open_now = 0
         self.most_open = 0
         self.closed_by_client = 0  # connections whose client closed them
         self._server: asyncio.Server | None = None
+        self._port: int | None = None
         self._writers: set[asyncio.StreamWriter] = set()
         self._tasks: set[asyncio.Task[None]] = set()
 
     @property
     def port(self) -> int:
-        assert self._server is not None
-        return int(self._server.sockets[0].getsockname()[1])
+        """The port it listens on (kept once it is stopped)."""
+        if self._port is None:
+            assert self._server is not None
+            self._port = int(self._server.sockets[0].getsockname()[1])
+        return self._port
 
     @property
     def origin(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.port}"
 
     def url(self, path: str = "/idx/_search") -> str:
         return f"{self.origin}{path}"
 
     async def __aenter__(self) -> ScriptedServer:
-        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0, ssl=self.tls)
+        self._port = None
+        self._port = self.port
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -130,7 +140,7 @@ class ScriptedServer:
                 self.requests.append(request)
                 if not await self._play(self.answer(request), reader, writer):
                     return
-        except (ConnectionError, asyncio.IncompleteReadError):
+        except (ConnectionError, asyncio.IncompleteReadError, ssl.SSLError):
             self.closed_by_client += 1
         finally:
             self.open_now -= 1

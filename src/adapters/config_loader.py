@@ -12,13 +12,14 @@ from typing import Any
 import msgspec
 import yaml
 
-from searchport.adapters.engine_address import EngineAddress
+from searchport.adapters.network.address import EngineAddress, proxy_address
 from searchport.domain.access import handle_pattern
 from searchport.domain.config import CacheConfig, Config, ConfigError, FieldConfig, IndexConfig
 from searchport.domain.engines import BY_NAME
 from searchport.domain.errors import InvalidRequest
 from searchport.domain.fields import METADATA_KEYS, FieldMap, alias_conflicts
 from searchport.domain.params import parse_filters
+from searchport.domain.rules.format import Rule, decode_rule, without_bookkeeping
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 _HANDLE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -60,13 +61,63 @@ def _convert(data: Any, kind: type[Any], where: str) -> Any:
         raise ConfigError(f"{path}: {detail}" if path else detail) from None
 
 
-def _index(handle: str, raw: Any) -> IndexConfig:
+def _index(handle: str, raw: Any, base_dir: Path | None) -> IndexConfig:
     where = f"indexes.{handle}"
+    rules: list[Rule] = []
     if isinstance(raw, dict) and isinstance(raw.get("fields"), dict):
         for name, field in raw["fields"].items():
             _convert(field, FieldConfig, f"{where}.fields.{name}")
+    if isinstance(raw, dict) and raw.get("rules") is not None:
+        raw = dict(raw)
+        rules = read_rules(raw.pop("rules"), f"{where}.rules", base_dir)
     index: IndexConfig = _convert(raw, IndexConfig, where)
-    return index
+    return msgspec.structs.replace(index, rules=rules) if rules else index
+
+
+MAX_RULES_FILE_BYTES = 256 * 1024 * 1024
+
+
+def read_rules(value: Any, where: str, base_dir: Path | None) -> list[Rule]:
+    """``rules``: a list of rule objects, or the path of a JSON file holding Algolia's
+    export (an array of rule objects, or one object per line as the Algolia CLI writes)."""
+    if isinstance(value, str):
+        path = (base_dir or Path.cwd()) / value
+        try:
+            with path.open("rb") as file:
+                data = file.read(MAX_RULES_FILE_BYTES + 1)
+        except OSError as exc:
+            raise ConfigError(f"{where}: cannot read the rules file {path}: "
+                              f"{exc.strerror}") from None
+        if len(data) > MAX_RULES_FILE_BYTES:
+            raise ConfigError(f"{where}: the rules file {path} is over 256 MiB")
+        try:
+            value = _json_rules(data)
+        except msgspec.DecodeError as exc:
+            raise ConfigError(f"{where}: the rules file {path} is not JSON ({exc})") from None
+        where = f"{where} ({path.name})"
+    if not isinstance(value, list):
+        raise ConfigError(f"{where}: expected a list of rules or the path of a JSON file")
+    value = [without_bookkeeping(item) for item in value]
+    try:
+        return msgspec.convert(value, list[Rule])  # the fast path: every rule is valid
+    except msgspec.ValidationError:
+        pass
+    for i, item in enumerate(value):  # find the first invalid rule, to name it
+        try:
+            decode_rule(item)
+        except msgspec.ValidationError as exc:
+            detail, _, at = str(exc).partition(" - at `$")
+            oid = item.get("objectID") if isinstance(item, dict) else None
+            named = f" (rule {oid!r})" if isinstance(oid, str) else ""
+            raise ConfigError(f"{where}[{i}]{at.rstrip('`')}: {detail}{named}") from None
+    raise AssertionError("unreachable: the list failed to convert as a whole")
+
+
+def _json_rules(data: bytes) -> Any:
+    text = data.lstrip()
+    if text.startswith(b"[") or not text:
+        return msgspec.json.decode(data)
+    return [msgspec.json.decode(line) for line in data.splitlines() if line.strip()]
 
 
 def check_index(handle: str, index: IndexConfig) -> None:
@@ -90,6 +141,8 @@ def check_index(handle: str, index: IndexConfig) -> None:
             raise ConfigError(f"{where}.indexName: an index name cannot be empty")
         try:
             EngineAddress(index.host)
+            if index.proxy is not None:
+                proxy_address(index.proxy)
         except ConfigError as exc:
             raise ConfigError(f"{where}.{exc}") from None
         if index.engine == "opensearch" and index.api_key:
@@ -155,7 +208,9 @@ def _check_ranking(where: str, index: IndexConfig) -> None:
         )
 
 
-def parse_config(text: str, environ: Mapping[str, str]) -> Config:
+def parse_config(text: str, environ: Mapping[str, str], base_dir: Path | None = None
+                 ) -> Config:
+    """``base_dir``: where relative paths in the config start (its folder)."""
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
@@ -170,7 +225,7 @@ def parse_config(text: str, environ: Mapping[str, str]) -> Config:
     indexes = data.get("indexes") or {}
     if not isinstance(indexes, dict):
         raise ConfigError("indexes: expected a mapping of handle to index settings")
-    parsed = {str(h): _index(str(h), raw) for h, raw in indexes.items()}
+    parsed = {str(h): _index(str(h), raw, base_dir) for h, raw in indexes.items()}
     config: Config = _convert({**data, "indexes": {}}, Config, "")
     for handle, index in parsed.items():
         check_index(handle, index)
@@ -259,4 +314,4 @@ def load_config(path: Path, environ: Mapping[str, str] | None = None) -> Config:
         ) from None
     except OSError as exc:
         raise ConfigError(f"Cannot read the config file {path}: {exc.strerror}") from None
-    return parse_config(text, os.environ if environ is None else environ)
+    return parse_config(text, os.environ if environ is None else environ, path.parent)

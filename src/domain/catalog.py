@@ -10,19 +10,26 @@ from searchport.domain.errors import IndexNotFound
 from searchport.domain.fields import FieldMap
 
 if TYPE_CHECKING:  # a type-only dependency: the domain never imports ports at run time
+    from searchport.domain.rules.ruleset import RuleSet
+    from searchport.domain.rules.search import FacetValueCache
     from searchport.ports.engine import SearchEnginePort
 
 
 class IndexEntry:
-    """One handle: its config, its field map and the engine adapter serving it."""
+    """One handle: its config, its field map, the engine adapter serving it, and its query
+    rules (``None`` without), with the facet values their placeholders may take."""
 
-    __slots__ = ("config", "engine", "fields", "handle")
+    __slots__ = ("config", "engine", "facet_values", "fields", "handle", "rules")
 
-    def __init__(self, handle: str, config: IndexConfig, engine: SearchEnginePort) -> None:
+    def __init__(self, handle: str, config: IndexConfig, engine: SearchEnginePort,
+                 rules: RuleSet | None = None,
+                 facet_values: FacetValueCache | None = None) -> None:
         self.handle = handle
         self.config = config
         self.engine = engine
         self.fields = FieldMap(config.fields)
+        self.rules = rules
+        self.facet_values = facet_values
 
 
 class Catalog(Mapping[str, IndexEntry]):

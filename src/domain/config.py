@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from searchport.domain.engines import EngineName
+from searchport.domain.rules.format import Rule
 
 FieldType = Literal["text", "keyword", "integer", "float", "boolean", "date", "geo_point"]
 
@@ -75,6 +76,9 @@ class IndexConfig(_Section, frozen=True):
     timeout: Annotated[float, msgspec.Meta(gt=0, le=300)] = 5.0
     verify_tls: bool = True  # TLS certificate verification of ``host`` (https)
     ca_bundle: str | None = None  # PEM file of the CA(s) that signed the engine's certificate
+    # http://[user:password@]host:port of a proxy to the engine; default: the environment's
+    # HTTPS_PROXY or HTTP_PROXY, unless NO_PROXY lists the host
+    proxy: str | None = None
     # embedded engine (tantivy)
     path: str | None = None
     source: str | None = None
@@ -97,6 +101,14 @@ class IndexConfig(_Section, frozen=True):
     typo_tolerance: TypoToleranceConfig = msgspec.field(default_factory=TypoToleranceConfig)
     max_result_window: Annotated[int, msgspec.Meta(ge=1)] = 10_000
     cache: IndexCacheConfig = msgspec.field(default_factory=IndexCacheConfig)
+    # query rules in Algolia's rule format (docs/rules.md): a list of rule objects, or the
+    # path (relative to the config file) of a JSON file holding them; the loader reads the
+    # file, so a loaded config always holds the list
+    rules: list[Rule] | str = msgspec.field(default_factory=list)
+
+    @property
+    def rule_list(self) -> list[Rule]:
+        return self.rules if isinstance(self.rules, list) else []
 
 
 class CacheConfig(_Section, frozen=True):

@@ -37,6 +37,8 @@ class SearchResponse(_Body):
     geo_clusters: list[GeoCluster] | msgspec.UnsetType = msgspec.UNSET
     # with clickAnalytics=true: this search in the analytics, for POST /1/events
     query_id: str | msgspec.UnsetType = msgspec.field(default=msgspec.UNSET, name="queryID")
+    # the applied query rules' userData, in their precedence (docs/rules.md)
+    user_data: list[dict[str, Any]] | msgspec.UnsetType = msgspec.UNSET
 
 
 class FacetSearchResponse(_Body):

@@ -19,6 +19,7 @@ from searchport.domain.params import (
     parse_sort,
 )
 from searchport.domain.query import HistogramSpec, SearchQuery
+from searchport.domain.rules.search import RuleAsk
 
 MAX_PER_PAGE = 100
 FACET_BUCKETS = 100
@@ -41,6 +42,15 @@ class SearchRequest(msgspec.Struct, frozen=True, kw_only=True):
     histogram: str | None = None
     geo_grid: str | None = None
     tracking: Tracking = DEFAULT_TRACKING  # analytics, clickAnalytics, analyticsTags, userToken
+    rule_contexts: str | None = None  # comma-separated
+    enable_rules: str | None = None
+
+
+def rule_ask(req: SearchRequest, page: int, per_page: int) -> RuleAsk:
+    """What the request asks of the handle's rules (``page`` 1-based)."""
+    contexts = frozenset(c.strip() for c in (req.rule_contexts or "").split(",") if c.strip())
+    enabled = parse_flag("enableRules", req.enable_rules) is not False
+    return RuleAsk(enabled=enabled, contexts=contexts, page=page - 1, per_page=per_page)
 
 
 def check_page_window(page: int, per_page: int, window: int) -> None:

@@ -15,10 +15,10 @@ from searchport.adapters.analytics.none import NullAnalyticsStore
 from searchport.adapters.analytics.sqlite import SqliteAnalyticsStore
 from searchport.adapters.cache.memory import MemoryCache
 from searchport.adapters.cache.two_tier import TwoTierCache
-from searchport.adapters.engine_address import EngineAddress
-from searchport.adapters.http_clients import HttpClients
+from searchport.adapters.network.address import EngineAddress
+from searchport.adapters.network.pools import EnginePools
+from searchport.adapters.network.resilience import CallPolicy
 from searchport.adapters.rate_limit.memory import MemoryRateLimitStore
-from searchport.adapters.resilience import CallPolicy
 from searchport.adapters.resources import EngineResources
 from searchport.domain.analytics.reading import AnalyticsReading
 from searchport.domain.analytics.recorder import AnalyticsRecorder
@@ -26,7 +26,10 @@ from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.config import Config, ConfigError, IndexConfig
 from searchport.domain.engine_health import EngineHealth
 from searchport.domain.engines import BY_NAME
+from searchport.domain.fields import FieldMap
 from searchport.domain.response_cache import NoCache, ResponseCache
+from searchport.domain.rules.ruleset import RuleSet
+from searchport.domain.rules.search import FacetValueCache
 from searchport.domain.usecases.algolia_search import AlgoliaSearch
 from searchport.domain.usecases.analytics_status import AnalyticsStatus
 from searchport.domain.usecases.autocomplete import Autocomplete
@@ -39,17 +42,20 @@ from searchport.domain.usecases.describe_fields import DescribeFields
 from searchport.domain.usecases.facet_search import FacetSearch
 from searchport.domain.usecases.get_document import GetDocument
 from searchport.domain.usecases.get_mapping import GetMapping
+from searchport.domain.usecases.get_rule import GetRule
 from searchport.domain.usecases.health import Health
 from searchport.domain.usecases.list_indexes import ListIndexes
 from searchport.domain.usecases.no_click_rate import NoClickRate
 from searchport.domain.usecases.no_results_rate import NoResultsRate
 from searchport.domain.usecases.raw_query import RawQuery
 from searchport.domain.usecases.search import Search
+from searchport.domain.usecases.search_rules import SearchRules
 from searchport.domain.usecases.searches_count import SearchesCount
 from searchport.domain.usecases.searches_no_clicks import SearchesNoClicks
 from searchport.domain.usecases.searches_no_results import SearchesNoResults
 from searchport.domain.usecases.send_events import SendEvents
 from searchport.domain.usecases.users_count import UsersCount
+from searchport.entrypoints.algolia.rule_filters import rule_sets
 from searchport.entrypoints.http.observability import Metrics
 from searchport.entrypoints.http.timing import ObservedCache, TimedEngine
 from searchport.ports.analytics import AnalyticsStore
@@ -71,32 +77,47 @@ def make_engine(handle: str, index: IndexConfig, resources: EngineResources) -> 
 
 
 def build_catalog(config: Config, resources: EngineResources, metrics: Metrics) -> Catalog:
+    rules = rule_sets(config)
     return Catalog({
         handle: IndexEntry(
-            handle, index, TimedEngine(make_engine(handle, index, resources), handle, metrics)
+            handle, index, TimedEngine(make_engine(handle, index, resources), handle, metrics),
+            rules=rules.get(handle), facet_values=_facet_values(config, handle, rules),
         )
         for handle, index in config.indexes.items()
     })
 
 
-def build_http_clients(config: Config, metrics: Metrics,
-                       clock: Callable[[], float] = time.monotonic) -> HttpClients:
-    """The engine connection pools, with ``resilience``'s retries and circuit breakers."""
+def _facet_values(config: Config, handle: str,
+                  rules: dict[str, RuleSet]) -> FacetValueCache | None:
+    """The facet values the handle's ``{facet:...}`` placeholders may take, read again
+    after the handle's mapping TTL."""
+    found = rules.get(handle)
+    if found is None or not found.facet_attributes:
+        return None
+    index = config.indexes[handle]
+    ttl = index.cache.mapping_ttl or config.cache.mapping_ttl
+    return FacetValueCache(found.facet_attributes, FieldMap(index.fields).real, ttl=ttl,
+                           clock=time.monotonic)
+
+
+def build_engine_pools(config: Config, metrics: Metrics,
+                       clock: Callable[[], float] = time.monotonic) -> EnginePools:
+    """The engine clients' pools, with ``resilience``'s retries and circuit breakers."""
     settings = config.resilience
     policy = CallPolicy(retries=settings.retries, backoff=settings.retry_backoff,
                         failures=settings.circuit_breaker.failures,
                         cool_down=settings.circuit_breaker.cool_down)
-    return HttpClients(policy=policy, on_circuit=metrics.circuit, clock=clock)
+    return EnginePools(policy=policy, on_circuit=metrics.circuit, clock=clock)
 
 
-def build_engine_health(config: Config, catalog: Catalog, http: HttpClients) -> EngineHealth:
+def build_engine_health(config: Config, catalog: Catalog, pools: EnginePools) -> EngineHealth:
     """/health's view of the engines: pings, and each server engine's circuit by handle."""
     origins = {handle: EngineAddress(index.host).origin
                for handle, index in config.indexes.items() if index.host}
 
     def circuit_open(handle: str) -> bool:
         origin = origins.get(handle)
-        return origin is not None and http.circuit_open(origin)
+        return origin is not None and pools.circuit_open(origin)
 
     return EngineHealth(catalog=catalog, interval=config.resilience.health_interval,
                         circuit_open=circuit_open)
@@ -205,16 +226,16 @@ class Container(containers.DeclarativeContainer):
 
     metrics = providers.Singleton(build_metrics, config=config)
     clock = providers.Object(time.monotonic)  # the circuit breakers' (tests pass their own)
-    http_clients = providers.Singleton(build_http_clients, config=config, metrics=metrics,
+    engine_pools = providers.Singleton(build_engine_pools, config=config, metrics=metrics,
                                        clock=clock)
-    resources = providers.Singleton(EngineResources, base_dir=base_dir, http=http_clients)
+    resources = providers.Singleton(EngineResources, base_dir=base_dir, pools=engine_pools)
     rate_limit_store = providers.Singleton(build_rate_limit_store, config=config)
     catalog = providers.Singleton(
         build_catalog, config=config, resources=resources, metrics=metrics
     )
     cache = providers.Singleton(observed_cache, config=config, metrics=metrics)
     engine_health = providers.Singleton(
-        build_engine_health, config=config, catalog=catalog, http=http_clients
+        build_engine_health, config=config, catalog=catalog, pools=engine_pools
     )
     max_body_bytes = providers.Callable(lambda c: c.limits.max_body_bytes, config)
     cache_settings = providers.Callable(lambda c: c.cache, config)
@@ -242,6 +263,8 @@ class Container(containers.DeclarativeContainer):
     clear_cache = providers.Singleton(ClearCache, cache=cache)
     algolia_search = providers.Singleton(AlgoliaSearch, catalog=catalog, responses=responses,
                                          recorder=recorder)
+    search_rules = providers.Singleton(SearchRules, catalog=catalog)
+    get_rule = providers.Singleton(GetRule, catalog=catalog)
     send_events = providers.Singleton(SendEvents, catalog=catalog, recorder=recorder)
     analytics_reports = providers.Singleton(build_reports, catalog=catalog,
                                             store=analytics_store)

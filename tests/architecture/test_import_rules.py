@@ -20,8 +20,11 @@ import pytest
 SRC = Path(__file__).resolve().parents[2] / "src"
 PACKAGE = "searchport"
 STDLIB = frozenset(sys.stdlib_module_names)
-FRAMEWORKS = ("litestar", "httpx", "redis", "yaml", "tantivy", "dependency_injector",
-              "granian", "brotli")
+FRAMEWORKS = ("litestar", "httpx", "aiohttp", "yarl", "multidict", "redis", "yaml", "tantivy",
+              "dependency_injector", "granian", "brotli")
+# the one module behind the Exchange seam that speaks HTTP to the engines
+ENGINE_CLIENT = "searchport.adapters.network.client"
+HTTP_CLIENTS = ("aiohttp", "yarl", "multidict", "httpx", "httpcore", "urllib3", "requests")
 
 
 @dataclass(frozen=True)
@@ -166,6 +169,16 @@ def test_ports_import_only_stdlib_msgspec_domain_and_ports() -> None:
 def test_adapters_never_import_entrypoints() -> None:
     violations = adapters_violations(layer_imports("adapters"))
     assert not violations, report(violations)
+
+
+def test_only_the_engine_client_imports_an_http_client_library() -> None:
+    """Swapping the engines' HTTP client is one module (``network/client.py``); httpx is a
+    test dependency and no module of ``src`` imports it."""
+    found = [imp for layer in ("domain", "ports", "adapters", "entrypoints")
+             for imp in layer_imports(layer) if under(imp.target, *HTTP_CLIENTS)]
+    assert {imp.module for imp in found} == {ENGINE_CLIENT}, report(
+        [imp for imp in found if imp.module != ENGINE_CLIENT])
+    assert not [imp for imp in found if under(imp.target, "httpx", "httpcore")]
 
 
 def test_the_algolia_protocol_imports_only_stdlib_msgspec_domain_and_itself() -> None:

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-HEAVY = ("searchport.adapters.http1", "httpx", "litestar", "redis", "dependency_injector",
-         "tantivy")
+HEAVY = ("searchport.adapters.network.client", "aiohttp", "httpx", "litestar", "redis",
+         "dependency_injector", "tantivy")
 
 
 @pytest.mark.parametrize(("cache", "allowed"), [

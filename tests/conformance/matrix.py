@@ -11,7 +11,7 @@ from pathlib import Path
 
 import msgspec
 
-from searchport.adapters.http_clients import HttpClients
+from searchport.adapters.network.pools import EnginePools
 from searchport.adapters.resources import EngineResources
 from searchport.domain.config import IndexConfig
 from searchport.domain.engines import ENGINE_NAMES
@@ -50,7 +50,7 @@ def capabilities(engine: str) -> Capabilities:
     settings = ({"path": "unused"} if engine == "tantivy"
                 else {"host": "http://127.0.0.1:9", "indexName": "unused"})
     config = msgspec.convert({"engine": engine, **settings}, IndexConfig)
-    resources = EngineResources(base_dir=Path("."), http=HttpClients())
+    resources = EngineResources(base_dir=Path("."), pools=EnginePools())
     return make_engine("matrix", config, resources).capabilities
 
 

@@ -1,6 +1,15 @@
 """What the contract tiers of the server engines share: the real application (config
-loader, container, use cases, HTTP layer, adapter) with the network replaced by an
-``httpx.MockTransport`` that plays a scripted engine and records every request.
+loader, container, use cases, HTTP layer, adapter, and the production engine client) over
+real HTTP to a server on 127.0.0.1 that plays a scripted engine and records every request.
+
+- ``LoopbackEngine``: an HTTP and an HTTPS server (``aiohttp.web``, on a loop of their own
+  thread) that hand every request to a handler as an ``httpx.Request`` and send back its
+  ``httpx.Response``; every engine host name of a config resolves to them (an aiohttp
+  resolver), so the adapters keep the hosts they are configured with. A reply that is an
+  ``httpx`` network error is played on the socket: a timeout is never answered, any
+  other error closes the connection unanswered. The timeout each exchange is given is
+  recorded (``timeouts``), and the client waits at most ``WAIT`` seconds of it, so that
+  an unanswered request fails without waiting out an index's timeout (5 s by default).
 
 - ``ScriptedEngine``: an engine answering by method and path (``on(...)``); each engine's
   conftest adds its routes, headers and defaults.
@@ -15,7 +24,11 @@ loader, container, use cases, HTTP layer, adapter) with the network replaced by 
 
 from __future__ import annotations
 
+import asyncio
+import atexit
 import json
+import socket
+import ssl
 import textwrap
 import threading
 import time
@@ -26,12 +39,17 @@ from pathlib import Path
 from typing import Any, Self, TypeVar
 from urllib.parse import unquote
 
+import aiohttp.abc
 import httpx
+import trustme
+from aiohttp import web
 from dependency_injector import providers
 from litestar.testing import TestClient
 
 from searchport.adapters.config_loader import parse_config
-from searchport.adapters.http_clients import HttpClients
+from searchport.adapters.network.client import EngineClient
+from searchport.adapters.network.exchange import Answer, Exchange
+from searchport.adapters.network.pools import EnginePools
 from searchport.domain.config import Config
 from searchport.entrypoints.container import Container
 from searchport.entrypoints.http.app import create_app
@@ -51,7 +69,7 @@ class OffSpec:
     reply: Any
 
 # What a scripted route answers: a response; (status, JSON body or text[, headers]);
-# an exception to raise (httpx.ConnectError...); or a function of the request.
+# an httpx network error to play (httpx.ConnectError...); or a function of the request.
 Reply = httpx.Response | tuple[Any, ...] | BaseException | Handler | OffSpec
 
 
@@ -146,6 +164,14 @@ class Recorder:
     engines: Callable[[str], str | None] | None = None
 
     def __call__(self, request: httpx.Request) -> httpx.Response:
+        response, check = self.take(request)
+        check()
+        return response
+
+    def take(self, request: httpx.Request) -> tuple[httpx.Response, Callable[[], None]]:
+        """The answer, recorded, and the check of the exchange against the specification,
+        to run once the answer is on its way (the loopback engine runs it after sending, so
+        that a slow check never counts against the client's deadline)."""
         content = request.content
         raw_path, _, query = request.url.raw_path.decode("ascii").partition("?")
         sent = Sent(
@@ -163,12 +189,15 @@ class Recorder:
         finally:
             self.answered += 1
         engine = self._engine(sent.url)
-        if engine is not None and not response.extensions.get("off_spec"):
-            VIOLATIONS.add(f"{engine} request {sent.method} {sent.decoded_path}",
-                           engine_request(engine, sent.method, sent.decoded_path, query,
-                                          sent.body))
-            self._check_answer(engine, sent, response)
-        return response
+
+        def check() -> None:
+            if engine is not None and not response.extensions.get("off_spec"):
+                VIOLATIONS.add(f"{engine} request {sent.method} {sent.decoded_path}",
+                               engine_request(engine, sent.method, sent.decoded_path, query,
+                                              sent.body))
+                self._check_answer(engine, sent, response)
+
+        return response, check
 
     def _engine(self, url: str) -> str | None:
         found = self.engines(url) if self.engines is not None else None
@@ -193,16 +222,177 @@ class StartedApp:
     recorder: Recorder
     config: Config
     container: Container
+    served: LoopbackEngine
 
     @property
     def sent(self) -> list[Sent]:
         return self.recorder.sent
 
     def get(self, url: str, **kwargs: Any) -> httpx.Response:
-        return self.client.get(url, **kwargs)
+        response = self.client.get(url, **kwargs)
+        self.served.settle()  # the exchanges it caused are checked before the test goes on
+        return response
 
     def post(self, url: str, **kwargs: Any) -> httpx.Response:
-        return self.client.post(url, **kwargs)
+        response = self.client.post(url, **kwargs)
+        self.served.settle()
+        return response
+
+
+
+class _Loopback(aiohttp.abc.AbstractResolver):
+    """Every host name resolves to one port on 127.0.0.1."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+
+    async def resolve(self, host: str, port: int = 0,
+                      family: socket.AddressFamily = socket.AF_INET
+                      ) -> list[aiohttp.abc.ResolveResult]:
+        return [{"hostname": host, "host": "127.0.0.1", "port": self.port,
+                 "family": socket.AF_INET, "proto": 0, "flags": socket.AI_NUMERICHOST}]
+
+    async def close(self) -> None:
+        return None
+
+
+class _ServerLoop:
+    """The one event loop, in a thread of its own, that every loopback server runs on."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        threading.Thread(target=self.loop.run_forever, daemon=True).start()
+        atexit.register(self.loop.call_soon_threadsafe, self.loop.stop)
+
+    def run(self, coroutine: Any) -> Any:
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout=10)
+
+
+_SERVERS: list[_ServerLoop] = []
+# the scripted engines' certificate, for every host name the contract tests use
+_CA = trustme.CA()
+_CERTIFICATE = _CA.issue_cert("es.test", "es.internal.example", "meili.test",
+                              "search.internal", "m", "localhost", "127.0.0.1")
+HANG = 60.0  # seconds a timeout reply holds its request (the client gives up long before)
+WAIT = 2.5  # seconds the client waits for an answer at most (a loaded machine is slow)
+
+
+class _Timed:
+    """The production client, recording each exchange's timeout and waiting ``WAIT`` at
+    most."""
+
+    def __init__(self, inner: Exchange, timeouts: list[float]) -> None:
+        self._inner = inner
+        self._timeouts = timeouts
+
+    async def exchange(self, method: str, url: str, headers: Mapping[str, str],
+                       body: bytes | None, timeout: float) -> Answer:
+        self._timeouts.append(timeout)
+        return await self._inner.exchange(method, url, headers, body, min(timeout, WAIT))
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+class LoopbackEngine:
+    """A handler served over real HTTP and HTTPS on 127.0.0.1 (see the module's doc)."""
+
+    def __init__(self, handler: Handler) -> None:
+        if not _SERVERS:
+            _SERVERS.append(_ServerLoop())
+        self.handler = handler
+        self.timeouts: list[float] = []  # given to each exchange, in order
+        self._loop = _SERVERS[0]
+        self._busy = 0  # requests being answered or checked
+        self._idle = threading.Condition()
+        self._runner: web.AppRunner | None = None
+        self._ports: tuple[int, int] = (0, 0)
+        self._client_tls = ssl.create_default_context()
+        _CA.configure_trust(self._client_tls)
+
+    def start(self) -> LoopbackEngine:
+        if self._runner is None:
+            self._loop.run(self._start())
+        return self
+
+    def stop(self) -> None:
+        if self._runner is not None:
+            self.settle()
+            self._loop.run(self._runner.cleanup())
+            self._runner = None
+
+    def settle(self, timeout: float = 60.0) -> None:
+        """Wait until every request received so far is answered and checked."""
+        with self._idle:
+            assert self._idle.wait_for(lambda: self._busy == 0, timeout), "still checking"
+
+    def _done(self) -> None:
+        with self._idle:
+            self._busy -= 1
+            self._idle.notify_all()
+
+    async def _start(self) -> None:
+        app = web.Application()
+        app.router.add_route("*", "/{tail:.*}", self._serve)
+        runner = web.AppRunner(app, handle_signals=False, access_log=None,
+                               shutdown_timeout=0.1)
+        await runner.setup()
+        server_tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        _CERTIFICATE.configure_cert(server_tls)
+        await web.TCPSite(runner, "127.0.0.1", 0).start()
+        await web.TCPSite(runner, "127.0.0.1", 0, ssl_context=server_tls).start()
+        (_, http_port), (_, https_port) = runner.addresses[:2]
+        self._runner, self._ports = runner, (http_port, https_port)
+
+    def network(self, origin: str, tls: ssl.SSLContext | bool, proxy: str | None) -> Exchange:
+        """The production client for ``origin``, its host resolved to this server (the
+        test CA trusted where production would trust the system's)."""
+        self.start()
+        https = origin.startswith("https:")
+        client = EngineClient(origin, tls=self._client_tls if tls is True else tls,
+                              proxy=proxy, max_connections=8, keepalive_seconds=30,
+                              resolver=_Loopback(self._ports[1] if https else self._ports[0]))
+        return _Timed(client, self.timeouts)
+
+    async def _serve(self, request: web.Request) -> web.StreamResponse:
+        with self._idle:
+            self._busy += 1
+        done = False
+        try:
+            body = await request.read()
+            scheme = "https" if request.secure else "http"
+            sent = httpx.Request(request.method,
+                                 f"{scheme}://{request.host}{request.raw_path}",
+                                 headers=list(request.headers.items()), content=body)
+            take = getattr(self.handler, "take", None)
+            try:
+                if take is not None:
+                    answer, check = take(sent)
+                else:
+                    answer, check = self.handler(sent), None
+            except httpx.TimeoutException:
+                done = True
+                self._done()  # never answered: nothing to wait for
+                await asyncio.sleep(HANG)
+                raise
+            except httpx.TransportError:
+                assert request.transport is not None
+                request.transport.abort()
+                raise
+            except AssertionError as exc:  # an unscripted request: the test fails on exit
+                return web.Response(status=500, text=str(exc))
+            headers = [(k, v) for k, v in answer.headers.multi_items()
+                       if k.lower() not in ("content-length", "transfer-encoding")]
+            response = web.Response(status=answer.status_code, headers=headers,
+                                    body=answer.read())
+            if check is not None:  # the answer sent first, then held against the spec
+                await response.prepare(request)
+                await response.write_eof()
+                check()
+            return response
+        finally:
+            if not done:
+                self._done()
 
 
 App = TypeVar("App", bound=StartedApp)
@@ -210,9 +400,11 @@ App = TypeVar("App", bound=StartedApp)
 
 def build_container(config_yaml: str, handler: Handler, *,
                     environ: Mapping[str, str] | None = None,
-                    base_dir: Path | None = None) -> tuple[Container, Recorder]:
-    """The production container with the network replaced; engines are built (and
-    configuration errors raised) here."""
+                    base_dir: Path | None = None
+                    ) -> tuple[Container, Recorder, LoopbackEngine]:
+    """The production container over a loopback engine playing ``handler`` (one attempt
+    per call: no retries, no breaker); engines are built (and configuration errors raised)
+    here."""
     config = parse_config(textwrap.dedent(config_yaml), environ or {})
     hosts = [(str(i.host).rstrip("/"), i.engine) for i in config.indexes.values()
              if getattr(i, "host", None)]
@@ -222,12 +414,15 @@ def build_container(config_yaml: str, handler: Handler, *,
 
     recorder = Recorder(handler, engines=engine_of)
     container = Container(config=config, base_dir=base_dir or Path("."))
-    container.http_clients.override(
-        providers.Object(HttpClients(transport=httpx.MockTransport(recorder)))
-    )
-    container.catalog()
-    container.cache()
-    return in_memory_analytics(container), recorder
+    engine = LoopbackEngine(recorder)
+    container.engine_pools.override(providers.Object(EnginePools(network=engine.network)))
+    try:
+        container.catalog()
+        container.cache()
+    except BaseException:
+        engine.stop()
+        raise
+    return in_memory_analytics(container), recorder, engine
 
 
 @contextmanager
@@ -238,10 +433,10 @@ def started(kind: type[App], config_yaml: str, handler: Handler, *,
     the background for a config), those have been answered before the first test request,
     so the order of ``sent`` does not depend on scheduling. On exit, no unscripted request
     was made."""
-    container, recorder = build_container(config_yaml, handler, environ=environ,
-                                          base_dir=base_dir)
+    container, recorder, engine = build_container(config_yaml, handler, environ=environ,
+                                                  base_dir=base_dir)
     app = create_app(container)
-    with TestClient(app) as client:
+    with engine_served(engine), TestClient(app) as client:
         if warm_up is not None:
             expected = warm_up(container.config())
             deadline = time.monotonic() + 5
@@ -249,6 +444,14 @@ def started(kind: type[App], config_yaml: str, handler: Handler, *,
                 time.sleep(0.001)
             time.sleep(0.005)  # let the engine store what it read
         yield kind(client=client, recorder=recorder, config=container.config(),
-                   container=container)
+                   container=container, served=engine)
     unexpected = getattr(handler, "unexpected", [])
     assert not unexpected, f"the adapter sent unscripted requests: {unexpected}"
+
+
+@contextmanager
+def engine_served(engine: LoopbackEngine) -> Iterator[LoopbackEngine]:
+    try:
+        yield engine.start()
+    finally:
+        engine.stop()

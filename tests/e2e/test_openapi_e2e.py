@@ -34,6 +34,8 @@ BAD_INPUT: dict[str, tuple[str, str, Any]] = {
                                         None),
     "/1/indexes/*/objects": ("post", "/1/indexes/*/objects", {"requests": 1}),
     "/1/indexes/{handle}/browse": ("get", "/1/indexes/cities/browse?cursor=zz", None),
+    "/1/indexes/{handle}/rules/search": ("post", "/1/indexes/cities/rules/search",
+                                         {"hitsPerPage": 0}),
 }
 # a missing record instead of a missing handle
 MISSING = {"/{handle}/documents/{doc_id}": "/cities/documents/nope",

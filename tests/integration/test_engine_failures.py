@@ -17,11 +17,11 @@ import httpx
 import pytest
 from litestar.testing import TestClient
 
-from searchport.adapters.circuit_breaker import CircuitBreaker
 from searchport.adapters.config_loader import parse_config
-from searchport.adapters.exchange import CircuitOpen, Dropped
-from searchport.adapters.http1 import Http1Exchange
-from searchport.adapters.resilience import ResilientExchange
+from searchport.adapters.network.breaker import CircuitBreaker
+from searchport.adapters.network.client import EngineClient
+from searchport.adapters.network.exchange import CircuitOpen, Dropped
+from searchport.adapters.network.resilience import ResilientExchange
 from searchport.entrypoints.container import create_container
 from searchport.entrypoints.http.app import create_app
 from tests.fakes import in_memory_analytics
@@ -265,7 +265,7 @@ def test_half_open_lets_exactly_one_probe_through(upstream: MisbehavingUpstream)
     breaker = CircuitBreaker("test", threshold=1, cool_down=5.0, clock=lambda: clock[0])
 
     async def run() -> list[int | str]:
-        network = Http1Exchange(upstream.url, tls=True, max_connections=8,
+        network = EngineClient(upstream.url, tls=True, max_connections=8,
                                 keepalive_seconds=30)
         resilient = ResilientExchange(network, breaker=breaker)
         url = f"{upstream.url}/cities/_search"

@@ -20,7 +20,7 @@ import msgspec
 import pytest
 from litestar.testing import TestClient
 
-from searchport.adapters.http_clients import HttpClients
+from searchport.adapters.network.pools import EnginePools
 from searchport.adapters.resources import EngineResources
 from searchport.adapters.typesense import TypesenseEngine, translate
 from searchport.domain.config import IndexConfig
@@ -107,9 +107,9 @@ def get(client: TestClient[Any], path: str, **params: Any) -> Any:
     return response.json()
 
 
-def engine(server: TypesenseServer, http: HttpClients) -> SearchEnginePort:
+def engine(server: TypesenseServer, pools: EnginePools) -> SearchEnginePort:
     config = msgspec.convert(index_settings(server, DATED, fields=DATE_FIELDS), IndexConfig)
-    return TypesenseEngine("dated", config, EngineResources(Path("."), http))
+    return TypesenseEngine("dated", config, EngineResources(Path("."), pools))
 
 
 # ---------------------------------------------------------------- date facet values
@@ -147,16 +147,16 @@ def test_facet_values_cut_between_ties_keeps_the_earliest(client: TestClient[Any
 
 @pytest.mark.anyio
 async def test_search_facet_cut_between_ties_is_settled(server: TypesenseServer) -> None:
-    http = HttpClients()
+    pools = EnginePools()
     try:
         for limit in (1, 2, 4):
-            result = await engine(server, http).search(
+            result = await engine(server, pools).search(
                 SearchQuery(facets=("day",), max_facet_values=limit, limit=0))
             best = sorted(result.facets["day"], key=lambda v: (-v.count, v.value))[:limit]
             assert best == [FacetValue(value=v["value"], count=v["count"])
                             for v in counted(ROWS, "day")[:limit]]
     finally:
-        await http.aclose()
+        await pools.aclose()
 
 
 @pytest.mark.parametrize(("text", "filters"), [
@@ -185,15 +185,15 @@ async def test_date_facet_search_past_the_scan_is_refused(
     """With more values than it reads, the text could match one it never saw: a 400
     naming the field, never a silently short list."""
     monkeypatch.setattr(translate, "DATE_SCAN", len(MOMENTS) - 1)
-    http = HttpClients()
+    pools = EnginePools()
     try:
         with pytest.raises(InvalidRequest, match="'day'"):
-            await engine(server, http).facet_values(FacetValuesQuery(field="day", text="19"))
+            await engine(server, pools).facet_values(FacetValuesQuery(field="day", text="19"))
         monkeypatch.setattr(translate, "DATE_SCAN", len(MOMENTS))
-        values = await engine(server, http).facet_values(FacetValuesQuery(field="day",
+        values = await engine(server, pools).facet_values(FacetValuesQuery(field="day",
                                                                           text="19"))
     finally:
-        await http.aclose()
+        await pools.aclose()
     assert sorted(values, key=lambda v: (-v.count, v.value)) == [
         FacetValue(value=v["value"], count=v["count"])
         for v in counted(ROWS, "day") if "19" in v["value"]][:20]

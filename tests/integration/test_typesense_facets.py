@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from litestar.testing import TestClient
 
-from searchport.adapters.http_clients import HttpClients
+from searchport.adapters.network.pools import EnginePools
 from searchport.adapters.resources import EngineResources
 from searchport.adapters.typesense import TypesenseEngine
 from searchport.domain.config import IndexConfig
@@ -146,12 +146,12 @@ async def test_a_tie_across_the_cut_is_settled(server: TypesenseServer) -> None:
     """Eleven places with four books each: Typesense returns any four of them for a cut of
     three; the adapter reads on until the best three by count then name are known."""
     config = msgspec.convert(index_settings(server), IndexConfig)
-    http = HttpClients()
-    engine: SearchEnginePort = TypesenseEngine("books", config, EngineResources(Path("."), http))
+    pools = EnginePools()
+    engine: SearchEnginePort = TypesenseEngine("books", config, EngineResources(Path("."), pools))
     try:
         result = await engine.search(SearchQuery(facets=("place",), max_facet_values=3, limit=0))
     finally:
-        await http.aclose()
+        await pools.aclose()
     best = sorted(result.facets["place"], key=lambda v: (-v.count, v.value))[:3]
     assert best == [FacetValue(value=v, count=4) for v in ("Apia", "Buenos Aires", "Cairo")]
 

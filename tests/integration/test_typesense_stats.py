@@ -18,7 +18,7 @@ import msgspec
 import pytest
 from litestar.testing import TestClient
 
-from searchport.adapters.http_clients import HttpClients
+from searchport.adapters.network.pools import EnginePools
 from searchport.adapters.resources import EngineResources
 from searchport.adapters.typesense import TypesenseEngine
 from searchport.domain.config import IndexConfig
@@ -41,11 +41,11 @@ SINGLE = 1e-6  # relative error of single-precision floats summed in double
 @pytest.fixture
 async def engine(server: TypesenseServer) -> AsyncIterator[SearchEnginePort]:
     config = msgspec.convert(index_settings(server), IndexConfig)
-    http = HttpClients()
+    pools = EnginePools()
     try:
-        yield TypesenseEngine("books", config, EngineResources(Path("."), http))
+        yield TypesenseEngine("books", config, EngineResources(Path("."), pools))
     finally:
-        await http.aclose()
+        await pools.aclose()
 
 
 @pytest.fixture(scope="module")

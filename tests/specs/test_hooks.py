@@ -10,8 +10,8 @@ from collections.abc import Mapping
 
 import httpx
 
-from searchport.adapters import http_clients
-from searchport.adapters.exchange import Answer
+from searchport.adapters.network import pools
+from searchport.adapters.network.exchange import Answer
 from tests.conftest import CheckedExchange
 from tests.contract.scripted import OffSpec, Recorder, ScriptedEngine
 from tests.specs.exchanges import TYPESENSE_ORIGINS, VIOLATIONS
@@ -56,7 +56,7 @@ class Canned:
 
 
 def test_the_engines_network_is_checked_for_typesense() -> None:
-    assert http_clients._network.__name__ == "checked_network"
+    assert pools.network.__name__ == "checked_network"
     exchange = CheckedExchange(Canned({"results": "none"}))
     TYPESENSE_ORIGINS.add("http://127.0.0.1:8108")
     VIOLATIONS.take()

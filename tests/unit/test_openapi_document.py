@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from litestar.testing import TestClient
 
-from searchport.adapters.engine_http import exchange_failure, status_error
-from searchport.adapters.exchange import Refused, TimedOut
-from searchport.adapters.meilisearch.transport import read_error as meilisearch_error
+from searchport.adapters.meilisearch.api import read_error as meilisearch_error
+from searchport.adapters.network.api import exchange_failure, status_error
+from searchport.adapters.network.exchange import Refused, TimedOut
 from searchport.domain.config import Config, FieldConfig, IndexConfig
 from searchport.entrypoints.http.app import create_app
 from searchport.entrypoints.http.auth import UNAUTHORIZED

@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from searchport.adapters.refreshed import Refreshed
+from searchport.adapters.network.refreshed import Refreshed
 from searchport.domain.errors import EngineUnavailable, SearchportError
 
 

@@ -9,17 +9,17 @@ from typing import Any
 import httpx
 import pytest
 
-from searchport.adapters.circuit_breaker import CircuitBreaker
-from searchport.adapters.engine_http import exchange_failure
-from searchport.adapters.exchange import Answer, CircuitOpen, TimedOut
-from searchport.adapters.httpx_exchange import HttpxExchange
-from searchport.adapters.resilience import ResilientExchange
+from searchport.adapters.network.api import exchange_failure
+from searchport.adapters.network.breaker import CircuitBreaker
+from searchport.adapters.network.exchange import Answer, CircuitOpen, TimedOut
+from searchport.adapters.network.resilience import ResilientExchange
 from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.config import IndexConfig
 from searchport.domain.engine_health import EngineHealth
 from searchport.domain.errors import EngineTimeout, EngineUnavailable
 from searchport.domain.usecases.health import Health
 from tests.fakes import FakeCache, FakeEngine
+from tests.httpx_exchange import HttpxExchange
 
 # ---------------------------------------------------------------- circuit breaker
 

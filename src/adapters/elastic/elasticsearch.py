@@ -6,8 +6,8 @@ from __future__ import annotations
 import base64
 
 from searchport.adapters.elastic.engine import Flavor
-from searchport.adapters.engine_address import EngineAddress
-from searchport.adapters.exchange import Answer
+from searchport.adapters.network.address import EngineAddress
+from searchport.adapters.network.exchange import Answer
 from searchport.domain.config import IndexConfig
 
 

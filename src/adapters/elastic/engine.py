@@ -13,15 +13,15 @@ from typing import Any, TypeVar
 from urllib.parse import quote
 
 from searchport.adapters.elastic import parse, translate
+from searchport.adapters.elastic.api import open_api
 from searchport.adapters.elastic.fields import FieldCatalog, read_mapping
 from searchport.adapters.elastic.filters import filter_clause
 from searchport.adapters.elastic.raw_query import check_features, scoped_body
 from searchport.adapters.elastic.raw_scope import within_filters
-from searchport.adapters.elastic.transport import transport
-from searchport.adapters.engine_address import EngineAddress
-from searchport.adapters.engine_http import open_link
-from searchport.adapters.exchange import Answer
-from searchport.adapters.refreshed import Refreshed
+from searchport.adapters.network.address import EngineAddress
+from searchport.adapters.network.api import engine_address
+from searchport.adapters.network.exchange import Answer
+from searchport.adapters.network.refreshed import Refreshed
 from searchport.adapters.resources import EngineResources
 from searchport.domain.config import IndexConfig
 from searchport.domain.errors import InvalidQuery, SearchportError
@@ -63,10 +63,10 @@ class ElasticCompatEngine:
         self._single = len(names) == 1 and "*" not in names[0] and "," not in names[0]
         self._names = frozenset(part for name in names for part in name.split(","))
         self._denied: list[str] = list(config.raw_query_deny)
-        link = open_link(handle, config, resources)
-        self._transport = transport(handle=handle, engine=flavor.name, link=link,
-                                    headers=flavor.auth_headers(config, link.address),
-                                    on_response=self._check_product)
+        self._api = open_api(handle=handle, engine=flavor.name, config=config,
+                             resources=resources,
+                             headers=flavor.auth_headers(config, engine_address(handle, config)),
+                             on_response=self._check_product)
         # the mapping-backed field catalog; without a mapping, names are used as given
         self._configured_nested = FieldMap(config.fields).nested_paths
         configured = FieldCatalog(configured_nested=self._configured_nested)
@@ -90,7 +90,7 @@ class ElasticCompatEngine:
         self._fields.start()
 
     async def ping(self) -> None:
-        await self._transport.json("POST", f"/{self._indices}/_search", PING_BODY)
+        await self._api.json("POST", f"/{self._indices}/_search", PING_BODY)
 
     async def close(self) -> None:
         await self._fields.close()
@@ -115,20 +115,20 @@ class ElasticCompatEngine:
             answer = await self._query(f"/{self._indices}/_search", translate.ids_body(doc_id))
             return self._read(lambda: parse.first_hit(answer))
         path = f"/{self._indices}/_doc/{quote(doc_id, safe='')}"
-        response = await self._transport.send("GET", path)
+        response = await self._api.send("GET", path)
         if response.status_code == 404:
-            answer = self._transport.decode(response)
+            answer = self._api.decode(response)
             if isinstance(answer, Mapping) and answer.get("found") is False:
                 return None
         if not response.is_success:
-            raise self._transport.failure("GET", path, response)
-        answer = self._transport.decode(response)
+            raise self._api.failure("GET", path, response)
+        answer = self._api.decode(response)
         return self._read(lambda: parse.document(answer))
 
     async def get_mapping(self) -> dict[str, Any]:
-        answer = await self._transport.json("GET", f"/{self._indices}/_mapping")
+        answer = await self._api.json("GET", f"/{self._indices}/_mapping")
         if not isinstance(answer, dict):
-            raise self._transport.unreadable()
+            raise self._api.unreadable()
         return answer
 
     async def raw_query(self, body: dict[str, Any], filters: tuple[Filter, ...] = ()) -> bytes:
@@ -138,22 +138,22 @@ class ElasticCompatEngine:
         if filters:
             catalog = await self._fields.get()
             kept = within_filters(kept, [filter_clause(f, catalog) for f in filters])
-        response = await self._transport.send("POST", path, kept)
+        response = await self._api.send("POST", path, kept)
         if not response.is_success:
-            raise self._transport.failure("POST", path, response)
+            raise self._api.failure("POST", path, response)
         return response.content
 
     # ------------------------------------------------------------ internals
 
     async def _query(self, path: str, body: Any) -> Any:
-        return self._transport.decode(await self._answer(path, body))
+        return self._api.decode(await self._answer(path, body))
 
     async def _query_content(self, path: str, body: Any) -> bytes:
         return (await self._answer(path, body)).content
 
     async def _answer(self, path: str, body: Any) -> Answer:
         try:
-            return await self._transport.success("POST", path, body)
+            return await self._api.success("POST", path, body)
         except InvalidQuery:
             self._fields.expire()  # the mapping may have changed: fetch it again
             raise
@@ -173,7 +173,7 @@ class ElasticCompatEngine:
             return parse_answer()
         except (parse.UnreadableAnswer, KeyError, TypeError, ValueError, AttributeError) as exc:
             logger.warning("%s: unexpected answer shape: %s", self._handle, exc)
-            raise self._transport.unreadable() from None
+            raise self._api.unreadable() from None
 
     def _check_product(self, response: Answer) -> None:
         if self._product_checked:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from searchport.adapters.elastic.elasticsearch import user_credentials
 from searchport.adapters.elastic.engine import Flavor
-from searchport.adapters.exchange import Answer
+from searchport.adapters.network.exchange import Answer
 
 
 def product_warning(response: Answer) -> str | None:

@@ -19,9 +19,6 @@ from typing import Any
 
 import msgspec
 
-from searchport.adapters.answer_reading import UnreadableAnswer as UnreadableAnswer
-from searchport.adapters.answer_reading import as_list as _list
-from searchport.adapters.answer_reading import mapping as _mapping
 from searchport.adapters.elastic.translate import (
     DOCS,
     GEO_GRID,
@@ -30,6 +27,9 @@ from searchport.adapters.elastic.translate import (
     histogram_name,
     stats_name,
 )
+from searchport.adapters.network.answers import UnreadableAnswer as UnreadableAnswer
+from searchport.adapters.network.answers import as_list as _list
+from searchport.adapters.network.answers import mapping as _mapping
 from searchport.domain.query import FacetValuesQuery, SearchQuery
 from searchport.domain.results import (
     Bucket,

@@ -14,10 +14,9 @@ import re
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from searchport.adapters.engine_http import open_link
 from searchport.adapters.meilisearch import parse, translate
-from searchport.adapters.meilisearch.transport import ENGINE, transport
-from searchport.adapters.refreshed import Refreshed
+from searchport.adapters.meilisearch.api import ENGINE, open_api
+from searchport.adapters.network.refreshed import Refreshed
 from searchport.adapters.resources import EngineResources
 from searchport.domain.config import IndexConfig
 from searchport.domain.errors import Forbidden, InvalidRequest, SearchportError
@@ -43,8 +42,7 @@ class MeilisearchEngine:
         self._handle = handle
         self._uid = config.index_name if isinstance(config.index_name, str) \
             else config.index_name[0]
-        self._transport = transport(handle=handle, link=open_link(handle, config, resources),
-                                    api_key=config.api_key)
+        self._api = open_api(handle=handle, config=config, resources=resources)
         self._fallback_key = config.id_field
         self._ranking = custom_ranking(config)
         self._dates = frozenset(spec.field or name for name, spec in config.fields.items()
@@ -70,7 +68,7 @@ class MeilisearchEngine:
 
     async def ping(self) -> None:
         """A search for nothing: it needs only the ``search`` action, like the handle."""
-        await self._transport.json("POST", self._path("/search"), {"limit": 0})
+        await self._api.json("POST", self._path("/search"), {"limit": 0})
 
     async def close(self) -> None:
         await self._key.close()
@@ -81,7 +79,7 @@ class MeilisearchEngine:
         key = await self._key.get()
         plan = translate.search_plan(query, self._uid, key, self._dates, self._ranking)
         try:
-            answer = await self._transport.json("POST", plan.path, plan.body)
+            answer = await self._api.json("POST", plan.path, plan.body)
         except InvalidRequest as exc:
             if self._ranking and not query.sort and "sort" in str(exc).lower():
                 raise InvalidRequest(ranking_refused(self._ranking, str(exc))) from None
@@ -95,7 +93,7 @@ class MeilisearchEngine:
         together, keeping the values that contain ``text`` ignoring case. On a date field
         (Unix seconds) the text is matched against the ISO-8601 values of the distribution
         alone: the facet search would match the digits of the seconds."""
-        searched = self._transport.json("POST", self._path("/search"),
+        searched = self._api.json("POST", self._path("/search"),
                                         translate.distribution_body(query, self._dates))
         if not query.text or query.field in self._dates:
             answer = await searched
@@ -114,30 +112,30 @@ class MeilisearchEngine:
             return None  # Meilisearch cannot hold a document with that id
         key = await self._key.get()
         path = self._path(f"/documents/{doc_id}")
-        response = await self._transport.send("GET", path)
+        response = await self._api.send("GET", path)
         if response.status_code in (400, 404):
-            code = parse.error_code(self._transport.error_body(response))
+            code = parse.error_code(self._api.error_body(response))
             if code in MISSING_DOCUMENT:
                 return None
         if not response.is_success:
-            raise self._transport.failure("GET", path, response)
-        answer = self._transport.decode(response)
+            raise self._api.failure("GET", path, response)
+        answer = self._api.decode(response)
         return self._read(lambda: parse.document(answer, uid=self._uid, primary_key=key,
                                                  doc_id=doc_id))
 
     async def get_mapping(self) -> dict[str, Any]:
-        answer = await self._transport.json("GET", self._path("/settings"))
+        answer = await self._api.json("GET", self._path("/settings"))
         if not isinstance(answer, dict):
-            raise self._transport.unreadable()
+            raise self._api.unreadable()
         return answer
 
     async def raw_query(self, body: dict[str, Any], filters: tuple[Filter, ...] = ()) -> bytes:
         if filters:  # never sent: raw_query_filters is off
             raise Forbidden("A raw query cannot keep forced filters on this engine")
         path = self._path("/search")
-        response = await self._transport.send("POST", path, translate.raw_body(body))
+        response = await self._api.send("POST", path, translate.raw_body(body))
         if not response.is_success:
-            raise self._transport.failure("POST", path, response)
+            raise self._api.failure("POST", path, response)
         return response.content
 
     # ------------------------------------------------------------ internals
@@ -146,14 +144,14 @@ class MeilisearchEngine:
         """The facet search's answer; ``None`` when the index turned facet search off."""
         path = self._path("/facet-search")
         body = translate.facet_search_body(query, self._dates)
-        response = await self._transport.send("POST", path, body)
+        response = await self._api.send("POST", path, body)
         if response.status_code == 400 and parse.error_code(
-            self._transport.error_body(response)
+            self._api.error_body(response)
         ) == FACET_SEARCH_OFF:
             return None
         if not response.is_success:
-            raise self._transport.failure("POST", path, response)
-        return self._transport.decode(response)
+            raise self._api.failure("POST", path, response)
+        return self._api.decode(response)
 
     def _path(self, suffix: str) -> str:
         return translate.index_path(self._uid, suffix)
@@ -161,7 +159,7 @@ class MeilisearchEngine:
     async def _read_key(self) -> str | None:
         """The index's primary key, read once; the fallback until it can be read (refused,
         unreachable, or no document yet)."""
-        info = await self._transport.json("GET", self._path(""))
+        info = await self._api.json("GET", self._path(""))
         key = info.get("primaryKey") if isinstance(info, dict) else None
         return key if isinstance(key, str) and key else None
 
@@ -174,7 +172,7 @@ class MeilisearchEngine:
             return parse_answer()
         except (parse.UnreadableAnswer, KeyError, TypeError, ValueError, AttributeError) as exc:
             logger.warning("%s: unexpected answer shape: %s", self._handle, exc)
-            raise self._transport.unreadable() from None
+            raise self._api.unreadable() from None
 
 
 def ranking_refused(ranking: tuple[SortClause, ...], reason: str) -> str:

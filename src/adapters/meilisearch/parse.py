@@ -11,11 +11,11 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from searchport.adapters.answer_reading import UnreadableAnswer as UnreadableAnswer
-from searchport.adapters.answer_reading import as_list as _list
-from searchport.adapters.answer_reading import iso_date as iso_date
-from searchport.adapters.answer_reading import mapping as _mapping
 from searchport.adapters.meilisearch.translate import POST, PRE, SearchPlan
+from searchport.adapters.network.answers import UnreadableAnswer as UnreadableAnswer
+from searchport.adapters.network.answers import as_list as _list
+from searchport.adapters.network.answers import iso_date as iso_date
+from searchport.adapters.network.answers import mapping as _mapping
 from searchport.domain.query import SearchQuery
 from searchport.domain.results import EngineResult, FacetValue, FieldStats, Hit
 

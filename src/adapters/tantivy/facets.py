@@ -78,12 +78,14 @@ def needs_all_values(result: dict[str, Any], wanted: int) -> bool:
     return counts[wanted - 1] == counts[-1] if wanted > 0 else False
 
 
-def facet_values(spec: FieldSpec, result: dict[str, Any]) -> list[FacetValue]:
-    """Every returned bucket, formatted and ordered; the caller cuts the list."""
-    entries = [(_natural_key(spec, b), FacetValue(value=_format(spec, b), count=b["doc_count"]))
-               for b in result["buckets"] if b["doc_count"] > 0]
-    entries.sort(key=lambda entry: (-entry[1].count, entry[0]))
-    return [value for _, value in entries]
+def facet_values(spec: FieldSpec, result: dict[str, Any], limit: int | None = None
+                 ) -> list[FacetValue]:
+    """The returned buckets, formatted and ordered, the first ``limit`` of them (all when
+    ``None``)."""
+    entries = [(_natural_key(spec, b), b) for b in result["buckets"] if b["doc_count"] > 0]
+    entries.sort(key=lambda entry: (-entry[1]["doc_count"], entry[0]))
+    return [FacetValue(value=_format(spec, bucket), count=bucket["doc_count"])
+            for _, bucket in entries[:limit]]
 
 
 def buckets(result: dict[str, Any]) -> list[Bucket]:

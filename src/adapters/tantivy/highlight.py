@@ -31,6 +31,9 @@ MAX_FRAGMENTS = 5  # per field, for arrays
 _CONTEXT = 60  # characters kept before the first match of a long value
 Span = tuple[int, int]
 _HTML_SPECIAL = re.compile("[&<>\"']")
+# Shared by every request: an analyzer holds the GIL while it runs, so threads take turns.
+_TEXT = text_analyzer()
+_FOLD = fold_analyzer()
 
 
 def _as_is(text: str) -> str:
@@ -55,10 +58,12 @@ class Highlighter:
     def __init__(self, match: TextMatch, specs: list[FieldSpec]) -> None:
         self._match = match
         self._specs = specs
-        self._text = text_analyzer()
-        self._fold = fold_analyzer()
+        self._text = _TEXT
+        self._fold = _FOLD
         self._seen: dict[str, int] = {}  # document word -> letters marked
         self._terms = match.terms
+        # each query word with the letters of it a document word must mostly hold
+        self._words = [(word, frozenset(word.text)) for word in match.words]
 
     def highlight(self, row: dict[str, Any]) -> dict[str, list[str]]:
         found: dict[str, list[str]] = {}
@@ -109,13 +114,14 @@ class Highlighter:
         found = self._seen.get(word)
         if found is None:
             found = len(word) if word in self._terms else 0
-            for query_word in self._match.words if not found else ():
-                found = max(found, _matched_letters(word, query_word))
+            for query_word, letters in self._words if not found else ():
+                found = max(found, _matched_letters(word, query_word, letters))
             self._seen[word] = found
         return found
 
 
-def _matched_letters(word: str, query: QueryWord) -> int:
+def _matched_letters(word: str, query: QueryWord, letters: frozenset[str]) -> int:
+    """``letters``: the set of ``query.text``'s letters."""
     if word == query.text:
         return len(word)
     if query.prefix and word.startswith(query.text):
@@ -124,9 +130,13 @@ def _matched_letters(word: str, query: QueryWord) -> int:
         return 0
     if len(word) < len(query.text) - query.typos:
         return 0
+    # a prefix longer than the typed word and its typos is too far from it
+    near = word[:len(query.text) + query.typos] if query.prefix else word
+    if len(letters.difference(near)) > query.typos:  # each letter missing costs a typo
+        return 0
     if query.prefix:
-        typos, letters = prefix_distance(word, query.text, query.typos)
-        return letters if typos <= query.typos else 0
+        typos, marked = prefix_distance(near, query.text, query.typos)
+        return marked if typos <= query.typos else 0
     return len(word) if osa_distance(word, query.text, query.typos) <= query.typos else 0
 
 

@@ -27,7 +27,8 @@ from searchport.adapters.tantivy.schema import RANK_WEIGHT_FIELD, IndexLayout, R
 from searchport.adapters.tantivy.source import SourceRow
 
 SPREAD = 2.0**-12  # the largest factor is 1 + SPREAD
-Page = tuple[int, list[tuple[float | None, Any]]]
+# (total, the page, every match when the search saw them all)
+Page = tuple[int, list[tuple[float | None, Any]], list[Any] | None]
 
 
 def _key_value(spec: RankingSpec, row: dict[str, Any]) -> float | None:
@@ -73,14 +74,20 @@ def _factor(weight: float) -> float:
     return math.log2(single)
 
 
+def fetched(want: int) -> int:
+    """How many hits a page of ``want`` first asks for: enough to settle it most of the
+    time, and to see every match of a narrow query (its aggregations then name them)."""
+    return max(2 * want, want + 32)
+
+
 def ranked_page(searcher: tantivy.Searcher, query: tantivy.Query, offset: int, limit: int
                 ) -> Page:
     """The page by (relevance tier, custom ranking), best first."""
     want = offset + limit
     if limit <= 0:  # tantivy panics on a limit of 0
         counted = searcher.search(query, limit=1, count=True)
-        return getattr(counted, "count", None) or 0, []
-    fetch = max(2 * want, want + 32)
+        return getattr(counted, "count", None) or 0, [], None
+    fetch = fetched(want)
     while True:
         found = searcher.search(query, limit=fetch, count=True,
                                 weight_by_field=RANK_WEIGHT_FIELD)
@@ -94,7 +101,8 @@ def ranked_page(searcher: tantivy.Searcher, query: tantivy.Query, offset: int, l
             keyed.append((tier, w, score, address))
         keyed.sort(key=lambda k: (-k[0], -k[1]))
         if len(hits) >= total or _settled(keyed[:want], hits[-1][0]):
-            return total, [(tier, address) for tier, _, _, address in keyed[offset:want]]
+            every = [address for _, address in hits] if len(hits) >= total else None
+            return total, [(tier, address) for tier, _, _, address in keyed[offset:want]], every
         fetch *= 4
 
 

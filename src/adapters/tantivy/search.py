@@ -17,7 +17,7 @@ from searchport.adapters.tantivy import geogrid
 from searchport.adapters.tantivy.filters import must, unscored
 from searchport.adapters.tantivy.highlight import Highlighter, highlight_specs
 from searchport.adapters.tantivy.reader import OpenIndex
-from searchport.adapters.tantivy.schema import FieldSpec
+from searchport.adapters.tantivy.schema import SEQ_FIELD, FieldSpec
 from searchport.adapters.tantivy.sorting import sorted_page
 from searchport.adapters.tantivy.suggest import did_you_mean
 from searchport.domain.errors import UnsupportedFeature
@@ -29,6 +29,8 @@ from searchport.domain.results import (
     FieldStats,
     Hit,
 )
+
+_TOTAL = "total"
 
 
 def run_search(ix: OpenIndex, query: SearchQuery) -> EngineResult:
@@ -48,12 +50,21 @@ def run_search(ix: OpenIndex, query: SearchQuery) -> EngineResult:
     highlighter = (Highlighter(match, highlight_specs(ix.layout, query.highlight_fields, match))
                    if query.highlight and match is not None else None)
 
-    def combined(skip: set[int]) -> tantivy.Query:
+    def combined(skip: set[int], scored: bool = False) -> tantivy.Query:
+        """The query and the filters but those in ``skip``; unscored unless ``scored``."""
         kept = [unscored(q) for i, q in enumerate(filters) if i not in skip]
-        return must([match.query, *kept] if match is not None else kept)
+        if match is None:
+            return must(kept)
+        return must([match.query if scored else match.matching, *kept])
 
     full = combined(set())
-    total, page = sorted_page(ix, full, query.sort, query.offset, query.limit)
+    first = None
+    if match is not None and match.exact is not None:
+        first = (must([match.exact, *(unscored(q) for q in filters)]), match.exact_floor)
+    counted_total, page, every = sorted_page(ix, combined(set(), scored=True), query.sort,
+                                     query.offset, query.limit, matching=full, first=first)
+    if every is not None:  # every match is known: name them instead of searching again
+        full = ix.documents(every)
     hits = []
     for score, address in page:
         row = ix.row(address)
@@ -82,7 +93,12 @@ def run_search(ix: OpenIndex, query: SearchQuery) -> EngineResult:
         shared[f"histogram{i}"] = facet_aggs.histogram_request(spec, interval)
     if query.geo_grid is not None:
         shared["grid"] = geogrid.grid_request(query.geo_grid)
-    results = ix.aggregate(full, shared) if shared and total > 0 else {}
+    if counted_total is None and shared:  # the page came from the exact words: count here
+        shared[_TOTAL] = {"value_count": {"field": SEQ_FIELD}}
+    results = (ix.aggregate(full, shared)
+               if shared and (counted_total is None or counted_total > 0) else {})
+    total = (counted_total if counted_total is not None else
+             int(results[_TOTAL]["value"]) if _TOTAL in results else ix.count(full))
 
     facet_counts: dict[str, list[FacetValue]] = {}
     for i, spec in enumerate(facet_specs):
@@ -122,7 +138,7 @@ def count_values(ix: OpenIndex, scope: tantivy.Query, spec: FieldSpec, limit: in
     if facet_aggs.needs_all_values(counted, limit):
         request = facet_aggs.terms_request(spec, limit, everything=True)
         counted = ix.aggregate(scope, {"f": request})["f"]
-    return facet_aggs.facet_values(spec, counted)[:limit]
+    return facet_aggs.facet_values(spec, counted, limit)
 
 
 def _terms_request(ix: OpenIndex, spec: FieldSpec, limit: int) -> dict[str, Any]:

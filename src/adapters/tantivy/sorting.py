@@ -16,7 +16,7 @@ from typing import Any
 import tantivy
 
 from searchport.adapters.tantivy.filters import field_spec
-from searchport.adapters.tantivy.ranking import ranked_page
+from searchport.adapters.tantivy.ranking import fetched, ranked_page
 from searchport.adapters.tantivy.reader import OpenIndex
 from searchport.adapters.tantivy.schema import SORTABLE, sortable_column
 from searchport.domain.errors import InvalidRequest
@@ -24,7 +24,6 @@ from searchport.domain.query import SortClause
 
 MULTI_KEY_SORT_LIMIT = 100_000
 SCORE = "_score"
-Page = tuple[int, list[tuple[float | None, Any]]]  # (total, [(score or None, address)])
 
 
 def sort_columns(ix: OpenIndex, sort: tuple[SortClause, ...]) -> list[str]:
@@ -45,21 +44,50 @@ def sort_columns(ix: OpenIndex, sort: tuple[SortClause, ...]) -> list[str]:
 
 
 def sorted_page(ix: OpenIndex, query: tantivy.Query, sort: tuple[SortClause, ...],
-                offset: int, limit: int) -> Page:
+                offset: int, limit: int, matching: tantivy.Query | None = None,
+                first: tuple[tantivy.Query, float] | None = None
+                ) -> tuple[int | None, list[tuple[float | None, Any]], list[Any] | None]:
+    """(total, page, the address of every match when the search saw them all; see
+    ``ranking.fetched``). ``matching``: the same documents as ``query``, unscored and cheaper,
+    for sorts by fields. ``first``: a query to try first for a relevance sort, and the tier
+    from which its page is ``query``'s (``TextMatch.exact``); the total is ``None`` when
+    that page is taken (the caller counts ``query``'s matches)."""
     columns = sort_columns(ix, sort)
     if not sort or (columns == [SCORE] and sort[0].order == "desc"):
+        if first is not None and limit > 0:
+            page = _page_above(ix, *first, offset, limit)
+            if page is not None:
+                return None, page, None
         if ix.layout.ranking:  # relevance, then the handle's custom ranking
             return ranked_page(ix.searcher, query, offset, limit)
-        return ix.top(query, limit, offset)
+        if limit <= 0:
+            return ix.count(query), [], None
+        total, hits = ix.top(query, fetched(offset + limit))
+        every = [address for _, address in hits] if len(hits) >= total else None
+        return total, hits[offset:offset + limit], every
     if len(sort) == 1 and columns[0] != SCORE:
-        total, hits = ix.top(query, limit, offset, order_by=columns[0],
-                             descending=sort[0].order == "desc")
-        return total, [(None, address) for _, address in hits]
-    return _sorted_here(ix, query, sort, columns, offset, limit)
+        total, hits = ix.top(query if matching is None else matching, limit, offset,
+                             order_by=columns[0], descending=sort[0].order == "desc")
+        return total, [(None, address) for _, address in hits], None
+    total, page = _sorted_here(ix, query, sort, columns, offset, limit)
+    return total, page, None
+
+
+def _page_above(ix: OpenIndex, query: tantivy.Query, floor: float, offset: int, limit: int
+                ) -> list[tuple[float | None, Any]] | None:
+    """The page of ``query`` when it is full and every hit's tier reaches ``floor``."""
+    if ix.layout.ranking:
+        _, page, _ = ranked_page(ix.searcher, query, offset, limit)
+    else:
+        _, page = ix.top(query, limit, offset)
+    if len(page) < limit or any(tier is None or tier < floor - 0.5 for tier, _ in page):
+        return None
+    return page
 
 
 def _sorted_here(ix: OpenIndex, query: tantivy.Query, sort: tuple[SortClause, ...],
-                 columns: list[str], offset: int, limit: int) -> Page:
+                 columns: list[str], offset: int, limit: int
+                 ) -> tuple[int, list[tuple[float | None, Any]]]:
     total = ix.count(query)
     if total > MULTI_KEY_SORT_LIMIT:
         raise InvalidRequest(

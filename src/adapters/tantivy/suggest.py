@@ -68,7 +68,7 @@ def _correction(ix: OpenIndex, field: str, word: QueryWord) -> str | None:
     near = tantivy.Query.const_score_query(tantivy.Query.fuzzy_term_query(
         ix.schema, field, word.text, distance=typos, transposition_cost_one=True,
         prefix=word.prefix), 1.0)
-    _, page = sorted_page(ix, near, (), 0, _LOOKED_AT)
+    _, page, _ = sorted_page(ix, near, (), 0, _LOOKED_AT)
     best: tuple[int, str] | None = None  # (typos, the word)
     for _, address in page:
         value = field_value(ix.row(address), field)

@@ -61,6 +61,12 @@ class Tiers:
     def word_score(self, typos: int, level: int) -> float:
         return float(self.word + (2 - typos) * self.exactness + level * self.field)
 
+    def every_word_exact(self, words: int) -> float:
+        """The lowest tier of a document matching ``words`` words without a typo: above
+        every tier with fewer words, or with a typo (adjacency and field levels add less
+        than one typo costs)."""
+        return float(words * (self.word + 2 * self.exactness))
+
 
 class QueryWord(msgspec.Struct, frozen=True, kw_only=True):
     text: str  # analysed, as in the text fields' index
@@ -68,10 +74,29 @@ class QueryWord(msgspec.Struct, frozen=True, kw_only=True):
     typos: int  # how many typos it may have
 
 
+class Ways(msgspec.Struct, kw_only=True):
+    """The ways one query word matches one field: scored without a typo, scored with
+    typos, and the widest of them unscored (the documents of all of them)."""
+
+    exact: list[tantivy.Query] = msgspec.field(default_factory=list)
+    typos: list[tantivy.Query] = msgspec.field(default_factory=list)
+    widest: list[tantivy.Query] = msgspec.field(default_factory=list)
+
+
 class TextMatch(msgspec.Struct, frozen=True, kw_only=True):
-    """The query for a text, and what a highlighter needs to mark the same words."""
+    """The query for a text, and what a highlighter needs to mark the same words.
+
+    ``query`` scores every match with its tier. ``matching`` matches the same documents
+    unscored, with one clause per word and field (the widest of its ways), for counts and
+    aggregations. ``exact`` is ``query`` without its typo ways (``None`` when it has none,
+    or when numbers are searched): its documents of tier ``exact_floor`` or more match every
+    word without a typo and score the same in ``query``, where no other document reaches
+    that tier, so a page of such documents is the page of ``query``."""
 
     query: tantivy.Query
+    matching: tantivy.Query
+    exact: tantivy.Query | None
+    exact_floor: float
     words: tuple[QueryWord, ...]
     folded: frozenset[str]  # the whole text and each word, folded like keywords
     text_fields: tuple[str, ...]  # the text fields searched
@@ -112,42 +137,70 @@ class TextQueryBuilder:
         whole = frozenset(self._fold.analyze(text.strip()))
         tiers = Tiers(len(words))
         levels = _field_levels(targets)
-        scored = []
+        scored, exact, matching = [], [], []
+        any_typos = False
         for word in words:
-            ways = [way for spec, weight in targets
-                    for way in self._ways(spec, word, levels[weight], tiers, whole)]
-            if ways:
-                scored.append(tantivy.Query.disjunction_max_query(ways))
-        scored.extend(self._adjacent(words, targets, tiers))
-        scored.extend(self._numbers(targets, raw_words[1:], tiers))
+            exact_ways, typo_ways, widest = [], [], []
+            for spec, weight in targets:
+                found = self._ways(spec, word, levels[weight], tiers, whole)
+                exact_ways.extend(found.exact)
+                typo_ways.extend(found.typos)
+                widest.extend(found.widest)
+            any_typos = any_typos or bool(typo_ways)
+            if exact_ways or typo_ways:
+                scored.append(tantivy.Query.disjunction_max_query(exact_ways + typo_ways))
+            if exact_ways:
+                exact.append(tantivy.Query.disjunction_max_query(exact_ways))
+            matching.extend(widest)
+        adjacent = self._adjacent(words, targets, tiers)
+        numbers = self._numbers(targets, raw_words[1:], tiers)
+        matching.extend(numbers)
         return TextMatch(
-            query=any_of(scored),
+            query=any_of(scored + adjacent + numbers),
+            matching=any_of(matching),
+            exact=any_of(exact + adjacent) if any_typos and exact and not numbers else None,
+            exact_floor=tiers.every_word_exact(len(words)),
             words=tuple(words),
             folded=folded,
             text_fields=tuple(spec.name for spec, _ in targets if spec.type == "text"),
         )
 
     def _ways(self, spec: FieldSpec, word: QueryWord, level: int, tiers: Tiers,
-              whole: frozenset[str]) -> list[tantivy.Query]:
+              whole: frozenset[str]) -> Ways:
         """Every way ``word`` can match ``spec``, each scoring its tier."""
         def scoring(query: tantivy.Query, typos: int = 0) -> tantivy.Query:
             return tantivy.Query.const_score_query(query, tiers.word_score(typos, level))
 
         name = spec.name
         if spec.type == "keyword":  # whole values only: the text, or this word
-            return [scoring(tantivy.Query.term_query(self._schema, fold_field(name), f))
-                    for f in {word.text, *whole}]
+            terms = [tantivy.Query.term_query(self._schema, fold_field(name), f)
+                     for f in {word.text, *whole}]
+            return Ways(exact=[scoring(term) for term in terms], widest=terms)
         if spec.type != "text":
-            return []
-        ways = [scoring(tantivy.Query.term_query(self._schema, name, word.text))]
+            return Ways()
+        exact = tantivy.Query.term_query(self._schema, name, word.text)
+        ways = Ways(exact=[scoring(exact)], widest=[exact])
         if word.prefix:
-            ways.append(scoring(self._starting_with(name, word.text)))
+            starting = self._starting_with(name, word.text)
+            ways.exact.append(scoring(starting))
+            ways.widest[:] = [starting]  # a word is one of its own prefixes
         for typos in range(1, word.typos + 1):
-            fuzzy = tantivy.Query.fuzzy_term_query(
-                self._schema, name, word.text, distance=typos, transposition_cost_one=True,
-                prefix=word.prefix)
-            ways.append(scoring(fuzzy, typos))
+            fuzzy = self._fuzzy(name, word, typos)
+            ways.typos.append(scoring(fuzzy, typos))
+            ways.widest[:] = [fuzzy]  # within more typos: within fewer too
         return ways
+
+    def _fuzzy(self, field: str, word: QueryWord, typos: int) -> tantivy.Query:
+        if word.prefix and len(word.text) + typos <= MAX_PREFIX_CHARS:
+            # A word starts within ``typos`` of the typed one when one of its prefixes is
+            # within ``typos`` of it: the prefix field holds those prefixes, and its
+            # automaton stops at their length instead of walking every longer word.
+            return tantivy.Query.fuzzy_term_query(
+                self._schema, prefix_field(field), word.text, distance=typos,
+                transposition_cost_one=True, prefix=False)
+        return tantivy.Query.fuzzy_term_query(
+            self._schema, field, word.text, distance=typos, transposition_cost_one=True,
+            prefix=word.prefix)
 
     def _adjacent(self, words: list[QueryWord], targets: list[tuple[FieldSpec, float]],
                   tiers: Tiers) -> list[tantivy.Query]:
@@ -185,7 +238,7 @@ class TextQueryBuilder:
             starts = tantivy.Query.term_query(self._schema, prefix_field(field), prefix)
         else:
             # Few words share a long prefix, so walking the terms is cheap; compiling the
-            # regex is not (~0.3 ms, a Unicode automaton), hence the cache around this.
+            # regex is not (a Unicode automaton), hence the cache around this.
             # (phrase_prefix_query would stop at the first 50 words.)
             pattern = regex_escape(prefix) + "[^\\x00]*"
             starts = tantivy.Query.regex_query(self._schema, field, pattern)

@@ -13,13 +13,12 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 from urllib.parse import quote
 
-from searchport.adapters.engine_http import open_link
-from searchport.adapters.refreshed import Refreshed
+from searchport.adapters.network.refreshed import Refreshed
 from searchport.adapters.resources import EngineResources
 from searchport.adapters.typesense import parse, translate
+from searchport.adapters.typesense.api import ENGINE, open_api, search_failure
 from searchport.adapters.typesense.filters import literal
 from searchport.adapters.typesense.schema import FLOAT_TYPES, Schema, read_schema
-from searchport.adapters.typesense.transport import ENGINE, search_failure, transport
 from searchport.domain.config import IndexConfig
 from searchport.domain.errors import Forbidden, InvalidQuery, InvalidRequest, SearchportError
 from searchport.domain.query import FacetValuesQuery, Filter, SearchQuery
@@ -47,8 +46,7 @@ class TypesenseEngine:
         self._collection = names[0]
         self._ranking = custom_ranking(config)
         self._path = f"/collections/{_segment(self._collection)}"
-        self._transport = transport(handle=handle, link=open_link(handle, config, resources),
-                                    api_key=config.api_key)
+        self._api = open_api(handle=handle, config=config, resources=resources)
         # fields the config types date: Typesense stores them as Unix seconds (int64)
         self._dates = frozenset(spec.field or name for name, spec in config.fields.items()
                                 if spec.type == "date")
@@ -133,15 +131,15 @@ class TypesenseEngine:
         if doc_id in ROUTE_NAMES:
             return await self._document_by_filter(doc_id)
         path = f"{self._path}/documents/{_segment(doc_id)}"
-        response = await self._transport.send("GET", path)
+        response = await self._api.send("GET", path)
         if response.status_code == 404:
-            answer = self._transport.decode(response)
+            answer = self._api.decode(response)
             message = answer.get("message") if isinstance(answer, Mapping) else None
             if isinstance(message, str) and message.startswith("Could not find a document"):
                 return None
         if not response.is_success:
-            raise self._transport.failure("GET", path, response)
-        answer = self._transport.decode(response)
+            raise self._api.failure("GET", path, response)
+        answer = self._api.decode(response)
         return self._read(parse.document, answer, self._collection)
 
     async def get_mapping(self) -> dict[str, Any]:
@@ -150,9 +148,9 @@ class TypesenseEngine:
         return answer
 
     async def _fetch_schema(self) -> tuple[dict[str, Any], Schema]:
-        answer = await self._transport.json("GET", self._path)
+        answer = await self._api.json("GET", self._path)
         if not isinstance(answer, dict):
-            raise self._transport.unreadable()
+            raise self._api.unreadable()
         return answer, self._read(read_schema, answer)
 
     async def _read_schema(self) -> Schema:
@@ -166,9 +164,9 @@ class TypesenseEngine:
         if filters:  # never sent: raw_query_filters is off
             raise Forbidden("A raw query cannot keep forced filters on this engine")
         path = f"{self._path}/documents/search"
-        response = await self._transport.send("GET", path, params=translate.raw_params(body))
+        response = await self._api.send("GET", path, params=translate.raw_params(body))
         if not response.is_success:
-            raise self._transport.failure("GET", path, response)
+            raise self._api.failure("GET", path, response)
         return response.content
 
     # ------------------------------------------------------------ internals
@@ -177,7 +175,7 @@ class TypesenseEngine:
         chunks = [searches[i: i + MULTI_SEARCH_LIMIT]
                   for i in range(0, len(searches), MULTI_SEARCH_LIMIT)]
         answers = await asyncio.gather(*(
-            self._transport.json("POST", "/multi_search", body={"searches": chunk})
+            self._api.json("POST", "/multi_search", body={"searches": chunk})
             for chunk in chunks
         ))
         results: list[parse.Json] = []
@@ -185,7 +183,7 @@ class TypesenseEngine:
             results.extend(self._read(parse.multi_search_results, answer, len(chunk)))
         for result in results:
             if "error" in result or "code" in result:
-                error = search_failure(self._transport, result.get("code"), result.get("error"))
+                error = search_failure(self._api, result.get("code"), result.get("error"))
                 if isinstance(error, InvalidQuery):
                     self._schema.expire()  # the schema may have changed: read it again
                 raise error
@@ -219,7 +217,7 @@ class TypesenseEngine:
             return parse_answer(*args)
         except (parse.UnreadableAnswer, KeyError, TypeError, ValueError, AttributeError) as exc:
             logger.warning("%s: unexpected answer shape: %s", self._handle, exc)
-            raise self._transport.unreadable() from None
+            raise self._api.unreadable() from None
 
 
 def _segment(text: str) -> str:

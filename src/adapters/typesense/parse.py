@@ -23,11 +23,11 @@ import struct
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from searchport.adapters.answer_reading import UnreadableAnswer as UnreadableAnswer
-from searchport.adapters.answer_reading import as_list as _list
-from searchport.adapters.answer_reading import iso_date as iso_date
-from searchport.adapters.answer_reading import mapping as _mapping
-from searchport.adapters.answer_reading import text as _text
+from searchport.adapters.network.answers import UnreadableAnswer as UnreadableAnswer
+from searchport.adapters.network.answers import as_list as _list
+from searchport.adapters.network.answers import iso_date as iso_date
+from searchport.adapters.network.answers import mapping as _mapping
+from searchport.adapters.network.answers import text as _text
 from searchport.adapters.typesense.translate import MARK_END, MARK_START
 from searchport.domain.results import FacetValue, FieldStats, Hit
 

@@ -24,6 +24,8 @@ from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.query import FacetValuesQuery, Filter, SearchQuery
 from searchport.domain.response_cache import ResponseCache
 from searchport.domain.results import EngineResult, FacetValue
+from searchport.domain.rules.effects import RulePlan
+from searchport.domain.rules.search import RuleAsk, RuleOutcome, rule_plan, search_with_rules
 from searchport.domain.shaping import order_facet_values
 
 MAX_FACET_VALUES = 100  # facet values asked of an engine at most (facet stats, facetHits)
@@ -58,9 +60,15 @@ class SearchPlan(Protocol):
         """Besides the query, what the shaped answer depends on (msgspec-encodable)."""
         ...
 
-    def shape(self, result: EngineResult, took_ms: int, exact_facet_counts: bool) -> Any:
+    @property
+    def rule_ask(self) -> RuleAsk:
+        """What the search asks of the handle's rules, and its page."""
+        ...
+
+    def shape(self, result: EngineResult, took_ms: int, exact_facet_counts: bool,
+              rules: RuleOutcome | None = None) -> Any:
         """The protocol's answer (msgspec-encodable); ``exact_facet_counts``: the engine
-        counts every facet value exactly."""
+        counts every facet value exactly; ``rules``: what the applied rules did."""
         ...
 
     @property
@@ -121,9 +129,14 @@ class AlgoliaSearch:
             facet_plan: Any = plan
             return _encoder.encode(await self._facet_hits(entry, facet_plan, forced))
         search_plan: Any = plan
-        params: list[Any] = ["algolia", search_plan.cache_params, *([forced] if forced else [])]
+        # rules are evaluated before the cache: a validity window opening or closing, or
+        # new facet values, change the plan and so the answer's key
+        rules = None if entry.rules is None else await rule_plan(entry, search_plan.query,
+                                                                  search_plan.rule_ask)
+        params: list[Any] = ["algolia", search_plan.cache_params, *([forced] if forced else []),
+                             *([rules] if rules is not None else [])]
         encoded = await self._responses.respond(
-            "search", entry, params, lambda: self._search(entry, search_plan, forced),
+            "search", entry, params, lambda: self._search(entry, search_plan, forced, rules),
         )
         if self._recorder is None:
             return encoded.body
@@ -137,14 +150,22 @@ class AlgoliaSearch:
         return encoded.body if query_id is None else with_query_id(encoded.body, query_id)
 
     async def _search(self, entry: IndexEntry, plan: SearchPlan,
-                      forced: tuple[Filter, ...]) -> Any:
+                      forced: tuple[Filter, ...], rules: RulePlan | None = None) -> Any:
         started = time.perf_counter()
         query = plan.query
         if forced:
             query = msgspec.structs.replace(query, filters=query.filters + forced)
-        result = await entry.engine.search(query)
+        outcome = None
+        if rules is None:
+            result = await entry.engine.search(query)
+        else:
+            ask = plan.rule_ask
+            ruled = await search_with_rules(entry.engine, query, rules, page=ask.page,
+                                            per_page=ask.per_page,
+                                            id_field=entry.config.id_field, forced=forced)
+            result, outcome = ruled.result, RuleOutcome(plan=rules, promoted=ruled.promoted)
         took = round((time.perf_counter() - started) * 1000)
-        return plan.shape(result, took, entry.engine.capabilities.exact_facet_counts)
+        return plan.shape(result, took, entry.engine.capabilities.exact_facet_counts, outcome)
 
     async def _facet_hits(self, entry: IndexEntry, plan: FacetHitsPlan,
                           forced: tuple[Filter, ...]) -> Any:

@@ -10,10 +10,12 @@ from searchport.domain.access import FULL_ACCESS, Access
 from searchport.domain.analytics.recorder import AnalyticsRecorder
 from searchport.domain.analytics.records import Visitor, with_query_id
 from searchport.domain.catalog import Catalog, IndexEntry
-from searchport.domain.query import SearchQuery
+from searchport.domain.query import Filter, SearchQuery
 from searchport.domain.response_cache import Encoded, ResponseCache
 from searchport.domain.responses import SearchResponse
-from searchport.domain.search_request import SearchRequest, build_search_query
+from searchport.domain.rules.effects import RulePlan
+from searchport.domain.rules.search import rule_plan, search_with_rules
+from searchport.domain.search_request import SearchRequest, build_search_query, rule_ask
 from searchport.domain.shaping import fill_histogram, shape_clusters, shape_facets, shape_hit
 
 
@@ -32,10 +34,13 @@ class Search:
         entry = access.entry(self._catalog, request.handle)
         query, page, per_page = build_search_query(entry, request)
         asked = query.filters
+        # the request's own filters select facet values for rule conditions, not the key's
+        rules = None if entry.rules is None else await rule_plan(
+            entry, query, rule_ask(request, page, per_page))
         query = msgspec.structs.replace(query, filters=access.restrict(entry, asked))
         encoded = await self._responses.respond(
-            "search", entry, [query, page, per_page],
-            lambda: self._search(entry, query, page, per_page),
+            "search", entry, [query, page, per_page, *([rules] if rules is not None else [])],
+            lambda: self._search(entry, query, page, per_page, rules, access.forced(entry)),
         )
         if self._recorder is None:
             return encoded
@@ -49,9 +54,15 @@ class Search:
         return Encoded(with_query_id(encoded.body, query_id), encoded.cache)
 
     async def _search(
-        self, entry: IndexEntry, query: SearchQuery, page: int, per_page: int
+        self, entry: IndexEntry, query: SearchQuery, page: int, per_page: int,
+        rules: RulePlan | None = None, forced: tuple[Filter, ...] = (),
     ) -> SearchResponse:
-        result = await entry.engine.search(query)
+        if rules is None:
+            result = await entry.engine.search(query)
+        else:
+            result = (await search_with_rules(entry.engine, query, rules, page=page - 1,
+                                              per_page=per_page, id_field=entry.config.id_field,
+                                              forced=forced)).result
         fields = entry.fields
         histograms: dict[str, list] | msgspec.UnsetType = msgspec.UNSET  # type: ignore[type-arg]
         if query.histograms:
@@ -74,4 +85,5 @@ class Search:
                 if query.geo_grid is not None
                 else msgspec.UNSET
             ),
+            user_data=list(rules.user_data) if rules and rules.user_data else msgspec.UNSET,
         )

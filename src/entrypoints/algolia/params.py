@@ -4,7 +4,7 @@ string, client v4, or an object, client v5, or flat next to ``indexName``) to ch
 Three groups, listed in docs/algolia.md:
 - ``SUPPORTED``: applied with Algolia's meaning;
 - ``IGNORED``: accepted and ignored, because ignoring them cannot change hits, counts or
-  facets (ranking details, personalisation, rules that searchport does not have);
+  facets (ranking details, A/B tests, personalisation);
 - ``NO_OP_VALUES``: refused unless given a value that changes nothing (``tagFilters: ""``,
   ``attributesToSnippet: []``...). Anything else is a 400 naming the parameter.
 """
@@ -26,15 +26,18 @@ SUPPORTED = frozenset({
     "attributesToRetrieve", "attributesToHighlight", "highlightPreTag", "highlightPostTag",
     "maxValuesPerFacet", "insideBoundingBox", "aroundLatLng", "aroundRadius",
     "attributesToSnippet", "snippetEllipsisText",
+    # query rules (docs/rules.md)
+    "enableRules", "ruleContexts",
     # facet-value search
     "facetQuery", "maxFacetHits", "facetName",
     # the query log (``tracking``)
     "analytics", "clickAnalytics", "analyticsTags", "userToken",
 })
 IGNORED = frozenset({
+    # getRankingInfo: Algolia's _rankingInfo requires nbTypos, firstMatchedWord,
+    # geoDistance, nbExactWords and userScore, which no engine here reports
     "getRankingInfo", "enableABTest", "percentileComputation", "enablePersonalization",
-    "personalizationImpact", "ruleContexts", "enableRules", "facetingAfterDistinct",
-    "responseFields",
+    "personalizationImpact", "facetingAfterDistinct", "responseFields",
 })
 # Refused unless the value is one of these: then the parameter changes nothing.
 NO_OP_VALUES: dict[str, tuple[Any, ...]] = {
@@ -112,14 +115,15 @@ def text(values: dict[str, Any], name: str, default: str = "") -> str:
     return value
 
 
-def boolean(values: dict[str, Any], name: str, default: bool) -> bool:
+def flag(values: dict[str, Any], name: str, default: bool) -> bool:
+    """A boolean: true/false, or their text ("true", "false", "1", "0")."""
     value = values.get(name)
-    if value is None:
+    if value is None or value == "":
         return default
     if isinstance(value, bool):
         return value
-    if isinstance(value, str) and value.strip() in ("true", "false"):
-        return value.strip() == "true"
+    if isinstance(value, str) and value.strip().lower() in ("true", "1", "false", "0"):
+        return value.strip().lower() in ("true", "1")
     raise InvalidRequest(f"{name}: must be true or false, got {value!r}")
 
 
@@ -127,8 +131,8 @@ def tracking(values: dict[str, Any]) -> Tracking:
     """``analytics`` (default true), ``clickAnalytics``, ``analyticsTags``, ``userToken``."""
     if not any(name in values for name in TRACKING):
         return DEFAULT_TRACKING
-    return Tracking(analytics=boolean(values, "analytics", True),
-                    click_analytics=boolean(values, "clickAnalytics", False),
+    return Tracking(analytics=flag(values, "analytics", True),
+                    click_analytics=flag(values, "clickAnalytics", False),
                     tags=tuple(names(values, "analyticsTags") or ()),
                     user_token=text(values, "userToken") or None)
 

@@ -11,6 +11,7 @@ from searchport.domain.analytics.records import Tracking
 from searchport.domain.catalog import IndexEntry
 from searchport.domain.params import clamp
 from searchport.domain.results import EngineResult
+from searchport.domain.rules.search import RuleAsk, RuleOutcome
 from searchport.domain.usecases.algolia_search import (
     MAX_FACET_VALUES,
     FacetHits,
@@ -40,10 +41,14 @@ class SearchCall:
     def cache_params(self) -> Any:
         return [self._plan, self._raw.encoded]
 
-    def shape(self, result: EngineResult, took_ms: int,
-              exact_facet_counts: bool) -> AlgoliaResult:
+    @property
+    def rule_ask(self) -> RuleAsk:
+        return self._plan.rule_ask
+
+    def shape(self, result: EngineResult, took_ms: int, exact_facet_counts: bool,
+              rules: RuleOutcome | None = None) -> AlgoliaResult:
         return shape_result(self._entry, self._plan, result, self._raw, took_ms,
-                            exact_facet_counts)
+                            exact_facet_counts, rules)
 
     @property
     def tracking(self) -> Tracking:

@@ -32,6 +32,7 @@ from searchport.domain.query import (
     SearchQuery,
 )
 from searchport.domain.results import EngineResult, FacetValue, FieldStats, Hit
+from searchport.domain.rules.search import RuleAsk, RuleOutcome
 from searchport.domain.usecases.algolia_search import MAX_FACET_VALUES
 from searchport.entrypoints.algolia import params as ap
 from searchport.entrypoints.algolia.filters import (
@@ -80,6 +81,7 @@ class Plan(msgspec.Struct, frozen=True, kw_only=True):
     ellipsis: str = DEFAULT_ELLIPSIS
     # highlighted by the engine for their snippet only: no _highlightResult
     snippet_only: tuple[str, ...] = ()
+    rule_ask: RuleAsk = RuleAsk()  # enableRules, ruleContexts and the page, for rules
 
 
 def algolia_filters(values: dict[str, Any], entry: IndexEntry) -> tuple[Filter, ...]:
@@ -150,10 +152,14 @@ def plan_search(entry: IndexEntry, values: dict[str, Any]) -> Plan:
         exact_total=config.exact_totals,
         disjunctive_facets=False,
     )
+    rule_ask = RuleAsk(enabled=ap.flag(values, "enableRules", True),
+                       contexts=frozenset(ap.names(values, "ruleContexts") or ()),
+                       page=page, per_page=per_page)
     return Plan(query=query, page=page, hits_per_page=per_page, tags=tags,
                 highlighted=highlighted, max_values_per_facet=max_values,
                 snippeted=tuple(snippeted.items()), snippet_only=snippet_only,
-                ellipsis=ap.text(values, "snippetEllipsisText", DEFAULT_ELLIPSIS))
+                ellipsis=ap.text(values, "snippetEllipsisText", DEFAULT_ELLIPSIS),
+                rule_ask=rule_ask)
 
 
 def _snippeted(entry: IndexEntry, values: dict[str, Any]) -> dict[str, int]:
@@ -260,13 +266,14 @@ def _bounding_box(entry: IndexEntry, values: dict[str, Any]) -> GeoGridSpec | No
 
 
 def shape_result(entry: IndexEntry, plan: Plan, result: EngineResult, raw: ap.RawParams,
-                 took_ms: int, exact_facet_counts: bool) -> AlgoliaResult:
+                 took_ms: int, exact_facet_counts: bool,
+                 rules: RuleOutcome | None = None) -> AlgoliaResult:
     fields, per_page = entry.fields, plan.hits_per_page
     pages = 0
     if per_page > 0:
         reachable = math.ceil(min(result.total, entry.config.max_result_window) / per_page)
         pages = reachable
-    words = query_words(plan.query.text)
+    words = query_words(plan.query.text if rules is None else rules.plan.query)
     hits = [_hit(fields, hit, plan, words) for hit in result.hits[:plan.query.limit]]
     facets = {
         fields.public(name): {
@@ -298,7 +305,13 @@ def shape_result(entry: IndexEntry, plan: Plan, result: EngineResult, raw: ap.Ra
         query=plan.query.text,
         params=raw.encoded,
         index=entry.handle,
-        rendering_content=rendering_content(entry.config.defaults.facets),
+        rendering_content=rendering_content(entry.config.defaults.facets)
+        if rules is None or rules.plan.facet_ordering is None else
+        {"facetOrdering": msgspec.to_builtins(rules.plan.facet_ordering)},
+        user_data=list(rules.plan.user_data) if rules and rules.plan.user_data
+        else msgspec.UNSET,
+        applied_rules=[{"objectID": oid} for oid in rules.plan.applied] if rules
+        else msgspec.UNSET,
     )
 
 

@@ -39,6 +39,11 @@ class AlgoliaResult(msgspec.Struct, kw_only=True):
     # dynamicWidgets render the facets it names, in its order); unset without defaults
     rendering_content: dict[str, Any] | msgspec.UnsetType = msgspec.field(
         name="renderingContent", default=msgspec.UNSET)
+    # the applied query rules' userData, and the rules themselves (docs/rules.md)
+    user_data: list[dict[str, Any]] | msgspec.UnsetType = msgspec.field(
+        name="userData", default=msgspec.UNSET)
+    applied_rules: list[dict[str, str]] | msgspec.UnsetType = msgspec.field(
+        name="appliedRules", default=msgspec.UNSET)
     # with clickAnalytics: the search in the analytics (added per answer, after caching)
     query_id: str | msgspec.UnsetType = msgspec.field(name="queryID", default=msgspec.UNSET)
 

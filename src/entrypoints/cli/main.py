@@ -56,6 +56,14 @@ def _demo_note(folder: Path) -> str:
     )
 
 
+def _check_rules(config: Config) -> None:
+    """Every handle's rules can be honoured (``ConfigError`` otherwise), before any worker
+    starts; each worker builds its own from the same config."""
+    from searchport.entrypoints.algolia.rule_filters import rule_sets
+
+    rule_sets(config)
+
+
 def _load(flag: str | None) -> tuple[Config, Path]:
     """The config to run with; without one, the built-in demo's, written to ``demo_home``."""
     path = _explicit_config(flag)
@@ -73,7 +81,9 @@ def _load(flag: str | None) -> tuple[Config, Path]:
             raise SystemExit(2) from None
         print(_demo_note(folder), file=sys.stderr)
     try:
-        return load_config(path), path
+        config = load_config(path)
+        _check_rules(config)
+        return config, path
     except ConfigError as exc:
         print(f"searchport: config error: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
@@ -157,12 +167,12 @@ def cmd_index_build(args: argparse.Namespace) -> int:
 async def _check(config: Config, base_dir: Path) -> int:
     # imported here, as in _check_cache: `serve`'s parent process only reads the config, and
     # each of its forked workers imports what it runs (a smaller parent: less RSS in all)
-    from searchport.adapters.http_clients import HttpClients
+    from searchport.adapters.network.pools import EnginePools
     from searchport.adapters.resources import EngineResources
     from searchport.entrypoints.container import make_engine
 
     failures = 0
-    resources = EngineResources(base_dir=base_dir, http=HttpClients())
+    resources = EngineResources(base_dir=base_dir, pools=EnginePools())
     try:
         for handle, index in config.indexes.items():
             try:
@@ -182,7 +192,7 @@ async def _check(config: Config, base_dir: Path) -> int:
                 message = exc.message if isinstance(exc, SearchportError) else str(exc)
                 print(f"FAILED  {handle} ({index.engine}): {message}")
     finally:
-        await resources.http.aclose()
+        await resources.pools.aclose()
     if config.cache.backend == "redis":
         failures += not await _check_cache(config)
     return 1 if failures else 0
@@ -256,6 +266,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             base_dir = path.parent
             config = load_config(path)
             where = str(path)
+        _check_rules(config)
     except ConfigError as exc:
         print(f"searchport: config error: {exc}", file=sys.stderr)
         return 2

@@ -174,7 +174,8 @@ def algolia_records_controller(uc: UseCases) -> type[Controller]:
             handles = [info.handle for info in (await uc.list_indexes()(None, access)).indexes]
 
             async def entries(handle: str) -> int:
-                query = AlgoliaQuery(handle=handle, request={"hitsPerPage": 0})
+                query = AlgoliaQuery(handle=handle,  # every record: no rule hides one
+                                     request={"hitsPerPage": 0, "enableRules": False})
                 (answer,) = await algolia_search((query,), access)
                 return int(_decode(answer)["nbHits"])
 
@@ -274,7 +275,8 @@ async def _browse(algolia_search: AlgoliaSearch, handle: str,
             page = int(page)
         if isinstance(page, bool) or not isinstance(page, int) or page < 0:
             raise InvalidRequest("page: must be an integer from 0")
-    query = AlgoliaQuery(handle=handle, request={**search, "page": page})
+    # browsing exports records: rules (hides, promotes, filters) do not apply
+    query = AlgoliaQuery(handle=handle, request={**search, "page": page, "enableRules": False})
     (found,) = await algolia_search((query,), access)
     answer = _decode(found)
     if page + 1 < int(answer.get("nbPages", 0)):

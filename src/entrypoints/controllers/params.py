@@ -126,6 +126,17 @@ HISTOGRAM = QueryParameter(
     "included; an interval that would give too many buckets is a 400.",
     examples=_ex('{"population":1000000}', "population in steps of one million"),
 )
+RULE_CONTEXTS = QueryParameter(
+    name="ruleContexts",
+    description="Comma-separated contexts: rules whose condition names one of them may "
+    "apply (docs/rules.md).",
+    examples=_ex("mobile", "one context"),
+)
+ENABLE_RULES = QueryParameter(
+    name="enableRules",
+    description="false: the handle's query rules do not apply to this search (default true).",
+    examples=_ex("true", "rules apply"),
+)
 GEO_GRID = QueryParameter(
     name="geoGrid",
     description='JSON {"field", "precision" 0..29 (zoom), "bounds"?: {"top_left": {lat, lon}, '

@@ -21,10 +21,12 @@ if TYPE_CHECKING:
     from searchport.domain.usecases.facet_search import FacetSearch
     from searchport.domain.usecases.get_document import GetDocument
     from searchport.domain.usecases.get_mapping import GetMapping
+    from searchport.domain.usecases.get_rule import GetRule
     from searchport.domain.usecases.health import Health
     from searchport.domain.usecases.list_indexes import ListIndexes
     from searchport.domain.usecases.raw_query import RawQuery
     from searchport.domain.usecases.search import Search
+    from searchport.domain.usecases.search_rules import SearchRules
     from searchport.domain.usecases.send_events import SendEvents
     from searchport.entrypoints.container import Container
     from searchport.entrypoints.http.observability import Metrics
@@ -43,6 +45,8 @@ class UseCases:
     describe_fields: Callable[[], DescribeFields]
     clear_cache: Callable[[], ClearCache]
     algolia_search: Callable[[], AlgoliaSearch]
+    search_rules: Callable[[], SearchRules]
+    get_rule: Callable[[], GetRule]
     metrics: Callable[[], Metrics]
     send_events: Callable[[], SendEvents]
     analytics_reports: Callable[[], dict[str, Any]]  # route -> its Analytics API use case
@@ -55,6 +59,7 @@ class UseCases:
             get_mapping=container.get_mapping, raw_query=container.raw_query,
             health=container.health, list_indexes=container.list_indexes,
             describe_fields=container.describe_fields, clear_cache=container.clear_cache,
-            algolia_search=container.algolia_search, metrics=container.metrics,
+            algolia_search=container.algolia_search, search_rules=container.search_rules,
+            get_rule=container.get_rule, metrics=container.metrics,
             send_events=container.send_events, analytics_reports=container.analytics_reports,
         )

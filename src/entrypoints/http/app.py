@@ -21,6 +21,7 @@ from searchport.adapters.cache.two_tier import TwoTierCache
 from searchport.entrypoints.container import ANALYTICS_REPORTS, Container
 from searchport.entrypoints.controllers.algolia_records import algolia_records_controller
 from searchport.entrypoints.controllers.algolia_routes import algolia_controller
+from searchport.entrypoints.controllers.algolia_rules import algolia_rules_controller
 from searchport.entrypoints.controllers.analytics_routes import analytics_routes
 from searchport.entrypoints.controllers.field_routes import fields_route
 from searchport.entrypoints.controllers.index_routes import index_controller
@@ -136,7 +137,7 @@ def create_app(
             await container.engine_health().close()
             for entry in catalog.values():
                 await entry.engine.close()
-            await container.http_clients().aclose()
+            await container.engine_pools().aclose()
             await container.responses().drain()
             await recorder.close()  # what the search log's buffer holds goes to the store
             await container.cache().close()
@@ -152,6 +153,7 @@ def create_app(
             algolia_controller(uc, trust_forwarded_for=trust),
             *analytics_routes(uc, tuple(ANALYTICS_REPORTS)),
             algolia_records_controller(uc),
+            algolia_rules_controller(uc),
             Router("/", route_handlers=[
                 index_controller(uc, cached=store is not None, private=auth, lean=lean,
                                  logged=config.analytics.backend != "none",

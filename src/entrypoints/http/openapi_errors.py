@@ -70,6 +70,8 @@ ROUTE_SENTENCES: dict[tuple[str, int], str] = {
     ("/1/indexes/{handle}/{object_id}", 404): "ObjectID does not exist",
     ("/1/indexes/*/objects", 400): "The get objects body is not valid: Expected `array`, got "
                                    "`int` - at `$.requests`",
+    ("/1/indexes/{handle}/rules/search", 400): "The rule search body is not valid: Expected "
+                                               "`int` >= 1 - at `$.hitsPerPage`",
 }
 
 # answers a route declares but can never send: it reads no input, or calls no engine
@@ -78,6 +80,12 @@ NEVER_SENT = frozenset({
     ("/1/indexes/{handle}/settings", 400), ("/1/indexes/{handle}/settings", 502),
     ("/1/indexes/{handle}/settings", 504),
     ("/metrics", 429),  # never rate limited, as /health and /openapi
+    # the rule routes answer from the configuration: no engine call, and get_rule reads
+    # nothing a client can get wrong
+    ("/1/indexes/{handle}/rules/search", 502), ("/1/indexes/{handle}/rules/search", 504),
+    ("/1/indexes/{handle}/rules/{object_id}", 400),
+    ("/1/indexes/{handle}/rules/{object_id}", 502),
+    ("/1/indexes/{handle}/rules/{object_id}", 504),
 })
 
 

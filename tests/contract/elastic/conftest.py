@@ -1,6 +1,7 @@
 """The contract tier of the Elasticsearch/OpenSearch adapter: the real application (config
-loader, container, use cases, HTTP layer, adapter) with the network replaced by an
-``httpx.MockTransport`` that plays a scripted engine and records every request.
+loader, container, use cases, HTTP layer, adapter, the production engine client) over real
+HTTP to a scripted engine on 127.0.0.1 (``tests/contract/scripted.py``) that records every
+request.
 
 - ``engine``: parametrizes a test over ``elasticsearch`` and ``opensearch``.
 - ``EngineDouble``: a scripted engine answering by method and path (``on(...)``).

@@ -21,7 +21,7 @@ from searchport.adapters.elastic import (
     create_elasticsearch,
     create_opensearch,
 )
-from searchport.adapters.http_clients import HttpClients
+from searchport.adapters.network.pools import EnginePools
 from searchport.adapters.resources import EngineResources
 from searchport.domain.config import ConfigError, IndexConfig
 from searchport.domain.errors import EngineTimeout, EngineUnavailable
@@ -34,7 +34,7 @@ from tests.contract.elastic.conftest import (
     build_container,
     city_yaml,
 )
-from tests.contract.scripted import OffSpec
+from tests.contract.scripted import LoopbackEngine, OffSpec, engine_served
 
 
 def basic(user: str, password: str) -> str:
@@ -207,7 +207,7 @@ def test_a_bad_host_stops_startup(engine: str, host: str) -> None:
     # the adapter makes the same check when handed a config that skipped the loader
     config = msgspec.convert({"engine": engine, "host": host, "indexName": "cities"},
                              IndexConfig)
-    resources = EngineResources(base_dir=Path("."), http=HttpClients())
+    resources = EngineResources(base_dir=Path("."), pools=EnginePools())
     factory = create_elasticsearch if engine == "elasticsearch" else create_opensearch
     with pytest.raises(ConfigError, match=r"^indexes\.cities\.host: "):
         factory("cities", config, resources)
@@ -234,29 +234,32 @@ def test_a_ca_bundle_path_is_relative_to_the_config(engine: str, tmp_path: Path)
 
 
 def engine_over(engine: str, handler: Recorder, **settings: Any
-                ) -> tuple[ElasticCompatEngine, HttpClients]:
+                ) -> tuple[ElasticCompatEngine, EnginePools, LoopbackEngine]:
     """The adapter alone (as ``searchport check`` builds it), over ``handler``."""
     config = msgspec.convert({"engine": engine, "host": "http://es.test:9200",
                               "indexName": "cities", **settings}, IndexConfig)
-    http = HttpClients(transport=httpx.MockTransport(handler))
+    served = LoopbackEngine(handler)
+    pools = EnginePools(network=served.network)
     factory = create_elasticsearch if engine == "elasticsearch" else create_opensearch
-    return factory("cities", config, EngineResources(base_dir=Path("."), http=http)), http
+    adapter = factory("cities", config, EngineResources(base_dir=Path("."), pools=pools))
+    return adapter, pools, served
 
 
 def ping(engine: str, reply: Reply, **settings: Any) -> Recorder:
     double = EngineDouble(engine)
     double.search(reply)
     recorder = Recorder(double)
-    adapter, http = engine_over(engine, recorder, **settings)
+    adapter, pools, served = engine_over(engine, recorder, **settings)
 
     async def run() -> None:
         try:
             await adapter.ping()
         finally:
             await adapter.close()
-            await http.aclose()
+            await pools.aclose()
 
-    asyncio.run(run())
+    with engine_served(served):
+        asyncio.run(run())
     return recorder
 
 
@@ -318,19 +321,12 @@ def test_the_product_check_warns_once(
 def test_every_request_carries_the_index_timeout(
     engine: str, es_app: Callable[..., EsApp], settings: str, seconds: float
 ) -> None:
-    """docs/operations.md: ``timeout`` per index, in seconds, default 5; httpx hands each
-    request's timeouts to the transport in ``request.extensions``."""
+    """docs/operations.md: ``timeout`` per index, in seconds, default 5: each exchange is
+    given it (the loopback engine records what the client is handed)."""
     double = EngineDouble(engine)
-    timeouts: list[Any] = []
-
-    def timed(request: httpx.Request) -> httpx.Response:
-        timeouts.append(request.extensions.get("timeout"))
-        return double(request)
-
-    app = es_app(city_yaml(engine, settings=settings), timed)
+    app = es_app(city_yaml(engine, settings=settings), double)
     one_search(app, double)
-    expected = {"connect": seconds, "read": seconds, "write": seconds, "pool": seconds}
-    assert timeouts == [expected, expected]  # the mapping and the search
+    assert app.served.timeouts == [seconds, seconds]  # the mapping and the search
 
     double.search(httpx.ReadTimeout("The read operation timed out"))
     response = app.get("/cities/search", params={"q": "x"})

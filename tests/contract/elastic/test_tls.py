@@ -2,8 +2,9 @@
 ``caBundle`` trusts a private CA, ``verifyTls: false`` turns verification off.
 
 A small HTTPS server on 127.0.0.1 plays the engine with a certificate signed by a CA made
-here with the ``openssl`` command (skipped without it); the rest of the suite replaces the
-network, which never checks a certificate.
+here with the ``openssl`` command (skipped without it), through the production container
+and client untouched (the rest of the suite resolves its engines' host names to a loopback
+engine whose CA its clients trust).
 """
 
 from __future__ import annotations

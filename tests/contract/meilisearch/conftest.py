@@ -1,6 +1,7 @@
 """The contract tier of the Meilisearch adapter: the real application (config loader,
-container, use cases, HTTP layer, adapter) with the network replaced by an
-``httpx.MockTransport`` that plays a scripted Meilisearch and records every request.
+container, use cases, HTTP layer, adapter, the production engine client) over real HTTP
+to a scripted Meilisearch on 127.0.0.1
+(``tests/contract/scripted.py``) that records every request.
 
 - ``MeiliDouble``: a scripted engine answering by method and path (``on(...)``).
 - ``meili_app(config_yaml, handler)``: a started app (Litestar ``TestClient``) over

@@ -5,28 +5,56 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Awaitable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
-import httpx
 import msgspec
+import pytest
 
-from searchport.adapters.http_clients import HttpClients
 from searchport.adapters.meilisearch import MeilisearchEngine, create, translate
+from searchport.adapters.network.pools import EnginePools
 from searchport.adapters.resources import EngineResources
 from searchport.domain.config import IndexConfig
 from searchport.domain.query import SearchQuery
 from searchport.ports.engine import SearchEnginePort
 from tests.contract.meilisearch import meili_answers as ma
 from tests.contract.meilisearch.conftest import HOST, KEY, SEARCH, MeiliDouble, Recorder
+from tests.contract.scripted import LoopbackEngine
 
 
 def engine_over(handler: MeiliDouble, **settings: object) -> tuple[MeilisearchEngine, Recorder]:
+    """The adapter alone over ``handler``, served on loopback until the test ends."""
     config = msgspec.convert({"engine": "meilisearch", "host": HOST, "indexName": ma.INDEX,
                               "apiKey": KEY, **settings}, IndexConfig)
     recorder = Recorder(handler)
-    resources = EngineResources(base_dir=Path("."),
-                                http=HttpClients(transport=httpx.MockTransport(recorder)))
-    return create("books", config, resources), recorder
+    served = LoopbackEngine(recorder)
+    pools = EnginePools(network=served.network)
+    _SERVED.append((served, pools))
+    return create("books", config, EngineResources(base_dir=Path("."), pools=pools)), recorder
+
+
+_SERVED: list[tuple[LoopbackEngine, EnginePools]] = []
+T = TypeVar("T")
+
+
+def run(call: Awaitable[T]) -> T:
+    """``call`` on an event loop of its own; the engine's connections closed on it."""
+    async def main() -> T:
+        try:
+            return await call
+        finally:
+            for _, pools in _SERVED:
+                await pools.aclose()
+
+    return asyncio.run(main())
+
+
+@pytest.fixture(autouse=True)
+def _stop_served() -> Iterator[None]:
+    yield
+    while _SERVED:
+        _SERVED.pop()[0].stop()
 
 
 def test_the_engine_satisfies_the_port() -> None:
@@ -38,7 +66,7 @@ def test_the_engine_satisfies_the_port() -> None:
 def test_ping_is_a_search_for_nothing() -> None:
     double = MeiliDouble().search((200, ma.estimated(limit=0)))
     engine, recorder = engine_over(double)
-    asyncio.run(engine.ping())
+    run(engine.ping())
     [sent] = recorder.sent
     assert (sent.method, sent.path, sent.body) == ("POST", SEARCH, {"limit": 0})
     assert sent.headers["authorization"] == f"Bearer {KEY}"
@@ -48,13 +76,13 @@ def test_start_reads_the_primary_key_and_close_stops_waiting() -> None:
     double = MeiliDouble(primary_key="isbn").search((200, ma.search([{"isbn": "9", "t": 1}])))
     engine, recorder = engine_over(double)
 
-    async def run() -> str:
+    async def start_search_close() -> str:
         await engine.start()
         result = await engine.search(SearchQuery())
         await engine.close()
         return result.hits[0].id
 
-    assert asyncio.run(run()) == "9"
+    assert run(start_search_close()) == "9"
     assert [s.path for s in recorder.sent].count(f"/indexes/{ma.INDEX}") == 1
 
 
@@ -64,7 +92,7 @@ def test_an_offset_between_pages_fetches_one_page_holding_it() -> None:
     docs = [{"id": f"d{i}"} for i in range(25)]
     double = MeiliDouble().search((200, ma.search(docs, total=40, hits_per_page=25)))
     engine, recorder = engine_over(double)
-    result = asyncio.run(engine.search(query))
+    result = run(engine.search(query))
     assert [h.id for h in result.hits] == [f"d{i}" for i in range(5, 25)]
     assert result.total == 40
     body = next(s.body for s in recorder.sent if s.path == SEARCH)

@@ -1,11 +1,6 @@
-"""``HttpxExchange``: any httpx transport as an ``Exchange`` (the contract tests'
-``httpx.MockTransport``), its failures told in searchport's exchange vocabulary.
-
-Production never builds an httpx model: a ``Request`` and a ``Response`` cost about 35 µs
-per exchange, more than searchport's own client spends on the whole exchange
-(bench/RESULTS.md, "The engine client"); ``http_clients.py`` imports this module only
-when given a transport.
-"""
+"""``HttpxExchange``: any httpx transport as an ``Exchange`` (an ``httpx.MockTransport``
+in the unit tests of ``ResilientExchange``), its failures told in searchport's exchange
+vocabulary. Tests only: production's exchange is ``EngineClient`` (aiohttp)."""
 
 from __future__ import annotations
 
@@ -13,7 +8,7 @@ from collections.abc import Mapping
 
 import httpx
 
-from searchport.adapters.exchange import (
+from searchport.adapters.network.exchange import (
     Answer,
     BadAnswer,
     Dropped,

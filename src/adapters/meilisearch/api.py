@@ -1,4 +1,4 @@
-"""The HTTP exchange of a Meilisearch server: ``EngineHttp`` with its bearer key and its
+"""The HTTP API of a Meilisearch server: ``EngineApi`` with its bearer key and its
 error bodies ``{message, code, type, link}`` (the message for the client when it rejected
 the query, the code for the log)."""
 
@@ -7,8 +7,10 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from searchport.adapters.engine_http import EngineError, EngineHttp, EngineLink, folded
 from searchport.adapters.meilisearch.parse import error_code, error_message
+from searchport.adapters.network.api import EngineApi, EngineError, folded
+from searchport.adapters.resources import EngineResources
+from searchport.domain.config import IndexConfig
 
 logger = logging.getLogger("searchport.meilisearch")
 
@@ -22,7 +24,8 @@ def read_error(status: int, answer: Any) -> EngineError:
                        missing_target=code == "index_not_found")
 
 
-def transport(*, handle: str, link: EngineLink, api_key: str | None) -> EngineHttp:
-    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-    return EngineHttp(handle=handle, engine=ENGINE, missing="index", link=link,
-                      headers=headers, read_error=read_error, logger=logger)
+def open_api(*, handle: str, config: IndexConfig, resources: EngineResources) -> EngineApi:
+    headers = {"Authorization": f"Bearer {config.api_key}"} if config.api_key else {}
+    return EngineApi(handle=handle, engine=ENGINE, missing="index", config=config,
+                     resources=resources, headers=headers, read_error=read_error,
+                     logger=logger)

@@ -1,4 +1,5 @@
-"""``EngineAddress``: an engine's ``host`` setting, split and checked.
+"""``EngineAddress``: an engine's ``host`` setting, split and checked; ``proxy_address``:
+a ``proxy`` setting checked.
 
 Its own module, free of any HTTP client, so that reading the config (the ``serve`` parent
 process, ``check``) does not load the engines' HTTP client.
@@ -29,6 +30,7 @@ class EngineAddress:
         netloc = parts.hostname if ":" not in parts.hostname else f"[{parts.hostname}]"
         if parts.port is not None:
             netloc = f"{netloc}:{parts.port}"
+        self.netloc = netloc  # host[:port], without credentials
         self.origin = urlunsplit((parts.scheme, netloc, "", "", ""))
         self.prefix = parts.path.rstrip("/")
         # userinfo is percent-encoded in a URL (RFC 3986 3.2.1): "p%40ss" is "p@ss"
@@ -38,3 +40,16 @@ class EngineAddress:
 
     def url(self, path: str) -> str:
         return f"{self.origin}{self.prefix}{path}"
+
+
+def proxy_address(proxy: str) -> str:
+    """A handle's ``proxy`` (``http://[user:password@]host:port``) checked; the message of
+    a ``ConfigError`` never repeats it (it may hold a password)."""
+    try:
+        parts = urlsplit(proxy.strip())
+        parts.port  # noqa: B018 - a bad port raises here
+    except ValueError:
+        raise ConfigError("proxy: not a valid URL") from None
+    if parts.scheme != "http" or not parts.hostname or parts.path not in ("", "/"):
+        raise ConfigError("proxy: not an http://host:port URL")
+    return proxy.strip()

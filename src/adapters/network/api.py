@@ -1,8 +1,10 @@
-"""``EngineHttp``: one HTTP exchange with a server engine, failures as domain errors.
+"""``EngineApi``: a server engine's HTTP API as an adapter calls it, failures as domain
+errors.
 
-The one place where an engine exchange's failures become domain errors: the exchange
-errors (``exchange.py``: refused, dropped, timed out, bad answer, circuit open) in
-``exchange_failure`` and the failure statuses in ``status_error``.
+It opens the handle's pooled exchange (``pools.py``) from its config (``host``, TLS,
+``proxy``, ``timeout``) and is the one place where an engine exchange's failures become
+domain errors: the exchange errors (``exchange.py``: refused, dropped, timed out, bad
+answer, circuit open) in ``exchange_failure`` and the failure statuses in ``status_error``.
 
 Shared by the Elasticsearch/OpenSearch, Typesense and Meilisearch adapters; each brings
 its authentication headers and ``ReadError``, its way of reading an error body. Responses
@@ -19,15 +21,19 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from http import HTTPStatus
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 import msgspec
 
-from searchport.adapters.engine_address import EngineAddress
-from searchport.adapters.exchange import Answer, CircuitOpen, ExchangeError, TimedOut
-from searchport.adapters.http_clients import HttpClients
-from searchport.adapters.resources import EngineResources
+from searchport.adapters.network.address import EngineAddress
+from searchport.adapters.network.exchange import (
+    Answer,
+    CircuitOpen,
+    Exchange,
+    ExchangeError,
+    TimedOut,
+)
 from searchport.domain.config import ConfigError, IndexConfig
 from searchport.domain.errors import (
     EngineTimeout,
@@ -35,6 +41,9 @@ from searchport.domain.errors import (
     InvalidQuery,
     SearchportError,
 )
+
+if TYPE_CHECKING:
+    from searchport.adapters.resources import EngineResources
 
 MAX_REASON = 300
 # Statuses by which an engine refuses the query itself, whatever it holds: a 400, a body or
@@ -44,35 +53,31 @@ MAX_REASON = 300
 QUERY_REFUSED = frozenset({400, 413, 414, 422})
 
 
-@dataclass(frozen=True)
-class EngineLink:
-    """Where one handle's engine is and how to reach it: its pooled client's settings."""
-
-    address: EngineAddress
-    http: HttpClients
-    timeout: float
-    verify: bool
-    ca_bundle: str | None  # absolute: resolved against the config's folder
-
-
-def open_link(handle: str, config: IndexConfig, resources: EngineResources) -> EngineLink:
-    """The handle's ``host`` and TLS settings checked, its pool opened now so that a bad CA
-    bundle stops startup; a ``ConfigError`` names ``indexes.<handle>``."""
+def engine_address(handle: str, config: IndexConfig) -> EngineAddress:
+    """The handle's ``host`` checked; a ``ConfigError`` names ``indexes.<handle>``."""
     assert config.host  # checked by the config loader
-    where = f"indexes.{handle}"
     try:
-        address = EngineAddress(config.host)
+        return EngineAddress(config.host)
     except ConfigError as exc:
-        raise ConfigError(f"{where}.{exc}") from None
+        raise ConfigError(f"indexes.{handle}.{exc}") from None
+
+
+def open_exchange(handle: str, config: IndexConfig,
+                  resources: EngineResources) -> tuple[EngineAddress, Exchange]:
+    """The handle's ``host``, TLS and proxy settings checked and its pooled exchange
+    opened now, so that a bad CA bundle stops startup; a ``ConfigError`` names
+    ``indexes.<handle>``."""
+    where = f"indexes.{handle}"
+    address = engine_address(handle, config)
     ca_bundle = config.ca_bundle
     if ca_bundle is not None:
         ca_bundle = str(resources.base_dir / Path(ca_bundle).expanduser())
     try:
-        resources.http.exchange(address, verify=config.verify_tls, ca_bundle=ca_bundle)
+        exchange = resources.pools.exchange(address, verify=config.verify_tls,
+                                            ca_bundle=ca_bundle, proxy=config.proxy)
     except ConfigError as exc:
         raise ConfigError(f"{where}.{exc}") from None
-    return EngineLink(address=address, http=resources.http, timeout=config.timeout,
-                      verify=config.verify_tls, ca_bundle=ca_bundle)
+    return address, exchange
 
 
 @dataclass(frozen=True)
@@ -128,14 +133,15 @@ def exchange_failure(exc: ExchangeError, *, engine: str, timeout: float) -> Sear
     return EngineUnavailable(f"The {engine} engine cannot be reached")
 
 
-class EngineHttp:
+class EngineApi:
     def __init__(
         self,
         *,
         handle: str,
         engine: str,
         missing: str,
-        link: EngineLink,
+        config: IndexConfig,
+        resources: EngineResources,
         headers: Mapping[str, str],
         read_error: ReadError,
         logger: logging.Logger,
@@ -146,7 +152,8 @@ class EngineHttp:
         self.engine = engine
         self.logger = logger
         self._missing = missing
-        self._link = link
+        self.address, self._exchange = open_exchange(handle, config, resources)
+        self._timeout = config.timeout
         self._headers = {"Accept": "application/json", **headers}
         self._json_headers = {**self._headers, "Content-Type": "application/json"}
         self._read_error = read_error
@@ -157,27 +164,25 @@ class EngineHttp:
                    params: Mapping[str, str] | None = None) -> Answer:
         """The engine's answer, whatever its status; an exchange that gave none raises
         ``EngineUnavailable`` or ``EngineTimeout``."""
-        link = self._link
         headers = self._headers
         content = None
         if body is not None:
             content = msgspec.json.encode(body)
             headers = self._json_headers
-        url = link.address.url(path)
+        url = self.address.url(path)
         if params:
             url = f"{url}?{urlencode(params)}"
-        exchange = link.http.exchange(link.address, verify=link.verify,
-                                      ca_bundle=link.ca_bundle)
+        timeout = self._timeout
         try:
-            answer = await exchange.exchange(method, url, headers, content, link.timeout)
+            answer = await self._exchange.exchange(method, url, headers, content, timeout)
         except ExchangeError as exc:
             if isinstance(exc, TimedOut):
                 self.logger.warning("%s: %s %s timed out after %s s", self.handle, method,
-                                    path, link.timeout)
+                                    path, timeout)
             elif not isinstance(exc, CircuitOpen):
                 self.logger.warning("%s: %s %s failed: %s", self.handle, method, path,
                                     type(exc).__name__)
-            raise exchange_failure(exc, engine=self.engine, timeout=link.timeout) from None
+            raise exchange_failure(exc, engine=self.engine, timeout=timeout) from None
         if self._on_response is not None and answer.is_success:
             self._on_response(answer)
         return answer

@@ -5,16 +5,16 @@ no engine adapter has to know about them:
 
 - **One time budget.** The call's timeout (the index's ``timeout``) is the budget of the
   whole call: connecting, waiting, reading the full body, and every retry. Past it the call
-  raises ``TimedOut`` (which ``engine_http.py`` turns into a 504). Each attempt is given
-  what is left of the budget; a network that keeps that deadline itself
-  (``keeps_deadline``, searchport's own client) needs nothing more, another one (a test's
+  raises ``TimedOut`` (which ``api.py`` turns into a 504). Each attempt is given what is
+  left of the budget; a network that keeps that deadline itself (``keeps_deadline``:
+  ``EngineClient``, with aiohttp's total timeout) needs nothing more, another one (a test's
   httpx transport times reads one by one, so an engine dripping its answer could hold a
   request for long) is cut by an ``asyncio.timeout`` around the call.
 - **Bounded retries** with jittered exponential back-off, for failures that cannot have
   been half-answered: the connection refused or dropped before the answer's head, and 502
   or 503 answers. Never after a timeout, never on another status, never past the budget.
   searchport only reads, so every engine request may be repeated.
-- **A circuit breaker** per engine origin (``circuit_breaker.py``): a call counts as failed
+- **A circuit breaker** per engine origin (``breaker.py``): a call counts as failed
   on any ``ExchangeError`` or a 5xx answer; while the circuit is open calls raise
   ``CircuitOpen`` (a 502) without touching the network.
 
@@ -31,8 +31,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from searchport.adapters.circuit_breaker import CircuitBreaker
-from searchport.adapters.exchange import (
+from searchport.adapters.network.breaker import CircuitBreaker
+from searchport.adapters.network.exchange import (
     RETRYABLE,
     Answer,
     CircuitOpen,

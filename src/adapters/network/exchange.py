@@ -15,14 +15,13 @@ library under it:
 - ``CircuitOpen``: the host's circuit breaker refused the call without any network.
 
 An engine's HTTP status is not an error here: every status arrives as an ``Answer``.
-``engine_http.py`` turns both, the errors and the failure statuses, into domain errors in one
+``api.py`` turns both, the errors and the failure statuses, into domain errors in one
 place. ``Refused`` and ``Dropped`` (``RETRYABLE``) cannot have been half-answered, so
 ``ResilientExchange`` may ask again.
 
-The stack under every engine (``http_clients.py``): ``ResilientExchange`` (time budget,
-retries, circuit breaker) over ``Http1Exchange`` (the network: ``http1/``, searchport's own
-HTTP/1.1 client), or in the contract tests over ``HttpxExchange`` (any httpx transport,
-``httpx.MockTransport``).
+The stack under every engine (``pools.py``): ``EngineApi`` (``api.py``) calls a
+``ResilientExchange`` (time budget, retries, circuit breaker) over an ``EngineClient``
+(``client.py``: aiohttp).
 """
 
 from __future__ import annotations
@@ -82,7 +81,7 @@ RETRYABLE: tuple[type[ExchangeError], ...] = (Refused, Dropped)
 class Exchange(Protocol):
     async def exchange(self, method: str, url: str, headers: Mapping[str, str],
                        body: bytes | None, timeout: float) -> Answer:
-        """``timeout``: seconds for the whole exchange (``Http1Exchange``: waiting for a
+        """``timeout``: seconds for the whole exchange (``EngineClient``: waiting for a
         connection, connecting and reading the whole answer; ``ResilientExchange`` makes it
         the budget of the whole call, retries included)."""
         ...

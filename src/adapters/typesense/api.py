@@ -1,4 +1,4 @@
-"""The HTTP exchange of a Typesense server: ``EngineHttp`` with its API key header and its
+"""The HTTP API of a Typesense server: ``EngineApi`` with its API key header and its
 errors.
 
 Typesense answers errors as ``{"message": "..."}`` with the HTTP status; inside a
@@ -12,7 +12,9 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from searchport.adapters.engine_http import EngineError, EngineHttp, EngineLink, folded
+from searchport.adapters.network.api import EngineApi, EngineError, folded
+from searchport.adapters.resources import EngineResources
+from searchport.domain.config import IndexConfig
 from searchport.domain.errors import SearchportError
 
 logger = logging.getLogger("searchport.typesense")
@@ -35,17 +37,17 @@ def read_error(status: int, answer: Any) -> EngineError:
     return engine_error(status, answer.get("message") if isinstance(answer, Mapping) else None)
 
 
-def transport(*, handle: str, link: EngineLink, api_key: str | None) -> EngineHttp:
-    headers = {API_KEY_HEADER: api_key} if api_key else {}
-    return EngineHttp(handle=handle, engine=ENGINE, missing="collection", link=link,
-                      headers=headers, read_error=read_error, logger=logger,
-                      overloaded=OVERLOADED)
+def open_api(*, handle: str, config: IndexConfig, resources: EngineResources) -> EngineApi:
+    headers = {API_KEY_HEADER: config.api_key} if config.api_key else {}
+    return EngineApi(handle=handle, engine=ENGINE, missing="collection", config=config,
+                     resources=resources, headers=headers, read_error=read_error,
+                     logger=logger, overloaded=OVERLOADED)
 
 
-def search_failure(http: EngineHttp, code: Any, message: Any) -> SearchportError:
+def search_failure(api: EngineApi, code: Any, message: Any) -> SearchportError:
     """One failed search of a ``multi_search`` answer."""
     status = code if isinstance(code, int) and not isinstance(code, bool) else 500
     said = engine_error(status, message)
-    logger.warning("%s: a search of multi_search answered %s %s", http.handle, status,
+    logger.warning("%s: a search of multi_search answered %s %s", api.handle, status,
                    said.reason)
-    return http.error_for(status, said)
+    return api.error_for(status, said)
