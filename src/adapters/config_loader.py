@@ -234,7 +234,26 @@ def parse_config(text: str, environ: Mapping[str, str], base_dir: Path | None = 
         config, indexes=parsed, api_key=api_key or None, cache=_cache(config, data, environ)
     )
     check_keys(config)
+    check_analytics(config)
     return config
+
+
+def check_analytics(config: Config) -> None:
+    """Each backend takes its own keys; a PostgreSQL URL is one (never echoed: it may hold
+    a password)."""
+    settings = config.analytics
+    if settings.backend == "postgres":
+        if not settings.url:
+            raise ConfigError("analytics.url: required for backend postgres (for instance "
+                              "url: ${ANALYTICS_DATABASE_URL})")
+        if not settings.url.startswith(("postgresql://", "postgres://")):
+            raise ConfigError("analytics.url: must be a postgresql:// URL")
+    elif settings.url:
+        raise ConfigError(f"analytics.url: only for backend postgres (backend is "
+                          f"{settings.backend})")
+    if settings.path and settings.backend != "sqlite":
+        raise ConfigError(f"analytics.path: only for backend sqlite (backend is "
+                          f"{settings.backend})")
 
 
 def check_keys(config: Config) -> None:

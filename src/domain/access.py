@@ -59,7 +59,7 @@ def filters_by_handle(filters: Mapping[str, Any]) -> ForcedFilters:
 class Access:
     """The restrictions of one key (``Access()``: none, what a plain key has)."""
 
-    __slots__ = ("_filters", "_forced", "_matchers", "filtered", "fingerprint",
+    __slots__ = ("_filters", "_forced", "_matchers", "analytics", "filtered", "fingerprint",
                  "handle_limited", "raw_query")
 
     def __init__(
@@ -70,15 +70,18 @@ class Access:
         filtered: bool = False,
         raw_query: bool | None = None,
         fingerprint: str = "",
+        analytics: bool = True,
     ) -> None:
         """``filtered``: ``forced`` may force a filter on some handle; ``raw_query``:
-        ``None`` allows raw queries only when nothing is restricted."""
+        ``None`` allows raw queries only when nothing is restricted; ``analytics``: the key
+        may read the analytics (``/2/`` routes) of the handles it may read."""
         self._matchers: tuple[re.Pattern[str], ...] = (handle_pattern(handles),)
         self.handle_limited = handles != EVERY_HANDLE
         self._forced = forced
         self.filtered = filtered
         self.raw_query = not self.restricted if raw_query is None else raw_query
         self.fingerprint = fingerprint
+        self.analytics = analytics
         self._filters: dict[str, tuple[Filter, ...]] = {}
 
     @property
@@ -114,9 +117,18 @@ class Access:
                             "handles or records, and its configuration does not allow them")
         return self.forced(entry)
 
+    def analytics_entry(self, catalog: Catalog, handle: str) -> IndexEntry:
+        """``entry``, for reading the handle's analytics: ``Forbidden`` when this key may
+        not read analytics at all."""
+        if not self.analytics:
+            raise Forbidden("This API key may not read analytics: use the apiKey, or a named "
+                            "key with analytics: true")
+        return self.entry(catalog, handle)
+
     def within(self, outer: Access) -> Access:
         """This access inside ``outer`` (a secured key inside its parent's): both must allow
-        a handle, both sets of forced filters hold, raw queries need both to allow them."""
+        a handle, both sets of forced filters hold, raw queries need both to allow them; it
+        never reads analytics (a secured key is handed to browsers)."""
         inner = self
 
         def forced(entry: IndexEntry) -> tuple[Filter, ...]:
@@ -125,7 +137,8 @@ class Access:
 
         access = Access(forced=forced, filtered=self.filtered or outer.filtered,
                         raw_query=self.raw_query and outer.raw_query,
-                        fingerprint=f"{outer.fingerprint}/{self.fingerprint}")
+                        fingerprint=f"{outer.fingerprint}/{self.fingerprint}",
+                        analytics=False)
         access._matchers = outer._matchers + self._matchers
         access.handle_limited = outer.handle_limited or self.handle_limited
         return access

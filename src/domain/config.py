@@ -183,6 +183,21 @@ class MetricsConfig(_Section, frozen=True):
     public: bool = False  # True: /metrics needs no token even when apiKey is set
 
 
+class AnalyticsConfig(_Section, frozen=True):
+    """``analytics``: where the query log and the Insights events are kept (docs/analytics.md).
+    ``sqlite``: a file (``path``; default ``analytics.sqlite3`` beside the config file);
+    ``postgres``: a database several instances share (``url``); ``none``: nothing kept."""
+
+    backend: Literal["sqlite", "postgres", "none"] = "sqlite"
+    path: str | None = None  # sqlite; relative to the config file's folder
+    url: str | None = None  # postgres: postgresql://user:password@host:port/database
+    retention_days: Annotated[int, msgspec.Meta(ge=1, le=3650)] = 90  # purged daily
+    # records held in memory while the store writes; past it, new ones are dropped (counted)
+    buffer_size: Annotated[int, msgspec.Meta(ge=100, le=10_000_000)] = 50_000
+    flush_interval: Annotated[float, msgspec.Meta(gt=0, le=60)] = 1.0  # seconds
+    timeout: Annotated[float, msgspec.Meta(gt=0, le=60)] = 5.0  # seconds per store call
+
+
 class KeyConfig(_Section, frozen=True):
     """``keys.<name>``: one named API key and what it may read. Any key (plain or named) is
     also the parent of the secured keys minted from it (docs/keys.md)."""
@@ -198,6 +213,7 @@ class KeyConfig(_Section, frozen=True):
     # an ISO-8601 instant with its offset (Z for UTC); from then on the key is refused
     expires: Annotated[datetime, msgspec.Meta(tz=True)] | None = None
     rate_limit: RateRule | None = None  # this key's own rule, besides rateLimit's
+    analytics: bool = False  # may read the analytics (/2/ routes) of its handles
 
 
 class Config(_Section, frozen=True):
@@ -217,6 +233,7 @@ class Config(_Section, frozen=True):
     metrics: MetricsConfig = msgspec.field(default_factory=MetricsConfig)
     rate_limit: RateLimitConfig = msgspec.field(default_factory=RateLimitConfig)
     resilience: ResilienceConfig = msgspec.field(default_factory=ResilienceConfig)
+    analytics: AnalyticsConfig = msgspec.field(default_factory=AnalyticsConfig)
 
     @property
     def api_keys(self) -> tuple[str, ...]:

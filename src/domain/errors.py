@@ -9,7 +9,9 @@
     │   ├── IndexNotFound
     │   └── DocumentNotFound
     ├── PayloadTooLarge         413
+    ├── Unprocessable           422  well-formed, but not what the route takes (an event)
     ├── EngineUnavailable       502  engine unreachable, failing or refusing our credentials
+    ├── AnalyticsUnavailable    503  the analytics store cannot be reached or used
     └── EngineTimeout           504
 """
 
@@ -63,9 +65,17 @@ class PayloadTooLarge(SearchportError):
     pass
 
 
+class Unprocessable(SearchportError):
+    pass
+
+
 class EngineUnavailable(SearchportError):
     pass
 
 
 class EngineTimeout(SearchportError):
+    pass
+
+
+class AnalyticsUnavailable(SearchportError):
     pass

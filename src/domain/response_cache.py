@@ -38,13 +38,16 @@ class Encoded(Generic[T]):
     (computed, then stored) or None (not cacheable: no cache, or a TTL of 0).
 
     Every request that joined one computation gets the same ``Encoded``, so the checksum of
-    its bytes (the HTTP layer's ETag) is computed once for all of them."""
+    its bytes (the HTTP layer's ETag) is computed once for all of them. ``value`` is the
+    response the bytes encode when it was computed here (None when read from the cache)."""
 
-    __slots__ = ("_checksum", "body", "cache")
+    __slots__ = ("_checksum", "body", "cache", "value")
 
-    def __init__(self, body: bytes, cache: Literal["hit", "miss"] | None = None) -> None:
+    def __init__(self, body: bytes, cache: Literal["hit", "miss"] | None = None,
+                 value: T | None = None) -> None:
         self.body = body
         self.cache = cache
+        self.value = value
         self._checksum: str | None = None
 
     @property
@@ -157,14 +160,15 @@ class ResponseCache:
     ) -> None:
         try:
             try:
-                body = _encoder.encode(await compute())
+                value = await compute()
+                body = _encoder.encode(value)
             except asyncio.CancelledError:
                 flight.cancel()
                 raise
             except Exception as exc:  # every caller of this flight gets the same error
                 flight.set_exception(exc)
                 return
-            flight.set_result(Encoded(body, "miss" if ttl > 0 else None))
+            flight.set_result(Encoded(body, "miss" if ttl > 0 else None, value))
             if ttl > 0:
                 # until the write is done, identical requests still join this flight
                 await self._cache.set(key, body, ttl)  # type: ignore[arg-type]

@@ -35,6 +35,8 @@ class SearchResponse(_Body):
     suggestions: list[str]
     histograms: dict[str, list[Bucket]] | msgspec.UnsetType = msgspec.UNSET
     geo_clusters: list[GeoCluster] | msgspec.UnsetType = msgspec.UNSET
+    # with clickAnalytics=true: this search in the analytics, for POST /1/events
+    query_id: str | msgspec.UnsetType = msgspec.field(default=msgspec.UNSET, name="queryID")
     # the applied query rules' userData, in their precedence (docs/rules.md)
     user_data: list[dict[str, Any]] | msgspec.UnsetType = msgspec.UNSET
 
@@ -48,6 +50,7 @@ class AutocompleteResponse(_Body):
     hits: list[SearchHit]
     total_hits: int
     facets: dict[str, list[FacetValue]] | msgspec.UnsetType = msgspec.UNSET
+    query_id: str | msgspec.UnsetType = msgspec.field(default=msgspec.UNSET, name="queryID")
 
 
 class HealthResponse(_Body):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import msgspec
 
+from searchport.domain.analytics.records import DEFAULT_TRACKING, Tracking
 from searchport.domain.catalog import IndexEntry
 from searchport.domain.errors import InvalidRequest, UnsupportedFeature
 from searchport.domain.params import (
@@ -40,6 +41,7 @@ class SearchRequest(msgspec.Struct, frozen=True, kw_only=True):
     boosts: str | None = None
     histogram: str | None = None
     geo_grid: str | None = None
+    tracking: Tracking = DEFAULT_TRACKING  # analytics, clickAnalytics, analyticsTags, userToken
     rule_contexts: str | None = None  # comma-separated
     enable_rules: str | None = None
 

@@ -11,6 +11,8 @@ from typing import Any
 from dependency_injector import containers, providers
 
 from searchport import __version__
+from searchport.adapters.analytics.none import NullAnalyticsStore
+from searchport.adapters.analytics.sqlite import SqliteAnalyticsStore
 from searchport.adapters.cache.memory import MemoryCache
 from searchport.adapters.cache.two_tier import TwoTierCache
 from searchport.adapters.network.address import EngineAddress
@@ -18,6 +20,8 @@ from searchport.adapters.network.pools import EnginePools
 from searchport.adapters.network.resilience import CallPolicy
 from searchport.adapters.rate_limit.memory import MemoryRateLimitStore
 from searchport.adapters.resources import EngineResources
+from searchport.domain.analytics.reading import AnalyticsReading
+from searchport.domain.analytics.recorder import AnalyticsRecorder
 from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.config import Config, ConfigError, IndexConfig
 from searchport.domain.engine_health import EngineHealth
@@ -27,8 +31,13 @@ from searchport.domain.response_cache import NoCache, ResponseCache
 from searchport.domain.rules.ruleset import RuleSet
 from searchport.domain.rules.search import FacetValueCache
 from searchport.domain.usecases.algolia_search import AlgoliaSearch
+from searchport.domain.usecases.analytics_status import AnalyticsStatus
 from searchport.domain.usecases.autocomplete import Autocomplete
+from searchport.domain.usecases.average_click_position import AverageClickPosition
 from searchport.domain.usecases.clear_cache import ClearCache
+from searchport.domain.usecases.click_positions import ClickPositions
+from searchport.domain.usecases.click_through_rate import ClickThroughRate
+from searchport.domain.usecases.conversion_rate import ConversionRate
 from searchport.domain.usecases.describe_fields import DescribeFields
 from searchport.domain.usecases.facet_search import FacetSearch
 from searchport.domain.usecases.get_document import GetDocument
@@ -36,12 +45,20 @@ from searchport.domain.usecases.get_mapping import GetMapping
 from searchport.domain.usecases.get_rule import GetRule
 from searchport.domain.usecases.health import Health
 from searchport.domain.usecases.list_indexes import ListIndexes
+from searchport.domain.usecases.no_click_rate import NoClickRate
+from searchport.domain.usecases.no_results_rate import NoResultsRate
 from searchport.domain.usecases.raw_query import RawQuery
 from searchport.domain.usecases.search import Search
 from searchport.domain.usecases.search_rules import SearchRules
+from searchport.domain.usecases.searches_count import SearchesCount
+from searchport.domain.usecases.searches_no_clicks import SearchesNoClicks
+from searchport.domain.usecases.searches_no_results import SearchesNoResults
+from searchport.domain.usecases.send_events import SendEvents
+from searchport.domain.usecases.users_count import UsersCount
 from searchport.entrypoints.algolia.rule_filters import rule_sets
 from searchport.entrypoints.http.observability import Metrics
 from searchport.entrypoints.http.timing import ObservedCache, TimedEngine
+from searchport.ports.analytics import AnalyticsStore
 from searchport.ports.cache import CachePort
 from searchport.ports.engine import SearchEnginePort
 from searchport.ports.rate_limit import RateLimitStore
@@ -124,6 +141,55 @@ def build_rate_limit_store(config: Config) -> RateLimitStore:
     )
 
 
+def build_analytics_store(config: Config, base_dir: Path) -> AnalyticsStore:
+    """``analytics.backend``: sqlite (``path``, beside the config file by default),
+    postgres (``url``) or none."""
+    settings = config.analytics
+    if settings.backend == "none":
+        return NullAnalyticsStore()
+    if settings.backend == "sqlite":
+        path = Path(settings.path or "analytics.sqlite3")
+        return SqliteAnalyticsStore(path if path.is_absolute() else base_dir / path,
+                                    timeout=settings.timeout)
+    try:  # the postgres extra: imported when used, as the engines are
+        from searchport.adapters.analytics.postgres import PostgresAnalyticsStore
+    except ImportError:
+        raise ConfigError("analytics.backend: postgres needs psycopg: pip install "
+                          "'searchport[postgres]'") from None
+    return PostgresAnalyticsStore(settings.url or "", timeout=settings.timeout)
+
+
+def build_recorder(config: Config, store: AnalyticsStore, metrics: Metrics) -> AnalyticsRecorder:
+    """The buffer between the searches and the analytics store (off with backend none)."""
+    settings = config.analytics
+    return AnalyticsRecorder(store=store, capacity=settings.buffer_size,
+                             interval=settings.flush_interval,
+                             retention_days=settings.retention_days,
+                             on_drop=metrics.analytics_dropped,
+                             enabled=settings.backend != "none")
+
+
+# the Analytics API (v2): route -> its use case, each over the catalog and the store
+ANALYTICS_REPORTS: dict[str, type[AnalyticsReading]] = {
+    "/2/searches/count": SearchesCount,
+    "/2/searches/noResults": SearchesNoResults,
+    "/2/searches/noClicks": SearchesNoClicks,
+    "/2/searches/noResultRate": NoResultsRate,
+    "/2/searches/noClickRate": NoClickRate,
+    "/2/clicks/clickThroughRate": ClickThroughRate,
+    "/2/clicks/averageClickPosition": AverageClickPosition,
+    "/2/clicks/positions": ClickPositions,
+    "/2/conversions/conversionRate": ConversionRate,
+    "/2/users/count": UsersCount,
+    "/2/status": AnalyticsStatus,
+}
+
+
+def build_reports(catalog: Catalog, store: AnalyticsStore) -> dict[str, Any]:
+    return {path: report(catalog=catalog, store=store)
+            for path, report in ANALYTICS_REPORTS.items()}
+
+
 def build_metrics(config: Config) -> Metrics:
     return Metrics(frozenset(config.indexes))
 
@@ -177,9 +243,16 @@ class Container(containers.DeclarativeContainer):
         ResponseCache, cache=cache, settings=cache_settings, version=__version__
     )
 
-    search = providers.Singleton(Search, catalog=catalog, responses=responses)
+    analytics_store = providers.Singleton(build_analytics_store, config=config,
+                                          base_dir=base_dir)
+    recorder = providers.Singleton(build_recorder, config=config, store=analytics_store,
+                                   metrics=metrics)
+
+    search = providers.Singleton(Search, catalog=catalog, responses=responses,
+                                 recorder=recorder)
     facet_search = providers.Singleton(FacetSearch, catalog=catalog, responses=responses)
-    autocomplete = providers.Singleton(Autocomplete, catalog=catalog, responses=responses)
+    autocomplete = providers.Singleton(Autocomplete, catalog=catalog, responses=responses,
+                                       recorder=recorder)
     get_document = providers.Singleton(GetDocument, catalog=catalog, responses=responses)
     get_mapping = providers.Singleton(GetMapping, catalog=catalog, responses=responses)
     raw_query = providers.Singleton(RawQuery, catalog=catalog, max_body_bytes=max_body_bytes)
@@ -188,9 +261,13 @@ class Container(containers.DeclarativeContainer):
     list_indexes = providers.Singleton(ListIndexes, catalog=catalog)
     describe_fields = providers.Singleton(DescribeFields, catalog=catalog)
     clear_cache = providers.Singleton(ClearCache, cache=cache)
-    algolia_search = providers.Singleton(AlgoliaSearch, catalog=catalog, responses=responses)
+    algolia_search = providers.Singleton(AlgoliaSearch, catalog=catalog, responses=responses,
+                                         recorder=recorder)
     search_rules = providers.Singleton(SearchRules, catalog=catalog)
     get_rule = providers.Singleton(GetRule, catalog=catalog)
+    send_events = providers.Singleton(SendEvents, catalog=catalog, recorder=recorder)
+    analytics_reports = providers.Singleton(build_reports, catalog=catalog,
+                                            store=analytics_store)
 
 
 def create_container(config: Config, base_dir: Path,
@@ -201,4 +278,5 @@ def create_container(config: Config, base_dir: Path,
     container.catalog()  # fail fast on engine configuration errors
     container.cache()
     container.rate_limit_store()
+    container.recorder()
     return container

@@ -53,6 +53,7 @@ from searchport.adapters.network.pools import EnginePools
 from searchport.domain.config import Config
 from searchport.entrypoints.container import Container
 from searchport.entrypoints.http.app import create_app
+from tests.fakes import in_memory_analytics
 from tests.specs.exchanges import VIOLATIONS, engine_answer, engine_request
 
 Handler = Callable[[httpx.Request], httpx.Response]
@@ -421,7 +422,7 @@ def build_container(config_yaml: str, handler: Handler, *,
     except BaseException:
         engine.stop()
         raise
-    return container, recorder, engine
+    return in_memory_analytics(container), recorder, engine
 
 
 @contextmanager

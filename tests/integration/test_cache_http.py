@@ -24,7 +24,7 @@ from searchport.domain.search_request import SearchRequest
 from searchport.domain.usecases.search import Search
 from searchport.entrypoints.container import Container
 from searchport.entrypoints.http.app import create_app
-from tests.fakes import EchoEngine, fake_catalog
+from tests.fakes import EchoEngine, fake_catalog, in_memory_analytics
 from tests.redis_server import RedisServer
 
 REQUEST_BOUND = 0.5  # seconds: a search while Redis is down, frozen or garbled (deadline 0.25)
@@ -43,7 +43,7 @@ def settings(url: str, *, local_ttl: float = 0.0, weight: float = 3.0, timeout: 
 @contextmanager
 def serve(config: Config, echo: EchoEngine) -> Iterator[TestClient[Any]]:
     """The real app and container (real cache from the config); only the engine is fake."""
-    container = Container(config=config, base_dir=Path("."))
+    container = in_memory_analytics(Container(config=config, base_dir=Path(".")))
     container.catalog.override(providers.Object(fake_catalog(config, {"cities": echo})))
     with TestClient(create_app(container)) as client:
         yield client

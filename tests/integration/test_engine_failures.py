@@ -24,6 +24,7 @@ from searchport.adapters.network.exchange import CircuitOpen, Dropped
 from searchport.adapters.network.resilience import ResilientExchange
 from searchport.entrypoints.container import create_container
 from searchport.entrypoints.http.app import create_app
+from tests.fakes import in_memory_analytics
 from tests.misbehaving_upstream import (
     MisbehavingUpstream,
     misbehaving_upstream,
@@ -58,8 +59,8 @@ indexes:
 @contextmanager
 def app_over(host: str, clock: Callable[[], float] | None = None,
              **settings: Any) -> Iterator[TestClient[Any]]:
-    container = create_container(parse_config(config_yaml(host, **settings), {}), Path("."),
-                                 clock=clock)
+    container = in_memory_analytics(create_container(
+        parse_config(config_yaml(host, **settings), {}), Path("."), clock=clock))
     with TestClient(create_app(container, access_log="off"), timeout=30) as client:
         yield client
 

@@ -26,6 +26,7 @@ from litestar.testing import TestClient
 from searchport.domain.config import Config
 from searchport.entrypoints.container import create_container
 from searchport.entrypoints.http.app import create_app
+from tests.fakes import in_memory_analytics
 from tests.typesense_server import TypesenseServer, session_server
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -133,7 +134,8 @@ def app_client(indexes: dict[str, dict[str, Any]], **settings: Any) -> Iterator[
     """The real app (container, use cases, HTTP) over the given typesense handles;
     ``settings``: other top-level config keys (``resilience``...)."""
     config = msgspec.convert({"indexes": indexes, **settings}, Config)
-    with TestClient(create_app(create_container(config, Path(".")))) as client:
+    container = in_memory_analytics(create_container(config, Path(".")))
+    with TestClient(create_app(container)) as client:
         yield client
 
 

@@ -3,9 +3,10 @@ published API specification.
 
     python tests/specs/build_specs.py <name> <snapshot git dir> <commit>
 
-``<name>`` is one of ``SPECS`` (opensearch, elasticsearch, typesense, algolia); the snapshot
-is a clone (bare or not) of the specification's repository, read with ``git show
-<commit>:<path>`` only, so the output depends on the commit alone. It writes
+``<name>`` is one of ``SPECS`` (opensearch, elasticsearch, typesense, algolia, insights,
+analytics);
+the snapshot is a clone (bare or not) of the specification's repository, read with ``git
+show <commit>:<path>`` only, so the output depends on the commit alone. It writes
 ``tests/specs/<name>.json``: one self-contained JSON Schema document (draft 2020-12) with
 
 - ``source``: the repository, the commit, the files read and the licence notice;
@@ -75,6 +76,19 @@ Location = tuple[str, str]  # (file path in the repository, JSON pointer)
 # ---------------------------------------------------------------- reading a snapshot
 
 
+class SpecLoader(yaml.SafeLoader):
+    """YAML's safe loader, reading a bare ``=`` as the string it is in these documents (YAML
+    1.1 gives it a "value" tag of its own, which PyYAML cannot construct; Algolia's Analytics
+    specification lists ``=`` among its filter operators)."""
+
+
+def _plain_scalar(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> str:
+    return str(loader.construct_scalar(node))
+
+
+SpecLoader.add_constructor("tag:yaml.org,2002:value", _plain_scalar)
+
+
 @dataclass
 class Snapshot:
     git_dir: str
@@ -91,7 +105,7 @@ class Snapshot:
         if path not in self._files:
             text = self.text(path)
             self._files[path] = json.loads(text) if path.endswith(".json") \
-                else yaml.safe_load(text)
+                else yaml.load(text, Loader=SpecLoader)  # a safe loader
             self.read.add(path)
         return self._files[path]
 
@@ -430,6 +444,27 @@ OS_INDICES = "spec/namespaces/indices.yaml"
 ES_OPENAPI = "output/openapi/elasticsearch-serverless-openapi.json"
 TS_OPENAPI = "openapi.yml"
 ALGOLIA = "specs/search/paths/search/"
+INSIGHTS = "specs/insights/paths/pushEvents.yml"
+ANALYTICS = "specs/analytics/paths/"
+# the Analytics API v2 routes searchport answers: endpoint name -> path file
+ANALYTICS_ROUTES = {
+    "searches": "search/getTopSearches.yml",
+    "searches.count": "search/getSearchesCount.yml",
+    "searches.noResults": "search/getSearchesNoResults.yml",
+    "searches.noClicks": "search/getSearchesNoClicks.yml",
+    "searches.noResultRate": "search/getNoResultsRate.yml",
+    "searches.noClickRate": "search/getNoClickRate.yml",
+    "clicks.clickThroughRate": "click/getClickThroughRate.yml",
+    "clicks.averageClickPosition": "click/getAverageClickPosition.yml",
+    "clicks.positions": "click/getClickPositions.yml",
+    "conversions.conversionRate": "click/getConversionRate.yml",
+    "hits": "search/getTopHits.yml",
+    "users.count": "search/getUsersCount.yml",
+    "filters": "search/getTopFilterAttributes.yml",
+    "filters.attribute": "search/getTopFilterForAttribute.yml",
+    "filters.noResults": "search/getTopFiltersNoResults.yml",
+    "status": "status/getStatus.yml",
+}
 
 def _restore_elasticsearch(snapshot: Snapshot) -> list[str]:
     return TypeScriptSources(snapshot.git_dir, snapshot.commit,
@@ -552,6 +587,29 @@ SPECS: dict[str, Spec] = {
                                                "requestBody"),
             "facet_values.response": _json_body(ALGOLIA + "searchForFacetValues.yml", "post",
                                                 "responses", "200"),
+            "error.response": ("specs/common/schemas/ErrorBase.yml", ""),
+        },
+        name_of=_components_name(True, "specs"),
+    ),
+    "insights": Spec(
+        repository="algolia/api-clients-automation",
+        licence_files=("LICENSE.md",),
+        licence="MIT License, Copyright Algolia",
+        openapi_30=True,
+        endpoints={
+            "events.request": _json_body(INSIGHTS, "post", "requestBody"),
+            "events.response": _json_body(INSIGHTS, "post", "responses", "200"),
+        },
+        name_of=_components_name(True, "specs"),
+    ),
+    "analytics": Spec(
+        repository="algolia/api-clients-automation",
+        licence_files=("LICENSE.md",),
+        licence="MIT License, Copyright Algolia",
+        openapi_30=True,
+        endpoints={
+            **{f"{name}.response": _json_body(ANALYTICS + path, "get", "responses", "200")
+               for name, path in ANALYTICS_ROUTES.items()},
             "error.response": ("specs/common/schemas/ErrorBase.yml", ""),
         },
         name_of=_components_name(True, "specs"),

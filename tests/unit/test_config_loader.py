@@ -361,3 +361,36 @@ def test_server_engines_may_rank_by_fields_not_configured() -> None:
 def test_typo_tolerance_mistakes_name_the_key(typos: str, message: str) -> None:
     text = index_yaml(f"engine: tantivy\npath: idx\ntypoTolerance: {typos}")
     assert message in config_error(text)
+
+
+# -- analytics -----------------------------------------------------------------------------
+
+
+def test_analytics_defaults_to_an_sqlite_file() -> None:
+    settings = parse_config("", {}).analytics
+    assert (settings.backend, settings.path, settings.url, settings.retention_days) == (
+        "sqlite", None, None, 90)
+
+
+def test_analytics_postgres_takes_its_url_from_the_environment() -> None:
+    url = "postgresql://searchport:s3cret@db.internal:5432/analytics"
+    config = parse_config("analytics:\n  backend: postgres\n  url: ${ANALYTICS_DATABASE_URL}\n"
+                          "  retentionDays: 30\n", {"ANALYTICS_DATABASE_URL": url})
+    assert (config.analytics.backend, config.analytics.url,
+            config.analytics.retention_days) == ("postgres", url, 30)
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("analytics:\n  backend: postgres\n", "analytics.url: required for backend postgres"),
+    ("analytics:\n  backend: postgres\n  url: mysql://u:s3cret@h/db\n",
+     "analytics.url: must be a postgresql:// URL"),
+    ("analytics:\n  url: postgresql://u:s3cret@h/db\n",
+     "analytics.url: only for backend postgres (backend is sqlite)"),
+    ("analytics:\n  backend: none\n  path: a.sqlite3\n",
+     "analytics.path: only for backend sqlite (backend is none)"),
+    ("analytics:\n  backend: mongo\n", "analytics.backend"),
+    ("analytics:\n  retentionDays: 0\n", "analytics.retentionDays"),
+])
+def test_analytics_config_errors(text: str, message: str) -> None:
+    error = config_error(text)
+    assert error.startswith(message) and "s3cret" not in error

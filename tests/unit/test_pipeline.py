@@ -21,6 +21,7 @@ from litestar.testing import TestClient
 
 from searchport.adapters.cache.memory import MemoryCache
 from searchport.domain.config import (
+    AnalyticsConfig,
     Config,
     IndexCacheConfig,
     IndexConfig,
@@ -30,6 +31,7 @@ from searchport.domain.config import (
 )
 from searchport.domain.errors import EngineUnavailable
 from searchport.domain.query import Filter
+from searchport.entrypoints.container import Container
 from searchport.entrypoints.http.app import create_app
 from searchport.entrypoints.http.request_context import RequestContext
 from searchport.entrypoints.http.timing import ObservedCache
@@ -196,16 +198,19 @@ class CountedCache(ObservedCache):
 
 
 def cached_settings(**extra: Any) -> Config:
+    """Whole answers kept in the process: analytics off (with it on, search and autocomplete
+    answers are never kept whole, see test_logged_searches_are_never_kept_whole)."""
     index = IndexConfig(engine="tantivy", path="unused",
                         cache=IndexCacheConfig(search_ttl=30, documents=True))
+    extra.setdefault("analytics", AnalyticsConfig(backend="none"))
     return Config(indexes={"cities": index}, **extra)
 
 
 class Cached:
     def __init__(self, client: TestClient[Any], engine: EchoEngine, clock: Clock,
-                 cache: CountedCache, app: RequestContext) -> None:
+                 cache: CountedCache, app: RequestContext, container: Container) -> None:
         self.client, self.engine, self.clock, self.cache = client, engine, clock, cache
-        self.app = app
+        self.app, self.container = app, container
 
 
 @contextmanager
@@ -219,7 +224,7 @@ def cached(config: Config | None = None, tier: Any = None) -> Iterator[Cached]:
     container.cache.override(providers.Object(cache))
     app = create_app(container)
     with TestClient(app) as client:
-        yield Cached(client, engine, clock, cache, app)
+        yield Cached(client, engine, clock, cache, app, container)
 
 
 CACHED_GETS = [
@@ -251,6 +256,24 @@ def test_a_kept_answer_is_the_computed_answer(path: str) -> None:
     assert first.status_code == 200
     same_answer(again, first)
     assert again.headers["cache-control"] == "public, max-age=10, stale-while-revalidate=50"
+
+
+def test_logged_searches_are_never_kept_whole() -> None:
+    """With analytics on, a repeated search is answered by the route (so it is logged, and a
+    queryID is never served twice); the other GET routes are still kept whole."""
+    with cached(cached_settings(analytics=AnalyticsConfig(backend="sqlite"))) as app:
+        store = app.container.analytics_store()
+        for path in CACHED_GETS:
+            app.client.get(path)
+        gets = app.cache.gets
+        for path in CACHED_GETS:
+            app.client.get(path)
+        assert app.cache.gets == gets + 3  # two searches and an autocomplete asked again
+        tracked = [app.client.get("/cities/search?q=x&clickAnalytics=true").json()["queryID"]
+                   for _ in range(2)]
+        assert tracked[0] != tracked[1]
+    # written on the app's shutdown: four searches, two autocompletes, the two tracked
+    assert [s.query_id for s in store.searches] == [None] * 6 + tracked
 
 
 def test_each_url_gets_its_own_answer() -> None:

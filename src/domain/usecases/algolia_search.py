@@ -18,6 +18,8 @@ from typing import Any, Protocol
 import msgspec
 
 from searchport.domain.access import FULL_ACCESS, Access
+from searchport.domain.analytics.recorder import AnalyticsRecorder
+from searchport.domain.analytics.records import Tracking, Visitor, with_query_id
 from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.query import FacetValuesQuery, Filter, SearchQuery
 from searchport.domain.response_cache import ResponseCache
@@ -69,6 +71,15 @@ class SearchPlan(Protocol):
         counts every facet value exactly; ``rules``: what the applied rules did."""
         ...
 
+    @property
+    def tracking(self) -> Tracking:
+        """What the query's analytics parameters ask."""
+        ...
+
+    def hits_of(self, answer: Any) -> int:
+        """The hit count of an answer ``shape`` made."""
+        ...
+
 
 class FacetHitsPlan(Protocol):
     @property
@@ -89,16 +100,20 @@ class ProtocolQuery(Protocol):
 class AlgoliaSearch:
     """Every query answered (as encoded JSON) in request order."""
 
-    def __init__(self, *, catalog: Catalog, responses: ResponseCache | None = None) -> None:
+    def __init__(self, *, catalog: Catalog, responses: ResponseCache | None = None,
+                 recorder: AnalyticsRecorder | None = None) -> None:
         self._catalog = catalog
         self._responses = responses or ResponseCache.uncached()
+        self._recorder = recorder
 
     async def __call__(self, queries: tuple[ProtocolQuery, ...],
-                       access: Access = FULL_ACCESS) -> list[bytes]:
+                       access: Access = FULL_ACCESS,
+                       visitor: Visitor | None = None) -> list[bytes]:
         """Every handle is checked against ``access`` before any query runs: one the key may
-        not read refuses the whole call (as an unknown handle)."""
+        not read refuses the whole call (as an unknown handle). Each search (not a search
+        of facet values) goes to the query log, ``visitor`` saying who asked."""
         entries = [access.entry(self._catalog, q.handle) for q in queries]
-        answers = await asyncio.gather(*(self._one(q, e, access)
+        answers = await asyncio.gather(*(self._one(q, e, access, visitor)
                                          for q, e in zip(queries, entries, strict=True)),
                                        return_exceptions=True)
         for answer in answers:
@@ -106,7 +121,8 @@ class AlgoliaSearch:
                 raise answer
         return [a for a in answers if isinstance(a, bytes)]
 
-    async def _one(self, query: ProtocolQuery, entry: IndexEntry, access: Access) -> bytes:
+    async def _one(self, query: ProtocolQuery, entry: IndexEntry, access: Access,
+                   visitor: Visitor | None) -> bytes:
         plan = query.plan(entry)
         forced = access.forced(entry)
         if isinstance(plan.query, FacetHitsQuery):
@@ -122,7 +138,16 @@ class AlgoliaSearch:
         encoded = await self._responses.respond(
             "search", entry, params, lambda: self._search(entry, search_plan, forced, rules),
         )
-        return encoded.body
+        if self._recorder is None:
+            return encoded.body
+        asked: SearchQuery = search_plan.query
+        value = encoded.value
+        query_id = self._recorder.observe(
+            handle=entry.handle, query=asked.text, tracking=search_plan.tracking,
+            visitor=visitor, nb_hits=-1 if value is None else search_plan.hits_of(value),
+            answer=encoded.body, page=asked.offset // asked.limit if asked.limit else 0,
+            filters=asked.filters, public=entry.fields.public)
+        return encoded.body if query_id is None else with_query_id(encoded.body, query_id)
 
     async def _search(self, entry: IndexEntry, plan: SearchPlan,
                       forced: tuple[Filter, ...], rules: RulePlan | None = None) -> Any:

@@ -7,6 +7,8 @@ import asyncio
 import msgspec
 
 from searchport.domain.access import FULL_ACCESS, Access
+from searchport.domain.analytics.recorder import AnalyticsRecorder
+from searchport.domain.analytics.records import DEFAULT_TRACKING, Tracking, Visitor, with_query_id
 from searchport.domain.catalog import Catalog
 from searchport.domain.params import clamp, parse_list
 from searchport.domain.query import FacetValuesQuery, SearchQuery
@@ -25,17 +27,21 @@ class AutocompleteRequest(msgspec.Struct, frozen=True, kw_only=True):
     per_page: int | None = None
     facets: str | None = None
     max_facets_per_field: int | None = None
+    tracking: Tracking = DEFAULT_TRACKING
 
 
 class Autocomplete:
     """Suggest documents and facet values while the user types."""
 
-    def __init__(self, *, catalog: Catalog, responses: ResponseCache | None = None) -> None:
+    def __init__(self, *, catalog: Catalog, responses: ResponseCache | None = None,
+                 recorder: AnalyticsRecorder | None = None) -> None:
         self._catalog = catalog
         self._responses = responses or ResponseCache.uncached()
+        self._recorder = recorder
 
-    async def __call__(self, request: AutocompleteRequest,
-                       access: Access = FULL_ACCESS) -> Encoded[AutocompleteResponse]:
+    async def __call__(self, request: AutocompleteRequest, access: Access = FULL_ACCESS,
+                       visitor: Visitor | None = None) -> Encoded[AutocompleteResponse]:
+        """``visitor``: who asked, for the query log (with ``request.tracking``)."""
         entry = access.entry(self._catalog, request.handle)
         forced = access.forced(entry)
         fields, engine = entry.fields, entry.engine
@@ -72,6 +78,15 @@ class Autocomplete:
             )
 
         # facets are answered under the names asked for
-        return await self._responses.respond(
+        encoded = await self._responses.respond(
             "autocomplete", entry, [query, names, lookups], suggest
         )
+        if self._recorder is None:
+            return encoded
+        value = encoded.value
+        query_id = self._recorder.observe(
+            handle=entry.handle, query=request.q, tracking=request.tracking, visitor=visitor,
+            nb_hits=-1 if value is None else value.total_hits, answer=encoded.body)
+        if query_id is None:
+            return encoded
+        return Encoded(with_query_id(encoded.body, query_id), encoded.cache)

@@ -7,6 +7,8 @@ import math
 import msgspec
 
 from searchport.domain.access import FULL_ACCESS, Access
+from searchport.domain.analytics.recorder import AnalyticsRecorder
+from searchport.domain.analytics.records import Visitor, with_query_id
 from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.query import Filter, SearchQuery
 from searchport.domain.response_cache import Encoded, ResponseCache
@@ -20,22 +22,36 @@ from searchport.domain.shaping import fill_histogram, shape_clusters, shape_face
 class Search:
     """Run one search and shape the response the same way for every engine."""
 
-    def __init__(self, *, catalog: Catalog, responses: ResponseCache | None = None) -> None:
+    def __init__(self, *, catalog: Catalog, responses: ResponseCache | None = None,
+                 recorder: AnalyticsRecorder | None = None) -> None:
         self._catalog = catalog
         self._responses = responses or ResponseCache.uncached()
+        self._recorder = recorder
 
-    async def __call__(self, request: SearchRequest,
-                       access: Access = FULL_ACCESS) -> Encoded[SearchResponse]:
+    async def __call__(self, request: SearchRequest, access: Access = FULL_ACCESS,
+                       visitor: Visitor | None = None) -> Encoded[SearchResponse]:
+        """``visitor``: who asked, for the query log (with ``request.tracking``)."""
         entry = access.entry(self._catalog, request.handle)
         query, page, per_page = build_search_query(entry, request)
+        asked = query.filters
         # the request's own filters select facet values for rule conditions, not the key's
         rules = None if entry.rules is None else await rule_plan(
             entry, query, rule_ask(request, page, per_page))
-        query = msgspec.structs.replace(query, filters=access.restrict(entry, query.filters))
-        return await self._responses.respond(
+        query = msgspec.structs.replace(query, filters=access.restrict(entry, asked))
+        encoded = await self._responses.respond(
             "search", entry, [query, page, per_page, *([rules] if rules is not None else [])],
             lambda: self._search(entry, query, page, per_page, rules, access.forced(entry)),
         )
+        if self._recorder is None:
+            return encoded
+        value = encoded.value
+        query_id = self._recorder.observe(
+            handle=entry.handle, query=request.q, tracking=request.tracking, visitor=visitor,
+            nb_hits=-1 if value is None else value.total_hits, answer=encoded.body,
+            page=page - 1, filters=asked, public=entry.fields.public)
+        if query_id is None:
+            return encoded
+        return Encoded(with_query_id(encoded.body, query_id), encoded.cache)
 
     async def _search(
         self, entry: IndexEntry, query: SearchQuery, page: int, per_page: int,

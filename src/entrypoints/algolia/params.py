@@ -4,7 +4,7 @@ string, client v4, or an object, client v5, or flat next to ``indexName``) to ch
 Three groups, listed in docs/algolia.md:
 - ``SUPPORTED``: applied with Algolia's meaning;
 - ``IGNORED``: accepted and ignored, because ignoring them cannot change hits, counts or
-  facets (analytics, tracking, personalization);
+  facets (ranking details, A/B tests, personalisation);
 - ``NO_OP_VALUES``: refused unless given a value that changes nothing (``tagFilters: ""``,
   ``attributesToSnippet: []``...). Anything else is a 400 naming the parameter.
 """
@@ -16,7 +16,10 @@ from urllib.parse import parse_qsl, urlencode
 
 import msgspec
 
+from searchport.domain.analytics.records import DEFAULT_TRACKING, Tracking
 from searchport.domain.errors import InvalidRequest
+
+TRACKING = ("analytics", "clickAnalytics", "analyticsTags", "userToken")
 
 SUPPORTED = frozenset({
     "query", "page", "hitsPerPage", "facets", "facetFilters", "numericFilters", "filters",
@@ -27,13 +30,14 @@ SUPPORTED = frozenset({
     "enableRules", "ruleContexts",
     # facet-value search
     "facetQuery", "maxFacetHits", "facetName",
+    # the query log (``tracking``)
+    "analytics", "clickAnalytics", "analyticsTags", "userToken",
 })
 IGNORED = frozenset({
     # getRankingInfo: Algolia's _rankingInfo requires nbTypos, firstMatchedWord,
     # geoDistance, nbExactWords and userScore, which no engine here reports
-    "analytics", "clickAnalytics", "analyticsTags", "getRankingInfo", "userToken",
-    "enableABTest", "percentileComputation", "enablePersonalization", "personalizationImpact",
-    "facetingAfterDistinct", "responseFields",
+    "getRankingInfo", "enableABTest", "percentileComputation", "enablePersonalization",
+    "personalizationImpact", "facetingAfterDistinct", "responseFields",
 })
 # Refused unless the value is one of these: then the parameter changes nothing.
 NO_OP_VALUES: dict[str, tuple[Any, ...]] = {
@@ -121,6 +125,16 @@ def flag(values: dict[str, Any], name: str, default: bool) -> bool:
     if isinstance(value, str) and value.strip().lower() in ("true", "1", "false", "0"):
         return value.strip().lower() in ("true", "1")
     raise InvalidRequest(f"{name}: must be true or false, got {value!r}")
+
+
+def tracking(values: dict[str, Any]) -> Tracking:
+    """``analytics`` (default true), ``clickAnalytics``, ``analyticsTags``, ``userToken``."""
+    if not any(name in values for name in TRACKING):
+        return DEFAULT_TRACKING
+    return Tracking(analytics=flag(values, "analytics", True),
+                    click_analytics=flag(values, "clickAnalytics", False),
+                    tags=tuple(names(values, "analyticsTags") or ()),
+                    user_token=text(values, "userToken") or None)
 
 
 def integer(values: dict[str, Any], name: str) -> int | None:

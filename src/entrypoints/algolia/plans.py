@@ -7,6 +7,7 @@ from typing import Any
 
 import msgspec
 
+from searchport.domain.analytics.records import Tracking
 from searchport.domain.catalog import IndexEntry
 from searchport.domain.params import clamp
 from searchport.domain.results import EngineResult
@@ -48,6 +49,13 @@ class SearchCall:
               rules: RuleOutcome | None = None) -> AlgoliaResult:
         return shape_result(self._entry, self._plan, result, self._raw, took_ms,
                             exact_facet_counts, rules)
+
+    @property
+    def tracking(self) -> Tracking:
+        return ap.tracking(self._raw.values)
+
+    def hits_of(self, answer: AlgoliaResult) -> int:
+        return answer.nb_hits
 
 
 class FacetHitsCall(msgspec.Struct, frozen=True):

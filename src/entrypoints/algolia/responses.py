@@ -44,6 +44,8 @@ class AlgoliaResult(msgspec.Struct, kw_only=True):
         name="userData", default=msgspec.UNSET)
     applied_rules: list[dict[str, str]] | msgspec.UnsetType = msgspec.field(
         name="appliedRules", default=msgspec.UNSET)
+    # with clickAnalytics: the search in the analytics (added per answer, after caching)
+    query_id: str | msgspec.UnsetType = msgspec.field(name="queryID", default=msgspec.UNSET)
 
 
 def rendering_content(facets: tuple[str, ...] | list[str]) -> dict[str, Any] | msgspec.UnsetType:

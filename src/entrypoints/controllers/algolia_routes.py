@@ -16,13 +16,12 @@ from litestar import Controller, Request, post
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import PathParameter
 
-from searchport.domain.access import Access
 from searchport.domain.usecases.algolia_search import AlgoliaSearch
 from searchport.entrypoints.algolia.requests import AlgoliaQueries, multi_queries, one_query
 from searchport.entrypoints.algolia.responses import AlgoliaResult, FacetHitsResult, MultiResponse
 from searchport.entrypoints.controllers import params as p
 from searchport.entrypoints.controllers.use_cases import UseCases
-from searchport.entrypoints.http.auth import access_of
+from searchport.entrypoints.http.auth import access_of, visitor_of
 from searchport.entrypoints.http.http_cache import Prepared, json_body
 
 Handle = Annotated[str, PathParameter(description="An index handle (the Algolia index name).")]
@@ -40,12 +39,14 @@ ONE = _answers(AlgoliaResult, "The hits, counts and facets of the query.")
 FACET_HITS = _answers(FacetHitsResult, "The facet values matching facetQuery.")
 
 
-async def _answer(search: AlgoliaSearch, call: AlgoliaQueries, access: Access) -> Prepared:
-    return json_body(call.body(await search(call.queries, access)))
+def algolia_controller(uc: UseCases, *, trust_forwarded_for: bool = False
+                       ) -> type[Controller]:
+    """Algolia's search routes, calling ``uc.algolia_search``; ``trust_forwarded_for``: the
+    client's address (for the analytics) is the proxy's last X-Forwarded-For."""
 
-
-def algolia_controller(uc: UseCases) -> type[Controller]:
-    """Algolia's search routes, calling ``uc.algolia_search``."""
+    async def _answer(search: AlgoliaSearch, call: AlgoliaQueries, scope: Any) -> Prepared:
+        return json_body(call.body(await search(call.queries, access_of(scope),
+                                                visitor_of(scope, trust_forwarded_for))))
 
     class AlgoliaController(Controller):
         tags = ["algolia"]
@@ -57,7 +58,7 @@ def algolia_controller(uc: UseCases) -> type[Controller]:
         async def instantsearch(self, request: AnyRequest,
                                 handle: Handle) -> Prepared:
             call = multi_queries(await request.body(), handle)
-            return await _answer(uc.algolia_search(), call, access_of(request.scope))
+            return await _answer(uc.algolia_search(), call, request.scope)
 
         @post("/1/indexes/*/queries", status_code=200, responses=MULTI,
               summary="Algolia multi-queries",
@@ -65,19 +66,19 @@ def algolia_controller(uc: UseCases) -> type[Controller]:
               "in request order.")
         async def queries(self, request: AnyRequest) -> Prepared:
             return await _answer(uc.algolia_search(), multi_queries(await request.body()),
-                                 access_of(request.scope))
+                                 request.scope)
 
         @post("/1/indexes/{handle:str}/query", status_code=200, responses=ONE,
               summary="Algolia search on one handle")
         async def query(self, request: AnyRequest, handle: Handle) -> Prepared:
             return await _answer(uc.algolia_search(), one_query(await request.body(), handle),
-                                 access_of(request.scope))
+                                 request.scope)
 
         @post("/1/indexes/{handle:str}/facets/{facet:str}/query", status_code=200,
               responses=FACET_HITS, summary="Algolia search for facet values")
         async def facet_values(self, request: AnyRequest, handle: Handle,
                                facet: Facet) -> Prepared:
             call = one_query(await request.body(), handle, facet)
-            return await _answer(uc.algolia_search(), call, access_of(request.scope))
+            return await _answer(uc.algolia_search(), call, request.scope)
 
     return AlgoliaController

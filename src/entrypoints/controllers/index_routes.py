@@ -11,6 +11,7 @@ from typing import Annotated, Any
 from litestar import Controller, Request, get, post
 from litestar.params import PathParameter
 
+from searchport.domain.analytics.records import DEFAULT_TRACKING, Tracking
 from searchport.domain.responses import (
     AutocompleteResponse,
     FacetSearchResponse,
@@ -25,7 +26,7 @@ from searchport.domain.usecases.raw_query import RawQueryRequest
 from searchport.entrypoints.controllers import params as p
 from searchport.entrypoints.controllers.lean_parameters import LeanParameters
 from searchport.entrypoints.controllers.use_cases import UseCases
-from searchport.entrypoints.http.auth import access_of
+from searchport.entrypoints.http.auth import access_of, visitor_of
 from searchport.entrypoints.http.http_cache import (
     IF_NONE_MATCH,
     Prepared,
@@ -42,13 +43,28 @@ JsonBytes = Prepared  # the use case's encoded response, sent as is (see http_ca
 Req = Request[Any, Any, Any]
 
 
+def tracking(analytics: bool | None, click_analytics: bool | None, tags: str | None,
+             user_token: str | None) -> Tracking:
+    """A search's analytics parameters (Algolia's defaults when none is given)."""
+    if analytics is None and click_analytics is None and tags is None and user_token is None:
+        return DEFAULT_TRACKING
+    return Tracking(analytics=analytics is not False, click_analytics=bool(click_analytics),
+                    tags=tuple(t.strip() for t in (tags or "").split(",") if t.strip()),
+                    user_token=user_token or None)
+
+
 def index_controller(uc: UseCases, *, cached: bool, private: bool,
-                     lean: LeanParameters | None = None) -> type[Controller]:
+                     lean: LeanParameters | None = None, logged: bool = False,
+                     trust_forwarded_for: bool = False) -> type[Controller]:
     """The routes, calling the use cases of ``uc``; ``cached``: whole GET responses kept by
     Litestar's response cache; ``private``: their ``Cache-Control`` is private (a key is
     configured); ``lean``: the GET routes' parameters are read by that hook instead of
-    Litestar (``lean_parameters``). Each handler reads the key's access itself (``access_of``)."""
+    Litestar (``lean_parameters``). Each handler reads the key's access itself (``access_of``).
+    ``logged``: searches go to the analytics, so the search and autocomplete answers are
+    never kept whole (a kept answer is sent before the route runs, and would not be logged);
+    ``trust_forwarded_for``: the client's address is the proxy's last X-Forwarded-For."""
     control = cache_control(private)
+    searches_cached = cached and not logged
 
     class IndexController(Controller):
         path = "/{handle:str}"
@@ -56,7 +72,7 @@ def index_controller(uc: UseCases, *, cached: bool, private: bool,
 
         @get(
             "/search",
-            cache=cached, cache_key_builder=response_key("search"),
+            cache=searches_cached, cache_key_builder=response_key("search"),
             before_request=lean,
             responses=p.answers(SearchResponse, "The hits, totals, facets and extras asked for."),
             summary="Full-text search",
@@ -79,17 +95,24 @@ def index_controller(uc: UseCases, *, cached: bool, private: bool,
             boosts: Annotated[Json, p.BOOSTS] = None,
             histogram: Annotated[Json, p.HISTOGRAM] = None,
             geo_grid: Annotated[Json, p.GEO_GRID] = None,
+            analytics: Annotated[bool | None, p.ANALYTICS] = None,
+            click_analytics: Annotated[bool | None, p.CLICK_ANALYTICS] = None,
+            analytics_tags: Annotated[str | None, p.ANALYTICS_TAGS] = None,
+            user_token: Annotated[str | None, p.USER_TOKEN] = None,
             rule_contexts: Annotated[str | None, p.RULE_CONTEXTS] = None,
             enable_rules: Annotated[str | None, p.ENABLE_RULES] = None,
             if_none_match: IfNoneMatch = None,
         ) -> JsonBytes:
-            access = access_of(request.scope)
+            scope = request.scope
+            access = access_of(scope)
             return json_response(request, await uc.search()(SearchRequest(
                 handle=handle, q=q, page=page, per_page=per_page, sort=sort, facets=facets,
                 filters=filters, highlight=highlight, fields=fields, suggest=suggest, boosts=boosts,
                 histogram=histogram, geo_grid=geo_grid, rule_contexts=rule_contexts,
                 enable_rules=enable_rules,
-            ), access), if_none_match, control, access.fingerprint)
+                tracking=tracking(analytics, click_analytics, analytics_tags, user_token),
+            ), access, visitor_of(scope, trust_forwarded_for)), if_none_match, control,
+                access.fingerprint)
 
         @get(
             "/facets/{field:str}",
@@ -116,7 +139,7 @@ def index_controller(uc: UseCases, *, cached: bool, private: bool,
 
         @get(
             "/autocomplete",
-            cache=cached, cache_key_builder=response_key("autocomplete"),
+            cache=searches_cached, cache_key_builder=response_key("autocomplete"),
             before_request=lean,
             responses=p.answers(AutocompleteResponse, "Prefix hits and matching facet values."),
             summary="Autocomplete",
@@ -130,13 +153,20 @@ def index_controller(uc: UseCases, *, cached: bool, private: bool,
             per_page: Annotated[int, p.AC_PER_PAGE] = 5,
             facets: Annotated[str | None, p.AC_FACETS] = None,
             max_facets_per_field: Annotated[int, p.AC_MAX_FACETS] = 4,
+            analytics: Annotated[bool | None, p.ANALYTICS] = None,
+            click_analytics: Annotated[bool | None, p.CLICK_ANALYTICS] = None,
+            analytics_tags: Annotated[str | None, p.ANALYTICS_TAGS] = None,
+            user_token: Annotated[str | None, p.USER_TOKEN] = None,
             if_none_match: IfNoneMatch = None,
         ) -> JsonBytes:
-            access = access_of(request.scope)
+            scope = request.scope
+            access = access_of(scope)
             return json_response(request, await uc.autocomplete()(AutocompleteRequest(
                 handle=handle, q=q, per_page=per_page, facets=facets,
                 max_facets_per_field=max_facets_per_field,
-            ), access), if_none_match, control, access.fingerprint)
+                tracking=tracking(analytics, click_analytics, analytics_tags, user_token),
+            ), access, visitor_of(scope, trust_forwarded_for)), if_none_match, control,
+                access.fingerprint)
 
         @get(
             "/documents/{doc_id:path}",

@@ -174,3 +174,31 @@ AC_MAX_FACETS = QueryParameter(
     description="Facet values per field, 1 to 20 (clamped). Default 4.",
     examples=_ex("4", "four values"),
 )
+
+
+# -- the query log (docs/analytics.md), Algolia's names ---------------------------------------
+
+ANALYTICS = QueryParameter(
+    description="false: this search is not logged in the analytics. Default true.",
+    examples=_ex("false", "not logged"),
+)
+CLICK_ANALYTICS = QueryParameter(
+    name="clickAnalytics",
+    description="true: the answer carries a queryID (32 hex characters) that click and "
+    "conversion events (POST /1/events) refer to. Default false.",
+    examples=_ex("true", "a queryID in the answer"),
+)
+ANALYTICS_TAGS = QueryParameter(
+    name="analyticsTags",
+    description="Comma-separated tags logged with this search.",
+    examples=_ex("mobile,fr", "two tags"),
+    max_length=1024,
+)
+USER_TOKEN = QueryParameter(
+    name="userToken",
+    description="Who searched (letters, digits, _=/+-, at most 129); default the "
+    "X-Algolia-UserToken header, else a pseudonym of the client's address for the day (the "
+    "address itself is never kept).",
+    examples=_ex("user-42", "a user token"),
+    max_length=256,
+)

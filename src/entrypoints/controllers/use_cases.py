@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from searchport.domain.usecases.algolia_search import AlgoliaSearch
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from searchport.domain.usecases.raw_query import RawQuery
     from searchport.domain.usecases.search import Search
     from searchport.domain.usecases.search_rules import SearchRules
+    from searchport.domain.usecases.send_events import SendEvents
     from searchport.entrypoints.container import Container
     from searchport.entrypoints.http.observability import Metrics
 
@@ -47,6 +48,8 @@ class UseCases:
     search_rules: Callable[[], SearchRules]
     get_rule: Callable[[], GetRule]
     metrics: Callable[[], Metrics]
+    send_events: Callable[[], SendEvents]
+    analytics_reports: Callable[[], dict[str, Any]]  # route -> its Analytics API use case
 
     @classmethod
     def of(cls, container: Container) -> UseCases:
@@ -58,4 +61,5 @@ class UseCases:
             describe_fields=container.describe_fields, clear_cache=container.clear_cache,
             algolia_search=container.algolia_search, search_rules=container.search_rules,
             get_rule=container.get_rule, metrics=container.metrics,
+            send_events=container.send_events, analytics_reports=container.analytics_reports,
         )

@@ -18,10 +18,11 @@ from swagger_ui_bundle import swagger_ui_path
 from searchport import __version__
 from searchport.adapters.cache.memory import MemoryCache
 from searchport.adapters.cache.two_tier import TwoTierCache
-from searchport.entrypoints.container import Container
+from searchport.entrypoints.container import ANALYTICS_REPORTS, Container
 from searchport.entrypoints.controllers.algolia_records import algolia_records_controller
 from searchport.entrypoints.controllers.algolia_routes import algolia_controller
 from searchport.entrypoints.controllers.algolia_rules import algolia_rules_controller
+from searchport.entrypoints.controllers.analytics_routes import analytics_routes
 from searchport.entrypoints.controllers.field_routes import fields_route
 from searchport.entrypoints.controllers.index_routes import index_controller
 from searchport.entrypoints.controllers.lean_parameters import LeanParameters
@@ -118,6 +119,7 @@ def create_app(
         query_length_guard(config.limits.max_query_bytes),
     ]
     store = response_store(container)
+    trust = config.rate_limit.trust_forwarded_for
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
@@ -125,6 +127,8 @@ def create_app(
         for entry in catalog.values():
             await entry.engine.start()
         logger.info("cache: %s", await container.cache().probe())
+        recorder = container.recorder()
+        await recorder.start()
         if listen_url:
             logger.info("searchport %s listening on %s", __version__, listen_url)
         try:
@@ -135,6 +139,7 @@ def create_app(
                 await entry.engine.close()
             await container.engine_pools().aclose()
             await container.responses().drain()
+            await recorder.close()  # what the search log's buffer holds goes to the store
             await container.cache().close()
             await container.rate_limit_store().close()
             logger.info("searchport stopped: engine, cache and rate-limit connections closed")
@@ -145,11 +150,14 @@ def create_app(
     app = Litestar(
         route_handlers=[
             *service_routes(uc, metrics=config.metrics.enabled),
-            algolia_controller(uc),
+            algolia_controller(uc, trust_forwarded_for=trust),
+            *analytics_routes(uc, tuple(ANALYTICS_REPORTS)),
             algolia_records_controller(uc),
             algolia_rules_controller(uc),
             Router("/", route_handlers=[
-                index_controller(uc, cached=store is not None, private=auth, lean=lean),
+                index_controller(uc, cached=store is not None, private=auth, lean=lean,
+                                 logged=config.analytics.backend != "none",
+                                 trust_forwarded_for=trust),
                 fields_route(uc)]),
             create_static_files_router(ASSETS, directories=[swagger_ui_path], name="assets"),
             *ui_routes(),

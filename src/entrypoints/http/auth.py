@@ -9,7 +9,9 @@ from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Receive, Scope, Send
 
 from searchport.domain.access import FULL_ACCESS, Access
+from searchport.domain.analytics.records import Visitor
 from searchport.entrypoints.http.error_bodies import error_body, is_algolia_path, send_whole
+from searchport.entrypoints.http.timing import stats_of
 from searchport.entrypoints.keys.keyring import Keyring, Principal
 
 UNAUTHORIZED = "Unauthorized"
@@ -57,6 +59,22 @@ def client_address(scope: Scope, trust_forwarded_for: bool) -> str:
                     return last[:64].decode("latin-1")
     client = scope.get("client")
     return str(client[0]) if client else "unknown"
+
+
+USER_TOKEN = b"x-algolia-usertoken"
+
+
+def visitor_of(scope: Scope, trust_forwarded_for: bool) -> Visitor:
+    """Who made the request, for the analytics: its ``X-Algolia-UserToken`` header, its
+    client's address and when it arrived."""
+    token = None
+    for name, value in scope.get("headers", ()):
+        if name == USER_TOKEN:
+            token = value[:256].decode("latin-1").strip() or None
+            break
+    stats = stats_of(scope)
+    return Visitor(user_token=token, client=client_address(scope, trust_forwarded_for),
+                   started=stats.started if stats is not None else None)
 
 
 def principal_of(scope: Scope, keyring: Keyring, trust_forwarded_for: bool) -> Principal | None:

@@ -27,10 +27,20 @@ class AlgoliaErrorBody(msgspec.Struct, kw_only=True, rename="camel", omit_defaul
     request_id: str | msgspec.UnsetType = msgspec.UNSET
 
 
+class InsightsBody(msgspec.Struct, kw_only=True):
+    """Every answer of ``POST /1/events``, errors included: Insights' ``{status, message}``."""
+
+    status: int
+    message: str
+
+
+EVENTS_PATH = "/1/events"
+
+
 def is_algolia_path(path: str) -> bool:
     """The Algolia routes: ``/1/...`` (``/1/indexes``, its children, any other path of
-    Algolia's API) and ``/:handle/instantsearch``."""
-    return path.startswith("/1/") or path.endswith("/instantsearch")
+    Algolia's API), Algolia's Analytics API (``/2/...``) and ``/:handle/instantsearch``."""
+    return path.startswith(("/1/", "/2/")) or path.endswith("/instantsearch")
 
 
 def error_body(
@@ -42,6 +52,8 @@ def error_body(
     request_id: str | msgspec.UnsetType = msgspec.UNSET,
 ) -> bytes:
     """The JSON body of an error answer with ``status`` on a request for ``path``."""
+    if path == EVENTS_PATH:
+        return _encoder.encode(InsightsBody(status=status, message=sentence))
     if is_algolia_path(path):
         return _encoder.encode(AlgoliaErrorBody(
             error=sentence, message=sentence, status=status, details=details,

@@ -20,7 +20,9 @@ STATUS_BY_ERROR: tuple[tuple[type[errors.SearchportError], int], ...] = (
     (errors.Forbidden, 403),
     (errors.NotFound, 404),
     (errors.PayloadTooLarge, 413),
+    (errors.Unprocessable, 422),
     (errors.EngineUnavailable, 502),
+    (errors.AnalyticsUnavailable, 503),
     (errors.EngineTimeout, 504),
 )
 

@@ -105,6 +105,10 @@ class Metrics:
             "repeated failures (circuit open or half-open), else 0.",
             ["host"], registry=registry,
         )
+        self.analytics_drops = Counter(
+            "searchport_analytics_dropped", "Searches and events the analytics store did "
+            "not get (the buffer full, the store slow or down).", registry=registry,
+        )
         # labelled children by label values: ``labels()`` costs microseconds on every call
         self._per_request: dict[tuple[str, str, int], tuple[Any, Any]] = {}
         self._per_call: dict[tuple[str, str], Any] = {}
@@ -139,6 +143,9 @@ class Metrics:
         if child is None:
             child = self._per_lookup[hit] = self.cache_lookups.labels("hit" if hit else "miss")
         child.inc()
+
+    def analytics_dropped(self, count: int) -> None:
+        self.analytics_drops.inc(count)
 
     def circuit(self, host: str, is_open: bool) -> None:
         """``host``: scheme://host:port of an engine, never with credentials."""

@@ -83,7 +83,7 @@ class RequestContext:
         request_id = _incoming_id(scope) or f"{random.getrandbits(64):016x}"
         scope[REQUEST_ID_KEY] = request_id  # type: ignore[literal-required]
         started = time.perf_counter()
-        stats = RequestStats()
+        stats = RequestStats(started)
         scope[STATS_KEY] = stats  # type: ignore[literal-required]
         token = current_stats.set(stats)
 

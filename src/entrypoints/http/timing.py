@@ -26,9 +26,10 @@ T = TypeVar("T")
 class RequestStats:
     """Mutable per-request figures; shared with work the request starts (single flight)."""
 
-    __slots__ = ("cache", "engine_seconds", "status")
+    __slots__ = ("cache", "engine_seconds", "started", "status")
 
-    def __init__(self) -> None:
+    def __init__(self, started: float = 0.0) -> None:
+        self.started = started  # time.perf_counter() when the request arrived
         self.engine_seconds = 0.0
         self.cache: str | None = None  # "hit" or "miss" once the cache was asked
         self.status = 500  # the response's status, once it starts (500 if none ever does)

@@ -50,7 +50,7 @@ def _digest(material: bytes | str) -> str:
 def named_access(name: str, config: KeyConfig) -> Access:
     return Access(handles=tuple(config.handles),
                   forced=filters_by_handle(config.filters), filtered=bool(config.filters),
-                  raw_query=config.raw_query,
+                  raw_query=config.raw_query, analytics=config.analytics,
                   fingerprint="k" + _digest(f"{name}\0{config.handles}\0{config.filters}")[:16])
 
 

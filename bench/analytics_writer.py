@@ -1,0 +1,68 @@
+"""How many recorded searches a second the analytics writer keeps, on one core.
+
+    taskset -c 0 .venv/bin/python bench/analytics_writer.py [--backend sqlite|postgres]
+        [--url postgresql://...] [--rate 5000] [--seconds 10]
+
+Searches arrive at ``--rate`` a second (a tick every 10 ms appends its share to the
+recorder, as requests do) for ``--seconds``; the recorder writes them in the background as
+searchport does. It prints what was recorded, written and dropped, and the process's CPU
+time per second of load (the writer's thread included). sqlite writes to a temporary file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import tempfile
+import time
+from pathlib import Path
+
+from searchport.adapters.analytics.postgres import PostgresAnalyticsStore
+from searchport.adapters.analytics.sqlite import SqliteAnalyticsStore
+from searchport.domain.analytics.recorder import AnalyticsRecorder
+from searchport.domain.analytics.records import ObservedSearch, Refinement, new_query_id
+from searchport.ports.analytics import AnalyticsStore
+
+QUERIES = ["paris", "New York", "lyon", "  Zurich ", "berlin", "são paulo", "tokyo", ""]
+
+
+async def run(store: AnalyticsStore, rate: int, seconds: float) -> None:
+    recorder = AnalyticsRecorder(store=store)
+    await recorder.start()
+    per_tick = rate / 100
+    sent = 0
+    started, cpu = time.monotonic(), time.process_time()
+    while (elapsed := time.monotonic() - started) < seconds:
+        due = int(elapsed * rate + per_tick)
+        while sent < due:
+            recorder.record(ObservedSearch(
+                at=time.time(), handle="cities", query=QUERIES[sent % len(QUERIES)],
+                nb_hits=sent % 50, page=0, refinements=(Refinement("country", ":", "FR"),),
+                client=f"192.0.2.{sent % 250}", latency_ms=1.0,
+                query_id=new_query_id() if sent % 2 else None))
+            sent += 1
+        await asyncio.sleep(0.01)
+    load_cpu = time.process_time() - cpu
+    await recorder.close()
+    print(f"{sent} recorded in {seconds:g} s ({sent / seconds:.0f}/s), dropped "
+          f"{recorder.dropped}; CPU {load_cpu / seconds:.2f} s per second of load")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--backend", choices=["sqlite", "postgres"], default="sqlite")
+    parser.add_argument("--url")
+    parser.add_argument("--rate", type=int, default=5000)
+    parser.add_argument("--seconds", type=float, default=10)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        store: AnalyticsStore
+        if args.backend == "sqlite":
+            store = SqliteAnalyticsStore(Path(folder) / "analytics.sqlite3")
+        else:
+            store = PostgresAnalyticsStore(args.url)
+        asyncio.run(run(store, args.rate, args.seconds))
+
+
+if __name__ == "__main__":
+    main()

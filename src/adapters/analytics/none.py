@@ -1,0 +1,67 @@
+"""``analytics.backend: none``: nothing is kept, every report is empty."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from datetime import date
+
+from searchport.domain.analytics.insights import InsightsEvent
+from searchport.domain.analytics.records import SearchRecord
+from searchport.domain.analytics.reports import (
+    DayClicks,
+    DayCount,
+    DayPosition,
+    DayUsers,
+    TopSearch,
+)
+
+
+class NullAnalyticsStore:
+    """``AnalyticsStore`` that keeps nothing."""
+
+    def __init__(self) -> None:
+        self._salt = secrets.token_bytes(32)  # never stored: pseudonyms of nothing kept
+
+    async def open(self) -> None:
+        return None
+
+    async def day_salt(self, day: date) -> bytes:
+        return self._salt
+
+    async def write_searches(self, records: Sequence[SearchRecord]) -> None:
+        return None
+
+    async def write_events(self, events: Sequence[InsightsEvent]) -> None:
+        return None
+
+    async def purge(self, before: date) -> int:
+        return 0
+
+    async def searches_by_day(self, handle: str, start: date, end: date) -> list[DayCount]:
+        return []
+
+    async def users(self, handle: str, start: date, end: date) -> tuple[int, list[DayUsers]]:
+        return 0, []
+
+    async def top_searches(self, handle: str, start: date, end: date, *, limit: int,
+                           offset: int = 0, no_results: bool = False,
+                           no_clicks: bool = False) -> list[TopSearch]:
+        return []
+
+    async def clicks_by_day(self, handle: str, start: date, end: date) -> list[DayClicks]:
+        return []
+
+    async def conversions_by_day(self, handle: str, start: date, end: date
+                                 ) -> list[DayClicks]:
+        return []
+
+    async def click_positions(self, handle: str, start: date, end: date
+                              ) -> list[DayPosition]:
+        return []
+
+    async def last_update(self, handle: str) -> float | None:
+        return None
+
+    async def close(self) -> None:
+        return None

@@ -1,0 +1,75 @@
+"""The tables of the query log, the same on SQLite and PostgreSQL, and their migrations.
+
+``analytics_schema`` holds one row: the version the database is at (the number of
+migrations applied). Each migration is a list of statements written once, with the column
+types spelled per database (``{day}``, ``{json}``...). A database at a version newer than
+this searchport knows is refused, never downgraded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+TYPES: Mapping[str, Mapping[str, str]] = {
+    "sqlite": {"day": "TEXT", "real": "REAL", "json": "TEXT", "bytes": "BLOB",
+               "bigint": "INTEGER", "id": "INTEGER PRIMARY KEY"},
+    "postgres": {"day": "DATE", "real": "DOUBLE PRECISION", "json": "JSONB",
+                 "bytes": "BYTEA", "bigint": "BIGINT",
+                 "id": "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"},
+}
+
+VERSION_TABLE = "CREATE TABLE IF NOT EXISTS analytics_schema (version INTEGER NOT NULL)"
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    (
+        """CREATE TABLE analytics_searches (
+            at {real} NOT NULL,
+            day {day} NOT NULL,
+            handle TEXT NOT NULL,
+            query TEXT NOT NULL,
+            nb_hits {bigint} NOT NULL,
+            page INTEGER NOT NULL,
+            refinements {json} NOT NULL,
+            tags {json} NOT NULL,
+            user_token TEXT NOT NULL,
+            latency_ms {real} NOT NULL,
+            query_id TEXT
+        )""",
+        "CREATE INDEX analytics_searches_handle_day ON analytics_searches (handle, day)",
+        "CREATE INDEX analytics_searches_query_id ON analytics_searches (query_id) "
+        "WHERE query_id IS NOT NULL",
+        """CREATE TABLE analytics_events (
+            id {id},
+            at {real} NOT NULL,
+            day {day} NOT NULL,
+            handle TEXT NOT NULL,
+            type TEXT NOT NULL,
+            subtype TEXT,
+            name TEXT NOT NULL,
+            user_token TEXT NOT NULL,
+            authenticated_user_token TEXT,
+            object_ids {json} NOT NULL,
+            positions {json} NOT NULL,
+            query_id TEXT,
+            filters {json} NOT NULL,
+            object_query_ids {json} NOT NULL
+        )""",
+        "CREATE INDEX analytics_events_handle_day ON analytics_events (handle, day)",
+        "CREATE INDEX analytics_events_query_id ON analytics_events (query_id, type) "
+        "WHERE query_id IS NOT NULL",
+        "CREATE TABLE analytics_day_salts (day {day} PRIMARY KEY, salt {bytes} NOT NULL)",
+    ),
+)
+
+VERSION = len(MIGRATIONS)
+
+
+def statements(dialect: str, since: int) -> list[str]:
+    """The statements that take a database from version ``since`` to ``VERSION``."""
+    types = TYPES[dialect]
+    return [sql.format(**types) for step in MIGRATIONS[since:] for sql in step]
+
+
+def too_new(found: int) -> str:
+    return (f"the analytics database is at schema version {found}, newer than this "
+            f"searchport knows ({VERSION}): upgrade searchport or use another database")

@@ -1,0 +1,251 @@
+"""``AnalyticsRecorder``: searches and events go from the requests to the analytics store
+without a request ever waiting on the store.
+
+A request appends to a bounded buffer in memory (``record``: no I/O, no hashing). A task
+of the recorder's own writes what is buffered in batches, every ``interval`` seconds or as
+soon as a batch is full, turning each ``ObservedSearch`` into a ``SearchRecord`` on the way
+(the pseudonyms need the day's salt from the store). When the buffer is full, or the store
+fails or is too slow, records are dropped and counted (``dropped``, and ``on_drop`` for the
+metrics), and the searches go on. The same task purges the days past the retention once a
+day. ``close`` writes what is left (graceful shutdown) within a deadline.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import logging
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from datetime import date, timedelta
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from searchport.domain.analytics.insights import InsightsEvent
+from searchport.domain.analytics.records import (
+    ObservedSearch,
+    SearchRecord,
+    Tracking,
+    Visitor,
+    nb_hits_of,
+    new_query_id,
+    to_record,
+    utc_day,
+)
+from searchport.domain.errors import AnalyticsUnavailable
+
+if TYPE_CHECKING:
+    from searchport.ports.analytics import AnalyticsStore
+
+logger = logging.getLogger("searchport.analytics")
+T = TypeVar("T")
+
+PURGE_EVERY = 86_400.0  # seconds
+_NOBODY = Visitor()
+RETRY_AFTER = 1.0  # seconds between writes while the store is failing
+
+
+class AnalyticsRecorder:
+    def __init__(
+        self,
+        *,
+        store: AnalyticsStore,
+        capacity: int = 50_000,
+        batch: int = 1000,
+        interval: float = 1.0,
+        retention_days: int = 90,
+        on_drop: Callable[[int], None] | None = None,
+        clock: Callable[[], float] = time.time,
+        enabled: bool = True,
+    ) -> None:
+        self.store = store
+        self.enabled = enabled  # False: record nothing (analytics.backend none)
+        self._capacity = capacity
+        self._batch = batch
+        self._interval = interval
+        self._retention = retention_days
+        self._on_drop = on_drop
+        self._clock = clock
+        self._searches: deque[ObservedSearch] = deque()
+        self._events: deque[InsightsEvent] = deque()
+        self._salts: dict[date, bytes] = {}
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._purged_at: float | None = None
+        self._failing = False
+        self._closing = False
+        self.dropped = 0
+
+    # -- the request side: never waits, never raises ---------------------------------------
+
+    def record(self, seen: ObservedSearch) -> None:
+        """Buffer one search (dropped and counted when the buffer is full)."""
+        if not self.enabled:
+            return
+        searches = self._searches
+        if len(searches) + len(self._events) >= self._capacity:
+            self._drop(1)
+            return
+        searches.append(seen)
+        if len(searches) == self._batch:
+            self._wake.set()
+
+    def observe(self, *, handle: str, query: str, tracking: Tracking, visitor: Visitor | None,
+                nb_hits: int = -1, answer: bytes | None = None, page: int = 0,
+                filters: tuple[Any, ...] = (), public: Callable[[str], str] | None = None
+                ) -> str | None:
+        """Record one search as its request and answer say (unless ``analytics`` is false);
+        its new ``queryID`` when it asked for ``clickAnalytics`` (and the recorder is
+        enabled), else None. ``nb_hits`` -1: read from ``answer`` (a cached answer)."""
+        if not self.enabled:  # analytics off: no log, no queryID either
+            return None
+        query_id = new_query_id() if tracking.click_analytics else None
+        if not tracking.analytics:
+            return query_id
+        visitor = visitor or _NOBODY
+        started = visitor.started
+        self.record(ObservedSearch(
+            at=time.time(), handle=handle, query=query,
+            nb_hits=nb_hits if nb_hits >= 0 else nb_hits_of(answer or b"{}"), page=page,
+            filters=filters, public=public,
+            tags=tracking.tags, user_token=tracking.user_token or visitor.user_token,
+            client=visitor.client, query_id=query_id,
+            latency_ms=(time.perf_counter() - started) * 1000 if started is not None else 0.0,
+        ))
+        return query_id
+
+    def record_events(self, events: Sequence[InsightsEvent]) -> bool:
+        """Buffer a batch of events, all or none: False when the buffer has no room for
+        them (nothing is buffered then)."""
+        if not self.enabled:
+            return True
+        if len(self._searches) + len(self._events) + len(events) > self._capacity:
+            return False
+        self._events.extend(events)
+        if len(self._events) >= self._batch:
+            self._wake.set()
+        return True
+
+    @property
+    def pending(self) -> int:
+        return len(self._searches) + len(self._events)
+
+    def _drop(self, count: int) -> None:
+        self.dropped += count
+        if self._on_drop is not None:
+            self._on_drop(count)
+
+    # -- the background side ---------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Open the store (a failure is logged: records are dropped until it works) and
+        start the writing task."""
+        if not self.enabled or self._task is not None:
+            return
+        try:
+            await self.store.open()
+        except AnalyticsUnavailable as exc:
+            self._failing = True
+            logger.warning("analytics: %s; searches are not recorded until it works",
+                           exc.message)
+        self._task = asyncio.get_running_loop().create_task(
+            self._run(), context=contextvars.Context())
+
+    async def _run(self) -> None:
+        while True:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(RETRY_AFTER if self._failing else self._interval):
+                    await self._wake.wait()
+            self._wake.clear()
+            await self.flush()
+            if self._closing:
+                return
+            await self._purge_when_due()
+
+    async def flush(self) -> None:
+        """Write everything buffered now, batch by batch; what fails is dropped."""
+        while self._searches or self._events:
+            if not await self._write_one():
+                return
+
+    async def _write_one(self) -> bool:
+        searches = _take(self._searches, self._batch)
+        events = _take(self._events, self._batch - len(searches))
+        try:
+            if searches:
+                await self.store.write_searches(await self._records(searches))
+            if events:
+                await self.store.write_events(events)
+        except asyncio.CancelledError:  # stopped past the shutdown deadline: say what is lost
+            self._drop(len(searches) + len(events))
+            raise
+        except AnalyticsUnavailable as exc:
+            self._drop(len(searches) + len(events))
+            if not self._failing:
+                logger.warning("analytics: %s; records are dropped (counted in "
+                               "searchport_analytics_dropped_total) until it works", exc.message)
+            self._failing = True
+            return False
+        if self._failing:
+            logger.warning("analytics: the store works again")
+        self._failing = False
+        return True
+
+    async def _records(self, batch: list[ObservedSearch]) -> list[SearchRecord]:
+        records = []
+        for seen in batch:
+            day = utc_day(seen.at)
+            salt = self._salts.get(day)
+            if salt is None:
+                salt = self._salts[day] = await self.store.day_salt(day)
+                for old in [d for d in self._salts if d < day - timedelta(days=1)]:
+                    del self._salts[old]
+            records.append(to_record(seen, salt))
+        return records
+
+    async def _purge_when_due(self) -> None:
+        now = self._clock()
+        if self._failing or (self._purged_at is not None
+                             and now - self._purged_at < PURGE_EVERY):
+            return
+        self._purged_at = now
+        before = utc_day(now) - timedelta(days=self._retention)
+        try:
+            removed = await self.store.purge(before)
+        except AnalyticsUnavailable as exc:
+            logger.warning("analytics: the daily purge failed: %s", exc.message)
+            return
+        if removed:
+            logger.info("analytics: %d records before %s purged", removed, before)
+
+    async def close(self, deadline: float = 10.0) -> None:
+        """Stop the task, write what is buffered (within ``deadline`` seconds; what cannot
+        be written is counted as dropped), close the store."""
+        task, self._task = self._task, None
+        self._closing = True
+        self._wake.set()
+        if task is not None:
+            try:
+                async with asyncio.timeout(deadline):
+                    await asyncio.shield(task)  # its last round writes what is buffered
+            except TimeoutError:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        elif self.pending:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(deadline):
+                    await self.flush()
+        left = self.pending
+        if left:
+            self._searches.clear()
+            self._events.clear()
+            self._drop(left)
+        self._capacity = 0  # a record arriving after the close is dropped, and counted
+        with contextlib.suppress(AnalyticsUnavailable):
+            await self.store.close()
+
+
+def _take(queue: deque[T], count: int) -> list[T]:
+    return [queue.popleft() for _ in range(min(count, len(queue)))]

@@ -1,0 +1,176 @@
+"""What one search leaves in the query log.
+
+A request builds an ``ObservedSearch`` (cheap: no hashing, no string work) and hands it to
+the recorder; the recorder's background task turns a batch of them into ``SearchRecord``s:
+the query normalised, and a user token for every record (the one the client sent, else a
+pseudonym of its address for that UTC day). The address itself is never stored.
+"""
+
+from __future__ import annotations
+
+import hmac
+import re
+import secrets
+from collections.abc import Callable
+from datetime import UTC, date, datetime
+from hashlib import sha256
+from typing import Any
+
+import msgspec
+
+from searchport.domain.analytics.refinements import Refinement, refinements_of
+
+QUERY_ID_LENGTH = 32  # hex characters, as Algolia's queryID
+PSEUDONYM_PREFIX = "anon-"  # a pseudonym is never mistaken for a token a client sent
+
+
+class Visitor(msgspec.Struct, frozen=True, kw_only=True):
+    """Who made a request, as the request says: the ``X-Algolia-UserToken`` header, the
+    client's address, and when the request started (``time.perf_counter()`` seconds)."""
+
+    user_token: str | None = None
+    client: str | None = None
+    started: float | None = None
+
+
+class Tracking(msgspec.Struct, frozen=True, kw_only=True):
+    """What one search's analytics parameters ask (Algolia's names and defaults):
+    ``analytics`` (false: not logged), ``clickAnalytics`` (a ``queryID`` in the answer),
+    ``analyticsTags`` and ``userToken``."""
+
+    analytics: bool = True
+    click_analytics: bool = False
+    tags: tuple[str, ...] = ()
+    user_token: str | None = None
+
+
+DEFAULT_TRACKING = Tracking()  # Algolia's defaults: logged, no queryID
+
+
+class ObservedSearch(msgspec.Struct, frozen=True, kw_only=True):
+    """One search as its request saw it, made cheaply: ``client`` is the client's address,
+    kept only until the record is written (it becomes a pseudonym when ``user_token`` is
+    None); ``filters`` (domain filters, real names) become refinements through ``public``,
+    in the background."""
+
+    at: float  # seconds since the Unix epoch (UTC)
+    handle: str
+    query: str  # as typed
+    nb_hits: int
+    page: int = 0  # 0-based, as Algolia counts
+    refinements: tuple[Refinement, ...] = ()
+    filters: tuple[Any, ...] = ()
+    public: Callable[[str], str] | None = None
+    tags: tuple[str, ...] = ()  # analyticsTags
+    user_token: str | None = None
+    client: str | None = None
+    latency_ms: float = 0.0
+    query_id: str | None = None  # set when the search asked for clickAnalytics
+
+
+class SearchRecord(msgspec.Struct, frozen=True, kw_only=True):
+    """One search in the query log."""
+
+    at: float  # seconds since the Unix epoch (UTC); its UTC day is ``day``
+    handle: str
+    query: str  # normalised (``normalise_query``)
+    nb_hits: int
+    page: int
+    refinements: tuple[Refinement, ...]
+    tags: tuple[str, ...]
+    user_token: str
+    latency_ms: float
+    query_id: str | None
+
+    @property
+    def day(self) -> date:
+        return utc_day(self.at)
+
+
+def utc_day(at: float) -> date:
+    """The UTC day of an instant given in seconds since the Unix epoch."""
+    return datetime.fromtimestamp(at, UTC).date()
+
+
+def normalise_query(query: str) -> str:
+    """The query as the log counts it: trimmed, case-folded, runs of white space as one
+    space (``"  New   YORK "`` and ``"new york"`` are one query)."""
+    return " ".join(query.split()).casefold()
+
+
+def new_query_id() -> str:
+    """A fresh query id: 32 lowercase hex characters (128 random bits)."""
+    return secrets.token_hex(QUERY_ID_LENGTH // 2)
+
+
+def pseudonym(address: str, day: date, salt: bytes) -> str:
+    """A stable stand-in for a client address during one UTC day: an HMAC-SHA-256 of the
+    day and the address under a secret salt. Without the salt it cannot be linked back to
+    the address, and the same address gets an unrelated pseudonym the next day."""
+    digest = hmac.new(salt, f"{day.isoformat()}|{address}".encode(), sha256).hexdigest()
+    return PSEUDONYM_PREFIX + digest[:32]
+
+
+class _Counts(msgspec.Struct):
+    total_hits: int | None = msgspec.field(default=None, name="totalHits")
+    nb_hits: int | None = msgspec.field(default=None, name="nbHits")
+
+
+_counts = msgspec.json.Decoder(_Counts)
+USER_TOKEN = re.compile(r"[a-zA-Z0-9_=/+-]{1,129}")  # Algolia's userToken
+MAX_TAGS = 10
+MAX_QUERY = 512  # characters of a query kept
+
+
+_TOTALS = (b'"totalHits":', b'"nbHits":')
+
+
+def nb_hits_of(answer: bytes) -> int:
+    """The hit count of a search answer (searchport's ``totalHits``, Algolia's ``nbHits``).
+
+    Both answers put the count right after their hits, and only object keys are unescaped
+    quotes followed by a colon: the last such key before the end is the count's, unless a
+    facet of that name follows (its value is then an object or list, not a number), when
+    the whole answer is decoded. Cheap enough for the request path, so no logged search
+    holds its answer's bytes."""
+    for key in _TOTALS:
+        at = answer.rfind(key)
+        if at < 0:
+            continue
+        start = at + len(key)
+        end = start
+        while end < len(answer) and 48 <= answer[end] <= 57:  # digits
+            end += 1
+        if end > start and end < len(answer) and answer[end] in b",}":
+            return int(answer[start:end])
+        break
+    try:
+        counts = _counts.decode(answer)
+    except msgspec.DecodeError:
+        return 0
+    return next((n for n in (counts.total_hits, counts.nb_hits) if n is not None), 0)
+
+
+def to_record(seen: ObservedSearch, salt: bytes) -> SearchRecord:
+    """``seen`` as logged; ``salt``: the secret of ``seen``'s UTC day (for the pseudonym).
+    A user token that is not one Algolia accepts is replaced by the pseudonym too."""
+    token = seen.user_token
+    if token is None or not USER_TOKEN.fullmatch(token):
+        token = pseudonym(seen.client or "", utc_day(seen.at), salt)
+    refinements = seen.refinements
+    if seen.filters:
+        refinements = refinements_of(seen.filters, seen.public or str)
+    return SearchRecord(
+        at=seen.at, handle=seen.handle, query=normalise_query(seen.query[:MAX_QUERY]),
+        nb_hits=seen.nb_hits, page=seen.page, refinements=refinements,
+        tags=tuple(t[:100] for t in seen.tags[:MAX_TAGS]), user_token=token,
+        latency_ms=seen.latency_ms, query_id=seen.query_id,
+    )
+
+
+def with_query_id(body: bytes, query_id: str) -> bytes:
+    """A JSON object's bytes with ``"queryID"`` added as its last member."""
+    if body.endswith(b"{}"):
+        return body[:-1] + b'"queryID":"' + query_id.encode() + b'"}'
+    return body[:-1] + b',"queryID":"' + query_id.encode() + b'"}'
+

@@ -1,0 +1,80 @@
+"""The analytics store port: where the query log and the Insights events are kept."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date
+from typing import Protocol
+
+from searchport.domain.analytics.insights import InsightsEvent
+from searchport.domain.analytics.records import SearchRecord
+from searchport.domain.analytics.reports import (
+    DayClicks,
+    DayCount,
+    DayPosition,
+    DayUsers,
+    TopSearch,
+)
+
+
+class AnalyticsStore(Protocol):
+    """The query log and the events. Every call raises only ``AnalyticsUnavailable`` (the
+    store cannot be reached, or did not answer within its timeout)."""
+
+    async def open(self) -> None:
+        """Connect, and create or migrate the schema to this version's."""
+        ...
+
+    async def day_salt(self, day: date) -> bytes:
+        """The secret of one UTC day's pseudonyms, made on first use and shared by every
+        process on the store; salts of days before the day before are forgotten."""
+        ...
+
+    async def write_searches(self, records: Sequence[SearchRecord]) -> None: ...
+
+    async def write_events(self, events: Sequence[InsightsEvent]) -> None: ...
+
+    async def purge(self, before: date) -> int:
+        """Remove the searches and events of the days before ``before``; how many."""
+        ...
+
+    async def searches_by_day(self, handle: str, start: date, end: date) -> list[DayCount]:
+        """Searches of ``handle`` per day from ``start`` to ``end`` (both included), with
+        those that found nothing; days without searches left out, in day order."""
+        ...
+
+    async def users(self, handle: str, start: date, end: date) -> tuple[int, list[DayUsers]]:
+        """Distinct users of ``handle`` over the whole period, and per day (days without
+        searches left out, in day order)."""
+        ...
+
+    async def top_searches(self, handle: str, start: date, end: date, *, limit: int,
+                           offset: int = 0, no_results: bool = False,
+                           no_clicks: bool = False) -> list[TopSearch]:
+        """The most searched queries (most first, then by query); ``no_results``: only the
+        searches that found nothing; ``no_clicks``: only the tracked searches (with a
+        ``queryID``) that no click event names."""
+        ...
+
+    async def clicks_by_day(self, handle: str, start: date, end: date) -> list[DayClicks]:
+        """Per day with tracked searches (``queryID`` set): those searches, how many got a
+        click event naming their ``queryID``, and those clicks; in day order."""
+        ...
+
+    async def conversions_by_day(self, handle: str, start: date, end: date
+                                 ) -> list[DayClicks]:
+        """As ``clicks_by_day``, for conversion events: those naming a tracked search's
+        ``queryID``, or (without one) naming it for one of their objects."""
+        ...
+
+    async def click_positions(self, handle: str, start: date, end: date
+                              ) -> list[DayPosition]:
+        """The positions of the click events on ``handle`` (by their own day), counted per
+        day and position, in day then position order."""
+        ...
+
+    async def last_update(self, handle: str) -> float | None:
+        """When the last search of ``handle`` was made (seconds since the Unix epoch)."""
+        ...
+
+    async def close(self) -> None: ...

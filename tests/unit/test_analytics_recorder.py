@@ -1,0 +1,192 @@
+"""``AnalyticsRecorder``: a bounded buffer between the requests and the store, written in
+batches in the background, drops counted, a flush on close."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from datetime import UTC, date, datetime, timedelta
+
+import pytest
+
+from searchport.domain.access import Access
+from searchport.domain.analytics.insights import InsightsEvent
+from searchport.domain.analytics.recorder import AnalyticsRecorder
+from searchport.domain.analytics.records import ObservedSearch, pseudonym
+from searchport.domain.catalog import Catalog, IndexEntry
+from searchport.domain.config import IndexConfig
+from searchport.domain.errors import AnalyticsUnavailable, Forbidden
+from searchport.domain.usecases.send_events import SendEvents
+from searchport.ports.analytics import AnalyticsStore
+from tests.fakes import FakeAnalyticsStore, FakeEngine
+
+pytestmark = pytest.mark.anyio
+
+DAY = date(2026, 3, 1)
+NOON = datetime(2026, 3, 1, 12, tzinfo=UTC).timestamp()
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def seen(n: int, at: float = NOON, token: str | None = None) -> ObservedSearch:
+    return ObservedSearch(at=at + n, handle="books", query=f"  Query {n % 3} ", nb_hits=n,
+                          user_token=token, client=f"192.0.2.{n % 4}")
+
+
+def click(n: int) -> InsightsEvent:
+    return InsightsEvent(at=NOON, handle="books", type="click", subtype=None, name="c",
+                         user_token="u", object_ids=(f"o{n}",))
+
+
+def recorder(store: FakeAnalyticsStore, **options: object) -> AnalyticsRecorder:
+    """A recorder whose clock says NOON (its daily purge keeps the rows of these tests)."""
+    typed: AnalyticsStore = store
+    options.setdefault("clock", lambda: NOON)
+    return AnalyticsRecorder(store=typed, **options)  # type: ignore[arg-type]
+
+
+async def test_searches_are_written_normalised_and_pseudonymised() -> None:
+    store = FakeAnalyticsStore()
+    rec = recorder(store)
+    for n in range(6):
+        rec.record(seen(n, token="user-9" if n == 5 else None))
+    rec.record(seen(6, at=NOON + 86_400))  # the next day: its own salt
+    assert rec.record_events([click(1), click(2)])
+    assert store.searches == [] and rec.pending == 9  # nothing written by recording
+    await rec.flush()
+    assert [s.query for s in store.searches] == [f"query {n % 3}" for n in range(7)]
+    expected = [pseudonym(f"192.0.2.{n % 4}", DAY, b"salt-2026-03-01") for n in range(5)]
+    expected += ["user-9", pseudonym("192.0.2.2", DAY + timedelta(days=1), b"salt-2026-03-02")]
+    assert [s.user_token for s in store.searches] == expected
+    assert not any("192.0.2" in repr(s) for s in store.searches)
+    assert store.events == [click(1), click(2)]
+    assert rec.pending == 0 and rec.dropped == 0
+
+
+async def test_the_buffer_is_bounded_and_drops_are_counted() -> None:
+    store = FakeAnalyticsStore()
+    counted: list[int] = []
+    rec = recorder(store, capacity=3, on_drop=counted.append)
+    for n in range(5):
+        rec.record(seen(n))
+    assert (rec.pending, rec.dropped, sum(counted)) == (3, 2, 2)
+    assert not rec.record_events([click(1)])  # no room: refused whole, nothing buffered
+    assert rec.pending == 3
+    await rec.flush()
+    assert rec.record_events([click(1), click(2), click(3)])
+    assert not rec.record_events([click(4)])
+    await rec.flush()
+    assert len(store.searches) == 3 and len(store.events) == 3 and rec.dropped == 2
+
+
+async def test_a_failing_store_loses_records_not_searches() -> None:
+    store = FakeAnalyticsStore()
+    store.failing = True
+    counted: list[int] = []
+    rec = recorder(store, interval=0.01, on_drop=counted.append)
+    await rec.start()  # the store cannot be opened: logged, the recorder runs on
+    for n in range(4):
+        rec.record(seen(n))
+    await wait_for(lambda: rec.pending == 0)
+    assert rec.dropped == 4 == sum(counted) and store.searches == []
+    store.failing = False
+    rec.record(seen(9))
+    await wait_for(lambda: len(store.searches) == 1)
+    assert rec.dropped == 4
+    await rec.close()
+    assert store.closed
+
+
+async def test_a_full_batch_is_written_at_once() -> None:
+    store = FakeAnalyticsStore()
+    rec = recorder(store, batch=5, interval=60)
+    await rec.start()
+    for n in range(4):
+        rec.record(seen(n))
+    await asyncio.sleep(0.05)
+    assert store.searches == []  # not a batch yet, not the interval yet
+    rec.record(seen(4))
+    await wait_for(lambda: len(store.searches) == 5)
+    assert store.writes == 1
+    await rec.close()
+
+
+async def test_close_writes_what_is_buffered() -> None:
+    store = FakeAnalyticsStore()
+    rec = recorder(store, batch=2, interval=60)
+    await rec.start()
+    for n in range(5):
+        rec.record(seen(n))
+    rec.record_events([click(1)])
+    await rec.close()
+    assert len(store.searches) == 5 and len(store.events) == 1 and rec.dropped == 0
+    assert store.closed
+
+
+async def test_close_gives_up_at_its_deadline_and_counts_what_is_lost() -> None:
+    store = FakeAnalyticsStore()
+    store.hold = asyncio.Event()
+    store.hold.set()  # every write waits
+    counted: list[int] = []
+    rec = recorder(store, batch=2, interval=60, on_drop=counted.append)
+    await rec.start()
+    for n in range(5):
+        rec.record(seen(n))
+    started = time.monotonic()
+    await rec.close(deadline=0.1)
+    assert time.monotonic() - started < 2
+    assert store.searches == [] and rec.dropped == 5 == sum(counted) and rec.pending == 0
+
+
+async def test_the_days_past_the_retention_are_purged() -> None:
+    store = FakeAnalyticsStore()
+    rec = recorder(store, interval=0.01, retention_days=30, clock=lambda: NOON)
+    await rec.start()
+    await wait_for(lambda: bool(store.purged))
+    await asyncio.sleep(0.05)
+    assert store.purged == [DAY - timedelta(days=30)]  # once a day, not every round
+    await rec.close()
+
+
+async def test_a_disabled_recorder_records_nothing() -> None:
+    store = FakeAnalyticsStore()
+    rec = recorder(store, enabled=False)
+    await rec.start()
+    rec.record(seen(1))
+    assert rec.record_events([click(1)])
+    assert rec.pending == 0 and not store.opened
+    await rec.close()
+
+
+async def wait_for(condition: object, timeout: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():  # type: ignore[operator]
+        assert time.monotonic() < deadline, "the recorder did not get there in time"
+        await asyncio.sleep(0.005)
+
+
+async def test_send_events_buffers_a_batch_or_says_the_buffer_is_full() -> None:
+    store = FakeAnalyticsStore()
+    rec = recorder(store, capacity=2)
+    config = IndexConfig(engine="tantivy", path="idx")
+    books = Catalog({h: IndexEntry(h, config, FakeEngine()) for h in ("books", "films")})
+    send = SendEvents(catalog=books, recorder=rec, clock=lambda: NOON)
+    event = {"eventName": "Clicked", "eventType": "click", "index": "books",
+             "userToken": "u-1", "objectIDs": ["o1"]}
+    usage = {"eventName": "__start__", "eventType": "instantsearch"}
+    sent = json.dumps({"events": [event, usage, event]}).encode()
+    assert await send(sent, Access(handles=("books",))) == 2
+    with pytest.raises(Forbidden, match=r"events\[0\]\.index"):
+        await send(sent, Access(handles=("films",)))
+    unknown = json.dumps({"events": [{**event, "index": "nope"}]}).encode()
+    with pytest.raises(Forbidden, match=r"events\[0\]\.index"):
+        await send(unknown)  # an unknown handle is refused as one the key may not read
+    with pytest.raises(AnalyticsUnavailable, match="buffer is full"):
+        await send(sent)
+    await rec.flush()
+    assert [(e.handle, e.object_ids, e.at) for e in store.events] == [
+        ("books", ("o1",), NOON)] * 2

@@ -1,0 +1,101 @@
+"""The query log's records: normalised queries, query ids, per-day pseudonyms."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import UTC, date, datetime
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from searchport.domain.analytics.records import (
+    ObservedSearch,
+    Refinement,
+    nb_hits_of,
+    new_query_id,
+    normalise_query,
+    pseudonym,
+    to_record,
+    utc_day,
+)
+
+TOKEN = re.compile(r"[a-zA-Z0-9_=/+-]{1,129}")  # Insights' userToken pattern
+
+
+@pytest.mark.parametrize(("typed", "logged"), [
+    ("  New   YORK ", "new york"),
+    ("Paris", "paris"),
+    ("\tSão\u00a0Paulo\n", "são paulo"),  # a no-break space is white space too
+    ("STRASSE", "strasse"),
+    ("Straße", "strasse"),  # case folding, not lower(): ß folds to ss
+    ("", ""),
+    ("   ", ""),
+])
+def test_normalise_query(typed: str, logged: str) -> None:
+    assert normalise_query(typed) == logged
+
+
+@given(st.text(max_size=40))
+def test_normalising_twice_changes_nothing(text: str) -> None:
+    once = normalise_query(text)
+    assert normalise_query(once) == once
+    assert once == once.strip() and "  " not in once
+
+
+def test_query_ids_are_32_hex_and_fresh() -> None:
+    ids = {new_query_id() for _ in range(1000)}
+    assert len(ids) == 1000
+    assert all(re.fullmatch(r"[0-9a-f]{32}", i) for i in ids)
+
+
+def test_pseudonyms_hide_the_address_and_change_every_day() -> None:
+    salt, other_salt = b"s" * 32, b"t" * 32
+    monday, tuesday = date(2026, 3, 2), date(2026, 3, 3)
+    first = pseudonym("203.0.113.7", monday, salt)
+    assert first == pseudonym("203.0.113.7", monday, salt)  # stable within the day
+    assert TOKEN.fullmatch(first) and "203" not in first
+    others = {pseudonym("203.0.113.7", tuesday, salt), pseudonym("203.0.113.8", monday, salt),
+              pseudonym("203.0.113.7", monday, other_salt)}
+    assert first not in others and len(others) == 3
+
+
+def test_utc_day_is_the_day_in_utc() -> None:
+    late = datetime(2026, 3, 1, 23, 59, 59, tzinfo=UTC).timestamp()
+    assert utc_day(late) == date(2026, 3, 1)
+    assert utc_day(late + 1) == date(2026, 3, 2)
+
+
+def test_a_record_keeps_the_token_or_a_pseudonym_never_the_address() -> None:
+    at = datetime(2026, 3, 1, 12, tzinfo=UTC).timestamp()
+    seen = ObservedSearch(at=at, handle="books", query="  Dune ", nb_hits=3, page=1,
+                          refinements=(Refinement("genre", ":", "sf"),), tags=("web",),
+                          client="198.51.100.4", latency_ms=2.5, query_id="a" * 32)
+    record = to_record(seen, b"k" * 32)
+    assert record.query == "dune"
+    assert record.user_token == pseudonym("198.51.100.4", date(2026, 3, 1), b"k" * 32)
+    assert "198.51.100.4" not in repr(record)
+    assert (record.handle, record.nb_hits, record.page, record.refinements, record.tags,
+            record.latency_ms, record.query_id, record.day) == (
+        "books", 3, 1, (Refinement("genre", ":", "sf"),), ("web",), 2.5, "a" * 32, date(2026, 3, 1))
+    sent = to_record(ObservedSearch(at=at, handle="books", query="x", nb_hits=0,
+                                    user_token="user-42", client="198.51.100.4"), b"k" * 32)
+    assert sent.user_token == "user-42"
+
+
+@pytest.mark.parametrize("answer", [
+    {"hits": [], "totalHits": 42, "page": 1, "facets": {}},
+    {"hits": [{"totalHits": 7, "name": '"totalHits":9,'}], "totalHits": 42, "facets": {}},
+    {"hits": [], "totalHits": 42, "facets": {"totalHits": [{"value": "x", "count": 3}]}},
+    {"hits": [{"nbHits": 1}], "nbHits": 42, "page": 0, "facets": {"nbHits": {"3": 1}},
+     "query": "q", "params": 'query=%22nbHits%22%3A5&x="nbHits":5,'},
+])
+def test_the_hit_count_is_read_from_an_answer(answer: dict[str, object]) -> None:
+    assert nb_hits_of(json.dumps(answer, separators=(",", ":")).encode()) == 42
+    assert nb_hits_of(json.dumps(answer).encode()) == 42  # with spaces: decoded whole
+
+
+def test_an_answer_without_a_count_counts_none() -> None:
+    assert nb_hits_of(b"{}") == 0
+    assert nb_hits_of(b"not json") == 0
