@@ -25,7 +25,7 @@ def _modules() -> set[str]:
             continue
         if path.name == "__init__.py" and len(path.read_text(encoding="utf-8").splitlines()) <= 1:
             continue
-        found.add(path.relative_to(SRC).as_posix())
+        found.add(path.relative_to(ROOT).as_posix())
     return found
 
 
