@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from searchport.domain.access import Access
 from searchport.domain.analytics.period import AnalyticsRequest, Period, read_period
 from searchport.domain.analytics.records import utc_day
+from searchport.domain.analytics.reports import DayClicks
 from searchport.domain.catalog import Catalog
 
 if TYPE_CHECKING:
@@ -31,6 +32,13 @@ class AnalyticsReading:
         period = read_period(request, utc_day(self._clock()))
         access.analytics_entry(self._catalog, period.handle)
         return period
+
+    async def clicks_per_day(self, period: Period) -> list[DayClicks]:
+        """Every day of ``period`` with its tracked searches, clicked searches and clicks
+        (zeros on a day without tracked searches), in day order."""
+        found = {d.day: d for d in await self._store.clicks_by_day(
+            period.handle, period.start, period.end)}
+        return [found.get(day) or DayClicks(day, 0, 0, 0) for day in period.days()]
 
 
 def rate(part: int, whole: int) -> float | None:

@@ -15,18 +15,13 @@ class ClickThroughRate(AnalyticsReading):
     async def __call__(self, request: AnalyticsRequest,
                        access: Access = FULL_ACCESS) -> ClickThroughRateAnswer:
         period = self.period(request, access)
-        days = {d.day: d for d in await self._store.clicks_by_day(
-            period.handle, period.start, period.end)}
-        dates = []
-        for day in period.days():
-            found = days.get(day)
-            tracked, clicked, clicks = ((found.tracked_searches, found.clicked_searches,
-                                         found.clicks) if found else (0, 0, 0))
-            dates.append(DailyClickThroughRate(rate=rate(clicked, tracked), click_count=clicks,
-                                               tracked_search_count=tracked,
-                                               date=day.isoformat()))
-        tracked = sum(d.tracked_searches for d in days.values())
-        clicked = sum(d.clicked_searches for d in days.values())
+        days = await self.clicks_per_day(period)
+        dates = [DailyClickThroughRate(rate=rate(d.clicked_searches, d.tracked_searches),
+                                       click_count=d.clicks,
+                                       tracked_search_count=d.tracked_searches,
+                                       date=d.day.isoformat()) for d in days]
+        tracked = sum(d.tracked_searches for d in days)
+        clicked = sum(d.clicked_searches for d in days)
         return ClickThroughRateAnswer(
-            rate=rate(clicked, tracked), click_count=sum(d.clicks for d in days.values()),
+            rate=rate(clicked, tracked), click_count=sum(d.clicks for d in days),
             tracked_search_count=tracked, dates=dates)

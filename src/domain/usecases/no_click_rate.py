@@ -15,17 +15,13 @@ class NoClickRate(AnalyticsReading):
     async def __call__(self, request: AnalyticsRequest,
                        access: Access = FULL_ACCESS) -> NoClickRateAnswer:
         period = self.period(request, access)
-        days = {d.day: d for d in await self._store.clicks_by_day(
-            period.handle, period.start, period.end)}
-        dates = []
-        for day in period.days():
-            found = days.get(day)
-            tracked, clicked = (found.tracked_searches, found.clicked_searches) if found \
-                else (0, 0)
-            dates.append(DailyNoClickRate(
-                rate=(tracked - clicked) / tracked if tracked else 0.0, count=tracked,
-                no_click_count=tracked - clicked, date=day.isoformat()))
-        tracked = sum(d.tracked_searches for d in days.values())
-        none = tracked - sum(d.clicked_searches for d in days.values())
+        days = await self.clicks_per_day(period)
+        dates = [DailyNoClickRate(
+            rate=(d.tracked_searches - d.clicked_searches) / d.tracked_searches
+            if d.tracked_searches else 0.0,
+            count=d.tracked_searches, no_click_count=d.tracked_searches - d.clicked_searches,
+            date=d.day.isoformat()) for d in days]
+        tracked = sum(d.tracked_searches for d in days)
+        none = tracked - sum(d.clicked_searches for d in days)
         return NoClickRateAnswer(rate=none / tracked if tracked else 0.0, count=tracked,
                                  no_click_count=none, dates=dates)
