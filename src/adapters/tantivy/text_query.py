@@ -36,6 +36,7 @@ from searchport.domain.errors import InvalidRequest
 from searchport.domain.query import FieldWeight
 from searchport.domain.typos import allowed_typos
 
+MATCHES_CACHED = 2_048  # built text queries kept per index
 _MAX_WORDS = 32  # beyond this a query is a paste, not a search; extra words are ignored
 _BEST_FIELD = 2  # the field level of the highest weight; the next weight is 1, others 0
 
@@ -115,6 +116,9 @@ class TextQueryBuilder:
         self._text = text_analyzer()
         self._fold = fold_analyzer()
         self._starting_with = functools.lru_cache(maxsize=4096)(self._prefix_query)
+        # Built queries are immutable and search-as-you-type asks the same texts again and
+        # again: each is built once (the fuzzy automata still run on every search).
+        self.build = functools.lru_cache(maxsize=MATCHES_CACHED)(self._build)
 
     def words(self, text: str, prefix_last_word: bool) -> list[QueryWord]:
         analysed = self._text.analyze(text)
@@ -125,8 +129,8 @@ class TextQueryBuilder:
         return [QueryWord(text=t, prefix=t == typing, typos=allowed_typos(t, self._typos))
                 for t in tokens]
 
-    def build(self, text: str, search_fields: tuple[FieldWeight, ...],
-              prefix_last_word: bool) -> TextMatch | None:
+    def _build(self, text: str, search_fields: tuple[FieldWeight, ...],
+               prefix_last_word: bool) -> TextMatch | None:
         """``None`` for a blank text, which matches every document."""
         if not text.strip():
             return None
