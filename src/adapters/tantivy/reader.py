@@ -19,6 +19,7 @@ from searchport.adapters.tantivy.schema import (
     register_analyzers,
 )
 from searchport.adapters.tantivy.text_query import TextQueryBuilder
+from searchport.adapters.tantivy.typo_words import Vocabulary
 from searchport.domain.errors import InvalidRequest
 from searchport.domain.results import Hit
 
@@ -39,7 +40,8 @@ class OpenIndex:
         self._distinct: dict[str, float] = {}
         # (segment, document) -> stored row; a generation never changes, so neither do they
         self._rows: dict[tuple[int, int], bytes] = {}
-        self.text = TextQueryBuilder(layout, self.schema)
+        self.vocabulary = Vocabulary(self.searcher, self.schema, layout.of_type("text"))
+        self.text = TextQueryBuilder(layout, self.schema, self.vocabulary)
 
     @property
     def num_docs(self) -> int:
