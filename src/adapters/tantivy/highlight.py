@@ -9,7 +9,6 @@ safe to render as HTML.
 
 from __future__ import annotations
 
-import functools
 import html
 import re
 from typing import Any
@@ -150,7 +149,6 @@ def _tokens(items: list[str]) -> list[Tokens]:
     return [found[item] for item in items]
 
 
-@functools.lru_cache(maxsize=65_536)  # shared by every request: typed words recur
 def _matched_letters(word: str, query: QueryWord) -> int:
     if word == query.text:
         return len(word)

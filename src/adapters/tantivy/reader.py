@@ -25,7 +25,7 @@ from searchport.domain.results import Hit
 
 _decode_row = msgspec.json.Decoder(dict[str, Any]).decode
 Scored = tuple[Any, tantivy.DocAddress]  # (score or sort value, address)
-ROWS_CACHED = 10_000  # stored rows kept in memory (bytes): the documents shown most
+ROWS_CACHED = 4_096  # stored rows kept in memory (bytes): the documents shown most
 
 
 class OpenIndex:

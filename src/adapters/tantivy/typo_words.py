@@ -14,7 +14,10 @@ from __future__ import annotations
 
 import bisect
 import functools
+import itertools
 import threading
+from array import array
+from collections.abc import Sequence
 
 import tantivy
 
@@ -26,22 +29,44 @@ MAX_LETTERS = 64  # so does one written with more letters (each typo tries every
 EXPANSIONS_CACHED = 4_096  # per field
 
 
+class SortedWords(Sequence[str]):
+    """Sorted words in one string (a tenth of the memory of as many string objects)."""
+
+    def __init__(self, words: list[str]) -> None:
+        """``words``: sorted, each once, none holding a newline."""
+        self._joined = "\n".join(words) + "\n"
+        self._starts = array("L", itertools.accumulate((len(w) + 1 for w in words), initial=0))
+
+    def __len__(self) -> int:
+        return len(self._starts) - 1
+
+    def __getitem__(self, at: int) -> str:  # type: ignore[override]  # no slices needed
+        return self._joined[self._starts[at]:self._starts[at + 1] - 1]
+
+    @property
+    def letters(self) -> set[str]:
+        return set(self._joined) - {"\n"}
+
+
 class FieldWords:
     """The words of one text field, and the typo ways found among them."""
 
-    def __init__(self, schema: tantivy.Schema, field: str, words: list[str]) -> None:
+    def __init__(self, schema: tantivy.Schema, field: str, words: SortedWords) -> None:
         self._schema = schema
         self._field = field
-        self._known = frozenset(words)
-        self._ordered = sorted(self._known)
-        self._letters = sorted({letter for word in self._known for letter in word})
+        self._ordered = words
+        self._letters = sorted(words.letters)
         self.word_way = functools.lru_cache(maxsize=EXPANSIONS_CACHED)(self._word_way)
         self.prefix_way = functools.lru_cache(maxsize=EXPANSIONS_CACHED)(self._prefix_way)
 
     def _word_way(self, word: str) -> tantivy.Query:
         """The words of the field within one typo of ``word``."""
-        found = sorted(c for c in set(_one_typo(word, self._letters)) if c in self._known)
+        found = sorted(c for c in set(_one_typo(word, self._letters)) if self._has(c))
         return any_of([tantivy.Query.term_query(self._schema, self._field, c) for c in found])
+
+    def _has(self, word: str) -> bool:
+        at = bisect.bisect_left(self._ordered, word)
+        return at < len(self._ordered) and self._ordered[at] == word
 
     def _prefix_way(self, word: str) -> tantivy.Query:
         """The words of the field starting within one typo of ``word``, as the shortest
@@ -88,8 +113,12 @@ class Vocabulary:
               fields: list[str]) -> None:
         for field in fields:
             terms = searcher.terms_with_prefix(field, "", limit=MAX_WORDS + 1)
-            words = [term for term, _ in terms]
-            usable = len(words) <= MAX_WORDS and len({c for w in words for c in w}) <= MAX_LETTERS
+            if len(terms) > MAX_WORDS:
+                self._fields[field] = None
+                continue
+            words = SortedWords(sorted(term for term, _ in terms))
+            del terms
+            usable = len(words.letters) <= MAX_LETTERS
             self._fields[field] = FieldWords(schema, field, words) if usable else None
 
     @property
