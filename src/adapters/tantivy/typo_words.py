@@ -12,12 +12,8 @@ one typo too. Two typos, or a field with too many words or letters, keep the aut
 
 from __future__ import annotations
 
-import bisect
 import functools
-import itertools
 import threading
-from array import array
-from collections.abc import Sequence
 
 import tantivy
 
@@ -27,56 +23,60 @@ from searchport.adapters.tantivy.schema import prefix_field
 MAX_WORDS = 400_000  # a field with more words keeps the automaton (memory)
 MAX_LETTERS = 64  # so does one written with more letters (each typo tries every letter)
 EXPANSIONS_CACHED = 4_096  # per field
-
-
-class SortedWords(Sequence[str]):
-    """Sorted words in one string (a tenth of the memory of as many string objects)."""
-
-    def __init__(self, words: list[str]) -> None:
-        """``words``: sorted, each once, none holding a newline."""
-        self._joined = "\n".join(words) + "\n"
-        self._starts = array("L", itertools.accumulate((len(w) + 1 for w in words), initial=0))
-
-    def __len__(self) -> int:
-        return len(self._starts) - 1
-
-    def __getitem__(self, at: int) -> str:  # type: ignore[override]  # no slices needed
-        return self._joined[self._starts[at]:self._starts[at + 1] - 1]
-
-    @property
-    def letters(self) -> set[str]:
-        return set(self._joined) - {"\n"}
+_SHORT = 2  # words and prefixes of up to this many letters are kept in sets
 
 
 class FieldWords:
-    """The words of one text field, and the typo ways found among them."""
+    """The words of one text field, and the typo ways found among them.
 
-    def __init__(self, schema: tantivy.Schema, field: str, words: SortedWords) -> None:
+    The words are kept by their first three letters, each group in one string
+    (``"\\nrosa\\nrost\\n"``): a tenth of the memory of as many string objects, and a
+    word, or a prefix, is found with one substring search of its group (shorter ones are
+    kept in sets)."""
+
+    def __init__(self, schema: tantivy.Schema, field: str, words: list[str]) -> None:
+        """``words``: sorted, each once, none holding a newline."""
         self._schema = schema
         self._field = field
-        self._ordered = words
-        self._letters = sorted(words.letters)
+        groups: dict[str, list[str]] = {}
+        for word in words:
+            if len(word) > _SHORT:
+                groups.setdefault(word[:_SHORT + 1], []).append(word)
+        self._groups = {start: "\n" + "\n".join(group) + "\n"
+                        for start, group in groups.items()}
+        self._short_words = frozenset(word for word in words if len(word) <= _SHORT)
+        self._short_starts = frozenset(word[:n] for word in words for n in range(1, _SHORT + 1))
+        self.letters = sorted({c for group in self._groups.values() for c in group}
+                              .union(*self._short_words) - {"\n"})
         self.word_way = functools.lru_cache(maxsize=EXPANSIONS_CACHED)(self._word_way)
         self.prefix_way = functools.lru_cache(maxsize=EXPANSIONS_CACHED)(self._prefix_way)
 
+    def _has(self, word: str) -> bool:
+        if len(word) <= _SHORT:
+            return word in self._short_words
+        group = self._groups.get(word[:_SHORT + 1])
+        return group is not None and f"\n{word}\n" in group
+
+    def _starts(self, prefix: str) -> bool:
+        if len(prefix) <= _SHORT:
+            return prefix in self._short_starts
+        group = self._groups.get(prefix[:_SHORT + 1])
+        return group is not None and f"\n{prefix}" in group
+
     def _word_way(self, word: str) -> tantivy.Query:
         """The words of the field within one typo of ``word``."""
-        found = sorted(c for c in set(_one_typo(word, self._letters)) if self._has(c))
+        found = sorted(c for c in set(_one_typo(word, self.letters)) if c and self._has(c))
         return any_of([tantivy.Query.term_query(self._schema, self._field, c) for c in found])
-
-    def _has(self, word: str) -> bool:
-        at = bisect.bisect_left(self._ordered, word)
-        return at < len(self._ordered) and self._ordered[at] == word
 
     def _prefix_way(self, word: str) -> tantivy.Query:
         """The words of the field starting within one typo of ``word``, as the shortest
         such prefixes (a word starting with "ros" also starts with "rost")."""
         kept: set[str] = set()
-        for candidate in sorted(set(_one_typo(word, self._letters)), key=len):
-            if not candidate or any(candidate[:n] in kept for n in range(1, len(candidate))):
-                continue
-            at = bisect.bisect_left(self._ordered, candidate)
-            if at < len(self._ordered) and self._ordered[at].startswith(candidate):
+        shortest = max(1, len(word) - 1)  # no text one typo away is shorter
+        for candidate in sorted(set(_one_typo(word, self.letters)), key=len):
+            if (candidate and self._starts(candidate)
+                    and not any(candidate[:n] in kept
+                                for n in range(shortest, len(candidate)))):
                 kept.add(candidate)
         name = prefix_field(self._field)
         return any_of([tantivy.Query.term_query(self._schema, name, c) for c in sorted(kept)])
@@ -116,10 +116,9 @@ class Vocabulary:
             if len(terms) > MAX_WORDS:
                 self._fields[field] = None
                 continue
-            words = SortedWords(sorted(term for term, _ in terms))
+            words = FieldWords(schema, field, sorted(term for term, _ in terms))
             del terms
-            usable = len(words.letters) <= MAX_LETTERS
-            self._fields[field] = FieldWords(schema, field, words) if usable else None
+            self._fields[field] = words if len(words.letters) <= MAX_LETTERS else None
 
     @property
     def ready(self) -> bool:
