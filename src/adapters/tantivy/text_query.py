@@ -83,6 +83,8 @@ class Ways(msgspec.Struct, kw_only=True):
     exact: list[tantivy.Query] = msgspec.field(default_factory=list)
     typos: list[tantivy.Query] = msgspec.field(default_factory=list)
     widest: list[tantivy.Query] = msgspec.field(default_factory=list)
+    # the terms of a listed one-typo way (typo_words.py); None: an automaton, or none
+    near: frozenset[str] | None = None
 
 
 class TextMatch(msgspec.Struct, frozen=True, kw_only=True):
@@ -102,6 +104,9 @@ class TextMatch(msgspec.Struct, frozen=True, kw_only=True):
     words: tuple[QueryWord, ...]
     folded: frozenset[str]  # the whole text and each word, folded like keywords
     text_fields: tuple[str, ...]  # the text fields searched
+    # for a word with one typo listed on every text field: the words, or for the word being
+    # typed the shortest prefixes, within one typo of it on any of them
+    near: dict[str, frozenset[str]] = msgspec.field(default_factory=dict)
 
     @property
     def terms(self) -> frozenset[str]:
@@ -151,14 +156,21 @@ class TextQueryBuilder:
         tiers = Tiers(len(words))
         levels = _field_levels(targets)
         scored, exact, matching = [], [], []
+        near: dict[str, frozenset[str]] = {}
         any_typos = False
         for word in words:
             exact_ways, typo_ways, widest = [], [], []
+            listed: list[frozenset[str] | None] = []
             for spec, weight in targets:
                 found = self._ways(spec, word, levels[weight], tiers, whole)
                 exact_ways.extend(found.exact)
                 typo_ways.extend(found.typos)
                 widest.extend(found.widest)
+                if spec.type == "text" and word.typos:
+                    listed.append(found.near)
+            known = [terms for terms in listed if terms is not None]
+            if listed and len(known) == len(listed):
+                near[word.text] = frozenset(itertools.chain.from_iterable(known))
             any_typos = any_typos or bool(typo_ways)
             if exact_ways or typo_ways:
                 scored.append(tantivy.Query.disjunction_max_query(exact_ways + typo_ways))
@@ -176,6 +188,7 @@ class TextQueryBuilder:
             words=tuple(words),
             folded=folded,
             text_fields=tuple(spec.name for spec, _ in targets if spec.type == "text"),
+            near=near,
         )
 
     def _ways(self, spec: FieldSpec, word: QueryWord, level: int, tiers: Tiers,
@@ -198,17 +211,21 @@ class TextQueryBuilder:
             ways.exact.append(scoring(starting))
             ways.widest[:] = [starting]  # a word is one of its own prefixes
         for typos in range(1, word.typos + 1):
-            fuzzy = self._fuzzy(name, word, typos)
+            fuzzy, ways.near = self._fuzzy(name, word, typos)
             ways.typos.append(scoring(fuzzy, typos))
             ways.widest[:] = [fuzzy]  # within more typos: within fewer too
         return ways
 
-    def _fuzzy(self, field: str, word: QueryWord, typos: int) -> tantivy.Query:
+    def _fuzzy(self, field: str, word: QueryWord, typos: int
+               ) -> tuple[tantivy.Query, frozenset[str] | None]:
         listed = (self._vocabulary.words(field)
                   if self._vocabulary is not None and typos == 1 else None)
         if listed is not None and (not word.prefix or len(word.text) < MAX_PREFIX_CHARS):
             # the same terms as the automata below, listed once per word (typo_words.py)
             return listed.prefix_way(word.text) if word.prefix else listed.word_way(word.text)
+        return self._automaton(field, word, typos), None
+
+    def _automaton(self, field: str, word: QueryWord, typos: int) -> tantivy.Query:
         if word.prefix and len(word.text) + typos <= MAX_PREFIX_CHARS:
             # A word starts within ``typos`` of the typed one when one of its prefixes is
             # within ``typos`` of it: the prefix field holds those prefixes, and its

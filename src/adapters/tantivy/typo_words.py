@@ -24,6 +24,8 @@ MAX_WORDS = 400_000  # a field with more words keeps the automaton (memory)
 MAX_LETTERS = 64  # so does one written with more letters (each typo tries every letter)
 EXPANSIONS_CACHED = 4_096  # per field
 _SHORT = 2  # words and prefixes of up to this many letters are kept in sets
+# a typo way, and its terms: the words (or the shortest prefixes) within one typo
+Way = tuple[tantivy.Query, frozenset[str]]
 
 
 class FieldWords:
@@ -63,12 +65,13 @@ class FieldWords:
         group = self._groups.get(prefix[:_SHORT + 1])
         return group is not None and f"\n{prefix}" in group
 
-    def _word_way(self, word: str) -> tantivy.Query:
+    def _word_way(self, word: str) -> Way:
         """The words of the field within one typo of ``word``."""
         found = sorted(c for c in set(_one_typo(word, self.letters)) if c and self._has(c))
-        return any_of([tantivy.Query.term_query(self._schema, self._field, c) for c in found])
+        terms = [tantivy.Query.term_query(self._schema, self._field, c) for c in found]
+        return any_of(terms), frozenset(found)
 
-    def _prefix_way(self, word: str) -> tantivy.Query:
+    def _prefix_way(self, word: str) -> Way:
         """The words of the field starting within one typo of ``word``, as the shortest
         such prefixes (a word starting with "ros" also starts with "rost")."""
         kept: set[str] = set()
@@ -79,7 +82,8 @@ class FieldWords:
                                 for n in range(shortest, len(candidate)))):
                 kept.add(candidate)
         name = prefix_field(self._field)
-        return any_of([tantivy.Query.term_query(self._schema, name, c) for c in sorted(kept)])
+        terms = [tantivy.Query.term_query(self._schema, name, c) for c in sorted(kept)]
+        return any_of(terms), frozenset(kept)
 
 
 def _one_typo(word: str, letters: list[str]) -> list[str]:
