@@ -49,7 +49,7 @@ class FakeEngine:
     ) -> None:
         self._name = name
         self._capabilities = capabilities or Capabilities(
-            suggest=True, histogram=True, geo_grid=True
+            suggest=True, histogram=True, geo_grid=True, geo_area=True
         )
         self.result = result or EngineResult(hits=[], total=0)
         self.values = facet_values or []

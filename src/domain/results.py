@@ -67,6 +67,7 @@ class Capabilities(msgspec.Struct, frozen=True, kw_only=True):
     histogram: bool = False
     geo_grid: bool = False
     geo_radius: bool = False  # GeoRadiusFilter and SearchQuery.geo_sort (aroundLatLng)
+    geo_area: bool = False  # GeoBoxFilter and GeoPolygonFilter
     nested: bool = False
     multi_index: bool = False
     raw_query: bool = True

@@ -30,6 +30,7 @@ from searchport.domain.usecases.algolia_search import AlgoliaSearch
 from searchport.domain.usecases.describe_fields import DescribeFieldsRequest
 from searchport.domain.usecases.get_document import GetDocument, GetDocumentRequest
 from searchport.entrypoints.algolia import params as ap
+from searchport.entrypoints.algolia.highlight import DEFAULT_POST, DEFAULT_PRE
 from searchport.entrypoints.algolia.requests import AlgoliaQuery
 from searchport.entrypoints.controllers import params as p
 from searchport.entrypoints.controllers.use_cases import UseCases
@@ -40,7 +41,6 @@ ObjectId = Annotated[str, PathParameter(description="The record's objectID.")]
 AnyRequest = Request[Any, Any, Any]
 
 MAX_OBJECTS = 1000  # records in one get_objects call, as Algolia allows
-HIGHLIGHT_TAGS = ("<mark>", "</mark>")
 _decode = msgspec.json.decode
 _encode = msgspec.json.encode
 _STARTED = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime())
@@ -78,8 +78,9 @@ class Settings(msgspec.Struct, rename="camel"):
     searchable_attributes: list[str]
     attributes_for_faceting: list[str]
     hits_per_page: int
-    highlight_pre_tag: str = HIGHLIGHT_TAGS[0]
-    highlight_post_tag: str = HIGHLIGHT_TAGS[1]
+    # the tags the search routes put around matches when a query names none
+    highlight_pre_tag: str = DEFAULT_PRE
+    highlight_post_tag: str = DEFAULT_POST
 
 
 def _answers(body: Any, description: str) -> dict[int, ResponseSpec]:
