@@ -146,6 +146,13 @@ async function loadReport() {
     failed(refusal.reason);
     return;
   }
+  // a question no report answers (a period too long, a handle gone): said once, at the top
+  const invalid = settled.find((s) => s.status === "rejected" && s.reason.status === 400);
+  if (invalid && !settled.some((s) => s.status === "fulfilled")) {
+    $("#report").hidden = true;
+    showError(invalid.reason.message);
+    return;
+  }
   $("#report").hidden = false;
   $("#report-title").textContent = `${state.handle}: ${state.start} to ${state.end} (UTC)`;
   renderTotals(got);
