@@ -129,7 +129,8 @@ async function loadReport() {
     clickThroughRate: report("/2/clicks/clickThroughRate"),
     averageClickPosition: report("/2/clicks/averageClickPosition"),
     conversionRate: report("/2/conversions/conversionRate"),
-    searches: report("/2/searches", { limit: TOP }),
+    // the specification's default direction is asc: the top ones are asked for
+    searches: report("/2/searches", { limit: TOP, orderBy: "searchCount", direction: "desc" }),
     noResults: report("/2/searches/noResults", { limit: TOP }),
     filters: report("/2/filters", { limit: TOP }),
   };
