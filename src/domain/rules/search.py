@@ -1,8 +1,9 @@
 """One search with the applied rules' plan: the edited query and added filters, hidden
 records left out, promoted records placed page by page (``paging``).
 
-Hidden and promoted records are left out of the engine's search by a filter on the
-handle's id field; the promoted ones are fetched by id in a second search run beside it
+Hidden and promoted records are left out of the engine's search by their ids
+(``SearchQuery.excluded_ids``, which every engine adapter expresses in its own terms); the
+promoted ones are fetched by id (``SearchQuery.ids``) in a second search run beside it
 (with the search's filters when the rule asked ``filterPromotes``, with a key's forced
 filters always), and placed into the page.
 """
@@ -15,13 +16,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from searchport.domain.query import (
-    FacetValuesQuery,
-    Filter,
-    NotFilter,
-    SearchQuery,
-    TermFilter,
-)
+from searchport.domain.query import FacetValuesQuery, Filter, SearchQuery
 from searchport.domain.results import EngineResult, Hit
 from searchport.domain.rules.effects import Promotion, RulePlan
 from searchport.domain.rules.paging import Window, organic_window, place
@@ -79,7 +74,7 @@ def ruled_query(query: SearchQuery, plan: RulePlan) -> SearchQuery:
 
 
 async def search_with_rules(engine: SearchEnginePort, query: SearchQuery, plan: RulePlan, *,
-                            page: int, per_page: int, id_field: str,
+                            page: int, per_page: int,
                             forced: tuple[Filter, ...] = ()) -> RuledResult:
     """``query``: the search as asked (filters include ``forced``), for page ``page`` of
     ``per_page`` hits, its window (``offset + limit``) ending where the engine's result
@@ -94,17 +89,14 @@ async def search_with_rules(engine: SearchEnginePort, query: SearchQuery, plan: 
     window = Window(window.offset, max(0, end - window.offset))
     organic = msgspec.structs.replace(
         query, offset=window.offset, limit=window.limit,
-        filters=(*query.filters,
-                 NotFilter(field=id_field, values=tuple(dict.fromkeys(
-                     (*plan.hidden, *promoted_ids))))))
+        excluded_ids=tuple(dict.fromkeys((*query.excluded_ids, *plan.hidden, *promoted_ids))))
     searches = [engine.search(organic)]
     for filtered in (False, True):
         ids = tuple(p.object_id for p in plan.promoted if p.filtered == filtered)
         if ids:
             searches.append(engine.search(msgspec.structs.replace(
                 query, text="", offset=0, limit=len(ids), sort=(), geo_sort=None,
-                filters=(*(query.filters if filtered else forced),
-                         TermFilter(field=id_field, values=ids)),
+                filters=query.filters if filtered else forced, ids=ids,
                 facets=(), stats=(), histograms=(), geo_grid=None, suggest_field=None,
                 exact_total=False)))
     organic_result, *fetched = await asyncio.gather(*searches)

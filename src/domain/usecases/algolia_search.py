@@ -161,8 +161,7 @@ class AlgoliaSearch:
         else:
             ask = plan.rule_ask
             ruled = await search_with_rules(entry.engine, query, rules, page=ask.page,
-                                            per_page=ask.per_page,
-                                            id_field=entry.config.id_field, forced=forced)
+                                            per_page=ask.per_page, forced=forced)
             result, outcome = ruled.result, RuleOutcome(plan=rules, promoted=ruled.promoted)
         took = round((time.perf_counter() - started) * 1000)
         return plan.shape(result, took, entry.engine.capabilities.exact_facet_counts, outcome)

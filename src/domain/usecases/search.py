@@ -61,8 +61,7 @@ class Search:
             result = await entry.engine.search(query)
         else:
             result = (await search_with_rules(entry.engine, query, rules, page=page - 1,
-                                              per_page=per_page, id_field=entry.config.id_field,
-                                              forced=forced)).result
+                                              per_page=per_page, forced=forced)).result
         fields = entry.fields
         histograms: dict[str, list] | msgspec.UnsetType = msgspec.UNSET  # type: ignore[type-arg]
         if query.histograms:

@@ -82,6 +82,7 @@ class Plan(msgspec.Struct, frozen=True, kw_only=True):
     # highlighted by the engine for their snippet only: no _highlightResult
     snippet_only: tuple[str, ...] = ()
     rule_ask: RuleAsk = RuleAsk()  # enableRules, ruleContexts and the page, for rules
+    ranking_info: bool = False  # getRankingInfo: promoted hits carry _rankingInfo
 
 
 def algolia_filters(values: dict[str, Any], entry: IndexEntry) -> tuple[Filter, ...]:
@@ -159,7 +160,7 @@ def plan_search(entry: IndexEntry, values: dict[str, Any]) -> Plan:
                 highlighted=highlighted, max_values_per_facet=max_values,
                 snippeted=tuple(snippeted.items()), snippet_only=snippet_only,
                 ellipsis=ap.text(values, "snippetEllipsisText", DEFAULT_ELLIPSIS),
-                rule_ask=rule_ask)
+                rule_ask=rule_ask, ranking_info=ap.flag(values, "getRankingInfo", False))
 
 
 def _snippeted(entry: IndexEntry, values: dict[str, Any]) -> dict[str, int]:
@@ -274,7 +275,9 @@ def shape_result(entry: IndexEntry, plan: Plan, result: EngineResult, raw: ap.Ra
         reachable = math.ceil(min(result.total, entry.config.max_result_window) / per_page)
         pages = reachable
     words = query_words(plan.query.text if rules is None else rules.plan.query)
-    hits = [_hit(fields, hit, plan, words) for hit in result.hits[:plan.query.limit]]
+    promoted = rules.promoted if rules is not None and plan.ranking_info else frozenset()
+    hits = [_hit(fields, hit, plan, words, hit.id in promoted)
+            for hit in result.hits[:plan.query.limit]]
     facets = {
         fields.public(name): {
             v.value: v.count
@@ -351,7 +354,14 @@ def facet_stats(kind: str | None, values: list[FacetValue], asked: int) -> Facet
                       avg=total / count if count else 0.0, sum=total)
 
 
-def _hit(fields: FieldMap, hit: Hit, plan: Plan, words: list[str]) -> AlgoliaHit:
+# A promoted hit is placed by its rule, not ranked: Algolia's ranking criteria, which the
+# specification requires in ``_rankingInfo``, played no part in its place and are 0.
+PROMOTED = {"promoted": True, "nbTypos": 0, "firstMatchedWord": 0, "geoDistance": 0,
+            "nbExactWords": 0, "userScore": 0}
+
+
+def _hit(fields: FieldMap, hit: Hit, plan: Plan, words: list[str],
+         promoted: bool = False) -> AlgoliaHit:
     document = fields.document(hit.source)
     shaped: AlgoliaHit = {**document, "objectID": hit.id}
     highlights = fields.public_keys(hit.highlights)
@@ -373,4 +383,6 @@ def _hit(fields: FieldMap, hit: Hit, plan: Plan, words: list[str]) -> AlgoliaHit
             snippets[name] = snippet
     if snippets:
         shaped["_snippetResult"] = snippets
+    if promoted:
+        shaped["_rankingInfo"] = PROMOTED
     return shaped
