@@ -14,7 +14,18 @@ import yaml
 
 from searchport.adapters.network.address import EngineAddress, proxy_address
 from searchport.domain.access import handle_pattern
-from searchport.domain.config import CacheConfig, Config, ConfigError, FieldConfig, IndexConfig
+from searchport.domain.config import (
+    CacheConfig,
+    Config,
+    ConfigError,
+    DefaultsConfig,
+    FieldConfig,
+    IndexCacheConfig,
+    IndexConfig,
+    RankingKey,
+    RelevantSortConfig,
+    SortKey,
+)
 from searchport.domain.engines import BY_NAME
 from searchport.domain.errors import InvalidRequest
 from searchport.domain.fields import METADATA_KEYS, FieldMap, alias_conflicts
@@ -72,6 +83,74 @@ def _index(handle: str, raw: Any, base_dir: Path | None) -> IndexConfig:
         rules = read_rules(raw.pop("rules"), f"{where}.rules", base_dir)
     index: IndexConfig = _convert(raw, IndexConfig, where)
     return msgspec.structs.replace(index, rules=rules) if rules else index
+
+
+REPLICA_KEYS = ("replicaOf", "sort", "relevantSort", "customRanking", "defaults", "cache")
+SORTABLE_TYPES = frozenset({"keyword", "integer", "float", "boolean", "date"})
+
+
+def _is_replica(raw: Any) -> bool:
+    return isinstance(raw, dict) and raw.get("replicaOf") is not None
+
+
+def replica(handle: str, raw: dict[str, Any], primaries: Mapping[str, IndexConfig],
+            handles: frozenset[str] = frozenset()) -> IndexConfig:
+    """A replica's settings: its primary's, with its own order (docs/replicas.md)."""
+    where = f"indexes.{handle}"
+    name = raw["replicaOf"]
+    primary = primaries.get(name) if isinstance(name, str) else None
+    if primary is None:
+        known = isinstance(name, str) and name in handles
+        raise ConfigError(f"{where}.replicaOf: {name!r} is " + (
+            "a replica itself; name its primary" if known else "not a configured handle"))
+    extra = [key for key in raw if key not in REPLICA_KEYS]
+    if extra:
+        raise ConfigError(
+            f"{where}.{extra[0]}: a replica shares the engine, index, fields and rules of "
+            f"indexes.{name}; it sets only {', '.join(REPLICA_KEYS)}")
+    if raw.get("sort") and raw.get("relevantSort") is not None:
+        raise ConfigError(f"{where}.relevantSort: a replica has sort (a standard replica) "
+                          "or relevantSort (a virtual replica), not both")
+    index = msgspec.structs.replace(primary, replica_of=name)
+    if raw.get("defaults") is not None:
+        index = msgspec.structs.replace(index, defaults=_convert(
+            raw["defaults"], DefaultsConfig, f"{where}.defaults"))
+    if raw.get("cache") is not None:
+        index = msgspec.structs.replace(index, cache=_convert(
+            raw["cache"], IndexCacheConfig, f"{where}.cache"))
+    if raw.get("relevantSort") is not None:
+        ranking = _convert(raw.get("customRanking") or [], list[RankingKey],
+                           f"{where}.customRanking")
+        if not ranking:
+            raise ConfigError(f"{where}.customRanking: a virtual replica (relevantSort) "
+                              "orders its relevant hits by customRanking; give at least "
+                              "one key")
+        return msgspec.structs.replace(index, custom_ranking=ranking, relevant_sort=_convert(
+            raw["relevantSort"], RelevantSortConfig, f"{where}.relevantSort"))
+    if raw.get("customRanking"):
+        raise ConfigError(f"{where}.customRanking: a standard replica orders by sort alone "
+                          "(add keys to sort to break ties); customRanking is for "
+                          "relevantSort")
+    keys: list[SortKey] = _convert(raw.get("sort") or [], list[SortKey], f"{where}.sort")
+    if not keys:
+        raise ConfigError(f"{where}.sort: a replica needs sort (a standard replica: "
+                          "[{field, order}]) or relevantSort with customRanking (a virtual "
+                          "replica)")
+    seen: set[str] = set()
+    for i, key in enumerate(keys):
+        at = f"{where}.sort[{i}].field"
+        if key.field in seen:
+            raise ConfigError(f"{at}: {key.field!r} is named twice")
+        seen.add(key.field)
+        field = index.fields.get(key.field)
+        kind = None if field is None else field.type
+        if kind is not None and kind not in SORTABLE_TYPES:
+            raise ConfigError(f"{at}: {key.field!r} is a {kind} field; sort by a keyword, "
+                              "number, boolean or date field")
+        if kind is None and index.engine == "tantivy":
+            raise ConfigError(f"{at}: give {key.field!r} a type in indexes.{name}.fields "
+                              "(keyword, integer, float, boolean or date) to sort by it")
+    return msgspec.structs.replace(index, sort=keys)
 
 
 MAX_RULES_FILE_BYTES = 256 * 1024 * 1024
@@ -167,6 +246,10 @@ def check_index(handle: str, index: IndexConfig) -> None:
     problems = alias_conflicts(index.fields)
     if problems:
         raise ConfigError(f"{where}: {problems[0]}")
+    if index.replica_of is None and (index.sort or index.relevant_sort is not None):
+        key = "sort" if index.sort else "relevantSort"
+        raise ConfigError(f"{where}.{key}: only a replica orders its hits this way; add "
+                          f"replicaOf: <its primary handle> (docs/replicas.md)")
     _check_ranking(where, index)
 
 
@@ -195,7 +278,8 @@ def _check_ranking(where: str, index: IndexConfig) -> None:
             )
         if field is not None and field.type is None and index.engine == "tantivy":
             raise ConfigError(f"{at}: give {key.field!r} a type (integer, float or date)")
-    if index.engine == "typesense" and len(index.custom_ranking) > 2:
+    if index.engine == "typesense" and index.replica_of is None and len(
+            index.custom_ranking) > 2:
         raise ConfigError(
             f"{where}.customRanking: Typesense sorts by at most 3 keys, relevance and two "
             f"custom ranking keys; keep two"
@@ -225,7 +309,11 @@ def parse_config(text: str, environ: Mapping[str, str], base_dir: Path | None = 
     indexes = data.get("indexes") or {}
     if not isinstance(indexes, dict):
         raise ConfigError("indexes: expected a mapping of handle to index settings")
-    parsed = {str(h): _index(str(h), raw, base_dir) for h, raw in indexes.items()}
+    primaries = {str(h): _index(str(h), raw, base_dir) for h, raw in indexes.items()
+                 if not _is_replica(raw)}
+    parsed = {str(h): primaries[str(h)] if str(h) in primaries else
+              replica(str(h), raw, primaries, frozenset(map(str, indexes)))
+              for h, raw in indexes.items()}
     config: Config = _convert({**data, "indexes": {}}, Config, "")
     for handle, index in parsed.items():
         check_index(handle, index)

@@ -28,6 +28,8 @@ SUPPORTED = frozenset({
     "attributesToSnippet", "snippetEllipsisText",
     # query rules (docs/rules.md); getRankingInfo marks the promoted hits
     "enableRules", "ruleContexts", "getRankingInfo",
+    # virtual replicas' relevant sort (docs/replicas.md); ignored on other handles
+    "relevancyStrictness",
     # facet-value search
     "facetQuery", "maxFacetHits", "facetName",
     # the query log (``tracking``)

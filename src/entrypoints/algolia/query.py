@@ -83,6 +83,7 @@ class Plan(msgspec.Struct, frozen=True, kw_only=True):
     snippet_only: tuple[str, ...] = ()
     rule_ask: RuleAsk = RuleAsk()  # enableRules, ruleContexts and the page, for rules
     ranking_info: bool = False  # getRankingInfo: promoted hits carry _rankingInfo
+    relevancy_strictness: int | None = None  # a virtual replica's, for this search
 
 
 def algolia_filters(values: dict[str, Any], entry: IndexEntry) -> tuple[Filter, ...]:
@@ -160,7 +161,20 @@ def plan_search(entry: IndexEntry, values: dict[str, Any]) -> Plan:
                 highlighted=highlighted, max_values_per_facet=max_values,
                 snippeted=tuple(snippeted.items()), snippet_only=snippet_only,
                 ellipsis=ap.text(values, "snippetEllipsisText", DEFAULT_ELLIPSIS),
-                rule_ask=rule_ask, ranking_info=ap.flag(values, "getRankingInfo", False))
+                rule_ask=rule_ask, ranking_info=ap.flag(values, "getRankingInfo", False),
+                relevancy_strictness=_strictness(entry, values))
+
+
+def _strictness(entry: IndexEntry, values: dict[str, Any]) -> int | None:
+    """``relevancyStrictness`` (0 to 100), applied on a virtual replica and ignored on other
+    handles, as Algolia does (a ``sortBy`` widget keeps sending it after leaving one)."""
+    value = ap.integer(values, "relevancyStrictness")
+    if value is None:
+        return None
+    if not 0 <= value <= 100:
+        raise InvalidRequest(f"relevancyStrictness: must be an integer from 0 to 100, got "
+                             f"{value}")
+    return value if entry.replica is not None and entry.replica.virtual else None
 
 
 def _snippeted(entry: IndexEntry, values: dict[str, Any]) -> dict[str, int]:
@@ -271,9 +285,9 @@ def shape_result(entry: IndexEntry, plan: Plan, result: EngineResult, raw: ap.Ra
                  rules: RuleOutcome | None = None) -> AlgoliaResult:
     fields, per_page = entry.fields, plan.hits_per_page
     pages = 0
+    pageable = result.total if result.sorted_total is None else result.sorted_total
     if per_page > 0:
-        reachable = math.ceil(min(result.total, entry.config.max_result_window) / per_page)
-        pages = reachable
+        pages = math.ceil(min(pageable, entry.config.max_result_window) / per_page)
     words = query_words(plan.query.text if rules is None else rules.plan.query)
     promoted = rules.promoted if rules is not None and plan.ranking_info else frozenset()
     hits = [_hit(fields, hit, plan, words, hit.id in promoted)
@@ -315,7 +329,20 @@ def shape_result(entry: IndexEntry, plan: Plan, result: EngineResult, raw: ap.Ra
         else msgspec.UNSET,
         applied_rules=[{"objectID": oid} for oid in rules.plan.applied] if rules
         else msgspec.UNSET,
+        **_relevant_sort(entry, plan, result),
     )
+
+
+def _relevant_sort(entry: IndexEntry, plan: Plan, result: EngineResult) -> dict[str, Any]:
+    """``nbSortedHits`` and ``appliedRelevancyStrictness`` of a virtual replica's answer
+    (what the relevantSort and stats widgets read)."""
+    replica = entry.replica
+    if replica is None or replica.relevant is None or result.sorted_total is None:
+        return {}
+    strictness = plan.relevancy_strictness
+    return {"nb_sorted_hits": result.sorted_total,
+            "applied_relevancy_strictness": replica.relevant.strictness if strictness is None
+            else strictness}
 
 
 def algolia_stats(kind: str | None, engine: FieldStats | None, values: list[FacetValue],

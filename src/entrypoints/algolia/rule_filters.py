@@ -40,7 +40,7 @@ def rule_sets(config: Config, clock: Callable[[], float] = time.time) -> dict[st
     ``ConfigError`` naming the handle, the rule's objectID and the key path."""
     found: dict[str, RuleSet] = {}
     for handle, index in config.indexes.items():
-        if not index.rule_list:
+        if not index.rule_list or index.replica_of is not None:  # a replica shares them
             continue
         fields = FieldMap(index.fields)
         try:

@@ -149,12 +149,16 @@ def _build(config: Config, path: Path, handle: str, force: bool) -> int:
 def cmd_index_build(args: argparse.Namespace) -> int:
     config, path = _load(args.config)
     handles = [args.handle] if args.handle else [
-        h for h, i in config.indexes.items() if i.engine == "tantivy"
+        h for h, i in config.indexes.items() if i.engine == "tantivy" and i.replica_of is None
     ]
     for handle in handles:
         index = config.indexes.get(handle)
         if index is None or index.engine != "tantivy":
             print(f"searchport: {handle!r} is not a tantivy handle in {path}", file=sys.stderr)
+            return 2
+        if index.replica_of is not None:
+            print(f"searchport: {handle!r} is a replica of {index.replica_of!r}, which holds "
+                  f"the index", file=sys.stderr)
             return 2
         try:
             _build(config, path, handle, args.force)
@@ -175,6 +179,9 @@ async def _check(config: Config, base_dir: Path) -> int:
     resources = EngineResources(base_dir=base_dir, pools=EnginePools())
     try:
         for handle, index in config.indexes.items():
+            if index.replica_of is not None:
+                print(f"ok      {handle}: a replica of {index.replica_of}")
+                continue
             try:
                 if index.engine == "tantivy":  # checked in place: check never builds
                     print(f"ok      {handle} ({index.engine}): "
@@ -287,7 +294,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"searchport: cannot listen on {shown}:{port}: {busy}", file=sys.stderr)
         return 1
     for handle, index in config.indexes.items():  # build embedded indexes once, before workers
-        if index.engine == "tantivy":
+        if index.engine == "tantivy" and index.replica_of is None:
             try:
                 _build(config, path, handle, force=False)
             except SearchportError as exc:

@@ -80,6 +80,9 @@ class Settings(msgspec.Struct, rename="camel"):
     hits_per_page: int
     highlight_pre_tag: str = HIGHLIGHT_TAGS[0]
     highlight_post_tag: str = HIGHLIGHT_TAGS[1]
+    # a primary's replicas (``virtual(name)`` for a virtual one), a replica's primary
+    replicas: list[str] | msgspec.UnsetType = msgspec.UNSET
+    primary: str | msgspec.UnsetType = msgspec.UNSET
 
 
 def _answers(body: Any, description: str) -> dict[int, ResponseSpec]:
@@ -206,6 +209,10 @@ def algolia_records_controller(uc: UseCases) -> type[Controller]:
                 searchable_attributes=[f.name for f in described.fields if f.searchable],
                 attributes_for_faceting=facets,
                 hits_per_page=described.per_page,
+                replicas=msgspec.UNSET if not described.replicas else [
+                    f"virtual({r.handle})" if r.virtual else r.handle
+                    for r in described.replicas],
+                primary=described.replica_of,
             )))
 
         @get("/1/indexes/{handle:str}/{object_id:str}", summary="Algolia get object",
