@@ -72,7 +72,8 @@ def _convert(data: Any, kind: type[Any], where: str) -> Any:
         raise ConfigError(f"{path}: {detail}" if path else detail) from None
 
 
-def _index(handle: str, raw: Any, base_dir: Path | None) -> IndexConfig:
+def _index(handle: str, raw: Any, base_dir: Path | None, with_rules: bool = True
+           ) -> IndexConfig:
     where = f"indexes.{handle}"
     rules: list[Rule] = []
     if isinstance(raw, dict) and isinstance(raw.get("fields"), dict):
@@ -80,7 +81,9 @@ def _index(handle: str, raw: Any, base_dir: Path | None) -> IndexConfig:
             _convert(field, FieldConfig, f"{where}.fields.{name}")
     if isinstance(raw, dict) and raw.get("rules") is not None:
         raw = dict(raw)
-        rules = read_rules(raw.pop("rules"), f"{where}.rules", base_dir)
+        value = raw.pop("rules")
+        if with_rules:
+            rules = read_rules(value, f"{where}.rules", base_dir)
     index: IndexConfig = _convert(raw, IndexConfig, where)
     return msgspec.structs.replace(index, rules=rules) if rules else index
 
@@ -299,9 +302,10 @@ def _check_ranking(where: str, index: IndexConfig) -> None:
         )
 
 
-def parse_config(text: str, environ: Mapping[str, str], base_dir: Path | None = None
-                 ) -> Config:
-    """``base_dir``: where relative paths in the config start (its folder)."""
+def parse_config(text: str, environ: Mapping[str, str], base_dir: Path | None = None, *,
+                 rules: bool = True) -> Config:
+    """``base_dir``: where relative paths in the config start (its folder); ``rules``
+    false: the handles' rules are neither read nor checked (every handle has none)."""
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
@@ -316,7 +320,7 @@ def parse_config(text: str, environ: Mapping[str, str], base_dir: Path | None = 
     indexes = data.get("indexes") or {}
     if not isinstance(indexes, dict):
         raise ConfigError("indexes: expected a mapping of handle to index settings")
-    primaries = {str(h): _index(str(h), raw, base_dir) for h, raw in indexes.items()
+    primaries = {str(h): _index(str(h), raw, base_dir, rules) for h, raw in indexes.items()
                  if not _is_replica(raw)}
     parsed = {str(h): primaries[str(h)] if str(h) in primaries else
               replica(str(h), raw, primaries, frozenset(map(str, indexes)))
@@ -399,7 +403,8 @@ def _cache(config: Config, data: dict[str, Any], environ: Mapping[str, str]) -> 
     return cache
 
 
-def load_config(path: Path, environ: Mapping[str, str] | None = None) -> Config:
+def load_config(path: Path, environ: Mapping[str, str] | None = None, *,
+                rules: bool = True) -> Config:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -409,4 +414,5 @@ def load_config(path: Path, environ: Mapping[str, str] | None = None) -> Config:
         ) from None
     except OSError as exc:
         raise ConfigError(f"Cannot read the config file {path}: {exc.strerror}") from None
-    return parse_config(text, os.environ if environ is None else environ, path.parent)
+    return parse_config(text, os.environ if environ is None else environ, path.parent,
+                        rules=rules)

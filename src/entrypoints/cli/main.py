@@ -57,11 +57,38 @@ def _demo_note(folder: Path) -> str:
 
 
 def _check_rules(config: Config) -> None:
-    """Every handle's rules can be honoured (``ConfigError`` otherwise), before any worker
-    starts; each worker builds its own from the same config."""
+    """Every handle's rules can be honoured (``ConfigError`` otherwise)."""
     from searchport.entrypoints.algolia.rule_filters import rule_sets
 
     rule_sets(config)
+
+
+def _check_rules_apart(path: Path) -> None:
+    """``_check_rules`` before any worker starts, in a child process where the system
+    forks: the parent, which lives as long as the server, then never holds the rules (the
+    memory ten thousand rules take stays with a process once used); each worker reads its
+    own. ``ConfigError`` with the child's message."""
+    if not hasattr(os, "fork"):
+        _check_rules(load_config(path))
+        return
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: check, say why not, and leave without running the parent's code
+        os.close(read)
+        code = 2
+        try:
+            _check_rules(load_config(path))
+            code = 0
+        except Exception as exc:  # every failure is the parent's to report
+            os.write(write, str(exc).encode("utf-8", "replace")[:60_000])
+        finally:
+            os._exit(code)
+    os.close(write)
+    with os.fdopen(read, "rb") as pipe:
+        message = pipe.read().decode("utf-8", "replace")
+    _, status = os.waitpid(pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise ConfigError(message or "the query rules could not be checked")
 
 
 def _load(flag: str | None) -> tuple[Config, Path]:
@@ -81,8 +108,8 @@ def _load(flag: str | None) -> tuple[Config, Path]:
             raise SystemExit(2) from None
         print(_demo_note(folder), file=sys.stderr)
     try:
-        config = load_config(path)
-        _check_rules(config)
+        config = load_config(path, rules=False)  # what this process needs: no rules
+        _check_rules_apart(path)
         return config, path
     except ConfigError as exc:
         print(f"searchport: config error: {exc}", file=sys.stderr)
