@@ -10,15 +10,19 @@ import math
 from collections import Counter
 from typing import Any
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from litestar.testing import TestClient
 
 from tests.conformance.conftest import HANDLE
 from tests.conformance.dataset import ROWS, containing_all_with_prefix, values
 from tests.conformance.merchandising import (
     BY_RANK,
+    GENERATED,
     HIDDEN,
     STANDARD,
     VIRTUAL,
+    expected_pages,
     pinned_by_rank,
     placed,
 )
@@ -190,3 +194,35 @@ def test_settings_list_the_replicas_and_the_primary(api: TestClient[Any]) -> Non
     for handle in (STANDARD, VIRTUAL):
         replica = api.get(f"/1/indexes/{handle}/settings").json()
         assert replica["primary"] == HANDLE and "replicas" not in replica
+
+
+GENRES = sorted({r["genre"] for r in ROWS})
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[
+    HealthCheck.function_scoped_fixture])
+@given(chosen=st.sets(st.sampled_from(range(len(GENERATED))), min_size=1, max_size=4),
+       per_page=st.integers(3, 9), genre=st.sampled_from([None, *GENRES]),
+       virtual=st.booleans())
+def test_paging_with_promotes_and_hides_never_repeats_nor_loses_a_hit(
+        api: TestClient[Any], chosen: set[int], per_page: int, genre: str | None,
+        virtual: bool) -> None:
+    """Any combination of the generated rules, on either replica's order, with or without
+    a filter: every page together is the whole list computed from the rows, each hit
+    once, the counts the same on every page."""
+    rules = [GENERATED[i] for i in sorted(chosen)]
+    rows = [r for r in ROWS if genre is None or r["genre"] == genre]
+    if virtual:  # no text: every record is kept, in the virtual replica's ranking
+        ranking = by_rank_desc({r["id"] for r in rows})
+    else:
+        ranking = [r["id"] for r in BY_RANK if r in rows]
+    want = expected_pages(rules, ranking, {r["id"] for r in rows})
+    params: dict[str, Any] = {"ruleContexts": [r["objectID"] for r in rules]}
+    if genre is not None:
+        params["facetFilters"] = [f"genre:{genre}"]
+    ids, answers = every_page(api, VIRTUAL if virtual else STANDARD, per_page, **params)
+    assert ids == want
+    assert len(ids) == len(set(ids))
+    for body in answers:
+        assert body["nbHits"] == len(want)
+        assert body["nbPages"] == math.ceil(len(want) / per_page)
