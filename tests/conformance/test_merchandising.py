@@ -226,3 +226,23 @@ def test_paging_with_promotes_and_hides_never_repeats_nor_loses_a_hit(
     for body in answers:
         assert body["nbHits"] == len(want)
         assert body["nbPages"] == math.ceil(len(want) / per_page)
+
+
+def test_the_json_api_on_a_virtual_replica_pages_the_relevant_hits(
+        api: TestClient[Any]) -> None:
+    castle = containing_all_with_prefix("castle")
+    ids: list[str] = []
+    pages = math.ceil(len(castle) / 3)
+    for page in range(1, pages + 1):
+        response = api.get(f"/{VIRTUAL}/search", params={"q": "castle", "perPage": 3,
+                                                          "page": page})
+        assert response.status_code == 200, response.text
+        body = response.json()
+        assert body["sortedHits"] == body["totalHits"] == len(castle)
+        assert body["totalPages"] == pages
+        ids += [h["objectID"] for h in body["hits"]]
+    assert ids == by_rank_desc(castle)
+    fields = api.get(f"/{HANDLE}/fields").json()
+    assert fields["replicas"] == [{"handle": STANDARD, "virtual": False},
+                                  {"handle": VIRTUAL, "virtual": True}]
+    assert api.get(f"/{VIRTUAL}/fields").json()["replicaOf"] == HANDLE
