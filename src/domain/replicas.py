@@ -1,8 +1,8 @@
 """Replicas: another order over a primary handle's index, as Algolia's replicas give.
 
 A replica shares its primary's engine, index, fields and rules. A standard replica sorts
-every match strictly by its ``sort`` keys (the engine sorts; an explicit sort or a distance
-ranking of the request's own wins). A virtual replica applies Algolia's relevant sort
+every match strictly by its ``sort`` keys (the engine sorts). A virtual replica applies
+Algolia's relevant sort
 (``relevancyStrictness``, algolia.com/doc/guides/managing-results/refine-results/sorting/
 in-depth/relevant-sort), evaluated here the same way on every engine:
 
@@ -15,7 +15,9 @@ in-depth/relevant-sort), evaluated here the same way on every engine:
 4. the page's records are read whole (highlights included) by their ids.
 
 Facet counts, stats and ``total`` cover every match, as on the primary; ``sorted_total`` is
-the number of kept hits (Algolia's ``nbSortedHits``), the only ones paged through.
+the number of kept hits (Algolia's ``nbSortedHits``), the only ones paged through. On
+either kind, a search with an order of its own (an explicit sort, or a distance ranking)
+keeps it, as on the primary.
 """
 
 from __future__ import annotations
@@ -98,8 +100,8 @@ def replica_searcher(search: Searcher, replica: Replica | None,
 async def relevant_search(search: Searcher, query: SearchQuery, order: RelevantSort,
                           strictness: int) -> EngineResult:
     """The page ``query.offset``/``limit`` of the relevant hits (module docstring)."""
-    if query.ids is not None:  # records read by id (promoted ones): no order to apply
-        return await search(query)
+    if query.ids is not None or query.sort or query.geo_sort is not None:
+        return await search(query)  # records read by id, or an order of the search's own
     ranking = order.ranking
     light = msgspec.structs.replace(
         query, sort=(), highlight=False, highlight_fields=(), suggest_field=None,

@@ -115,13 +115,16 @@ def test_a_standard_replica_sorts_unless_the_search_sorts_itself() -> None:
     assert asyncio.run(search(SearchQuery(sort=asc))).hits[0].id == "a"
 
 
-def test_records_read_by_id_are_not_reordered() -> None:
+def test_records_read_by_id_or_a_search_sorted_its_own_way_are_not_reordered() -> None:
     engine = Scripted([("a", 1.0, 5.0), ("b", 2.0, 20.0)])
     search = replica_searcher(engine.search, Replica(primary="p", relevant=RelevantSort(
         ranking=PRICE_DESC, strictness=100, max_hits=10)))
     result = asyncio.run(search(SearchQuery(ids=("a",))))
     assert [h.id for h in result.hits] == ["a"] and result.sorted_total is None
-    assert len(engine.asked) == 1
+    asc = (SortClause(field="price", order="asc"),)
+    result = asyncio.run(search(SearchQuery(text="x", sort=asc)))
+    assert [h.id for h in result.hits] == ["a", "b"] and result.sorted_total is None
+    assert len(engine.asked) == 2
 
 
 @pytest.mark.parametrize(("value", "number"), [
