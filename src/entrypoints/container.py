@@ -77,14 +77,22 @@ def make_engine(handle: str, index: IndexConfig, resources: EngineResources) -> 
 
 
 def build_catalog(config: Config, resources: EngineResources, metrics: Metrics) -> Catalog:
+    """One entry per handle; a replica shares its primary's engine, rules and facet values."""
     rules = rule_sets(config)
-    return Catalog({
+    primaries = {
         handle: IndexEntry(
             handle, index, TimedEngine(make_engine(handle, index, resources), handle, metrics),
             rules=rules.get(handle), facet_values=_facet_values(config, handle, rules),
         )
-        for handle, index in config.indexes.items()
-    })
+        for handle, index in config.indexes.items() if index.replica_of is None
+    }
+    entries: dict[str, IndexEntry] = {}
+    for handle, index in config.indexes.items():
+        primary = primaries[index.replica_of or handle]
+        entries[handle] = primary if index.replica_of is None else IndexEntry(
+            handle, index, primary.engine, rules=primary.rules,
+            facet_values=primary.facet_values)
+    return Catalog(entries)
 
 
 def _facet_values(config: Config, handle: str,
