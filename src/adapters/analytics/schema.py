@@ -59,6 +59,17 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "WHERE query_id IS NOT NULL",
         "CREATE TABLE analytics_day_salts (day {day} PRIMARY KEY, salt {bytes} NOT NULL)",
     ),
+    (  # the objects each search returned; the revenue of conversions; reads at scale
+        "ALTER TABLE analytics_searches ADD COLUMN hits {json} NOT NULL DEFAULT '[]'",
+        "ALTER TABLE analytics_events ADD COLUMN revenue {real}",
+        "ALTER TABLE analytics_events ADD COLUMN currency TEXT",
+        "ALTER TABLE analytics_events ADD COLUMN object_revenues {json} NOT NULL "
+        "DEFAULT '[]'",
+        "CREATE INDEX analytics_searches_handle_day_query ON analytics_searches "
+        "(handle, day, query, nb_hits)",
+        "CREATE INDEX analytics_events_handle_day_type ON analytics_events "
+        "(handle, type, day)",
+    ),
 )
 
 VERSION = len(MIGRATIONS)

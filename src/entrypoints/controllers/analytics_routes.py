@@ -12,6 +12,7 @@ searchport's own OpenAPI document.
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any
 
 import msgspec
@@ -52,13 +53,22 @@ def analytics_routes(uc: UseCases, reports: tuple[str, ...]) -> list[HTTPRouteHa
             limit: Annotated[int, QueryParameter()] = 10,
             offset: Annotated[int, QueryParameter()] = 0,
             tags: Text = None,
+            click_analytics: Annotated[bool, QueryParameter(name="clickAnalytics")] = False,
+            revenue_analytics: Annotated[bool,
+                                         QueryParameter(name="revenueAnalytics")] = False,
+            order_by: Annotated[str | None, QueryParameter(name="orderBy")] = None,
+            direction: Text = None,
+            search: Text = None,
         ) -> Prepared:
-            asked = AnalyticsRequest(index=index, start_date=start_date, end_date=end_date,
-                                     limit=limit, offset=offset, tags=tags)
+            asked = AnalyticsRequest(
+                index=index, start_date=start_date, end_date=end_date, limit=limit,
+                offset=offset, tags=tags, click_analytics=click_analytics,
+                revenue_analytics=revenue_analytics, order_by=order_by, direction=direction,
+                search=search, attribute=request.path_params.get("attribute"))
             answer = await uc.analytics_reports()[path](asked, access_of(request.scope))
             return json_body(_encode(answer))
 
-        report.__name__ = "analytics" + path.replace("/", "_")
+        report.__name__ = "analytics" + re.sub(r"\W", "_", path.split("{")[0])
         return get(path, include_in_schema=False, name=report.__name__)(report)
 
     return [events, *(report_route(path) for path in reports)]
