@@ -63,9 +63,13 @@ class Dialect:
         return json_text(value)
 
     def elements(self, column: str, alias: str) -> str:
-        """A FROM item: the elements of the JSON array ``column`` as text,
-        ``alias.value``, with their place in the array, ``alias.idx`` (as both databases
-        count it: compare places only to places)."""
+        """A FROM item: the elements of the JSON array ``column``, ``alias.value`` (text),
+        with their places in the array (``place``)."""
+        raise NotImplementedError
+
+    def place(self, alias: str) -> str:
+        """The place of an element of ``elements`` in its array, counted as each database
+        counts it: compare places only to places."""
         raise NotImplementedError
 
     def outer_elements(self, column: str, alias: str) -> str:
@@ -89,6 +93,9 @@ class SqliteDialect(Dialect):
     def elements(self, column: str, alias: str) -> str:
         return f"json_each({column}) AS {alias}"
 
+    def place(self, alias: str) -> str:
+        return f"{alias}.key"
+
     def has_tags(self, column: str, tags: Sequence[str]) -> tuple[str, Params]:
         one = f"EXISTS (SELECT 1 FROM json_each({column}) AS tg WHERE tg.value = ?)"
         return "(" + " AND ".join([one] * len(tags)) + ")", list(tags)
@@ -108,6 +115,9 @@ class PostgresDialect(Dialect):
 
     def elements(self, column: str, alias: str) -> str:
         return f"jsonb_array_elements_text({column}) WITH ORDINALITY AS {alias}(value, idx)"
+
+    def place(self, alias: str) -> str:
+        return f"{alias}.idx"
 
     def outer_elements(self, column: str, alias: str) -> str:
         return "LATERAL " + self.elements(column, alias)
@@ -460,8 +470,9 @@ class SqlAnalytics:
             FROM analytics_events e
             CROSS JOIN {d.outer_elements('e.object_ids', 'o')}
             LEFT JOIN {d.outer_elements('e.object_query_ids', 'j')}
-              ON e.query_id IS NULL AND j.idx = o.idx
-            LEFT JOIN {d.outer_elements('e.object_revenues', 'r')} ON r.idx = o.idx
+              ON e.query_id IS NULL AND {d.place('j')} = {d.place('o')}
+            LEFT JOIN {d.outer_elements('e.object_revenues', 'r')}
+              ON {d.place('r')} = {d.place('o')}
             WHERE e.day >= ? AND e.type IN ('click', 'conversion')"""
 
     def _per_search_hit(self) -> str:
@@ -508,13 +519,14 @@ class SqlAnalytics:
         if attribute is None:
             rows = await self._rows(
                 f"SELECT {attr} AS a, count(*) AS n FROM analytics_searches s, {refinements} "
-                f"WHERE {scope.where} GROUP BY a ORDER BY n DESC, a{d.text_order} "
+                f"WHERE {scope.where} GROUP BY {attr} ORDER BY n DESC, {attr}{d.text_order} "
                 "LIMIT ? OFFSET ?", [*scope.params, limit, offset])
             return [FilterCount(a, "", "", n) for a, n in rows]
         rows = await self._rows(
             f"SELECT {operator} AS o, {value} AS v, count(*) AS n "
             f"FROM analytics_searches s, {refinements} WHERE {scope.where} AND {attr} = ? "
-            f"GROUP BY o, v ORDER BY n DESC, v{d.text_order}, o{d.text_order} "
+            f"GROUP BY {operator}, {value} "
+            f"ORDER BY n DESC, {value}{d.text_order}, {operator}{d.text_order} "
             "LIMIT ? OFFSET ?", [*scope.params, attribute, limit, offset])
         return [FilterCount(attribute, o, v, n) for o, v, n in rows]
 
@@ -529,7 +541,7 @@ class SqlAnalytics:
         rows = await self._rows(
             f"SELECT {text} AS r, count(*) AS n FROM analytics_searches s "
             f"WHERE {scope.where} AND s.nb_hits = 0 AND s.refinements <> '[]' "
-            f"GROUP BY r ORDER BY n DESC, r{d.text_order} LIMIT ? OFFSET ?",
+            f"GROUP BY {text} ORDER BY n DESC, {text}{d.text_order} LIMIT ? OFFSET ?",
             [*scope.params, limit, offset])
         return [FilterCombination(tuple(_refinements.decode(r)), n) for r, n in rows]
 
