@@ -61,7 +61,7 @@ def sqlite_fill(path: Path, rows: int, days: int) -> None:
             tags, user_token, latency_ms, query_id, hits)
         WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < {rows})
         SELECT {select} FROM g""")
-    db.execute(f"""
+    db.execute("""
         INSERT INTO analytics_events (at, day, handle, type, subtype, name, user_token,
             object_ids, positions, query_id, filters, object_query_ids, revenue, currency,
             object_revenues)

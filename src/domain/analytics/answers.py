@@ -192,11 +192,17 @@ class TopSearchWithRevenue(TopSearchWithAnalytics, frozen=True):
 
 
 class TopSearchesAnswer(_Answer, frozen=True):
-    """``GET /2/searches``: the queries with their counts and average hits; with
-    ``clickAnalytics``, what the events did to their tracked searches; with
-    ``revenueAnalytics``, add-to-carts, purchases and revenue too."""
+    """``GET /2/searches``: the queries with their counts and average hits."""
 
-    searches: list[TopSearch] | list[TopSearchWithAnalytics] | list[TopSearchWithRevenue]
+    searches: list[TopSearch]
+
+
+class TopSearchesWithAnalyticsAnswer(_Answer, frozen=True):
+    """``GET /2/searches`` with ``clickAnalytics``: what the events did to the tracked
+    searches of each query; with ``revenueAnalytics``, add-to-carts, purchases and revenue
+    too (``TopSearchWithRevenue``)."""
+
+    searches: list[TopSearchWithAnalytics]
 
 
 class TopHit(_Answer, frozen=True):
@@ -223,10 +229,17 @@ class TopHitWithRevenue(TopHitWithAnalytics, frozen=True):
 
 
 class TopHitsAnswer(_Answer, frozen=True):
-    """``GET /2/hits``: the objects the searches returned most often; with
-    ``clickAnalytics``, the tracked searches that returned each and the events on it."""
+    """``GET /2/hits``: the objects the searches returned most often."""
 
-    hits: list[TopHit] | list[TopHitWithAnalytics] | list[TopHitWithRevenue]
+    hits: list[TopHit]
+
+
+class TopHitsWithAnalyticsAnswer(_Answer, frozen=True):
+    """``GET /2/hits`` with ``clickAnalytics``: the tracked searches that returned each
+    object and the events on it; with ``revenueAnalytics``, add-to-carts, purchases and
+    revenue too (``TopHitWithRevenue``)."""
+
+    hits: list[TopHitWithAnalytics]
 
 
 class TopFilterAttribute(_Answer, frozen=True):

@@ -8,6 +8,7 @@ from searchport.domain.access import FULL_ACCESS, Access
 from searchport.domain.analytics.answers import (
     TopHit,
     TopHitsAnswer,
+    TopHitsWithAnalyticsAnswer,
     TopHitWithAnalytics,
     TopHitWithRevenue,
 )
@@ -23,7 +24,8 @@ class TopHits(AnalyticsReading):
     tracked searches followed by a click (a conversion) on it, divided by them."""
 
     async def __call__(self, request: AnalyticsRequest,
-                       access: Access = FULL_ACCESS) -> TopHitsAnswer:
+                       access: Access = FULL_ACCESS
+                       ) -> TopHitsAnswer | TopHitsWithAnalyticsAnswer:
         period = self.period(request, access)
         revenue = request.revenue_analytics
         with_events = request.click_analytics or revenue
@@ -52,4 +54,4 @@ class TopHits(AnalyticsReading):
                     purchase_rate=rate(e.purchased, e.tracked), purchase_count=e.purchases))
             else:
                 hits.append(one)
-        return TopHitsAnswer(hits=hits)
+        return TopHitsWithAnalyticsAnswer(hits=hits)

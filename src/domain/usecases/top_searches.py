@@ -11,6 +11,7 @@ from searchport.domain.analytics.answers import (
     ClickPosition,
     TopSearch,
     TopSearchesAnswer,
+    TopSearchesWithAnalyticsAnswer,
     TopSearchWithAnalytics,
     TopSearchWithRevenue,
 )
@@ -56,7 +57,8 @@ class TopSearches(AnalyticsReading):
     searches; ordered as ``orderBy`` and ``direction`` say."""
 
     async def __call__(self, request: AnalyticsRequest,
-                       access: Access = FULL_ACCESS) -> TopSearchesAnswer:
+                       access: Access = FULL_ACCESS
+                       ) -> TopSearchesAnswer | TopSearchesWithAnalyticsAnswer:
         period = self.period(request, access)
         revenue = request.revenue_analytics
         with_events = request.click_analytics or revenue
@@ -94,4 +96,4 @@ class TopSearches(AnalyticsReading):
                     purchase_rate=rate(e.purchased, e.tracked), purchase_count=e.purchases))
             else:
                 searches.append(one)
-        return TopSearchesAnswer(searches=searches)
+        return TopSearchesWithAnalyticsAnswer(searches=searches)
