@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from datetime import date, timedelta
+from datetime import date
 from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,7 +28,6 @@ from searchport.domain.analytics.reports import (
     FilterCombination,
     FilterCount,
     HitStats,
-    KeyPosition,
     Revenue,
     SearchStats,
     TopSearch,
@@ -39,6 +38,7 @@ from searchport.domain.config import Config
 from searchport.domain.errors import AnalyticsUnavailable, InvalidQuery
 from searchport.domain.query import FacetValuesQuery, Filter, SearchQuery
 from searchport.domain.results import Capabilities, EngineResult, FacetValue, Hit
+from searchport.domain.usecases.click_positions import RANGES
 from searchport.entrypoints.container import Container
 from searchport.entrypoints.http.observability import Metrics
 from searchport.entrypoints.http.timing import ObservedCache, TimedEngine
@@ -294,9 +294,12 @@ class FakeAnalyticsStore:
                 and in_segment(s.tags, segment) and (search is None or s.query == search)]
 
     def _events(self, handle: str, start: date) -> list[InsightsEvent]:
-        since = start - timedelta(days=1)
-        return [e for e in self.events
-                if e.type in ("click", "conversion") and utc_day(e.at) >= since]
+        """The events that count: every click and conversion, whatever its day (each is
+        counted for the searches it names)."""
+        return [e for e in self.events if e.type in ("click", "conversion")]
+
+    def _purchases(self, handle: str, start: date) -> list[InsightsEvent]:
+        return [e for e in self._events(handle, start) if e.subtype == "purchase"]
 
     @staticmethod
     def _named(e: InsightsEvent) -> set[str]:
@@ -362,7 +365,7 @@ class FakeAnalyticsStore:
             found.setdefault(s.query, []).append(s)
         ranked = sorted(found.items(), key=lambda kv: (-len(kv[1]), kv[0]))
         return [TopSearch(q, len(r), half_up(Fraction(sum(s.nb_hits for s in r), len(r))),
-                          sum(bool(s.refinements) for s in r))
+                          0 if no_clicks else sum(bool(s.refinements) for s in r))
                 for q, r in ranked[offset:offset + limit]]
 
     def _by_day(self, handle: str, start: date, end: date, segment: Segment,
@@ -392,8 +395,8 @@ class FakeAnalyticsStore:
     async def click_positions(self, handle: str, start: date, end: date, *,
                               segment: Segment = EVERY_SEARCH) -> list[DayPosition]:
         self._check()
-        tracked = {s.query_id for s in self._scope(handle, start - timedelta(days=1), end,
-                                                    segment) if s.query_id}
+        tracked = {s.query_id for s in self.searches
+                   if s.query_id and in_segment(s.tags, segment)}
         found: Counter[tuple[date, int]] = Counter()
         for e in self.events:
             day = utc_day(e.at)
@@ -429,8 +432,13 @@ class FakeAnalyticsStore:
             figures = self._figures(tracked) if with_events else EventCounts()
             if with_events:
                 clicked = positions.get(q, [])
+                ranges = [0] * len(RANGES)
+                for p in clicked:
+                    ranges[next(i for i, (low, high) in enumerate(RANGES)
+                                if low <= p and (high == -1 or p <= high))] += 1
                 figures = msgspec.structs.replace(figures, positions=sum(clicked),
-                                                  clicked_positions=len(clicked))
+                                                  clicked_positions=len(clicked),
+                                                  ranges=tuple(ranges))
             stats.append(SearchStats(
                 query=q, count=len(found),
                 nb_hits=half_up(Fraction(sum(s.nb_hits for s in found), len(found))),
@@ -451,17 +459,6 @@ class FakeAnalyticsStore:
             return m is None, value, s.query.encode()
 
         return sorted(stats, key=key)[offset:offset + limit]
-
-    async def query_positions(self, handle: str, start: date, end: date,
-                              queries: Sequence[str], *,
-                              segment: Segment = EVERY_SEARCH) -> list[KeyPosition]:
-        self._check()
-        positions = self._positions(handle, start, end, segment)
-        return [KeyPosition(q, p, n) for q in queries
-                for p, n in sorted(Counter(positions.get(q, [])).items())]
-
-    def _purchases(self, handle: str, start: date) -> list[InsightsEvent]:
-        return [e for e in self._events(handle, start) if e.subtype == "purchase"]
 
     async def query_revenue(self, handle: str, start: date, end: date,
                             queries: Sequence[str], *,

@@ -16,7 +16,6 @@ from searchport.domain.analytics.reports import (
     FilterCombination,
     FilterCount,
     HitStats,
-    KeyPosition,
     Revenue,
     SearchStats,
     TopSearch,
@@ -95,13 +94,6 @@ class AnalyticsStore(Protocol):
         ``clickThroughRate``, ``conversionRate`` or ``averageClickPosition``; the three
         last need ``with_events``), null figures last, then by query; with
         ``with_events``, what the events did to each query's tracked searches."""
-        ...
-
-    async def query_positions(self, handle: str, start: date, end: date,
-                              queries: Sequence[str], *,
-                              segment: Segment = EVERY_SEARCH) -> list[KeyPosition]:
-        """The clicked positions after the tracked searches of ``queries``, per query and
-        position."""
         ...
 
     async def query_revenue(self, handle: str, start: date, end: date,

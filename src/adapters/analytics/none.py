@@ -16,7 +16,6 @@ from searchport.domain.analytics.reports import (
     FilterCombination,
     FilterCount,
     HitStats,
-    KeyPosition,
     Revenue,
     SearchStats,
     TopSearch,
@@ -75,11 +74,6 @@ class NullAnalyticsStore:
                            offset: int = 0, segment: Segment = EVERY_SEARCH,
                            with_events: bool = False, order_by: str = "searchCount",
                            descending: bool = False) -> list[SearchStats]:
-        return []
-
-    async def query_positions(self, handle: str, start: date, end: date,
-                              queries: Sequence[str], *,
-                              segment: Segment = EVERY_SEARCH) -> list[KeyPosition]:
         return []
 
     async def query_revenue(self, handle: str, start: date, end: date,

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 import psycopg
 
-from searchport.adapters.analytics import schema, sql
+from searchport.adapters.analytics import rollups, schema, sql
 from searchport.adapters.analytics.sql import POSTGRES, SqlAnalytics
 from searchport.domain.analytics.insights import InsightsEvent
 from searchport.domain.analytics.records import SearchRecord
@@ -92,24 +92,40 @@ class PostgresAnalyticsStore(SqlAnalytics):
 
         return await self._run(salt)
 
-    async def _write(self, statement: str, rows: Sequence[tuple[Any, ...]]) -> None:
-        async def write(db: psycopg.AsyncConnection[Any]) -> None:
-            async with db.transaction(), db.cursor() as cursor:
-                await cursor.executemany(POSTGRES.sql(statement), rows)
+    async def write_searches(self, records: Sequence[SearchRecord]) -> None:
+        """The searches and their rollups; the events already kept that name them."""
+        steps = rollups.plan_searches(POSTGRES, records)
+        tracked = [r.query_id for r in records if r.query_id]
 
-        if rows:
+        async def write(db: psycopg.AsyncConnection[Any]) -> None:
+            async with db.transaction():
+                await _steps(db, steps)
+                found = []
+                for part in rollups.chunks(tracked):
+                    found += await (await db.execute(
+                        POSTGRES.sql(rollups.lookup_events(len(part))), part)).fetchall()
+                if found:
+                    await _apply(db, [rollups.event_of(row) for row in found], written=True)
+
+        if records:
             await self._run(write)
 
-    async def write_searches(self, records: Sequence[SearchRecord]) -> None:
-        await self._write(sql.INSERT_SEARCH, sql.search_rows(POSTGRES, records))
-
     async def write_events(self, events: Sequence[InsightsEvent]) -> None:
-        await self._write(sql.INSERT_EVENT, sql.event_rows(POSTGRES, events))
+        """The events, and what they did added to their searches' rollups (the searches'
+        rows locked meanwhile, so that two instances count each first click once)."""
+        async def write(db: psycopg.AsyncConnection[Any]) -> None:
+            async with db.transaction():
+                await _apply(db, events, written=False)
+
+        if events:
+            await self._run(write)
 
     async def purge(self, before: date) -> int:
         async def purge(db: psycopg.AsyncConnection[Any]) -> int:
             removed = 0
             async with db.transaction():
+                for statement in rollups.PURGE:
+                    await db.execute(POSTGRES.sql(statement), (before,))
                 for statement in sql.PURGE:
                     removed += (await db.execute(POSTGRES.sql(statement), (before,))).rowcount
             return removed
@@ -126,6 +142,31 @@ class PostgresAnalyticsStore(SqlAnalytics):
     async def close(self) -> None:
         async with self._turn:
             await self._drop()
+
+
+async def _steps(db: psycopg.AsyncConnection[Any], steps: list[rollups.Step]) -> None:
+    async with db.cursor() as cursor:
+        for statement, rows in steps:
+            if rows:
+                await cursor.executemany(POSTGRES.sql(statement), rows)
+
+
+async def _apply(db: psycopg.AsyncConnection[Any], events: Sequence[InsightsEvent], *,
+                 written: bool) -> None:
+    """Inside a transaction: ``events`` (kept unless ``written``) added to the rollups of
+    the searches they name, whose rows are locked until it ends."""
+    names = sorted({q for e in events for q in rollups.named(e)})
+    rows: list[tuple[Any, ...]] = []
+    for part in rollups.chunks(names):
+        rows += await (await db.execute(
+            POSTGRES.sql(rollups.lookup_searches(len(part)) + " FOR UPDATE"), part)).fetchall()
+    searches = rollups.searches_of(rows, POSTGRES)
+    states: list[tuple[Any, ...]] = []
+    for part in rollups.chunks(sorted(searches)):
+        states += await (await db.execute(
+            POSTGRES.sql(rollups.lookup_hit_states(len(part))), part)).fetchall()
+    await _steps(db, rollups.plan_events(POSTGRES, events, searches,
+                                         rollups.hit_states_of(states), written=written))
 
 
 def _first_line(exc: BaseException) -> str:

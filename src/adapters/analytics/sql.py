@@ -11,7 +11,7 @@ their connections, transactions and migrations.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import date, timedelta
+from datetime import date
 from typing import Any
 
 import msgspec
@@ -27,7 +27,6 @@ from searchport.domain.analytics.reports import (
     FilterCombination,
     FilterCount,
     HitStats,
-    KeyPosition,
     Revenue,
     SearchStats,
     TopSearch,
@@ -174,11 +173,11 @@ def event_rows(d: Dialect, events: Sequence[InsightsEvent]) -> list[tuple[Any, .
 class Scope:
     """The searches a read counts: one handle, the days from ``start`` to ``end``, the
     searches of one ``segment`` (``tags``), of one query (``search``), and how to say it
-    on ``d`` of the searches table under ``alias``."""
+    on ``d`` of a table (the log or a rollup) under ``alias``."""
 
     def __init__(self, d: Dialect, handle: str, start: date, end: date,
                  segment: Segment = EVERY_SEARCH, search: str | None = None,
-                 alias: str = "s") -> None:
+                 alias: str = "q") -> None:
         self.d, self.handle, self.start, self.end = d, handle, start, end
         self.segment, self.search = segment, search
         where = [f"{alias}.handle = ?", f"{alias}.day BETWEEN ? AND ?"]
@@ -196,65 +195,43 @@ class Scope:
         self.where = " AND ".join(where)
         self.params = params
 
-    def events_since(self) -> Any:
-        """Events are read from the day before the period (clocks of several instances)."""
-        return self.d.day(self.start - timedelta(days=1))
+
+# the figures of a set of tracked searches, summed over rollup rows ``q``
+_EVENT_FIGURES = ("sum(q.tracked), sum(q.clicked), sum(q.clicks), sum(q.converted), "
+                  "sum(q.conversions), sum(q.carted), sum(q.carts), sum(q.purchased), "
+                  "sum(q.purchases), sum(q.position_sum), sum(q.positions), "
+                  + ", ".join(f"sum(q.range{i})" for i in range(12)))
+_HIT_FIGURES = ("sum(q.tracked), sum(q.clicked), sum(q.clicks), sum(q.converted), "
+                "sum(q.conversions), sum(q.carted), sum(q.carts), sum(q.purchased), "
+                "sum(q.purchases)")
 
 
-def _named_events(d: Dialect) -> str:
-    """Each click or conversion once per search it names (``q``): its ``queryID``, or (a
-    conversion without one) each object's. A ``queryID`` names one search whatever the
-    event's ``index``; events are read from the day before the period on."""
-    return f"""
-        SELECT DISTINCT e.id, e.type, e.subtype, coalesce(e.query_id, j.value) AS q,
-               e.revenue, e.currency
-        FROM analytics_events e
-        LEFT JOIN {d.outer_elements('e.object_query_ids', 'j')} ON e.query_id IS NULL
-        WHERE e.day >= ? AND e.type IN ('click', 'conversion')"""
-
-
-def _per_search(d: Dialect) -> str:
-    """Per ``queryID`` named by events: the events of each kind."""
-    return f"""
-        SELECT q,
-               count(*) FILTER (WHERE type = 'click') AS clicks,
-               count(*) FILTER (WHERE type = 'conversion') AS conversions,
-               count(*) FILTER (WHERE subtype = 'addToCart') AS carts,
-               count(*) FILTER (WHERE subtype = 'purchase') AS purchases
-        FROM ({_named_events(d)}) AS named
-        WHERE q IS NOT NULL AND q <> '' GROUP BY q"""
-
-
-_EVENT_FIGURES = """
-    count(*) FILTER (WHERE s.query_id IS NOT NULL),
-    count(c.q) FILTER (WHERE c.clicks > 0), coalesce(sum(c.clicks), 0),
-    count(c.q) FILTER (WHERE c.conversions > 0), coalesce(sum(c.conversions), 0),
-    count(c.q) FILTER (WHERE c.carts > 0), coalesce(sum(c.carts), 0),
-    count(c.q) FILTER (WHERE c.purchases > 0), coalesce(sum(c.purchases), 0)"""
-
-
-def _counts(row: Sequence[Any], positions: tuple[int, int] = (0, 0)) -> EventCounts:
+def _counts(row: Sequence[Any]) -> EventCounts:
+    values = [int(v or 0) for v in row]
     (tracked, clicked, clicks, converted, conversions, carted, carts, purchased,
-     purchases) = (int(v) for v in row)
+     purchases) = values[:9]
+    extra = values[9:]
     return EventCounts(tracked=tracked, clicked=clicked, clicks=clicks, converted=converted,
                        conversions=conversions, carted=carted, add_to_carts=carts,
-                       purchased=purchased, purchases=purchases, positions=positions[0],
-                       clicked_positions=positions[1])
+                       purchased=purchased, purchases=purchases,
+                       positions=extra[0] if extra else 0,
+                       clicked_positions=extra[1] if extra else 0,
+                       ranges=tuple(extra[2:]))
 
 
 _SEARCH_ORDER = {
-    "searchCount": "count(*)",
-    "clickThroughRate": "count(c.q) FILTER (WHERE c.clicks > 0) * 1.0 "
-                        "/ nullif(count(*) FILTER (WHERE s.query_id IS NOT NULL), 0)",
-    "conversionRate": "count(c.q) FILTER (WHERE c.conversions > 0) * 1.0 "
-                      "/ nullif(count(*) FILTER (WHERE s.query_id IS NOT NULL), 0)",
-    "averageClickPosition": "max(p.total) * 1.0 / nullif(max(p.n), 0)",
+    "searchCount": "sum(q.searches)",
+    "clickThroughRate": "sum(q.clicked) * 1.0 / nullif(sum(q.tracked), 0)",
+    "conversionRate": "sum(q.converted) * 1.0 / nullif(sum(q.tracked), 0)",
+    "averageClickPosition": "sum(q.position_sum) * 1.0 / nullif(sum(q.positions), 0)",
 }
+_AVERAGE_HITS = "CAST(round(sum(q.{total}) * 1.0 / sum(q.{count})) AS BIGINT)"
 
 
 class SqlAnalytics:
     """The reads of ``AnalyticsStore``, over ``_rows`` (one statement's rows, with
-    ``?`` placeholders) and ``dialect``."""
+    ``?`` placeholders) and ``dialect``. Every read but the users' adds up the daily
+    rollups (``rollups.py``)."""
 
     dialect: Dialect
 
@@ -262,21 +239,21 @@ class SqlAnalytics:
         raise NotImplementedError
 
     def _scope(self, handle: str, start: date, end: date, segment: Segment = EVERY_SEARCH,
-               search: str | None = None, alias: str = "s") -> Scope:
+               search: str | None = None, alias: str = "q") -> Scope:
         return Scope(self.dialect, handle, start, end, segment, search, alias)
 
     async def searches_by_day(self, handle: str, start: date, end: date, *,
                               segment: Segment = EVERY_SEARCH) -> list[DayCount]:
         scope = self._scope(handle, start, end, segment)
         rows = await self._rows(
-            "SELECT s.day, count(*), count(*) FILTER (WHERE s.nb_hits = 0) "
-            f"FROM analytics_searches s WHERE {scope.where} GROUP BY s.day ORDER BY s.day",
-            scope.params)
-        return [DayCount(self.dialect.read_day(day), count, none) for day, count, none in rows]
+            "SELECT q.day, sum(q.searches), sum(q.no_results) FROM analytics_query_days q "
+            f"WHERE {scope.where} GROUP BY q.day ORDER BY q.day", scope.params)
+        return [DayCount(self.dialect.read_day(day), int(count), int(none))
+                for day, count, none in rows]
 
     async def users(self, handle: str, start: date, end: date, *,
                     segment: Segment = EVERY_SEARCH) -> tuple[int, list[DayUsers]]:
-        scope = self._scope(handle, start, end, segment)
+        scope = self._scope(handle, start, end, segment, alias="s")
         total = await self._rows("SELECT count(DISTINCT s.user_token) FROM analytics_searches "
                                  f"s WHERE {scope.where}", scope.params)
         days = await self._rows(
@@ -289,35 +266,28 @@ class SqlAnalytics:
                            no_clicks: bool = False,
                            segment: Segment = EVERY_SEARCH) -> list[TopSearch]:
         scope = self._scope(handle, start, end, segment)
-        where = scope.where + (" AND s.nb_hits = 0" if no_results else "")
-        if no_clicks:
-            where += (" AND s.query_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM "
-                      "analytics_events e WHERE e.query_id = s.query_id AND e.type = 'click')")
+        count, total, filtered = "searches", "hits_sum", "sum(q.filtered)"
+        if no_results:
+            count, total, filtered = "no_results", "no_results", "sum(q.no_results_filtered)"
+        elif no_clicks:
+            count, total, filtered = "unclicked", "unclicked_hits_sum", "0"
+        average = "0" if no_results else _AVERAGE_HITS.format(total=total, count=count)
         rows = await self._rows(
-            "SELECT s.query, count(*) AS n, CAST(round(avg(s.nb_hits)) AS BIGINT), "
-            "count(*) FILTER (WHERE s.refinements <> '[]') "
-            f"FROM analytics_searches s WHERE {where} GROUP BY s.query "
-            f"ORDER BY n DESC, s.query{self.dialect.text_order} LIMIT ? OFFSET ?",
-            [*scope.params, limit, offset])
-        return [TopSearch(q, n, int(hits), int(filtered)) for q, n, hits, filtered in rows]
+            f"SELECT q.query, sum(q.{count}) AS n, {average}, {filtered} "
+            f"FROM analytics_query_days q WHERE {scope.where} AND q.{count} > 0 "
+            f"GROUP BY q.query ORDER BY n DESC, q.query{self.dialect.text_order} "
+            "LIMIT ? OFFSET ?", [*scope.params, limit, offset])
+        return [TopSearch(q, int(n), int(hits), int(f)) for q, n, hits, f in rows]
 
     async def _events_by_day(self, scope: Scope, kind: str) -> list[DayClicks]:
         d = self.dialect
+        done, total = ("clicked", "clicks") if kind == "click" else ("converted",
+                                                                       "conversions")
         rows = await self._rows(
-            f"SELECT s.day, {_EVENT_FIGURES} FROM analytics_searches s "
-            f"LEFT JOIN ({_per_search(d)}) AS c ON c.q = s.query_id "
-            f"WHERE {scope.where} AND s.query_id IS NOT NULL GROUP BY s.day ORDER BY s.day",
-            [scope.events_since(), *scope.params])
-        found = []
-        for day, *figures in rows:
-            counts = _counts(figures)
-            if kind == "click":
-                found.append(DayClicks(d.read_day(day), counts.tracked, counts.clicked,
-                                       counts.clicks))
-            else:
-                found.append(DayClicks(d.read_day(day), counts.tracked, counts.converted,
-                                       counts.conversions))
-        return found
+            f"SELECT q.day, sum(q.tracked), sum(q.{done}), sum(q.{total}) "
+            f"FROM analytics_query_days q WHERE {scope.where} AND q.tracked > 0 "
+            "GROUP BY q.day ORDER BY q.day", scope.params)
+        return [DayClicks(d.read_day(day), int(t), int(n), int(c)) for day, t, n, c in rows]
 
     async def clicks_by_day(self, handle: str, start: date, end: date, *,
                             segment: Segment = EVERY_SEARCH) -> list[DayClicks]:
@@ -331,18 +301,12 @@ class SqlAnalytics:
     async def click_positions(self, handle: str, start: date, end: date, *,
                               segment: Segment = EVERY_SEARCH) -> list[DayPosition]:
         d = self.dialect
-        params: Params = [handle, d.day(start), d.day(end)]
-        where = "e.handle = ? AND e.type = 'click' AND e.day BETWEEN ? AND ?"
-        if segment:
-            scope = self._scope(handle, start - timedelta(days=1), end, segment)
-            where += (" AND e.query_id IN (SELECT s.query_id FROM analytics_searches s "
-                      f"WHERE {scope.where} AND s.query_id IS NOT NULL)")
-            params += scope.params
+        scope = self._scope(handle, start, end, segment)
         rows = await self._rows(
-            f"SELECT e.day, CAST(j.value AS INTEGER) AS p, count(*) "
-            f"FROM analytics_events e, {d.elements('e.positions', 'j')} "
-            f"WHERE {where} GROUP BY e.day, p ORDER BY e.day, p", params)
-        return [DayPosition(d.read_day(day), int(p), n) for day, p, n in rows]
+            "SELECT q.day, q.position, sum(q.clicks) FROM analytics_click_days q "
+            f"WHERE {scope.where} GROUP BY q.day, q.position ORDER BY q.day, q.position",
+            scope.params)
+        return [DayPosition(d.read_day(day), int(p), int(n)) for day, p, n in rows]
 
     async def search_stats(self, handle: str, start: date, end: date, *, limit: int,
                            offset: int = 0, segment: Segment = EVERY_SEARCH,
@@ -354,59 +318,19 @@ class SqlAnalytics:
         then by query."""
         d = self.dialect
         scope = self._scope(handle, start, end, segment)
-        direction = "DESC" if descending else "ASC"
-        order = f"{_SEARCH_ORDER[order_by]} {direction}"
+        order = f"{_SEARCH_ORDER[order_by]} {'DESC' if descending else 'ASC'}"
         if order_by != "searchCount":
             order = f"{_SEARCH_ORDER[order_by]} IS NULL, {order}"
-        head = "SELECT s.query, count(*), CAST(round(avg(s.nb_hits)) AS BIGINT)"
-        if not with_events:
-            rows = await self._rows(
-                f"{head} FROM analytics_searches s WHERE {scope.where} GROUP BY s.query "
-                f"ORDER BY {order}, s.query{d.text_order} LIMIT ? OFFSET ?",
-                [*scope.params, limit, offset])
-            return [SearchStats(query=q, count=n, nb_hits=int(h)) for q, n, h in rows]
-        positions = self._positions_by_query(scope)
+        figures = f", {_EVENT_FIGURES}" if with_events else ""
         rows = await self._rows(
-            f"{head}, {_EVENT_FIGURES}, max(p.total), max(p.n) FROM analytics_searches s "
-            f"LEFT JOIN ({_per_search(d)}) AS c ON c.q = s.query_id "
-            f"LEFT JOIN ({positions[0]}) AS p ON p.query = s.query "
-            f"WHERE {scope.where} GROUP BY s.query "
-            f"ORDER BY {order}, s.query{d.text_order} LIMIT ? OFFSET ?",
-            [scope.events_since(), *positions[1], *scope.params, limit, offset])
-        return [SearchStats(query=q, count=n, nb_hits=int(h),
-                            events=_counts(figures, (int(total or 0), int(clicked or 0))))
-                for q, n, h, *figures, total, clicked in rows]
-
-    def _positions_by_query(self, scope: Scope, key: str = "query") -> tuple[str, Params]:
-        """Per query of ``scope``'s tracked searches: the sum of the clicked positions
-        (``total``) and how many (``n``)."""
-        d = self.dialect
-        inner = self._scope(scope.handle, scope.start, scope.end, scope.segment,
-                            scope.search, alias="t")
-        return (f"""
-            SELECT t.{key} AS query, sum(CAST(j.value AS INTEGER)) AS total, count(*) AS n
-            FROM analytics_events e, {d.elements('e.positions', 'j')}, analytics_searches t
-            WHERE e.day >= ? AND e.type = 'click'
-              AND t.query_id = e.query_id AND {inner.where}
-            GROUP BY t.{key}""", [scope.events_since(), *inner.params])
-
-    async def query_positions(self, handle: str, start: date, end: date,
-                              queries: Sequence[str], *,
-                              segment: Segment = EVERY_SEARCH) -> list[KeyPosition]:
-        """The clicked positions after the tracked searches of ``queries``, counted per
-        query and position."""
-        if not queries:
-            return []
-        d = self.dialect
-        scope = self._scope(handle, start, end, segment)
-        rows = await self._rows(
-            f"SELECT s.query, CAST(j.value AS INTEGER) AS p, count(*) "
-            f"FROM analytics_searches s, analytics_events e, {d.elements('e.positions', 'j')} "
-            f"WHERE {scope.where} AND s.query IN ({', '.join('?' * len(queries))}) "
-            "AND e.query_id = s.query_id AND e.type = 'click' AND e.day >= ? "
-            "GROUP BY s.query, p",
-            [*scope.params, *queries, scope.events_since()])
-        return [KeyPosition(q, int(p), n) for q, p, n in rows]
+            f"SELECT q.query, sum(q.searches), "
+            f"{_AVERAGE_HITS.format(total='hits_sum', count='searches')}{figures} "
+            f"FROM analytics_query_days q WHERE {scope.where} GROUP BY q.query "
+            f"ORDER BY {order}, q.query{d.text_order} LIMIT ? OFFSET ?",
+            [*scope.params, limit, offset])
+        return [SearchStats(query=q, count=int(n), nb_hits=int(h),
+                            events=_counts(rest) if with_events else EventCounts())
+                for q, n, h, *rest in rows]
 
     async def query_revenue(self, handle: str, start: date, end: date,
                             queries: Sequence[str], *,
@@ -415,15 +339,12 @@ class SqlAnalytics:
         query and currency."""
         if not queries:
             return []
-        d = self.dialect
         scope = self._scope(handle, start, end, segment)
         rows = await self._rows(
-            f"SELECT s.query, c.currency, sum(c.revenue) FROM analytics_searches s "
-            f"JOIN ({_named_events(d)}) AS c ON c.q = s.query_id "
-            f"WHERE {scope.where} AND s.query IN ({', '.join('?' * len(queries))}) "
-            "AND c.subtype = 'purchase' AND c.revenue IS NOT NULL AND c.currency IS NOT NULL "
-            "GROUP BY s.query, c.currency",
-            [scope.events_since(), *scope.params, *queries])
+            "SELECT q.query, q.currency, sum(q.revenue) FROM analytics_revenue_days q "
+            f"WHERE {scope.where} AND q.hit = '' "
+            f"AND q.query IN ({', '.join('?' * len(queries))}) GROUP BY q.query, q.currency",
+            [*scope.params, *queries])
         return [Revenue(q, currency, float(total)) for q, currency, total in rows]
 
     async def hit_stats(self, handle: str, start: date, end: date, *, limit: int,
@@ -435,55 +356,14 @@ class SqlAnalytics:
         did to each."""
         d = self.dialect
         scope = self._scope(handle, start, end, segment, search)
-        hits = d.elements("s.hits", "h")
-        if not with_events:
-            rows = await self._rows(
-                f"SELECT h.value, count(*) AS n FROM analytics_searches s, {hits} "
-                f"WHERE {scope.where} GROUP BY h.value "
-                f"ORDER BY n DESC, h.value{d.text_order} LIMIT ? OFFSET ?",
-                [*scope.params, limit, offset])
-            return [HitStats(hit=hit, count=n) for hit, n in rows]
-        rows = await self._rows(f"""
-            SELECT h.value, count(*) AS n, {_EVENT_FIGURES}
-            FROM analytics_searches s
-            CROSS JOIN {hits}
-            LEFT JOIN ({self._per_search_hit()}) AS c
-              ON c.q = s.query_id AND c.hit = h.value
-            WHERE {scope.where} GROUP BY h.value
-            ORDER BY n DESC, h.value{d.text_order} LIMIT ? OFFSET ?""",
-            [scope.events_since(), *scope.params, limit, offset])
-        return [HitStats(hit=hit, count=n, events=_counts(figures))
-                for hit, n, *figures in rows]
-
-    def _hit_events(self) -> str:
-        """Each click or conversion once per object it names (``hit``) and the search it
-        names for that object (``q``: its ``queryID``, else the object's own), with the
-        object's revenue (``objectData``), else the event's when it names one object."""
-        d = self.dialect
-        return f"""
-            SELECT e.id, e.type, e.subtype, o.value AS hit,
-                   coalesce(e.query_id, j.value) AS q,
-                   coalesce(CAST(r.value AS REAL),
-                            CASE WHEN {d.array_length('e.object_ids')} = 1
-                                 THEN e.revenue END) AS revenue,
-                   e.currency
-            FROM analytics_events e
-            CROSS JOIN {d.outer_elements('e.object_ids', 'o')}
-            LEFT JOIN {d.outer_elements('e.object_query_ids', 'j')}
-              ON e.query_id IS NULL AND {d.place('j')} = {d.place('o')}
-            LEFT JOIN {d.outer_elements('e.object_revenues', 'r')}
-              ON {d.place('r')} = {d.place('o')}
-            WHERE e.day >= ? AND e.type IN ('click', 'conversion')"""
-
-    def _per_search_hit(self) -> str:
-        return f"""
-            SELECT q, hit,
-                   count(*) FILTER (WHERE type = 'click') AS clicks,
-                   count(*) FILTER (WHERE type = 'conversion') AS conversions,
-                   count(*) FILTER (WHERE subtype = 'addToCart') AS carts,
-                   count(*) FILTER (WHERE subtype = 'purchase') AS purchases
-            FROM ({self._hit_events()}) AS named
-            WHERE q IS NOT NULL AND q <> '' GROUP BY q, hit"""
+        figures = f", {_HIT_FIGURES}" if with_events else ""
+        rows = await self._rows(
+            f"SELECT q.hit, sum(q.count) AS n{figures} FROM analytics_hit_days q "
+            f"WHERE {scope.where} GROUP BY q.hit ORDER BY n DESC, q.hit{d.text_order} "
+            "LIMIT ? OFFSET ?", [*scope.params, limit, offset])
+        return [HitStats(hit=hit, count=int(n),
+                         events=_counts(rest) if with_events else EventCounts())
+                for hit, n, *rest in rows]
 
     async def hit_revenue(self, handle: str, start: date, end: date, hits: Sequence[str], *,
                           segment: Segment = EVERY_SEARCH,
@@ -492,18 +372,11 @@ class SqlAnalytics:
         them, per object and currency."""
         if not hits:
             return []
-        d = self.dialect
         scope = self._scope(handle, start, end, segment, search)
-        rows = await self._rows(f"""
-            SELECT c.hit, c.currency, sum(c.revenue)
-            FROM analytics_searches s
-            CROSS JOIN {d.elements('s.hits', 'h')}
-            JOIN ({self._hit_events()}) AS c ON c.q = s.query_id AND c.hit = h.value
-            WHERE {scope.where} AND h.value IN ({', '.join('?' * len(hits))})
-              AND c.subtype = 'purchase' AND c.revenue IS NOT NULL
-              AND c.currency IS NOT NULL
-            GROUP BY c.hit, c.currency""",
-            [scope.events_since(), *scope.params, *hits])
+        rows = await self._rows(
+            "SELECT q.hit, q.currency, sum(q.revenue) FROM analytics_revenue_days q "
+            f"WHERE {scope.where} AND q.hit IN ({', '.join('?' * len(hits))}) "
+            "GROUP BY q.hit, q.currency", [*scope.params, *hits])
         return [Revenue(hit, currency, float(total)) for hit, currency, total in rows]
 
     async def filter_counts(self, handle: str, start: date, end: date, *, limit: int,
@@ -514,21 +387,19 @@ class SqlAnalytics:
         ``attribute``, per value of it with its operator): most first, then by name."""
         d = self.dialect
         scope = self._scope(handle, start, end, segment, search)
-        refinements = d.elements("s.refinements", "f")
-        attr, operator, value = (_item(d, "f.value", i) for i in range(3))
         if attribute is None:
             rows = await self._rows(
-                f"SELECT {attr} AS a, count(*) AS n FROM analytics_searches s, {refinements} "
-                f"WHERE {scope.where} GROUP BY {attr} ORDER BY n DESC, {attr}{d.text_order} "
-                "LIMIT ? OFFSET ?", [*scope.params, limit, offset])
-            return [FilterCount(a, "", "", n) for a, n in rows]
+                "SELECT q.attribute, sum(q.count) AS n FROM analytics_filter_days q "
+                f"WHERE {scope.where} GROUP BY q.attribute "
+                f"ORDER BY n DESC, q.attribute{d.text_order} LIMIT ? OFFSET ?",
+                [*scope.params, limit, offset])
+            return [FilterCount(a, "", "", int(n)) for a, n in rows]
         rows = await self._rows(
-            f"SELECT {operator} AS o, {value} AS v, count(*) AS n "
-            f"FROM analytics_searches s, {refinements} WHERE {scope.where} AND {attr} = ? "
-            f"GROUP BY {operator}, {value} "
-            f"ORDER BY n DESC, {value}{d.text_order}, {operator}{d.text_order} "
+            "SELECT q.operator, q.value, sum(q.count) AS n FROM analytics_filter_days q "
+            f"WHERE {scope.where} AND q.attribute = ? GROUP BY q.operator, q.value "
+            f"ORDER BY n DESC, q.value{d.text_order}, q.operator{d.text_order} "
             "LIMIT ? OFFSET ?", [*scope.params, attribute, limit, offset])
-        return [FilterCount(attribute, o, v, n) for o, v, n in rows]
+        return [FilterCount(attribute, o, v, int(n)) for o, v, n in rows]
 
     async def no_result_filters(self, handle: str, start: date, end: date, *, limit: int,
                                 offset: int = 0, segment: Segment = EVERY_SEARCH,
@@ -537,23 +408,15 @@ class SqlAnalytics:
         frequent first."""
         d = self.dialect
         scope = self._scope(handle, start, end, segment, search)
-        text = "CAST(s.refinements AS TEXT)"
+        text = "CAST(q.refinements AS TEXT)"
         rows = await self._rows(
-            f"SELECT {text} AS r, count(*) AS n FROM analytics_searches s "
-            f"WHERE {scope.where} AND s.nb_hits = 0 AND s.refinements <> '[]' "
-            f"GROUP BY {text} ORDER BY n DESC, {text}{d.text_order} LIMIT ? OFFSET ?",
+            f"SELECT {text}, sum(q.count) AS n FROM analytics_no_result_days q "
+            f"WHERE {scope.where} GROUP BY {text} "
+            f"ORDER BY n DESC, {text}{d.text_order} LIMIT ? OFFSET ?",
             [*scope.params, limit, offset])
-        return [FilterCombination(tuple(_refinements.decode(r)), n) for r, n in rows]
+        return [FilterCombination(tuple(_refinements.decode(r)), int(n)) for r, n in rows]
 
     async def last_update(self, handle: str) -> float | None:
         rows = await self._rows("SELECT max(at) FROM analytics_searches WHERE handle = ?",
                                 [handle])
         return None if rows[0][0] is None else float(rows[0][0])
-
-
-def _item(d: Dialect, column: str, index: int) -> str:
-    """Element ``index`` (from 0) of the JSON array held as text in ``column``."""
-    if d.name == "sqlite":
-        return f"json_extract({column}, '$[{index}]')"
-    return f"(CAST({column} AS JSONB) ->> {index})"
-

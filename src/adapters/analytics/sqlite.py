@@ -17,7 +17,7 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
-from searchport.adapters.analytics import schema, sql
+from searchport.adapters.analytics import rollups, schema, sql
 from searchport.adapters.analytics.sql import SQLITE, SqlAnalytics
 from searchport.domain.analytics.insights import InsightsEvent
 from searchport.domain.analytics.records import SearchRecord
@@ -83,16 +83,35 @@ class SqliteAnalyticsStore(SqlAnalytics):
         return await self._run(salt)
 
     async def write_searches(self, records: Sequence[SearchRecord]) -> None:
-        rows = sql.search_rows(SQLITE, records)
-        await self._run(lambda db: _write(db, sql.INSERT_SEARCH, rows))
+        """The searches and their rollups; the events already kept that name them."""
+        steps = rollups.plan_searches(SQLITE, records)
+        tracked = [r.query_id for r in records if r.query_id]
+
+        def write(db: sqlite3.Connection) -> None:
+            with _transaction(db):
+                _steps(db, steps)
+                found = [row for part in rollups.chunks(tracked)
+                         for row in db.execute(rollups.lookup_events(len(part)), part)]
+                if found:
+                    _apply(db, [rollups.event_of(row) for row in found], written=True)
+
+        if records:
+            await self._run(write)
 
     async def write_events(self, events: Sequence[InsightsEvent]) -> None:
-        rows = sql.event_rows(SQLITE, events)
-        await self._run(lambda db: _write(db, sql.INSERT_EVENT, rows))
+        """The events, and what they did added to their searches' rollups."""
+        def write(db: sqlite3.Connection) -> None:
+            with _transaction(db):
+                _apply(db, events, written=False)
+
+        if events:
+            await self._run(write)
 
     async def purge(self, before: date) -> int:
         def purge(db: sqlite3.Connection) -> int:
             with _transaction(db):
+                for statement in rollups.PURGE:
+                    db.execute(statement, (before.isoformat(),))
                 return sum(db.execute(statement, (before.isoformat(),)).rowcount
                            for statement in sql.PURGE)
 
@@ -124,10 +143,24 @@ class _transaction:
         self.db.execute("COMMIT" if kind is None else "ROLLBACK")
 
 
-def _write(db: sqlite3.Connection, sql: str, rows: Sequence[tuple[object, ...]]) -> None:
-    if rows:
-        with _transaction(db):
-            db.executemany(sql, rows)
+def _steps(db: sqlite3.Connection, steps: list[rollups.Step]) -> None:
+    for statement, rows in steps:
+        if rows:
+            db.executemany(statement, rows)
+
+
+def _apply(db: sqlite3.Connection, events: Sequence[InsightsEvent], *, written: bool) -> None:
+    """Inside a transaction: ``events`` (kept unless ``written``) added to the rollups of
+    the searches they name."""
+    names = sorted({q for e in events for q in rollups.named(e)})
+    searches = rollups.searches_of(
+        (row for part in rollups.chunks(names)
+         for row in db.execute(rollups.lookup_searches(len(part)), part)), SQLITE)
+    known = sorted(searches)
+    states = rollups.hit_states_of(
+        row for part in rollups.chunks(known)
+        for row in db.execute(rollups.lookup_hit_states(len(part)), part))
+    _steps(db, rollups.plan_events(SQLITE, events, searches, states, written=written))
 
 
 def _migrate(db: sqlite3.Connection) -> None:

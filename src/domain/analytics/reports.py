@@ -24,7 +24,8 @@ class DayUsers(msgspec.Struct, frozen=True):
 
 class TopSearch(msgspec.Struct, frozen=True):
     """One normalised query, how often it was searched, its average number of hits
-    (rounded half up to a whole number) and how many of its searches had refinements."""
+    (rounded half up to a whole number) and how many of its searches had refinements (not
+    counted among the searches without clicks: 0 there)."""
 
     query: str
     count: int
@@ -54,7 +55,9 @@ class EventCounts(msgspec.Struct, frozen=True, kw_only=True):
     """What the events did to a set of tracked searches (made with ``clickAnalytics``):
     ``tracked`` searches; ``clicked``/``converted``/``carted``/``purchased``: those that
     got at least one click / conversion / add-to-cart / purchase; the events themselves;
-    ``positions``: the clicked positions, summed over ``clicked_positions`` of them."""
+    ``positions``: the clicked positions, summed over ``clicked_positions`` of them;
+    ``ranges``: the clicks at each of Algolia's ranges of positions (1 to 10 each, 11 to 20,
+    21 on)."""
 
     tracked: int = 0
     clicked: int = 0
@@ -67,6 +70,7 @@ class EventCounts(msgspec.Struct, frozen=True, kw_only=True):
     purchases: int = 0
     positions: int = 0
     clicked_positions: int = 0
+    ranges: tuple[int, ...] = ()  # clicks per range of positions (Algolia's twelve)
 
 
 class SearchStats(msgspec.Struct, frozen=True, kw_only=True):
@@ -113,11 +117,3 @@ class Revenue(msgspec.Struct, frozen=True):
     key: str
     currency: str
     revenue: float
-
-
-class KeyPosition(msgspec.Struct, frozen=True):
-    """Clicks at one position after the tracked searches of one query."""
-
-    key: str
-    position: int
-    clicks: int

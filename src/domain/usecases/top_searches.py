@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
-
 import msgspec
 
 from searchport.domain.access import FULL_ACCESS, Access
@@ -17,7 +15,6 @@ from searchport.domain.analytics.answers import (
 )
 from searchport.domain.analytics.period import AnalyticsRequest
 from searchport.domain.analytics.reading import AnalyticsReading, currencies, rate
-from searchport.domain.analytics.reports import KeyPosition
 from searchport.domain.errors import InvalidRequest
 from searchport.domain.usecases.click_positions import RANGES
 
@@ -40,13 +37,9 @@ def read_order(request: AnalyticsRequest, with_events: bool) -> tuple[str, bool]
     return order_by, direction == "desc"
 
 
-def position_ranges(found: list[KeyPosition]) -> list[ClickPosition]:
+def position_ranges(ranges: tuple[int, ...]) -> list[ClickPosition]:
     """Clicks at each position range of Algolia's (``RANGES``)."""
-    counts = [0] * len(RANGES)
-    for one in found:
-        at = next(i for i, (low, high) in enumerate(RANGES)
-                  if low <= one.position and (high == -1 or one.position <= high))
-        counts[at] += one.clicks
+    counts = list(ranges) or [0] * len(RANGES)
     return [ClickPosition(position=[low, high], click_count=n)
             for (low, high), n in zip(RANGES, counts, strict=True)]
 
@@ -71,9 +64,6 @@ class TopSearches(AnalyticsReading):
             return TopSearchesAnswer(searches=[
                 TopSearch(search=s.query, count=s.count, nb_hits=s.nb_hits) for s in found])
         queries = [s.query for s in found]
-        positions: defaultdict[str, list[KeyPosition]] = defaultdict(list)
-        for at in await self._store.query_positions(*span, queries, segment=period.segment):
-            positions[at.key].append(at)
         money = currencies(await self._store.query_revenue(*span, queries,
                                                            segment=period.segment)
                            if revenue else [])
@@ -84,7 +74,7 @@ class TopSearches(AnalyticsReading):
                 search=s.query, count=s.count, nb_hits=s.nb_hits,
                 click_through_rate=rate(e.clicked, e.tracked),
                 average_click_position=rate(e.positions, e.clicked_positions),
-                click_positions=position_ranges(positions[s.query]),
+                click_positions=position_ranges(e.ranges),
                 conversion_rate=rate(e.converted, e.tracked),
                 tracked_search_count=e.tracked, click_count=e.clicks,
                 conversion_count=e.conversions)
