@@ -3,21 +3,20 @@
     .venv/bin/python bench/analytics_reads.py [--backend sqlite|postgres] [--url ...]
         [--rows 10000000] [--days 90] [--period 30] [--file analytics.sqlite3]
 
-Generates ``--rows`` logged searches spread over the last ``--days`` days on one handle
-(inside the database: a recursive query on SQLite, ``generate_series`` on PostgreSQL),
-with 20,000 distinct queries of a skewed popularity, 100,000 users, a third tracked
-(``queryID``), refinements on one search in four, analyticsTags on one in three, four
-objectIDs each, and a click on one tracked search in three and a purchase on one in
-twenty. Then it times every route's use case (the store's queries, what a request waits
-on) over the last ``--period`` days, best of three, and prints one line per route. With
-``--file``, an SQLite log already generated is reused.
+Writes ``--rows`` searches spread over the last ``--days`` days on one handle through the
+store's own writes (so the daily rollups are kept as in production), in batches: 20,000
+distinct queries of a skewed popularity (a few are most of the searches), four objectIDs
+per query, 100,000 users, a third tracked (``queryID``), a refinement on one search in
+four, ``analyticsTags`` on one in three; a click on one tracked search in three, and a
+purchase with a value on one in twenty. Then it times every route's use case (the store's
+reads: what a request waits on) over the last ``--period`` days, best of three, one line
+per route. With ``--file``, an SQLite log already written is reused.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import sqlite3
 import tempfile
 import time
 from datetime import UTC, datetime, timedelta
@@ -26,88 +25,62 @@ from typing import Any
 
 from searchport.adapters.analytics.postgres import PostgresAnalyticsStore
 from searchport.adapters.analytics.sqlite import SqliteAnalyticsStore
+from searchport.domain.analytics.insights import InsightsEvent
 from searchport.domain.analytics.period import AnalyticsRequest
+from searchport.domain.analytics.records import Refinement, SearchRecord
 from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.config import IndexConfig
 from searchport.entrypoints.container import ANALYTICS_REPORTS
 from searchport.ports.analytics import AnalyticsStore
 
 HANDLE = "cities"
-
-# one row per n: columns computed from n alone, the same on both databases
-SEARCH = """
-    {at} AS at, {day} AS day, 'cities' AS handle,
-    'q' || ((n * n) % 20000 % (1 + n % 997)) AS query,
-    (n * 7) % 60 AS nb_hits, 0 AS page,
-    CASE WHEN n % 4 = 0 THEN '[["country",":","c' || (n % 50) || '"]]' ELSE '[]' END
-        AS refinements,
-    CASE WHEN n % 3 = 0 THEN '["mobile"]' ELSE '[]' END AS tags,
-    'u' || (n % 100000) AS user_token, 1.0 AS latency_ms,
-    CASE WHEN n % 3 = 1 THEN lpad_hex ELSE NULL END AS query_id,
-    '["o' || (n % 5000) || '","o' || (n % 333) || '","o' || (n % 77) || '","o' || (n % 9)
-        || '"]' AS hits"""
+QUERIES = 20_000
+BATCH = 20_000
 
 
-def sqlite_fill(path: Path, rows: int, days: int) -> None:
+def query_of(n: int) -> int:
+    """A skewed popularity: query k is searched about 1/k as often as query 1."""
+    x = (n * 2654435761) % 1_000_003 / 1_000_003  # a spread of n over [0, 1)
+    return int(QUERIES ** x) - 1
+
+
+def records(first: int, count: int, days: int, now: float) -> list[SearchRecord]:
+    made = []
+    for n in range(first, first + count):
+        q = query_of(n)
+        nb_hits = 0 if q % 17 == 0 else 1 + q % 40
+        made.append(SearchRecord(
+            at=now - (n % days) * 86400 - (n % 86000), handle=HANDLE, query=f"query {q}",
+            nb_hits=nb_hits, page=0,
+            refinements=(Refinement("country", ":", f"c{n % 50}"),) if n % 4 == 0 else (),
+            tags=("mobile",) if n % 3 == 0 else (), user_token=f"u{n % 100_000}",
+            latency_ms=1.0, query_id=f"{n:032x}" if n % 3 == 1 else None,
+            hits=tuple(f"o{(q * 7 + k) % 5000}" for k in range(min(nb_hits, 4)))))
+    return made
+
+
+def events(searches: list[SearchRecord]) -> list[InsightsEvent]:
+    made = []
+    for i, s in enumerate(s for s in searches if s.query_id and s.hits):
+        if i % 3 == 0:
+            made.append(InsightsEvent(at=s.at + 5, handle=HANDLE, type="click", subtype=None,
+                                      name="c", user_token=s.user_token,
+                                      object_ids=s.hits[:1], positions=(1 + i % 12,),
+                                      query_id=s.query_id))
+        if i % 20 == 0:
+            made.append(InsightsEvent(at=s.at + 9, handle=HANDLE, type="conversion",
+                                      subtype="purchase", name="p", user_token=s.user_token,
+                                      object_ids=s.hits[:1], query_id=s.query_id,
+                                      revenue=10.0, currency="EUR"))
+    return made
+
+
+async def fill(store: AnalyticsStore, rows: int, days: int) -> None:
     now = datetime.now(UTC).timestamp()
-    db = sqlite3.connect(path, isolation_level=None)
-    db.execute("PRAGMA journal_mode=WAL")
-    db.execute("BEGIN")
-    at = f"({now} - (n % {days}) * 86400.0 - (n % 86000))"
-    select = SEARCH.format(at=at, day=f"date({at}, 'unixepoch')").replace(
-        "lpad_hex", "printf('%032x', n)")
-    db.execute(f"""
-        INSERT INTO analytics_searches (at, day, handle, query, nb_hits, page, refinements,
-            tags, user_token, latency_ms, query_id, hits)
-        WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < {rows})
-        SELECT {select} FROM g""")
-    db.execute("""
-        INSERT INTO analytics_events (at, day, handle, type, subtype, name, user_token,
-            object_ids, positions, query_id, filters, object_query_ids, revenue, currency,
-            object_revenues)
-        SELECT at + 5, day, handle, CASE WHEN rowid % 20 = 0 THEN 'conversion' ELSE 'click' END,
-            CASE WHEN rowid % 20 = 0 THEN 'purchase' END, 'e', user_token,
-            '["o' || (rowid % 5000) || '"]',
-            CASE WHEN rowid % 20 = 0 THEN '[]' ELSE '[' || (1 + rowid % 12) || ']' END,
-            query_id, '[]', '[]', CASE WHEN rowid % 20 = 0 THEN 10.0 END,
-            CASE WHEN rowid % 20 = 0 THEN 'EUR' END, '[]'
-        FROM analytics_searches WHERE query_id IS NOT NULL AND rowid % 3 = 1""")
-    db.execute("COMMIT")
-    db.execute("ANALYZE")
-    db.close()
-
-
-async def postgres_fill(store: PostgresAnalyticsStore, rows: int, days: int) -> None:
-    now = datetime.now(UTC).timestamp()
-    at = f"({now} - (n % {days}) * 86400.0 - (n % 86000))"
-    select = SEARCH.format(at=at, day=f"to_timestamp({at})::date").replace(
-        "lpad_hex", "lpad(to_hex(n), 32, '0')")
-    select = select.replace("AS refinements", "AS refinements_text").replace(
-        "AS tags,", "AS tags_text,").replace("AS hits", "AS hits_text")
-
-    async def fill(db: Any) -> None:
-        await db.execute(f"""
-            INSERT INTO analytics_searches (at, day, handle, query, nb_hits, page,
-                refinements, tags, user_token, latency_ms, query_id, hits)
-            SELECT at, day, handle, query, nb_hits, page, refinements_text::jsonb,
-                tags_text::jsonb, user_token, latency_ms, query_id, hits_text::jsonb
-            FROM (SELECT {select} FROM generate_series(1, {rows}) AS g(n)) AS made""")
-        await db.execute("""
-            INSERT INTO analytics_events (at, day, handle, type, subtype, name, user_token,
-                object_ids, positions, query_id, filters, object_query_ids, revenue, currency,
-                object_revenues)
-            SELECT at + 5, day, handle, CASE WHEN k % 20 = 0 THEN 'conversion' ELSE 'click' END,
-                CASE WHEN k % 20 = 0 THEN 'purchase' END, 'e', user_token,
-                jsonb_build_array('o' || (k % 5000)),
-                CASE WHEN k % 20 = 0 THEN '[]'::jsonb ELSE jsonb_build_array(1 + k % 12) END,
-                query_id, '[]', '[]', CASE WHEN k % 20 = 0 THEN 10.0 END,
-                CASE WHEN k % 20 = 0 THEN 'EUR' END, '[]'
-            FROM (SELECT s.*, row_number() OVER () AS k FROM analytics_searches s
-                  WHERE query_id IS NOT NULL) AS t WHERE k % 3 = 1""")
-        await db.execute("ANALYZE")
-
-    store.timeout = 3600
-    await store._run(fill)
+    for first in range(0, rows, BATCH):
+        batch = records(first, min(BATCH, rows - first), days, now)
+        await store.write_searches(batch)
+        await store.write_events(events(batch))
 
 
 class _Engine:
@@ -149,24 +122,20 @@ async def time_routes(store: AnalyticsStore, period: int) -> None:
 async def run(args: argparse.Namespace, folder: str) -> None:
     store: AnalyticsStore
     started = time.perf_counter()
+    fresh = True
     if args.backend == "sqlite":
         path = Path(args.file) if args.file else Path(folder) / "analytics.sqlite3"
-        store = SqliteAnalyticsStore(path, timeout=600)
         fresh = not path.exists()
-        await store.open()  # creates the schema
-        if fresh:
-            await store.close()
-            sqlite_fill(path, args.rows, args.days)
-            store = SqliteAnalyticsStore(path, timeout=600)
-            await store.open()
+        store = SqliteAnalyticsStore(path, timeout=600)
     else:
-        pg = PostgresAnalyticsStore(args.url, timeout=600)
-        await pg.open()
-        await postgres_fill(pg, args.rows, args.days)
-        pg.timeout = 600
-        store = pg
-    print(f"{args.rows} searches over {args.days} days generated in "
-          f"{time.perf_counter() - started:.0f} s; reads of the last {args.period} days:")
+        store = PostgresAnalyticsStore(args.url, timeout=600)
+    await store.open()
+    if fresh:
+        await fill(store, args.rows, args.days)
+        took = time.perf_counter() - started
+        print(f"{args.rows} searches over {args.days} days written in {took:.0f} s "
+              f"({args.rows / took:.0f}/s with their events and rollups)")
+    print(f"reads of the last {args.period} days:")
     await time_routes(store, args.period)
     await store.close()
 

@@ -1,7 +1,9 @@
 """The daily rollups of the query log, kept as the searches and events are written, so that
 a read over a month adds up a few rows per day instead of every search.
 
-Per day, handle, query and set of ``analyticsTags`` (the segments' unit): the searches,
+Per day, handle and set of ``analyticsTags`` (the segments' unit): the searches, those
+without results, the tracked ones, clicked and converted (``analytics_days``); per query
+too: the searches,
 those without results, their hits, the tracked ones and what the events did to them
 (``analytics_query_days``); per object shown (``analytics_hit_days``); per refinement
 (``analytics_filter_days``); per combination of refinements of the searches without
@@ -47,7 +49,10 @@ QUERY_COUNTERS = ("searches", "no_results", "no_results_filtered", "filtered", "
 HIT_COUNTERS = ("count", "tracked", "clicked", "clicks", "converted", "conversions",
                 "carted", "carts", "purchased", "purchases")
 EVENT_STATE = ("clicks", "conversions", "carts", "purchases")
+DAY_COUNTERS = ("searches", "no_results", "tracked", "clicked", "clicks", "converted",
+                "conversions")
 TABLES = {  # table: its key columns, its counters
+    "analytics_days": (("handle", "day", "tags"), DAY_COUNTERS),
     "analytics_query_days": (("handle", "day", "query", "tags"), QUERY_COUNTERS),
     "analytics_hit_days": (("handle", "day", "query", "hit", "tags"), HIT_COUNTERS),
     "analytics_filter_days": (("handle", "day", "query", "attribute", "operator", "value",
@@ -148,6 +153,10 @@ def named(event: InsightsEvent) -> set[str]:
     return set()
 
 
+_PLACES = {table: {name: i for i, name in enumerate(counters)}
+           for table, (_, counters) in TABLES.items()}
+
+
 class _Sums:
     """Counters to add, per table and key."""
 
@@ -156,31 +165,35 @@ class _Sums:
             t: {} for t in TABLES}
 
     def add(self, table: str, key: tuple[Any, ...], **counts: float) -> None:
-        counters = TABLES[table][1]
+        places = _PLACES[table]
         row = self.tables[table].get(key)
         if row is None:
-            row = self.tables[table][key] = [0] * len(counters)
+            row = self.tables[table][key] = [0] * len(places)
         for name, n in counts.items():
-            row[counters.index(name)] += n
+            row[places[name]] += n
 
     def steps(self, d: Dialect) -> list[Step]:
         found = []
+        params: dict[Any, Any] = {}  # each day and JSON key converted once
+
+        def param(kind: str, value: Any) -> Any:
+            made = params.get((kind, value))
+            if made is None:
+                made = params[(kind, value)] = (d.day(value) if kind == "day"
+                                                else d.json(list(value)))
+            return made
+
         for table, sums in self.tables.items():
             if not sums:
                 continue
             keys = TABLES[table][0]
-            rows = [tuple(_param(d, name, v) for name, v in zip(keys, key, strict=True))
-                    + tuple(counts) for key, counts in sums.items()]
+            kinds = [("day" if name == "day" else "json" if name in JSON_KEYS else "")
+                     for name in keys]
+            rows = [tuple(param(kind, v) if kind else v
+                          for kind, v in zip(kinds, key, strict=True)) + tuple(counts)
+                    for key, counts in sums.items()]
             found.append((UPSERTS[table], rows))
         return found
-
-
-def _param(d: Dialect, name: str, value: Any) -> Any:
-    if name in JSON_KEYS:
-        return d.json(list(value))
-    if name == "day":
-        return d.day(value)
-    return value
 
 
 def _range(position: int) -> int:
@@ -194,6 +207,8 @@ def plan_searches(d: Dialect, records: Sequence[SearchRecord]) -> list[Step]:
     for r in records:
         day, empty = utc_day(r.at), r.nb_hits == 0
         tracked = r.query_id is not None
+        sums.add("analytics_days", (r.handle, day, r.tags), searches=1, no_results=empty,
+                 tracked=tracked)
         sums.add("analytics_query_days", (r.handle, day, r.query, r.tags), searches=1,
                  no_results=empty, no_results_filtered=empty and bool(r.refinements),
                  filtered=bool(r.refinements), hits_sum=r.nb_hits, tracked=tracked,
@@ -284,6 +299,9 @@ def _apply(sums: _Sums, e: InsightsEvent, s: Search) -> None:
         sums.add("analytics_revenue_days", (s.handle, s.day, s.query, "", s.tags, e.currency),
                  revenue=e.revenue)
     sums.add("analytics_query_days", key, **counts)
+    daily = {name: n for name, n in counts.items() if name in _PLACES["analytics_days"]}
+    if daily:
+        sums.add("analytics_days", (s.handle, s.day, s.tags), **daily)
 
 
 def _object_revenue(e: InsightsEvent, i: int) -> float | None:

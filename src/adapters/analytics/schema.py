@@ -12,10 +12,11 @@ from collections.abc import Mapping
 
 TYPES: Mapping[str, Mapping[str, str]] = {
     "sqlite": {"day": "TEXT", "real": "REAL", "json": "TEXT", "bytes": "BLOB",
-               "bigint": "INTEGER", "id": "INTEGER PRIMARY KEY"},
+               "bigint": "INTEGER", "id": "INTEGER PRIMARY KEY",
+               "keyed": " WITHOUT ROWID"},
     "postgres": {"day": "DATE", "real": "DOUBLE PRECISION", "json": "JSONB",
                  "bytes": "BYTEA", "bigint": "BIGINT",
-                 "id": "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"},
+                 "id": "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY", "keyed": ""},
 }
 
 VERSION_TABLE = "CREATE TABLE IF NOT EXISTS analytics_schema (version INTEGER NOT NULL)"
@@ -70,6 +71,19 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX analytics_searches_handle_at ON analytics_searches (handle, at)",
         "CREATE INDEX analytics_searches_users ON analytics_searches "
         "(handle, day, user_token)",
+        """CREATE TABLE analytics_days (
+            handle TEXT NOT NULL,
+            day {day} NOT NULL,
+            tags {json} NOT NULL,
+            searches {bigint} NOT NULL DEFAULT 0,
+            no_results {bigint} NOT NULL DEFAULT 0,
+            tracked {bigint} NOT NULL DEFAULT 0,
+            clicked {bigint} NOT NULL DEFAULT 0,
+            clicks {bigint} NOT NULL DEFAULT 0,
+            converted {bigint} NOT NULL DEFAULT 0,
+            conversions {bigint} NOT NULL DEFAULT 0,
+            PRIMARY KEY (handle, day, tags)
+        ){keyed}""",
         """CREATE TABLE analytics_query_days (
             handle TEXT NOT NULL,
             day {day} NOT NULL,
@@ -106,7 +120,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             range10 {bigint} NOT NULL DEFAULT 0,
             range11 {bigint} NOT NULL DEFAULT 0,
             PRIMARY KEY (handle, day, query, tags)
-        )""",
+        ){keyed}""",
         """CREATE TABLE analytics_hit_days (
             handle TEXT NOT NULL,
             day {day} NOT NULL,
@@ -124,7 +138,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             purchased {bigint} NOT NULL DEFAULT 0,
             purchases {bigint} NOT NULL DEFAULT 0,
             PRIMARY KEY (handle, day, query, hit, tags)
-        )""",
+        ){keyed}""",
         "CREATE INDEX analytics_hit_days_query ON analytics_hit_days (handle, query, day)",
         """CREATE TABLE analytics_filter_days (
             handle TEXT NOT NULL,
@@ -136,7 +150,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             tags {json} NOT NULL,
             count {bigint} NOT NULL DEFAULT 0,
             PRIMARY KEY (handle, day, query, attribute, operator, value, tags)
-        )""",
+        ){keyed}""",
         """CREATE TABLE analytics_no_result_days (
             handle TEXT NOT NULL,
             day {day} NOT NULL,
@@ -145,7 +159,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             tags {json} NOT NULL,
             count {bigint} NOT NULL DEFAULT 0,
             PRIMARY KEY (handle, day, query, refinements, tags)
-        )""",
+        ){keyed}""",
         """CREATE TABLE analytics_click_days (
             handle TEXT NOT NULL,
             day {day} NOT NULL,
@@ -153,7 +167,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             tags {json} NOT NULL,
             clicks {bigint} NOT NULL DEFAULT 0,
             PRIMARY KEY (handle, day, position, tags)
-        )""",
+        ){keyed}""",
         """CREATE TABLE analytics_revenue_days (
             handle TEXT NOT NULL,
             day {day} NOT NULL,
@@ -163,7 +177,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             currency TEXT NOT NULL,
             revenue {real} NOT NULL DEFAULT 0,
             PRIMARY KEY (handle, day, query, hit, tags, currency)
-        )""",
+        ){keyed}""",
         """CREATE TABLE analytics_hit_events (
             query_id TEXT NOT NULL,
             hit TEXT NOT NULL,
@@ -173,7 +187,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             carts {bigint} NOT NULL DEFAULT 0,
             purchases {bigint} NOT NULL DEFAULT 0,
             PRIMARY KEY (query_id, hit)
-        )""",
+        ){keyed}""",
     ),
 )
 

@@ -246,7 +246,7 @@ class SqlAnalytics:
                               segment: Segment = EVERY_SEARCH) -> list[DayCount]:
         scope = self._scope(handle, start, end, segment)
         rows = await self._rows(
-            "SELECT q.day, sum(q.searches), sum(q.no_results) FROM analytics_query_days q "
+            "SELECT q.day, sum(q.searches), sum(q.no_results) FROM analytics_days q "
             f"WHERE {scope.where} GROUP BY q.day ORDER BY q.day", scope.params)
         return [DayCount(self.dialect.read_day(day), int(count), int(none))
                 for day, count, none in rows]
@@ -285,7 +285,7 @@ class SqlAnalytics:
                                                                        "conversions")
         rows = await self._rows(
             f"SELECT q.day, sum(q.tracked), sum(q.{done}), sum(q.{total}) "
-            f"FROM analytics_query_days q WHERE {scope.where} AND q.tracked > 0 "
+            f"FROM analytics_days q WHERE {scope.where} AND q.tracked > 0 "
             "GROUP BY q.day ORDER BY q.day", scope.params)
         return [DayClicks(d.read_day(day), int(t), int(n), int(c)) for day, t, n, c in rows]
 
