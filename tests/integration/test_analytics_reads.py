@@ -6,14 +6,18 @@ few against figures counted by hand."""
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import AsyncIterator, Iterator, Sequence
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import msgspec
+import psycopg
 import pytest
 
+from searchport.adapters.analytics import schema
 from searchport.adapters.analytics.postgres import PostgresAnalyticsStore
+from searchport.adapters.analytics.sql import POSTGRES, SQLITE, json_text
 from searchport.adapters.analytics.sqlite import SqliteAnalyticsStore
 from searchport.domain.analytics.insights import InsightsEvent
 from searchport.domain.analytics.records import Refinement, SearchRecord
@@ -266,5 +270,72 @@ async def test_a_few_figures_counted_by_hand(tmp_path: Path) -> None:
         mobile = read_segment("mobile AND lang:en OR desktop")
         counted = await store.searches_by_day("books", DAY0, DAY0, segment=mobile)
         assert [(d.count, d.no_results) for d in counted] == [(2, 1)]
+    finally:
+        await store.close()
+
+
+V1_SEARCH = ("INSERT INTO analytics_searches (at, day, handle, query, nb_hits, page, "
+             "refinements, tags, user_token, latency_ms, query_id) "
+             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+V1_EVENT = ("INSERT INTO analytics_events (at, day, handle, type, subtype, name, user_token, "
+            "authenticated_user_token, object_ids, positions, query_id, filters, "
+            "object_query_ids) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+async def test_a_log_kept_before_the_rollups_is_rolled_up_when_migrated(
+        kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    """A database at schema version 1 (no rollups, no objectIDs, no revenue), written
+    with its own columns, reads as the same rows written today once migrated."""
+    rows = [msgspec.structs.replace(s, hits=()) for s in searches()]
+    kept = [msgspec.structs.replace(e, revenue=None, currency=None, object_revenues=())
+            for e in events(searches())]
+    dialect = SQLITE if kind == "sqlite" else POSTGRES
+    search_rows = [(s.at, s.day.isoformat(), s.handle, s.query, s.nb_hits, s.page,
+                    json_text(s.refinements), json_text(s.tags), s.user_token, s.latency_ms,
+                    s.query_id) for s in rows]
+    event_rows = [(e.at, datetime.fromtimestamp(e.at, UTC).date().isoformat(), e.handle,
+                   e.type, e.subtype, e.name, e.user_token, None, json_text(e.object_ids),
+                   json_text(e.positions), e.query_id, "[]", json_text(e.object_query_ids))
+                  for e in kept]
+    first = [sql.format(**schema.TYPES[kind]) for sql in schema.MIGRATIONS[0]]
+    store: AnalyticsStore
+    if kind == "sqlite":
+        path = tmp_path / "old.sqlite3"
+        with sqlite3.connect(path) as db:
+            for statement in (schema.VERSION_TABLE, *first):
+                db.execute(statement)
+            db.execute("INSERT INTO analytics_schema (version) VALUES (1)")
+            db.executemany(V1_SEARCH, search_rows)
+            db.executemany(V1_EVENT, event_rows)
+        store = SqliteAnalyticsStore(path)
+    else:
+        url = request.getfixturevalue("postgres").create_database()
+        with psycopg.connect(url) as db:
+            for statement in (schema.VERSION_TABLE, *first):
+                db.execute(statement)
+            db.execute("INSERT INTO analytics_schema (version) VALUES (1)")
+            with db.cursor() as cursor:
+                cursor.executemany(dialect.sql(V1_SEARCH), search_rows)
+                cursor.executemany(dialect.sql(V1_EVENT), event_rows)
+        store = PostgresAnalyticsStore(url)
+    reference = FakeAnalyticsStore()
+    reference.searches, reference.events = rows, kept
+    await store.open()
+    try:
+        start, end = PERIODS[0]
+        for segment in (read_segment(""), read_segment("mobile")):
+            span = ("books", start, end)
+            for name in ("searches_by_day", "clicks_by_day", "conversions_by_day",
+                         "click_positions"):
+                assert (await getattr(store, name)(*span, segment=segment)
+                        == await getattr(reference, name)(*span, segment=segment)), name
+            asked = {"limit": 10, "segment": segment, "with_events": True,
+                     "descending": True}
+            assert (await store.search_stats(*span, **asked)
+                    == await reference.search_stats(*span, **asked))
+            assert (await store.filter_counts(*span, limit=10, segment=segment)
+                    == await reference.filter_counts(*span, limit=10, segment=segment))
+        assert any(d.clicks for d in await store.clicks_by_day("books", start, end))
     finally:
         await store.close()

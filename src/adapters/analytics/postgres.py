@@ -152,7 +152,8 @@ async def _steps(db: psycopg.AsyncConnection[Any], steps: list[rollups.Step]) ->
 
 
 async def _apply(db: psycopg.AsyncConnection[Any], events: Sequence[InsightsEvent], *,
-                 written: bool) -> None:
+                 written: bool,
+           replayed: bool = False) -> None:
     """Inside a transaction: ``events`` (kept unless ``written``) added to the rollups of
     the searches they name, whose rows are locked until it ends."""
     names = sorted({q for e in events for q in rollups.named(e)})
@@ -166,11 +167,26 @@ async def _apply(db: psycopg.AsyncConnection[Any], events: Sequence[InsightsEven
         states += await (await db.execute(
             POSTGRES.sql(rollups.lookup_hit_states(len(part))), part)).fetchall()
     await _steps(db, rollups.plan_events(POSTGRES, events, searches,
-                                         rollups.hit_states_of(states), written=written))
+                                         rollups.hit_states_of(states), written=written,
+                                   replayed=replayed))
 
 
 def _first_line(exc: BaseException) -> str:
     return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
+async def _replay(db: psycopg.AsyncConnection[Any]) -> None:
+    """The rollups of a database kept before them, from its searches and events."""
+    async with db.cursor(name="searchport_replay") as searches:
+        await searches.execute(rollups.REPLAY_SEARCHES)
+        while batch := await searches.fetchmany(5000):
+            await _steps(db, rollups.plan_searches(
+                POSTGRES, [rollups.record_of(r) for r in batch], written=True))
+    async with db.cursor(name="searchport_replay_events") as events:
+        await events.execute(rollups.REPLAY_EVENTS)
+        while batch := await events.fetchmany(5000):
+            await _apply(db, [rollups.event_of(r) for r in batch], written=True,
+                         replayed=True)
 
 
 async def _migrate(db: psycopg.AsyncConnection[Any]) -> None:
@@ -184,6 +200,8 @@ async def _migrate(db: psycopg.AsyncConnection[Any]) -> None:
             raise psycopg.DataError(schema.too_new(found))
         for statement in schema.statements("postgres", found):
             await db.execute(statement)
+        if 0 < found < rollups.REBUILT_AT:
+            await _replay(db)
         if row is None:
             await db.execute("INSERT INTO analytics_schema (version) VALUES (%s)",
                              (schema.VERSION,))

@@ -36,6 +36,7 @@ from searchport.adapters.analytics.sql import (
 )
 from searchport.domain.analytics.insights import InsightsEvent
 from searchport.domain.analytics.records import SearchRecord, utc_day
+from searchport.domain.analytics.refinements import Refinement
 from searchport.domain.usecases.click_positions import RANGES
 
 Step = tuple[str, list[tuple[Any, ...]]]  # one statement, the rows it runs with
@@ -95,6 +96,26 @@ def lookup_searches(count: int) -> str:
 def lookup_hit_states(count: int) -> str:
     return ("SELECT query_id, hit, clicks, conversions, carts, purchases "
             f"FROM analytics_hit_events WHERE query_id IN ({', '.join('?' * count)})")
+
+
+# a database kept before the rollups: every search, then every event, replayed into them
+REPLAY_SEARCHES = ("SELECT at, handle, query, nb_hits, page, refinements, tags, user_token, "
+                   "latency_ms, query_id, hits FROM analytics_searches")
+REPLAY_EVENTS = ("SELECT at, handle, type, subtype, object_ids, positions, query_id, "
+                 "object_query_ids, revenue, currency, object_revenues FROM analytics_events "
+                 "ORDER BY id")
+REBUILT_AT = 2  # the schema version that brought the rollups
+
+
+def record_of(row: Sequence[Any]) -> SearchRecord:
+    """A search read back (``REPLAY_SEARCHES``)."""
+    (at, handle, query, nb_hits, page, refinements, tags, user_token, latency_ms, query_id,
+     hits) = row
+    return SearchRecord(
+        at=float(at), handle=handle, query=query, nb_hits=int(nb_hits), page=int(page),
+        refinements=tuple(Refinement(*r) for r in _list(refinements)),
+        tags=tuple(_list(tags)), user_token=user_token, latency_ms=float(latency_ms),
+        query_id=query_id, hits=tuple(_list(hits)))
 
 
 def lookup_events(count: int) -> str:
@@ -201,8 +222,10 @@ def _range(position: int) -> int:
                 if low <= position and (high == -1 or position <= high))
 
 
-def plan_searches(d: Dialect, records: Sequence[SearchRecord]) -> list[Step]:
-    """The searches written, and added to the rollups."""
+def plan_searches(d: Dialect, records: Sequence[SearchRecord], *,
+                  written: bool = False) -> list[Step]:
+    """The searches written (unless ``written``: already kept), and added to the
+    rollups."""
     sums = _Sums()
     for r in records:
         day, empty = utc_day(r.at), r.nb_hits == 0
@@ -226,20 +249,21 @@ def plan_searches(d: Dialect, records: Sequence[SearchRecord]) -> list[Step]:
                                                     (msgspec.structs.astuple(x)
                                                      for x in r.refinements)), r.tags),
                      count=1)
-    return [(INSERT_SEARCH, search_rows(d, records)), *sums.steps(d)]
+    return ([] if written else [(INSERT_SEARCH, search_rows(d, records))]) + sums.steps(d)
 
 
 def plan_events(d: Dialect, events: Sequence[InsightsEvent], searches: dict[str, Search],
                 hit_states: dict[tuple[str, str], list[int]], *,
-                written: bool = False) -> list[Step]:
+                written: bool = False, replayed: bool = False) -> list[Step]:
     """``events`` written (unless ``written``: already kept, now applied to searches
-    that arrived after them), and what they did added to the rollups of the ``searches``
-    they name (``hit_states``: what each object of a search has had so far)."""
+    that arrived after them; or ``replayed`` into new rollups), and what they did added to
+    the rollups of the ``searches`` they name (``hit_states``: what each object of a search
+    has had so far)."""
     sums = _Sums()
     touched: dict[tuple[str, str], Search] = {}
     for e in events:
         own = searches.get(e.query_id or "")
-        if e.type == "click" and not written:
+        if e.type == "click" and (replayed or not written):
             for p in e.positions:  # by the click's own day and handle
                 sums.add("analytics_click_days",
                          (e.handle, utc_day(e.at), p, own.tags if own else ()), clicks=1)

@@ -149,7 +149,8 @@ def _steps(db: sqlite3.Connection, steps: list[rollups.Step]) -> None:
             db.executemany(statement, rows)
 
 
-def _apply(db: sqlite3.Connection, events: Sequence[InsightsEvent], *, written: bool) -> None:
+def _apply(db: sqlite3.Connection, events: Sequence[InsightsEvent], *, written: bool,
+           replayed: bool = False) -> None:
     """Inside a transaction: ``events`` (kept unless ``written``) added to the rollups of
     the searches they name."""
     names = sorted({q for e in events for q in rollups.named(e)})
@@ -160,7 +161,20 @@ def _apply(db: sqlite3.Connection, events: Sequence[InsightsEvent], *, written: 
     states = rollups.hit_states_of(
         row for part in rollups.chunks(known)
         for row in db.execute(rollups.lookup_hit_states(len(part)), part))
-    _steps(db, rollups.plan_events(SQLITE, events, searches, states, written=written))
+    _steps(db, rollups.plan_events(SQLITE, events, searches, states, written=written,
+                                   replayed=replayed))
+
+
+def _replay(db: sqlite3.Connection) -> None:
+    """The rollups of a database kept before them, from its searches and events."""
+    searches = db.execute(rollups.REPLAY_SEARCHES)
+    while batch := searches.fetchmany(5000):
+        _steps(db, rollups.plan_searches(SQLITE, [rollups.record_of(r) for r in batch],
+                                         written=True))
+    events = db.execute(rollups.REPLAY_EVENTS)
+    while batch := events.fetchmany(5000):
+        _apply(db, [rollups.event_of(r) for r in batch], written=True,
+                         replayed=True)
 
 
 def _migrate(db: sqlite3.Connection) -> None:
@@ -172,6 +186,8 @@ def _migrate(db: sqlite3.Connection) -> None:
             raise sqlite3.DatabaseError(schema.too_new(found))
         for statement in schema.statements("sqlite", found):
             db.execute(statement)
+        if 0 < found < rollups.REBUILT_AT:
+            _replay(db)
         if row is None:
             db.execute("INSERT INTO analytics_schema (version) VALUES (?)", (schema.VERSION,))
         elif found < schema.VERSION:
