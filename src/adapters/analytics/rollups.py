@@ -5,8 +5,9 @@ Per day, handle and set of ``analyticsTags`` (the segments' unit): the searches,
 without results, the tracked ones, clicked and converted (``analytics_days``); per query
 too: the searches,
 those without results, their hits, the tracked ones and what the events did to them
-(``analytics_query_days``); per object shown (``analytics_hit_days``); per refinement
-(``analytics_filter_days``); per combination of refinements of the searches without
+(``analytics_query_days``); per object shown (``analytics_object_days``, and per query:
+``analytics_hit_days``); per refinement (``analytics_refinement_days``, and per query:
+``analytics_filter_days``); per combination of refinements of the searches without
 results (``analytics_no_result_days``); the clicks per position by the click's own day
 (``analytics_click_days``); revenue per currency (``analytics_revenue_days``, ``hit`` ''
 for a query's).
@@ -56,8 +57,11 @@ TABLES = {  # table: its key columns, its counters
     "analytics_days": (("handle", "day", "tags"), DAY_COUNTERS),
     "analytics_query_days": (("handle", "day", "query", "tags"), QUERY_COUNTERS),
     "analytics_hit_days": (("handle", "day", "query", "hit", "tags"), HIT_COUNTERS),
+    "analytics_object_days": (("handle", "day", "hit", "tags"), HIT_COUNTERS),
     "analytics_filter_days": (("handle", "day", "query", "attribute", "operator", "value",
                                "tags"), ("count",)),
+    "analytics_refinement_days": (("handle", "day", "attribute", "operator", "value", "tags"),
+                                  ("count",)),
     "analytics_no_result_days": (("handle", "day", "query", "refinements", "tags"),
                                  ("count",)),
     "analytics_click_days": (("handle", "day", "position", "tags"), ("clicks",)),
@@ -239,10 +243,14 @@ def plan_searches(d: Dialect, records: Sequence[SearchRecord], *,
         for hit in dict.fromkeys(r.hits):
             sums.add("analytics_hit_days", (r.handle, day, r.query, hit, r.tags), count=1,
                      tracked=tracked)
+            sums.add("analytics_object_days", (r.handle, day, hit, r.tags), count=1,
+                     tracked=tracked)
         for f in r.refinements:
             sums.add("analytics_filter_days",
                      (r.handle, day, r.query, f.attribute, f.operator, f.value, r.tags),
                      count=1)
+            sums.add("analytics_refinement_days",
+                     (r.handle, day, f.attribute, f.operator, f.value, r.tags), count=1)
         if empty and r.refinements:
             sums.add("analytics_no_result_days",
                      (r.handle, day, r.query, tuple(tuple(f) for f in
@@ -343,6 +351,7 @@ def _apply_hit(sums: _Sums, e: InsightsEvent, s: Search, hit: str, state: list[i
             counts[_FIRST[kind]] = 1
         state[kind] += 1
     sums.add("analytics_hit_days", (s.handle, s.day, s.query, hit, s.tags), **counts)
+    sums.add("analytics_object_days", (s.handle, s.day, hit, s.tags), **counts)
     if e.subtype == "purchase" and revenue is not None and e.currency:
         sums.add("analytics_revenue_days", (s.handle, s.day, s.query, hit, s.tags,
                                             e.currency), revenue=revenue)

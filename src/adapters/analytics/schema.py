@@ -139,6 +139,33 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             purchases {bigint} NOT NULL DEFAULT 0,
             PRIMARY KEY (handle, day, query, hit, tags)
         ){keyed}""",
+        """CREATE TABLE analytics_object_days (
+            handle TEXT NOT NULL,
+            day {day} NOT NULL,
+            hit TEXT NOT NULL,
+            tags {json} NOT NULL,
+            count {bigint} NOT NULL DEFAULT 0,
+            tracked {bigint} NOT NULL DEFAULT 0,
+            clicked {bigint} NOT NULL DEFAULT 0,
+            clicks {bigint} NOT NULL DEFAULT 0,
+            converted {bigint} NOT NULL DEFAULT 0,
+            conversions {bigint} NOT NULL DEFAULT 0,
+            carted {bigint} NOT NULL DEFAULT 0,
+            carts {bigint} NOT NULL DEFAULT 0,
+            purchased {bigint} NOT NULL DEFAULT 0,
+            purchases {bigint} NOT NULL DEFAULT 0,
+            PRIMARY KEY (handle, day, hit, tags)
+        ){keyed}""",
+        """CREATE TABLE analytics_refinement_days (
+            handle TEXT NOT NULL,
+            day {day} NOT NULL,
+            attribute TEXT NOT NULL,
+            operator TEXT NOT NULL,
+            value TEXT NOT NULL,
+            tags {json} NOT NULL,
+            count {bigint} NOT NULL DEFAULT 0,
+            PRIMARY KEY (handle, day, attribute, operator, value, tags)
+        ){keyed}""",
         "CREATE INDEX analytics_hit_days_query ON analytics_hit_days (handle, query, day)",
         """CREATE TABLE analytics_filter_days (
             handle TEXT NOT NULL,

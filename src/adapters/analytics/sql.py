@@ -357,8 +357,9 @@ class SqlAnalytics:
         d = self.dialect
         scope = self._scope(handle, start, end, segment, search)
         figures = f", {_HIT_FIGURES}" if with_events else ""
+        table = "analytics_object_days" if search is None else "analytics_hit_days"
         rows = await self._rows(
-            f"SELECT q.hit, sum(q.count) AS n{figures} FROM analytics_hit_days q "
+            f"SELECT q.hit, sum(q.count) AS n{figures} FROM {table} q "
             f"WHERE {scope.where} GROUP BY q.hit ORDER BY n DESC, q.hit{d.text_order} "
             "LIMIT ? OFFSET ?", [*scope.params, limit, offset])
         return [HitStats(hit=hit, count=int(n),
@@ -387,15 +388,16 @@ class SqlAnalytics:
         ``attribute``, per value of it with its operator): most first, then by name."""
         d = self.dialect
         scope = self._scope(handle, start, end, segment, search)
+        table = "analytics_refinement_days" if search is None else "analytics_filter_days"
         if attribute is None:
             rows = await self._rows(
-                "SELECT q.attribute, sum(q.count) AS n FROM analytics_filter_days q "
+                f"SELECT q.attribute, sum(q.count) AS n FROM {table} q "
                 f"WHERE {scope.where} GROUP BY q.attribute "
                 f"ORDER BY n DESC, q.attribute{d.text_order} LIMIT ? OFFSET ?",
                 [*scope.params, limit, offset])
             return [FilterCount(a, "", "", int(n)) for a, n in rows]
         rows = await self._rows(
-            "SELECT q.operator, q.value, sum(q.count) AS n FROM analytics_filter_days q "
+            f"SELECT q.operator, q.value, sum(q.count) AS n FROM {table} q "
             f"WHERE {scope.where} AND q.attribute = ? GROUP BY q.operator, q.value "
             f"ORDER BY n DESC, q.value{d.text_order}, q.operator{d.text_order} "
             "LIMIT ? OFFSET ?", [*scope.params, attribute, limit, offset])
