@@ -35,7 +35,7 @@ from searchport.ports.analytics import AnalyticsStore
 
 HANDLE = "cities"
 QUERIES = 20_000
-BATCH = 20_000
+BATCH = 50_000
 
 
 def query_of(n: int) -> int:
