@@ -35,7 +35,7 @@ from searchport.ports.analytics import AnalyticsStore
 
 HANDLE = "cities"
 QUERIES = 20_000
-BATCH = 50_000
+BATCH = 20_000
 
 
 def query_of(n: int) -> int:
@@ -44,13 +44,14 @@ def query_of(n: int) -> int:
     return int(QUERIES ** x) - 1
 
 
-def records(first: int, count: int, days: int, now: float) -> list[SearchRecord]:
+def records(first: int, count: int, day_start: float) -> list[SearchRecord]:
+    """Searches ``first`` to ``first + count`` (exclusive), made during one day."""
     made = []
     for n in range(first, first + count):
         q = query_of(n)
         nb_hits = 0 if q % 17 == 0 else 1 + q % 40
         made.append(SearchRecord(
-            at=now - (n % days) * 86400 - (n % 86000), handle=HANDLE, query=f"query {q}",
+            at=day_start + n % 86_000, handle=HANDLE, query=f"query {q}",
             nb_hits=nb_hits, page=0,
             refinements=(Refinement("country", ":", f"c{n % 50}"),) if n % 4 == 0 else (),
             tags=("mobile",) if n % 3 == 0 else (), user_token=f"u{n % 100_000}",
@@ -76,11 +77,16 @@ def events(searches: list[SearchRecord]) -> list[InsightsEvent]:
 
 
 async def fill(store: AnalyticsStore, rows: int, days: int) -> None:
-    now = datetime.now(UTC).timestamp()
-    for first in range(0, rows, BATCH):
-        batch = records(first, min(BATCH, rows - first), days, now)
-        await store.write_searches(batch)
-        await store.write_events(events(batch))
+    """Day after day (as a log grows), in batches of ``BATCH``."""
+    today = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0).timestamp()
+    per_day = -(-rows // days)
+    for day in range(days):
+        day_start = today - (days - 1 - day) * 86400
+        end = min(rows, (day + 1) * per_day)
+        for first in range(day * per_day, end, BATCH):
+            batch = records(first, min(BATCH, end - first), day_start)
+            await store.write_searches(batch)
+            await store.write_events(events(batch))
 
 
 class _Engine:
