@@ -21,13 +21,15 @@ class Engine(msgspec.Struct, frozen=True, kw_only=True):
     index_lists: bool  # one handle may search several indices (``indexName: [a, b]``)
     # "module:factory"; the factory takes (handle, IndexConfig, EngineResources)
     adapter: str
+    # a geo point stored as two numbers: GeoJSON order (longitude first) or latitude first
+    point_order: Literal["lat_lon", "lon_lat"] = "lat_lon"
 
 
 ENGINES: tuple[Engine, ...] = (
     Engine(name="elasticsearch", server=True, nested=True, index_lists=True,
-           adapter="searchport.adapters.elastic:create_elasticsearch"),
+           adapter="searchport.adapters.elastic:create_elasticsearch", point_order="lon_lat"),
     Engine(name="opensearch", server=True, nested=True, index_lists=True,
-           adapter="searchport.adapters.elastic:create_opensearch"),
+           adapter="searchport.adapters.elastic:create_opensearch", point_order="lon_lat"),
     Engine(name="meilisearch", server=True, nested=False, index_lists=False,
            adapter="searchport.adapters.meilisearch:create"),
     Engine(name="typesense", server=True, nested=False, index_lists=False,

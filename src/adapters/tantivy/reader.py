@@ -16,6 +16,8 @@ from searchport.adapters.tantivy.schema import (
     SEQ_FIELD,
     SOURCE_FIELD,
     IndexLayout,
+    lat_field,
+    lon_field,
     register_analyzers,
 )
 from searchport.adapters.tantivy.text_query import TextQueryBuilder
@@ -36,7 +38,7 @@ class OpenIndex:
         register_analyzers(self.index)
         self.schema = self.index.schema
         self.searcher = self.index.searcher()
-        self.filters = FilterTranslator(layout, self.schema)
+        self.filters = FilterTranslator(layout, self.schema, self.points_in)
         self._distinct: dict[str, float] = {}
         # (segment, document) -> stored row; a generation never changes, so neither do they
         self._rows: dict[tuple[int, int], bytes] = {}
@@ -116,6 +118,20 @@ class OpenIndex:
         seqs = self.searcher.fast_field_values(SEQ_FIELD, list(addresses))
         return any_of([tantivy.Query.term_query(self.schema, SEQ_FIELD, s) for s in seqs
                        if s is not None])
+
+    def points_in(self, query: tantivy.Query, field: str) -> list[tuple[int, float, float]]:
+        """Every document ``query`` matches, with its point in the geo_point ``field``:
+        ``(seq, lat, lon)``."""
+        total = self.count(query)
+        if total == 0:
+            return []
+        addresses = [address for _, address in self.searcher.search(query, limit=total).hits]
+        seqs = self.searcher.fast_field_values(SEQ_FIELD, addresses)
+        lats = self.searcher.fast_field_values(lat_field(field), addresses)
+        lons = self.searcher.fast_field_values(lon_field(field), addresses)
+        return [(int(seq), float(lat), float(lon))
+                for seq, lat, lon in zip(seqs, lats, lons, strict=True)
+                if seq is not None and lat is not None and lon is not None]
 
     def address_by_id(self, doc_id: str) -> tantivy.DocAddress | None:
         query = tantivy.Query.term_query(self.schema, ID_FIELD, doc_id)
