@@ -107,6 +107,7 @@ def test_highlights_are_those_of_the_automata(
     listed_words = 0
     for word in typed[::3]:
         for text in (word, word + " "):  # typed, and complete
+            books_index.text.build(text, (), True)  # a word's first search: its automaton
             listed = books_index.text.build(text, (), True)
             plain = automata.build(text, (), True)
             assert listed is not None and plain is not None

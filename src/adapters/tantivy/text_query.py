@@ -38,6 +38,7 @@ from searchport.domain.query import FieldWeight
 from searchport.domain.typos import allowed_typos
 
 MATCHES_CACHED = 2_048  # built text queries kept per index
+_NOT_BUILT = object()
 _MAX_WORDS = 32  # beyond this a query is a paste, not a search; extra words are ignored
 _BEST_FIELD = 2  # the field level of the highest weight; the next weight is 1, others 0
 
@@ -127,13 +128,23 @@ class TextQueryBuilder:
         # Built queries are immutable and search-as-you-type asks the same texts again and
         # again: each is built once. (Those built before the vocabulary was read are built
         # again once it is: the key holds whether it was.)
-        self._built = functools.lru_cache(maxsize=MATCHES_CACHED)(self._build)
+        self._built: dict[tuple[str, tuple[FieldWeight, ...], bool, bool], TextMatch | None] = {}
 
     def build(self, text: str, search_fields: tuple[FieldWeight, ...],
               prefix_last_word: bool) -> TextMatch | None:
         """``None`` for a blank text, which matches every document."""
         ready = self._vocabulary is None or self._vocabulary.ready
-        return self._built(text, search_fields, prefix_last_word, ready)
+        key = (text, search_fields, prefix_last_word, ready)
+        found = self._built.get(key, _NOT_BUILT)
+        if found is not _NOT_BUILT:
+            return found  # type: ignore[return-value]  # a TextMatch or None
+        deferred: list[str] = []  # words whose listed typo ways wait for a second search
+        match = self._build(text, search_fields, prefix_last_word, deferred)
+        if not deferred:
+            if len(self._built) >= MATCHES_CACHED:
+                self._built.clear()
+            self._built[key] = match
+        return match
 
     def words(self, text: str, prefix_last_word: bool) -> list[QueryWord]:
         analysed = self._text.analyze(text)
@@ -145,7 +156,7 @@ class TextQueryBuilder:
                 for t in tokens]
 
     def _build(self, text: str, search_fields: tuple[FieldWeight, ...],
-               prefix_last_word: bool, vocabulary_ready: bool) -> TextMatch | None:
+               prefix_last_word: bool, deferred: list[str]) -> TextMatch | None:
         if not text.strip():
             return None
         targets = self._targets(search_fields)
@@ -162,7 +173,7 @@ class TextQueryBuilder:
             exact_ways, typo_ways, widest = [], [], []
             listed: list[frozenset[str] | None] = []
             for spec, weight in targets:
-                found = self._ways(spec, word, levels[weight], tiers, whole)
+                found = self._ways(spec, word, levels[weight], tiers, whole, deferred)
                 exact_ways.extend(found.exact)
                 typo_ways.extend(found.typos)
                 widest.extend(found.widest)
@@ -192,7 +203,7 @@ class TextQueryBuilder:
         )
 
     def _ways(self, spec: FieldSpec, word: QueryWord, level: int, tiers: Tiers,
-              whole: frozenset[str]) -> Ways:
+              whole: frozenset[str], deferred: list[str]) -> Ways:
         """Every way ``word`` can match ``spec``, each scoring its tier."""
         def scoring(query: tantivy.Query, typos: int = 0) -> tantivy.Query:
             return tantivy.Query.const_score_query(query, tiers.word_score(typos, level))
@@ -211,18 +222,21 @@ class TextQueryBuilder:
             ways.exact.append(scoring(starting))
             ways.widest[:] = [starting]  # a word is one of its own prefixes
         for typos in range(1, word.typos + 1):
-            fuzzy, ways.near = self._fuzzy(name, word, typos)
+            fuzzy, ways.near = self._fuzzy(name, word, typos, deferred)
             ways.typos.append(scoring(fuzzy, typos))
             ways.widest[:] = [fuzzy]  # within more typos: within fewer too
         return ways
 
-    def _fuzzy(self, field: str, word: QueryWord, typos: int
+    def _fuzzy(self, field: str, word: QueryWord, typos: int, deferred: list[str]
                ) -> tuple[tantivy.Query, frozenset[str] | None]:
         listed = (self._vocabulary.words(field)
                   if self._vocabulary is not None and typos == 1 else None)
         if listed is not None and (not word.prefix or len(word.text) < MAX_PREFIX_CHARS):
-            # the same terms as the automata below, listed once per word (typo_words.py)
-            return listed.prefix_way(word.text) if word.prefix else listed.word_way(word.text)
+            if listed.asked_before(word.text, word.prefix):
+                # the same terms as the automata below, listed once per word (typo_words.py)
+                return (listed.prefix_way(word.text) if word.prefix
+                        else listed.word_way(word.text))
+            deferred.append(word.text)
         return self._automaton(field, word, typos), None
 
     def _automaton(self, field: str, word: QueryWord, typos: int) -> tantivy.Query:
