@@ -52,8 +52,8 @@ KEYS = (f"apiKey: {ADMIN}\nkeys:\n  analyst: {{key: {ANALYST}, analytics: true}}
 
 @dataclass
 class Store:
-    """One analytics store for the servers of a test: ``config`` is its ``analytics:``
-    section (without the options a test adds)."""
+    """One analytics store for the servers of a test: ``config`` is a whole config with
+    this store as its ``analytics:`` section, and the options a test adds."""
 
     kind: str
     folder: Path
