@@ -23,6 +23,7 @@ from searchport.domain.analytics.reports import (
     DayCount,
     DayPosition,
     DayUsers,
+    PopularQuery,
     TopSearch,
 )
 from searchport.domain.catalog import Catalog, IndexEntry
@@ -306,6 +307,14 @@ class FakeAnalyticsStore:
         return [TopSearch(q, len(r), int(sum(s.nb_hits for s in r) / len(r) + 0.5),
                           sum(bool(s.refinements) for s in r))
                 for q, r in ranked[offset:offset + limit]]
+
+    async def popular_queries(self, handle: str, start: date, end: date, *,
+                              min_count: int, limit: int) -> list[PopularQuery]:
+        self._check()
+        counts = Counter(s.query for s in self.searches
+                         if s.handle == handle and start <= s.day <= end and s.query)
+        ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+        return [PopularQuery(q, n) for q, n in ranked if n >= min_count][:limit]
 
     async def clicks_by_day(self, handle: str, start: date, end: date) -> list[DayClicks]:
         self._check()

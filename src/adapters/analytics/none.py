@@ -13,6 +13,7 @@ from searchport.domain.analytics.reports import (
     DayCount,
     DayPosition,
     DayUsers,
+    PopularQuery,
     TopSearch,
 )
 
@@ -47,6 +48,10 @@ class NullAnalyticsStore:
     async def top_searches(self, handle: str, start: date, end: date, *, limit: int,
                            offset: int = 0, no_results: bool = False,
                            no_clicks: bool = False) -> list[TopSearch]:
+        return []
+
+    async def popular_queries(self, handle: str, start: date, end: date, *,
+                              min_count: int, limit: int) -> list[PopularQuery]:
         return []
 
     async def clicks_by_day(self, handle: str, start: date, end: date) -> list[DayClicks]:

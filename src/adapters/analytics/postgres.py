@@ -28,6 +28,7 @@ from searchport.domain.analytics.reports import (
     DayCount,
     DayPosition,
     DayUsers,
+    PopularQuery,
     TopSearch,
 )
 from searchport.domain.errors import AnalyticsUnavailable
@@ -72,6 +73,13 @@ CLICK_POSITIONS = """
     WHERE e.handle = %s AND e.type = 'click' AND e.day BETWEEN %s AND %s
     GROUP BY e.day, p ORDER BY e.day, p
 """
+POPULAR_QUERIES = """
+    SELECT query, count(*) AS n FROM analytics_searches
+    WHERE handle = %s AND day BETWEEN %s AND %s AND query <> ''
+    GROUP BY query HAVING count(*) >= %s ORDER BY n DESC, query COLLATE "C" LIMIT %s
+"""
+# seconds a popular_queries read may take: it reads a whole period of the log
+POPULAR_TIMEOUT = 120.0
 
 
 def _jsonb(value: object) -> Jsonb:
@@ -212,6 +220,27 @@ class PostgresAnalyticsStore:
             "GROUP BY query ORDER BY n DESC, query COLLATE \"C\" LIMIT %s OFFSET %s",
             (handle, start, end, limit, offset))
         return [TopSearch(*row) for row in rows]
+
+    async def popular_queries(self, handle: str, start: date, end: date, *,
+                              min_count: int, limit: int) -> list[PopularQuery]:
+        """On a connection of its own, so that the writes go on meanwhile; the server
+        stops the statement past ``POPULAR_TIMEOUT``."""
+        try:
+            async with asyncio.timeout(POPULAR_TIMEOUT + self.timeout):
+                db = await psycopg.AsyncConnection.connect(
+                    self.url, connect_timeout=max(1, round(self.timeout)), autocommit=True,
+                    options=f"-c statement_timeout={round(POPULAR_TIMEOUT * 1000)}")
+                async with db:
+                    cursor = await db.execute(POPULAR_QUERIES,
+                                              (handle, start, end, min_count, limit))
+                    rows = await cursor.fetchall()
+        except TimeoutError:
+            raise AnalyticsUnavailable(f"The analytics database did not answer within "
+                                       f"{POPULAR_TIMEOUT:g} s") from None
+        except (psycopg.Error, OSError) as exc:
+            raise AnalyticsUnavailable(f"The analytics database cannot be used: "
+                                       f"{_first_line(exc)}") from None
+        return [PopularQuery(query, count) for query, count in rows]
 
     async def clicks_by_day(self, handle: str, start: date, end: date) -> list[DayClicks]:
         rows = await self._rows(CLICKS_BY_DAY, (handle, start, end))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 import sqlite3
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import date, timedelta
@@ -27,6 +28,7 @@ from searchport.domain.analytics.reports import (
     DayCount,
     DayPosition,
     DayUsers,
+    PopularQuery,
     TopSearch,
 )
 from searchport.domain.errors import AnalyticsUnavailable
@@ -68,6 +70,13 @@ CLICK_POSITIONS = """
     WHERE e.handle = ? AND e.type = 'click' AND e.day BETWEEN ? AND ?
     GROUP BY e.day, p ORDER BY e.day, p
 """
+POPULAR_QUERIES = """
+    SELECT query, count(*) AS n FROM analytics_searches
+    WHERE handle = ? AND day BETWEEN ? AND ? AND query <> ''
+    GROUP BY query HAVING count(*) >= ? ORDER BY n DESC, query LIMIT ?
+"""
+# seconds a popular_queries read may take: it reads a whole period of the log
+POPULAR_TIMEOUT = 120.0
 
 
 def _text(value: object) -> str:
@@ -190,6 +199,34 @@ class SqliteAnalyticsStore:
             (handle, start.isoformat(), end.isoformat(), limit, offset),
         ).fetchall())
         return [TopSearch(*row) for row in rows]
+
+    async def popular_queries(self, handle: str, start: date, end: date, *,
+                              min_count: int, limit: int) -> list[PopularQuery]:
+        """On a connection of its own in a thread of its own (WAL: the writer goes on),
+        stopped by SQLite itself past ``POPULAR_TIMEOUT``."""
+        def read() -> list[tuple[str, int]]:
+            if not self.path.is_file():
+                return []
+            deadline = time.monotonic() + POPULAR_TIMEOUT
+            db = sqlite3.connect(f"{self.path.as_uri()}?mode=ro", uri=True,
+                                 timeout=self.timeout)
+            try:
+                db.set_progress_handler(lambda: time.monotonic() > deadline, 100_000)
+                return db.execute(POPULAR_QUERIES, (handle, start.isoformat(), end.isoformat(),
+                                                    min_count, limit)).fetchall()
+            finally:
+                db.close()
+
+        try:
+            rows = await asyncio.to_thread(read)
+        except sqlite3.OperationalError as exc:
+            if "interrupted" in str(exc):
+                raise AnalyticsUnavailable(f"The analytics file did not answer within "
+                                           f"{POPULAR_TIMEOUT:g} s") from None
+            raise AnalyticsUnavailable(f"The analytics file cannot be used: {exc}") from None
+        except (sqlite3.Error, OSError) as exc:
+            raise AnalyticsUnavailable(f"The analytics file cannot be used: {exc}") from None
+        return [PopularQuery(query, count) for query, count in rows]
 
     async def clicks_by_day(self, handle: str, start: date, end: date) -> list[DayClicks]:
         rows = await self._run(lambda db: db.execute(

@@ -48,3 +48,10 @@ class DayClicks(msgspec.Struct, frozen=True):
     tracked_searches: int
     clicked_searches: int
     clicks: int
+
+
+class PopularQuery(msgspec.Struct, frozen=True):
+    """One normalised query and how many times it was searched in a period."""
+
+    query: str
+    count: int
