@@ -205,8 +205,6 @@ class SqliteAnalyticsStore:
         """On a connection of its own in a thread of its own (WAL: the writer goes on),
         stopped by SQLite itself past ``POPULAR_TIMEOUT``."""
         def read() -> list[tuple[str, int]]:
-            if not self.path.is_file():
-                return []
             deadline = time.monotonic() + POPULAR_TIMEOUT
             db = sqlite3.connect(f"{self.path.as_uri()}?mode=ro", uri=True,
                                  timeout=self.timeout)

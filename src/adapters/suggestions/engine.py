@@ -81,8 +81,15 @@ class QuerySuggestionsEngine:
         await self._engine.close()
 
     async def built_at(self) -> float | None:
-        meta = await asyncio.to_thread(self._folder.read_meta)
-        return None if meta is None else meta.built_at
+        """None also while no suggestion was built (the empty index made at start, or a
+        build that found none): another build costs little then."""
+        def read() -> float | None:
+            meta = self._folder.read_meta()
+            if meta is None or meta.docs == 0:
+                return None
+            return meta.built_at
+
+        return await asyncio.to_thread(read)
 
     async def reopen(self) -> None:
         await self._engine.reopen()
