@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 
+from tests.e2e.conftest import Server
+
 # the page server, the browser and a page that fails on any script error: the InstantSearch
 # test module's fixtures (it skips without chromium, node or npm, and so does this one)
 from tests.e2e.test_instantsearch_browser import (  # noqa: F401
@@ -21,7 +23,6 @@ from tests.e2e.test_instantsearch_browser import (  # noqa: F401
     page,
     page_origin,
 )
-from tests.e2e.conftest import Server
 from tests.e2e.test_query_suggestions_e2e import (
     expected,
     search_all,
