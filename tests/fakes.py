@@ -311,10 +311,14 @@ class FakeAnalyticsStore:
     async def popular_queries(self, handle: str, start: date, end: date, *,
                               min_count: int, limit: int) -> list[PopularQuery]:
         self._check()
-        counts = Counter(s.query for s in self.searches
-                         if s.handle == handle and start <= s.day <= end and s.query)
+        mine = [s for s in self.searches
+                if s.handle == handle and start <= s.day <= end and s.query]
+        counts = Counter(s.query for s in mine)
+        most: dict[str, int] = {}
+        for s in mine:
+            most[s.query] = max(most.get(s.query, s.nb_hits), s.nb_hits)
         ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-        return [PopularQuery(q, n) for q, n in ranked if n >= min_count][:limit]
+        return [PopularQuery(q, n, most[q]) for q, n in ranked if n >= min_count][:limit]
 
     async def clicks_by_day(self, handle: str, start: date, end: date) -> list[DayClicks]:
         self._check()

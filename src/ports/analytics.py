@@ -60,7 +60,8 @@ class AnalyticsStore(Protocol):
     async def popular_queries(self, handle: str, start: date, end: date, *,
                               min_count: int, limit: int) -> list[PopularQuery]:
         """The queries of ``handle`` searched at least ``min_count`` times from ``start`` to
-        ``end`` (the empty query left out), most searched first, then by query; at most
+        ``end`` (the empty query left out), with the most hits one of those searches found,
+        most searched first, then by query; at most
         ``limit``. It reads a whole period, so it may take longer than the other calls, and
         it never holds the writes back."""
         ...

@@ -24,7 +24,7 @@ queries = st.lists(st.tuples(st.text(alphabet="ab ", min_size=1, max_size=5),
 @given(queries)
 def test_typing_prefixes_are_those_with_an_extension_searched_as_often(
         pairs: list[tuple[str, int]]) -> None:
-    popular = [PopularQuery(q, n) for q, n in pairs]
+    popular = [PopularQuery(q, n, 1) for q, n in pairs]
     kept = without_typing_prefixes(popular)
     brute = [p for p in popular
              if not any(o.query != p.query and o.query.startswith(p.query) and o.count >= p.count
@@ -33,8 +33,8 @@ def test_typing_prefixes_are_those_with_an_extension_searched_as_often(
 
 
 def test_typing_prefixes_keep_a_query_searched_more_than_its_extensions() -> None:
-    popular = [PopularQuery("paris", 9), PopularQuery("pari", 9), PopularQuery("par", 12),
-               PopularQuery("paris france", 3)]
+    popular = [PopularQuery("paris", 9, 1), PopularQuery("pari", 9, 1),
+               PopularQuery("par", 12, 1), PopularQuery("paris france", 3, 1)]
     assert [p.query for p in without_typing_prefixes(popular)] == ["paris", "par",
                                                                   "paris france"]
 

@@ -74,7 +74,7 @@ CLICK_POSITIONS = """
     GROUP BY e.day, p ORDER BY e.day, p
 """
 POPULAR_QUERIES = """
-    SELECT query, count(*) AS n FROM analytics_searches
+    SELECT query, count(*) AS n, max(nb_hits) FROM analytics_searches
     WHERE handle = %s AND day BETWEEN %s AND %s AND query <> ''
     GROUP BY query HAVING count(*) >= %s ORDER BY n DESC, query COLLATE "C" LIMIT %s
 """
@@ -240,7 +240,7 @@ class PostgresAnalyticsStore:
         except (psycopg.Error, OSError) as exc:
             raise AnalyticsUnavailable(f"The analytics database cannot be used: "
                                        f"{_first_line(exc)}") from None
-        return [PopularQuery(query, count) for query, count in rows]
+        return [PopularQuery(query, count, int(hits)) for query, count, hits in rows]
 
     async def clicks_by_day(self, handle: str, start: date, end: date) -> list[DayClicks]:
         rows = await self._rows(CLICKS_BY_DAY, (handle, start, end))

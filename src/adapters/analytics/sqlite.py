@@ -71,7 +71,7 @@ CLICK_POSITIONS = """
     GROUP BY e.day, p ORDER BY e.day, p
 """
 POPULAR_QUERIES = """
-    SELECT query, count(*) AS n FROM analytics_searches
+    SELECT query, count(*) AS n, max(nb_hits) FROM analytics_searches
     WHERE handle = ? AND day BETWEEN ? AND ? AND query <> ''
     GROUP BY query HAVING count(*) >= ? ORDER BY n DESC, query LIMIT ?
 """
@@ -204,7 +204,7 @@ class SqliteAnalyticsStore:
                               min_count: int, limit: int) -> list[PopularQuery]:
         """On a connection of its own in a thread of its own (WAL: the writer goes on),
         stopped by SQLite itself past ``POPULAR_TIMEOUT``."""
-        def read() -> list[tuple[str, int]]:
+        def read() -> list[tuple[str, int, int]]:
             deadline = time.monotonic() + POPULAR_TIMEOUT
             db = sqlite3.connect(f"{self.path.as_uri()}?mode=ro", uri=True,
                                  timeout=self.timeout)
@@ -224,7 +224,7 @@ class SqliteAnalyticsStore:
             raise AnalyticsUnavailable(f"The analytics file cannot be used: {exc}") from None
         except (sqlite3.Error, OSError) as exc:
             raise AnalyticsUnavailable(f"The analytics file cannot be used: {exc}") from None
-        return [PopularQuery(query, count) for query, count in rows]
+        return [PopularQuery(query, count, int(hits)) for query, count, hits in rows]
 
     async def clicks_by_day(self, handle: str, start: date, end: date) -> list[DayClicks]:
         rows = await self._run(lambda db: db.execute(

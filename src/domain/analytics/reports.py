@@ -51,7 +51,9 @@ class DayClicks(msgspec.Struct, frozen=True):
 
 
 class PopularQuery(msgspec.Struct, frozen=True):
-    """One normalised query and how many times it was searched in a period."""
+    """One normalised query, how many times it was searched in a period, and the most
+    hits one of those searches found."""
 
     query: str
     count: int
+    nb_hits: int

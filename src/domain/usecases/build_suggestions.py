@@ -53,9 +53,11 @@ class BuildSuggestions:
             source, today - timedelta(days=config.period - 1), today,
             min_count=config.min_count, limit=MAX_SUGGESTIONS)
         excluded = exclusion(config.exclude)
+        # a query none of whose searches found minHits records is not asked again
         candidates = iter([p for p in without_typing_prefixes(popular)
-                           if eligible(p.query, min_letters=config.min_letters,
-                                       excluded=excluded)])
+                           if p.nb_hits >= config.min_hits
+                           and eligible(p.query, min_letters=config.min_letters,
+                                        excluded=excluded)])
         found: dict[str, Suggestion] = {}
         await asyncio.gather(*(self._ask(source, config, candidates, found)
                                for _ in range(CONCURRENCY)))
