@@ -10,12 +10,14 @@ folder, and reused when it already holds that many), then rebuilds the demo's
 ``cities_query_suggestions`` handle (its config: minCount 5, minHits 5, a country facet) as
 ``serve`` does: the popular queries read from the log, each asked again of the embedded
 cities index, the suggestions index built and swapped in. Prints the time of the log's
-read alone and of the whole rebuild, each round.
+read alone and of the whole rebuild (and the CPU time of this process: the database
+server's is not in it), each round.
 
 The queries follow a Zipf law (exponent 1.07) over ``--vocabulary`` distinct queries: city
 names of the demo, the first letters of some (as search-as-you-type logs them), and
-misspellings that find nothing. postgres without ``--url`` starts a throwaway PostgreSQL
-server (the tests' ``tests/postgres_server.py``).
+misspellings that find nothing; each search is logged with what the source finds for its
+query (asked once, when the log is written). postgres without ``--url`` starts a throwaway
+PostgreSQL server (the tests' ``tests/postgres_server.py``).
 """
 
 from __future__ import annotations
@@ -40,8 +42,8 @@ from searchport.adapters.config_loader import parse_config
 from searchport.adapters.suggestions import QuerySuggestionsEngine
 from searchport.domain.config import Config
 from searchport.domain.search_request import SearchRequest
-from searchport.domain.usecases.build_suggestions import BuildSuggestions
-from searchport.entrypoints.container import create_container
+from searchport.domain.usecases.build_suggestions import UNLOGGED, BuildSuggestions
+from searchport.entrypoints.container import Container, create_container
 from searchport.entrypoints.http.timing import TimedEngine
 
 DAYS = 30
@@ -71,9 +73,9 @@ def vocabulary(size: int, rng: random.Random) -> list[str]:
     return words[:size]
 
 
-def searches(count: int, size: int, seed: int = 7) -> Iterator[tuple[object, ...]]:
+def searches(count: int, queries: list[str], hits: dict[str, int], seed: int = 7
+             ) -> Iterator[tuple[object, ...]]:
     rng = random.Random(seed)
-    queries = vocabulary(size, rng)
     weights = [1 / (rank + 1) ** 1.07 for rank in range(len(queries))]
     now = time.time()
     batch = 100_000
@@ -81,37 +83,54 @@ def searches(count: int, size: int, seed: int = 7) -> Iterator[tuple[object, ...
         chosen = rng.choices(queries, weights=weights, k=min(batch, count - start))
         for i, query in enumerate(chosen):
             at = now - ((start + i) * 7919 % (DAYS * 86_400 - 3600)) - 60
-            hits = 0 if query.endswith("q") else 10  # the misspellings found nothing
-            yield (at, datetime.fromtimestamp(at, UTC).date(), "cities", query, hits, 0, "[]",
-                   "[]", f"u{i % 5000}", 1.0, None)
+            yield (at, datetime.fromtimestamp(at, UTC).date(), "cities", query, hits[query],
+                   0, "[]", "[]", f"u{i % 5000}", 1.0, None)
 
 
-def fill_sqlite(path: Path, count: int, size: int) -> None:
+def logged_count(config: Config, data: Path) -> int:
+    if config.analytics.backend == "sqlite":
+        with sqlite3.connect(data / "analytics.sqlite3") as db:
+            return int(db.execute("SELECT count(*) FROM analytics_searches").fetchone()[0])
+    with psycopg.connect(config.analytics.url or "") as db:
+        row = db.execute("SELECT count(*) FROM analytics_searches").fetchone()
+        return 0 if row is None else int(row[0])
+
+
+async def hits_of(container: Container, queries: list[str]) -> dict[str, int]:
+    """What the source finds for each query: what its searches logged."""
+    found: dict[str, int] = {}
+    left = iter(queries)
+
+    async def ask() -> None:
+        for query in left:
+            answer = await container.search()(SearchRequest(
+                handle="cities", q=query, per_page=1, highlight="false", tracking=UNLOGGED))
+            found[query] = msgspec.json.decode(answer.body)["totalHits"]
+
+    await asyncio.gather(*(ask() for _ in range(8)))
+    return found
+
+
+def fill_sqlite(path: Path, rows: Iterator[tuple[object, ...]]) -> None:
     db = sqlite3.connect(path)
     try:
-        found = db.execute("SELECT count(*) FROM analytics_searches").fetchone()[0]
-        if found == count:
-            return
         db.execute("DELETE FROM analytics_searches")
         sql = (f"INSERT INTO analytics_searches ({', '.join(COLUMNS)}) "
                f"VALUES ({', '.join('?' * len(COLUMNS))})")
         db.executemany(sql, ((r[0], r[1].isoformat(), *r[2:])  # type: ignore[attr-defined]
-                             for r in searches(count, size)))
+                             for r in rows))
         db.commit()
         db.execute("ANALYZE")
     finally:
         db.close()
 
 
-def fill_postgres(url: str, count: int, size: int) -> None:
+def fill_postgres(url: str, rows: Iterator[tuple[object, ...]]) -> None:
     with psycopg.connect(url, autocommit=True) as db:
-        row = db.execute("SELECT count(*) FROM analytics_searches").fetchone()
-        if row is not None and row[0] == count:
-            return
         db.execute("TRUNCATE analytics_searches")
         with db.cursor() as cursor, cursor.copy(
                 f"COPY analytics_searches ({', '.join(COLUMNS)}) FROM STDIN") as copy:
-            for search in searches(count, size):
+            for search in rows:
                 copy.write_row(search)
         db.execute("VACUUM ANALYZE analytics_searches")
 
@@ -131,14 +150,17 @@ async def rebuild(config: Config, data: Path, count: int, size: int, rounds: int
     container = create_container(config, data)
     store = container.analytics_store()
     await store.open()  # the schema
-    started = time.perf_counter()
-    if config.analytics.backend == "sqlite":
-        await asyncio.to_thread(fill_sqlite, data / "analytics.sqlite3", count, size)
-    else:
-        await asyncio.to_thread(fill_postgres, config.analytics.url or "", count, size)
-    print(f"log ready: {count:,} searches ({time.perf_counter() - started:.1f} s)")
     for entry in container.catalog().values():
         await entry.engine.start()
+    started = time.perf_counter()
+    if await asyncio.to_thread(logged_count, config, data) != count:
+        queries = vocabulary(size, random.Random(7))
+        rows = searches(count, queries, await hits_of(container, queries))
+        if config.analytics.backend == "sqlite":
+            await asyncio.to_thread(fill_sqlite, data / "analytics.sqlite3", rows)
+        else:
+            await asyncio.to_thread(fill_postgres, config.analytics.url or "", rows)
+    print(f"log ready: {count:,} searches ({time.perf_counter() - started:.1f} s)")
     engine = container.catalog()["cities_query_suggestions"].engine
     index = engine.inner if isinstance(engine, TimedEngine) else engine
     assert isinstance(index, QuerySuggestionsEngine)
@@ -150,17 +172,18 @@ async def rebuild(config: Config, data: Path, count: int, size: int, rounds: int
         popular = await store.popular_queries("cities", today - timedelta(days=29), today,
                                               min_count=5, limit=100_000)
         read = time.perf_counter() - started
-        started = time.perf_counter()  # what the background refresh does
+        started, cpu = time.perf_counter(), time.process_time()  # the background refresh
         suggestions = await build("cities_query_suggestions")
         asked = time.perf_counter() - started
         await index.replace(suggestions)
-        whole = time.perf_counter() - started
+        whole, cpu = time.perf_counter() - started, time.process_time() - cpu
         answer = await container.search()(SearchRequest(handle="cities_query_suggestions",
                                                         per_page=1))
         served = msgspec.json.decode(answer.body)["totalHits"]
         print(f"round {n + 1}: log read {read:.2f} s ({len(popular):,} popular queries); "
               f"whole rebuild {whole:.2f} s (log read and source asked {asked:.2f} s, "
-              f"index built {whole - asked:.2f} s); {served:,} suggestions served")
+              f"index built {whole - asked:.2f} s; this process's CPU {cpu:.2f} s); "
+              f"{served:,} suggestions served")
     for entry in container.catalog().values():
         await entry.engine.close()
     await store.close()
