@@ -43,6 +43,7 @@ from searchport.adapters.suggestions import QuerySuggestionsEngine
 from searchport.domain.config import Config
 from searchport.domain.search_request import SearchRequest
 from searchport.domain.usecases.build_suggestions import UNLOGGED, BuildSuggestions
+from searchport.domain.usecases.search import Search
 from searchport.entrypoints.container import Container, create_container
 from searchport.entrypoints.http.timing import TimedEngine
 
@@ -165,7 +166,7 @@ async def rebuild(config: Config, data: Path, count: int, size: int, rounds: int
     index = engine.inner if isinstance(engine, TimedEngine) else engine
     assert isinstance(index, QuerySuggestionsEngine)
     build = BuildSuggestions(catalog=container.catalog(), store=store,
-                             search=container.search(), clock=time.time)
+                             search=Search(catalog=container.catalog()), clock=time.time)
     today = datetime.now(UTC).date()
     for n in range(rounds):
         started = time.perf_counter()

@@ -192,12 +192,15 @@ def build_reports(catalog: Catalog, store: AnalyticsStore) -> dict[str, Any]:
             for path, report in ANALYTICS_REPORTS.items()}
 
 
-def build_suggestions(config: Config, catalog: Catalog, store: AnalyticsStore,
-                      search: Search) -> list[SuggestionsRefresher]:
-    """A background rebuild for each querySuggestions handle (``refresh`` seconds apart)."""
+def build_suggestions(config: Config, catalog: Catalog, store: AnalyticsStore
+                      ) -> list[SuggestionsRefresher]:
+    """A background rebuild for each querySuggestions handle (``refresh`` seconds apart).
+    Its searches of the source bypass the response cache (a rebuild would fill it with
+    every popular query) and the query log."""
     from searchport.adapters.suggestions import QuerySuggestionsEngine
 
-    build = BuildSuggestions(catalog=catalog, store=store, search=search, clock=time.time)
+    build = BuildSuggestions(catalog=catalog, store=store, search=Search(catalog=catalog),
+                             clock=time.time)
     refreshers = []
     for handle, index in config.indexes.items():
         engine = catalog[handle].engine
@@ -287,7 +290,7 @@ class Container(containers.DeclarativeContainer):
     analytics_reports = providers.Singleton(build_reports, catalog=catalog,
                                             store=analytics_store)
     suggestions = providers.Singleton(build_suggestions, config=config, catalog=catalog,
-                                      store=analytics_store, search=search)
+                                      store=analytics_store)
 
 
 def create_container(config: Config, base_dir: Path,
