@@ -28,6 +28,7 @@ import gzip
 import json
 import random
 import sqlite3
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -208,6 +209,7 @@ def main() -> None:
     else:
         url = args.url
         if url is None:
+            sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository
             from tests.postgres_server import PostgresServer
 
             server = PostgresServer()
