@@ -23,13 +23,15 @@ class Engine(msgspec.Struct, frozen=True, kw_only=True):
     adapter: str
     # built by searchport from the query log of the handle named by ``source``
     from_log: bool = False
+    # a geo point stored as two numbers: GeoJSON order (longitude first) or latitude first
+    point_order: Literal["lat_lon", "lon_lat"] = "lat_lon"
 
 
 ENGINES: tuple[Engine, ...] = (
     Engine(name="elasticsearch", server=True, nested=True, index_lists=True,
-           adapter="searchport.adapters.elastic:create_elasticsearch"),
+           adapter="searchport.adapters.elastic:create_elasticsearch", point_order="lon_lat"),
     Engine(name="opensearch", server=True, nested=True, index_lists=True,
-           adapter="searchport.adapters.elastic:create_opensearch"),
+           adapter="searchport.adapters.elastic:create_opensearch", point_order="lon_lat"),
     Engine(name="meilisearch", server=True, nested=False, index_lists=False,
            adapter="searchport.adapters.meilisearch:create"),
     Engine(name="typesense", server=True, nested=False, index_lists=False,

@@ -72,6 +72,45 @@ class GeoRadiusFilter(msgspec.Struct, frozen=True, kw_only=True, tag="geo_radius
             raise ValueError("a geo radius must be a positive finite number of meters")
 
 
+class GeoPoint(msgspec.Struct, frozen=True, kw_only=True):
+    lat: float
+    lon: float
+
+
+class GeoBoxFilter(msgspec.Struct, frozen=True, kw_only=True, tag="geo_box"):
+    """The geo point ``field`` lies inside the box, edges included (Algolia's
+    ``insideBoundingBox``); ``west`` east of ``east`` crosses the antimeridian. A document
+    without the field does not."""
+
+    field: str
+    north: float
+    south: float
+    west: float
+    east: float
+
+    def __post_init__(self) -> None:
+        if not (-90 <= self.south <= self.north <= 90):
+            raise ValueError("a geo box needs latitudes in [-90, 90], north above south")
+        if not (-180 <= self.west <= 180 and -180 <= self.east <= 180):
+            raise ValueError("a geo box needs longitudes in [-180, 180]")
+
+
+class GeoPolygonFilter(msgspec.Struct, frozen=True, kw_only=True, tag="geo_polygon"):
+    """The geo point ``field`` lies inside the polygon whose vertices are ``points`` (three
+    or more, the last joined to the first; Algolia's ``insidePolygon``), edges drawn as
+    straight lines in latitude/longitude. A document without the field does not."""
+
+    field: str
+    points: tuple[GeoPoint, ...]
+
+    def __post_init__(self) -> None:
+        if len(self.points) < 3:
+            raise ValueError("a geo polygon needs at least three points")
+        if not all(-90 <= p.lat <= 90 and -180 <= p.lon <= 180 for p in self.points):
+            raise ValueError("a geo polygon needs latitudes in [-90, 90] and longitudes in "
+                             "[-180, 180]")
+
+
 class AnyOf(msgspec.Struct, frozen=True, kw_only=True, tag="any_of"):
     """At least one of ``filters`` holds (two or more; they may name different fields)."""
 
@@ -100,8 +139,8 @@ class AllOf(msgspec.Struct, frozen=True, kw_only=True, tag="all_of"):
             raise ValueError("AllOf needs at least one filter")
 
 
-Filter = (TermFilter | RangeFilter | NotFilter | ExistsFilter | GeoRadiusFilter | AnyOf | Negated
-          | AllOf)
+Filter = (TermFilter | RangeFilter | NotFilter | ExistsFilter | GeoRadiusFilter | GeoBoxFilter
+          | GeoPolygonFilter | AnyOf | Negated | AllOf)
 
 
 def filter_field(f: Filter) -> str | None:
@@ -137,11 +176,6 @@ class FieldWeight(msgspec.Struct, frozen=True, kw_only=True):
 class HistogramSpec(msgspec.Struct, frozen=True, kw_only=True):
     field: str
     interval: float
-
-
-class GeoPoint(msgspec.Struct, frozen=True, kw_only=True):
-    lat: float
-    lon: float
 
 
 class GeoBounds(msgspec.Struct, frozen=True, kw_only=True):
@@ -188,6 +222,10 @@ class SearchQuery(msgspec.Struct, frozen=True, kw_only=True):
       ``<mark>`` around matched terms in HTML-escaped text.
     - ``fields``: the stored fields to return (``None``: all).
     - ``suggest_field``: when set, return phrase suggestions built from that field.
+    - ``ids``: only the records with these document ids (``Hit.id``; ``None``: any record);
+      ``excluded_ids``: never the records with these. Both narrow hits, ``total`` and every
+      count alike (never a facet's own filter); each adapter uses the engine's own id
+      (query rules' promotes and hides ask for them).
     """
 
     text: str = ""
@@ -210,6 +248,8 @@ class SearchQuery(msgspec.Struct, frozen=True, kw_only=True):
     # False: facet counts follow every filter, their own field's too (Algolia's semantics)
     disjunctive_facets: bool = True
     stats: tuple[str, ...] = ()
+    ids: tuple[str, ...] | None = None
+    excluded_ids: tuple[str, ...] = ()
 
 
 class FacetValuesQuery(msgspec.Struct, frozen=True, kw_only=True):

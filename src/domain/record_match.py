@@ -15,11 +15,14 @@ import math
 from datetime import UTC, datetime
 from typing import Any
 
+from searchport.domain.geo_shapes import in_box, in_polygon
 from searchport.domain.query import (
     AllOf,
     AnyOf,
     ExistsFilter,
     Filter,
+    GeoBoxFilter,
+    GeoPolygonFilter,
     GeoRadiusFilter,
     Negated,
     NotFilter,
@@ -57,6 +60,10 @@ def verdict(f: Filter, source: dict[str, Any]) -> Verdict:
             return _any(_in_range(f, v) for v in _values(source, field))
         case GeoRadiusFilter(field=field):
             return _any(_near(f, v) for v in _values(source, field))
+        case GeoBoxFilter(field=field):
+            return _any(_inside(f, v) for v in _values(source, field))
+        case GeoPolygonFilter(field=field):
+            return _any(_inside(f, v) for v in _values(source, field))
     return None
 
 
@@ -187,6 +194,15 @@ def _near(f: GeoRadiusFilter, value: Any) -> Verdict:
     if abs(distance - f.radius_m) <= max(1.0, f.radius_m * 0.01):
         return None
     return distance < f.radius_m
+
+
+def _inside(f: GeoBoxFilter | GeoPolygonFilter, value: Any) -> Verdict:
+    point = _point(value)
+    if point is None:
+        return None
+    lat, lon = point
+    return in_box(lat, lon, f) if isinstance(f, GeoBoxFilter) else in_polygon(lat, lon,
+                                                                              f.points)
 
 
 def _point(value: Any) -> tuple[float, float] | None:

@@ -83,7 +83,13 @@ def test_get_settings_tells_what_the_config_says(client: SearchClientSync) -> No
     assert settings["searchableAttributes"] == ["name", "alternateNames", "country"]
     assert settings["attributesForFaceting"][:2] == ["region", "country"]
     assert {"population", "capital"} <= set(settings["attributesForFaceting"])
-    assert settings["highlightPreTag"] == "<mark>"
+    # the tags are those a search without tags of its own really puts around a match
+    hit = client.search_single_index("cities", {"query": "paris", "hitsPerPage": 1}
+                                     ).to_dict()["hits"][0]
+    marked = hit["_highlightResult"]["name"]["value"]
+    assert (settings["highlightPreTag"], settings["highlightPostTag"]) == ("<em>", "</em>")
+    assert marked.count(settings["highlightPreTag"]) == 1
+    assert marked.count(settings["highlightPostTag"]) == 1
 
 
 def test_list_indices_lists_each_handle_with_its_entries(client: SearchClientSync,

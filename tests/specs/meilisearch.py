@@ -5,9 +5,10 @@ Meilisearch publishes no standalone API specification repository, so two checks 
 written by hand from Meilisearch's API reference (closed: an unknown parameter is refused,
 as Meilisearch refuses it with ``bad_request``), and the filter grammar of
 ``tests/contract/meilisearch/filter_grammar.py`` (written from the filter reference), which
-must read back every ``filter`` expression (the grammar reads values quoted, as searchport
-writes them; an unquoted word, which a raw query may send, is valid Meilisearch too), or
-it is one of the documented geo filters (``_geoRadius``, ``_geoBoundingBox``).
+must read back every ``filter`` expression, the documented geo filters (``_geoRadius``,
+``_geoBoundingBox``, ``_geoPolygon``) included (the grammar reads values quoted, as
+searchport writes them; an unquoted word, which a raw query may send, is valid Meilisearch
+too).
 """
 
 from __future__ import annotations
@@ -18,12 +19,6 @@ from typing import Any
 from tests.contract.meilisearch.filter_grammar import Unreadable, read
 from tests.specs.checker import problems
 
-NUMBER = r"\s*-?\d+(?:\.\d+)?\s*"
-POINT = rf"\[{NUMBER},{NUMBER}\]"
-# the documented geo filters, each a whole expression here: _geoRadius(lat, lng, meters),
-# _geoBoundingBox([lat, lng], [lat, lng])
-GEO = re.compile(rf"^\s*(?:_geoRadius\({NUMBER},{NUMBER},{NUMBER}\)"
-                 rf"|_geoBoundingBox\(\s*{POINT}\s*,\s*{POINT}\s*\))\s*$")
 SEARCH = re.compile(r"^/indexes/[^/]+/search$")
 FACET_SEARCH = re.compile(r"^/indexes/[^/]+/facet-search$")
 
@@ -34,8 +29,6 @@ def filter_problems(where: str, value: Any) -> list[str]:
     if value is None:
         return []
     if isinstance(value, str):
-        if GEO.match(value):
-            return []
         try:
             read(value)
         except Unreadable as exc:

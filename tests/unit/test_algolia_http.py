@@ -14,6 +14,9 @@ from searchport.domain.errors import EngineTimeout, EngineUnavailable
 from searchport.domain.query import (
     AnyOf,
     FacetValuesQuery,
+    GeoBoxFilter,
+    GeoPoint,
+    GeoPolygonFilter,
     GeoRadiusFilter,
     GeoSort,
     Negated,
@@ -192,15 +195,81 @@ def test_inside_bounding_box_limits_to_the_geo_field() -> None:
     with serve(settings(), found) as client:
         client.post("/1/indexes/cities/query", json={"insideBoundingBox": "10,20,-5,-30"})
     (query,) = queries(found["cities"])
-    assert query.geo_grid is not None and query.geo_grid.field == "location"
-    bounds = query.geo_grid.bounds
-    assert bounds is not None
-    assert (bounds.top_left.lat, bounds.top_left.lon) == (10, -30)
-    assert (bounds.bottom_right.lat, bounds.bottom_right.lon) == (-5, 20)
+    assert query.filters == (GeoBoxFilter(field="location", north=10, south=-5, west=-30,
+                                          east=20),)
+    assert query.geo_grid is None
+
+
+@pytest.mark.parametrize("boxes", [
+    [[10, 20, -5, -30], [50, 1, 40, 2]],
+    "[[10, 20, -5, -30], [50, 1, 40, 2]]",
+])
+def test_several_boxes_are_any_of_them(boxes: Any) -> None:
+    found = engines()
+    with serve(settings(), found) as client:
+        response = client.post("/1/indexes/cities/query", json={"insideBoundingBox": boxes})
+    assert response.status_code == 200, response.text
+    (query,) = queries(found["cities"])
+    assert query.filters == (AnyOf(filters=(
+        GeoBoxFilter(field="location", north=10, south=-5, west=-30, east=20),
+        GeoBoxFilter(field="location", north=50, south=40, west=1, east=2))),)
+
+
+@pytest.mark.parametrize(("polygons", "expected"), [
+    ([1, 2, 3, 4, 5, 6], 1),
+    ("1,2,3,4,5,6", 1),
+    ([[1, 2, 3, 4, 5, 6], [10, 20, 30, 40, 50, 60, 10, 25]], 2),
+])
+def test_inside_polygon_is_one_polygon_filter_per_polygon(polygons: Any, expected: int
+                                                          ) -> None:
+    found = engines()
+    with serve(settings(), found) as client:
+        response = client.post("/1/indexes/cities/query", json={"insidePolygon": polygons})
+    assert response.status_code == 200, response.text
+    (query,) = queries(found["cities"])
+    (area,) = query.filters
+    shapes = area.filters if isinstance(area, AnyOf) else (area,)
+    assert len(shapes) == expected
+    assert shapes[0] == GeoPolygonFilter(field="location", points=(
+        GeoPoint(lat=1, lon=2), GeoPoint(lat=3, lon=4), GeoPoint(lat=5, lon=6)))
+
+
+def test_a_polygon_is_ignored_beside_a_box_as_algolia_does() -> None:
+    found = engines()
+    with serve(settings(), found) as client:
+        client.post("/1/indexes/cities/query", json={"insideBoundingBox": [[1, 2, 3, 4]],
+                                                     "insidePolygon": [[1, 2, 3, 4, 5, 6]]})
+    (query,) = queries(found["cities"])
+    assert query.filters == (GeoBoxFilter(field="location", north=3, south=1, west=2,
+                                          east=4),)
+
+
+@pytest.mark.parametrize(("params", "named"), [
+    ({"insidePolygon": [[1, 2, 3, 4]]}, "insidePolygon"),
+    ({"insidePolygon": [[1, 2, 3, 4, 5]]}, "insidePolygon"),
+    ({"insidePolygon": [[1, 2, 3, 4, 95, 6]]}, "insidePolygon"),
+    ({"insideBoundingBox": [[1, 2, 3]]}, "insideBoundingBox"),
+    ({"insideBoundingBox": [["a", 2, 3, 4]]}, "insideBoundingBox"),
+])
+def test_a_malformed_shape_is_a_400_naming_it(params: dict[str, Any], named: str) -> None:
+    with serve(settings(), engines()) as client:
+        response = client.post("/1/indexes/cities/query", json=params)
+    assert response.status_code == 400 and named in response.json()["message"]
+
+
+def test_hits_carry_geoloc_from_the_geo_field() -> None:
+    hits = [Hit(id="1", index="cities", source={"name": "A", "location": {"lat": 1.5,
+                                                                          "lon": 2.5}}),
+            Hit(id="2", index="cities", source={"name": "B"})]
+    found = {**engines(), "cities": FakeEngine(result=EngineResult(hits=hits, total=2))}
+    with serve(settings(), found) as client:
+        got = client.post("/1/indexes/cities/query", json={}).json()["hits"]
+    assert got[0]["_geoloc"] == {"lat": 1.5, "lng": 2.5}
+    assert "_geoloc" not in got[1]
 
 
 def geo_engines() -> dict[str, FakeEngine]:
-    able = Capabilities(geo_grid=True, geo_radius=True)
+    able = Capabilities(geo_grid=True, geo_radius=True, geo_area=True)
     return {"cities": FakeEngine(name="geo", capabilities=able),
             "towns": FakeEngine(name="geo", capabilities=able)}
 
@@ -236,8 +305,9 @@ def test_the_radius_filters_facet_value_search_too() -> None:
 @pytest.mark.parametrize("params", [
     {"aroundLatLng": "1,2", "aroundRadius": "all"},
     {"aroundRadius": "all"},
-    # Algolia ignores both when a bounding box is given
+    # Algolia ignores both when a bounding box or a polygon is given
     {"aroundLatLng": "1,2", "aroundRadius": 10, "insideBoundingBox": "10,20,-5,-30"},
+    {"aroundLatLng": "1,2", "aroundRadius": 10, "insidePolygon": "10,20,-5,-30,0,0"},
 ])
 def test_what_sets_no_radius(params: dict[str, Any]) -> None:
     """No radius filter; ``aroundLatLng`` with ``aroundRadius: "all"`` still ranks by
@@ -247,8 +317,10 @@ def test_what_sets_no_radius(params: dict[str, Any]) -> None:
         response = client.post("/1/indexes/cities/query", json={"params": params})
     assert response.status_code == 200, response.text
     (query,) = queries(found["cities"])
-    assert query.filters == ()
-    ranked = "aroundLatLng" in params and "insideBoundingBox" not in params
+    area = "insideBoundingBox" in params or "insidePolygon" in params
+    assert len(query.filters) == (1 if area else 0)
+    assert not any(isinstance(f, GeoRadiusFilter) for f in query.filters)
+    ranked = "aroundLatLng" in params and not area
     assert query.geo_sort == (GeoSort(field="location", lat=1, lon=2) if ranked else None)
 
 

@@ -34,8 +34,8 @@ T = TypeVar("T")
 logger = logging.getLogger("searchport.elastic")
 
 CAPABILITIES = Capabilities(suggest=True, boosts=True, histogram=True, geo_grid=True,
-                            geo_radius=True, nested=True, multi_index=True, raw_query=True,
-                            raw_query_filters=True)
+                            geo_radius=True, geo_area=True, nested=True, multi_index=True,
+                            raw_query=True, raw_query_filters=True)
 MAPPING_TTL = 300.0  # seconds a fetched mapping steers sort, filters and facets
 MAPPING_RETRY = 30.0  # seconds before a failed mapping fetch is tried again
 PING_BODY = {"size": 0, "track_total_hits": False, "query": {"match_none": {}}}

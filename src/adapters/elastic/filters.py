@@ -20,6 +20,8 @@ from searchport.domain.query import (
     AnyOf,
     ExistsFilter,
     Filter,
+    GeoBoxFilter,
+    GeoPolygonFilter,
     GeoRadiusFilter,
     Negated,
     NotFilter,
@@ -58,6 +60,13 @@ def filter_clause(f: Filter, catalog: FieldCatalog) -> Json:
             # arc distance (the default): great-circle, as Algolia's aroundRadius
             return nest(catalog, field, {"geo_distance": {
                 "distance": f"{format_number(meters)}m", field: {"lat": lat, "lon": lon}}})
+        case GeoBoxFilter(field=field):
+            return nest(catalog, field, {"geo_bounding_box": {field: {
+                "top_left": {"lat": f.north, "lon": f.west},
+                "bottom_right": {"lat": f.south, "lon": f.east}}}})
+        case GeoPolygonFilter(field=field, points=points):
+            return nest(catalog, field, {"geo_polygon": {field: {
+                "points": [{"lat": p.lat, "lon": p.lon} for p in points]}}})
     raise TypeError(f"unknown filter {f!r}")
 
 

@@ -28,7 +28,8 @@ T = TypeVar("T")
 logger = logging.getLogger("searchport.meilisearch")
 
 CAPABILITIES = Capabilities(suggest=False, boosts=False, histogram=False, geo_grid=False,
-                            geo_radius=True, nested=False, multi_index=False, raw_query=True)
+                            geo_radius=True, geo_area=True, nested=False, multi_index=False,
+                            raw_query=True)
 KEY_RETRY = 30.0  # seconds before a failed primary-key lookup is tried again
 # Meilisearch document ids: ASCII letters, digits, '-' and '_', at most 511 bytes
 DOCUMENT_ID = re.compile(r"[A-Za-z0-9_-]{1,511}")

@@ -51,6 +51,8 @@ from searchport.domain.query import (
     AnyOf,
     ExistsFilter,
     Filter,
+    GeoBoxFilter,
+    GeoPolygonFilter,
     GeoRadiusFilter,
     GeoSort,
     Negated,
@@ -65,7 +67,7 @@ ENGINE = "meilisearch"
 GEO_FIELD = "_geo"  # the one geo field: {"lat", "lng"}; _geoRadius and _geoBoundingBox read it
 KEYWORDS = frozenset({
     "AND", "OR", "IN", "NOT", "TO", "EXISTS", "IS", "NULL", "EMPTY", "CONTAINS", "STARTS",
-    "WITH", "_geoRadius", "_geoBoundingBox",
+    "WITH", "_geoRadius", "_geoBoundingBox", "_geoPolygon",
 })
 _NAME_PUNCTUATION = frozenset("_-.")
 
@@ -234,7 +236,23 @@ def expression(f: Filter, dates: frozenset[str] = frozenset()) -> str:
             return f"NOT ({expression(inner, dates)})"
         case TermFilter() | RangeFilter() | NotFilter() | ExistsFilter() | GeoRadiusFilter():
             return _on_field(f, dates)
+        case GeoBoxFilter() | GeoPolygonFilter():
+            return _area(f)
     raise TypeError(f"unknown filter {f!r}")
+
+
+def _area(f: GeoBoxFilter | GeoPolygonFilter) -> str:
+    """``_geoBoundingBox([north, east], [south, west])`` (its top-right corner, then its
+    bottom-left one) or ``_geoPolygon([lat, lng], ...)`` (Meilisearch 1.22 and later); both
+    read the reserved ``_geo`` field only."""
+    if f.field != GEO_FIELD:
+        raise UnsupportedFeature(f"An area filter on {f.field!r} (only on the {GEO_FIELD} "
+                                 "field)", ENGINE)
+    if isinstance(f, GeoBoxFilter):
+        return (f"_geoBoundingBox([{number(f.north)}, {number(f.east)}], "
+                f"[{number(f.south)}, {number(f.west)}])")
+    return "_geoPolygon(" + ", ".join(f"[{number(p.lat)}, {number(p.lon)}]"
+                                      for p in f.points) + ")"
 
 
 def _on_field(f: TermFilter | RangeFilter | NotFilter | ExistsFilter | GeoRadiusFilter,

@@ -27,7 +27,7 @@ T = TypeVar("T")
 logger = logging.getLogger("searchport.tantivy")
 
 _CAPABILITIES = Capabilities(suggest=True, boosts=True, histogram=True, geo_grid=True,
-                             nested=False, multi_index=False, raw_query=True,
+                             geo_area=True, nested=False, multi_index=False, raw_query=True,
                              exact_facet_counts=True)
 
 

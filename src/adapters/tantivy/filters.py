@@ -10,17 +10,24 @@ import tantivy
 
 from searchport.adapters.tantivy import values
 from searchport.adapters.tantivy.schema import (
+    ID_FIELD,
     PRESENT_FIELD,
+    SEQ_FIELD,
     FieldSpec,
     IndexLayout,
+    lat_field,
+    lon_field,
     text_analyzer,
 )
 from searchport.domain.errors import InvalidRequest, UnsupportedFeature
+from searchport.domain.geo_shapes import in_polygon, polygon_box
 from searchport.domain.query import (
     AllOf,
     AnyOf,
     ExistsFilter,
     Filter,
+    GeoBoxFilter,
+    GeoPolygonFilter,
     GeoRadiusFilter,
     Negated,
     NotFilter,
@@ -38,6 +45,9 @@ _TERM_COERCERS: dict[str, Callable[[Any], Any]] = {
     "boolean": values.as_boolean,
 }
 _RANGE_TYPES = {"integer": tantivy.FieldType.Integer, "float": tantivy.FieldType.Float}
+_FEW_DOCUMENTS = 64  # below this, a disjunction of terms beats a term set
+# the documents a query matches, with the point of a geo_point field: (seq, lat, lon)
+PointsIn = Callable[[tantivy.Query, str], list[tuple[int, float, float]]]
 
 
 def field_spec(layout: IndexLayout, name: str, action: str) -> FieldSpec:
@@ -71,16 +81,44 @@ def exclude(query: tantivy.Query) -> tantivy.Query:
     )
 
 
+def id_queries(schema: tantivy.Schema, ids: Sequence[str] | None,
+               excluded: Sequence[str]) -> list[tantivy.Query]:
+    """``SearchQuery.ids`` and ``excluded_ids`` as queries on the stored document id."""
+    found = []
+    if ids is not None:
+        found.append(tantivy.Query.term_set_query(schema, ID_FIELD, list(ids)))
+    if excluded:
+        found.append(exclude(tantivy.Query.term_set_query(schema, ID_FIELD, list(excluded))))
+    return found
+
+
 def unscored(query: tantivy.Query) -> tantivy.Query:
     """A filter narrows the matches without moving their relevance."""
     return tantivy.Query.const_score_query(query, 0.0)
 
 
+def box_query(schema: tantivy.Schema, box: GeoBoxFilter) -> tantivy.Query:
+    """Points inside the box; a box whose west edge is east of its east edge crosses the
+    antimeridian."""
+    lat = _between(schema, lat_field(box.field), box.south, box.north)
+    lon = lon_field(box.field)
+    if box.west <= box.east:
+        return must([lat, _between(schema, lon, box.west, box.east)])
+    return must([lat, any_of([_between(schema, lon, box.west, 180.0),
+                              _between(schema, lon, -180.0, box.east)])])
+
+
+def _between(schema: tantivy.Schema, field: str, low: float, high: float) -> tantivy.Query:
+    return tantivy.Query.range_query(schema, field, tantivy.FieldType.Float, low, high)
+
+
 class FilterTranslator:
-    def __init__(self, layout: IndexLayout, schema: tantivy.Schema) -> None:
+    def __init__(self, layout: IndexLayout, schema: tantivy.Schema,
+                 points_in: PointsIn | None = None) -> None:
         self._layout = layout
         self._schema = schema
         self._analyzer = text_analyzer()
+        self._points_in = points_in
 
     def translate(self, flt: Filter) -> tantivy.Query:
         match flt:
@@ -93,6 +131,11 @@ class FilterTranslator:
                 return exclude(self.translate(inner))
             case GeoRadiusFilter():  # no exact distance query in tantivy-py
                 raise UnsupportedFeature("aroundRadius", "tantivy")
+            case GeoBoxFilter(field=field):
+                self._geo_spec(field)
+                return box_query(self._schema, flt)
+            case GeoPolygonFilter():
+                return self._polygon(flt)
             case ExistsFilter(field=field, exists=exists):
                 field_spec(self._layout, field, "filter on")
                 present = tantivy.Query.term_query(self._schema, PRESENT_FIELD, field)
@@ -107,6 +150,24 @@ class FilterTranslator:
                 return exclude(self.equals_any(field_spec(self._layout, field, "filter on"),
                                                wanted))
         raise TypeError(f"unknown filter {flt!r}")
+
+    def _geo_spec(self, name: str) -> None:
+        if field_spec(self._layout, name, "filter on").type != "geo_point":
+            raise InvalidRequest(f'Cannot filter "{name}" by area: it is not a geo_point field')
+
+    def _polygon(self, polygon: GeoPolygonFilter) -> tantivy.Query:
+        """tantivy has no polygon query: the points inside the polygon's box are read from
+        their columns and tested here, and the documents inside are named."""
+        self._geo_spec(polygon.field)
+        if self._points_in is None:
+            raise UnsupportedFeature("insidePolygon without an open index", "tantivy")
+        candidates = self._points_in(box_query(self._schema, polygon_box(polygon)),
+                                     polygon.field)
+        inside = [seq for seq, lat, lon in candidates if in_polygon(lat, lon, polygon.points)]
+        if len(inside) < _FEW_DOCUMENTS:
+            return any_of([tantivy.Query.term_query(self._schema, SEQ_FIELD, seq)
+                           for seq in inside])
+        return tantivy.Query.term_set_query(self._schema, SEQ_FIELD, inside)
 
     def equals_any(self, spec: FieldSpec, wanted: Sequence[Scalar]) -> tantivy.Query:
         if spec.type == "text":

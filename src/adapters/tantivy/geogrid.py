@@ -11,7 +11,7 @@ from typing import Any
 
 import tantivy
 
-from searchport.adapters.tantivy.filters import any_of, field_spec, must
+from searchport.adapters.tantivy.filters import box_query, field_spec
 from searchport.adapters.tantivy.geo import tile_key
 from searchport.adapters.tantivy.schema import (
     MAX_ZOOM,
@@ -22,7 +22,7 @@ from searchport.adapters.tantivy.schema import (
     tile_field,
 )
 from searchport.domain.errors import InvalidRequest
-from searchport.domain.query import GeoBounds, GeoGridSpec
+from searchport.domain.query import GeoBounds, GeoBoxFilter, GeoGridSpec
 from searchport.domain.results import EngineGeoCluster
 
 # Most-populated tiles first; a map shows a few hundred markers at most.
@@ -44,19 +44,11 @@ def bounds_query(schema: tantivy.Schema, field: str, bounds: GeoBounds) -> tanti
     """Points inside the box; a box whose left edge is east of its right edge crosses
     the antimeridian."""
     top, bottom = bounds.top_left.lat, bounds.bottom_right.lat
-    left, right = bounds.top_left.lon, bounds.bottom_right.lon
     if bottom > top:
         raise InvalidRequest("geoGrid bounds: top_left must be north of bottom_right")
-    lat = _between(schema, lat_field(field), bottom, top)
-    lon = lon_field(field)
-    if left <= right:
-        return must([lat, _between(schema, lon, left, right)])
-    return must([lat, any_of([_between(schema, lon, left, 180.0),
-                              _between(schema, lon, -180.0, right)])])
-
-
-def _between(schema: tantivy.Schema, field: str, low: float, high: float) -> tantivy.Query:
-    return tantivy.Query.range_query(schema, field, tantivy.FieldType.Float, low, high)
+    return box_query(schema, GeoBoxFilter(field=field, north=top, south=bottom,
+                                          west=bounds.top_left.lon,
+                                          east=bounds.bottom_right.lon))
 
 
 def grid_request(spec: GeoGridSpec) -> dict[str, Any]:

@@ -16,14 +16,18 @@ from searchport.adapters.tantivy.schema import (
     SEQ_FIELD,
     SOURCE_FIELD,
     IndexLayout,
+    lat_field,
+    lon_field,
     register_analyzers,
 )
 from searchport.adapters.tantivy.text_query import TextQueryBuilder
+from searchport.adapters.tantivy.typo_words import Vocabulary
 from searchport.domain.errors import InvalidRequest
 from searchport.domain.results import Hit
 
 _decode_row = msgspec.json.Decoder(dict[str, Any]).decode
 Scored = tuple[Any, tantivy.DocAddress]  # (score or sort value, address)
+ROWS_CACHED = 4_096  # stored rows kept in memory (bytes): the documents shown most
 
 
 class OpenIndex:
@@ -34,9 +38,12 @@ class OpenIndex:
         register_analyzers(self.index)
         self.schema = self.index.schema
         self.searcher = self.index.searcher()
-        self.filters = FilterTranslator(layout, self.schema)
+        self.filters = FilterTranslator(layout, self.schema, self.points_in)
         self._distinct: dict[str, float] = {}
-        self.text = TextQueryBuilder(layout, self.schema)
+        # (segment, document) -> stored row; a generation never changes, so neither do they
+        self._rows: dict[tuple[int, int], bytes] = {}
+        self.vocabulary = Vocabulary(self.searcher, self.schema, layout.of_type("text"))
+        self.text = TextQueryBuilder(layout, self.schema, self.vocabulary)
 
     @property
     def num_docs(self) -> int:
@@ -82,12 +89,18 @@ class OpenIndex:
             raise
 
     def row(self, address: tantivy.DocAddress) -> dict[str, Any]:
-        source = self.searcher.doc(address).get_first(SOURCE_FIELD)
-        return _decode_row(source) if isinstance(source, bytes) else {}
+        return _decode_row(self.raw_row(address))
 
     def raw_row(self, address: tantivy.DocAddress) -> bytes:
-        source = self.searcher.doc(address).get_first(SOURCE_FIELD)
-        return source if isinstance(source, bytes) else b"{}"
+        key = (address.segment_ord, address.doc)
+        found = self._rows.get(key)
+        if found is None:
+            source = self.searcher.doc(address).get_first(SOURCE_FIELD)
+            found = source if isinstance(source, bytes) else b"{}"
+            if len(self._rows) >= ROWS_CACHED:
+                self._rows.clear()
+            self._rows[key] = found
+        return found
 
     def addresses_by_seq(self, seqs: Sequence[int]) -> dict[int, tantivy.DocAddress]:
         if not seqs:
@@ -105,6 +118,20 @@ class OpenIndex:
         seqs = self.searcher.fast_field_values(SEQ_FIELD, list(addresses))
         return any_of([tantivy.Query.term_query(self.schema, SEQ_FIELD, s) for s in seqs
                        if s is not None])
+
+    def points_in(self, query: tantivy.Query, field: str) -> list[tuple[int, float, float]]:
+        """Every document ``query`` matches, with its point in the geo_point ``field``:
+        ``(seq, lat, lon)``."""
+        total = self.count(query)
+        if total == 0:
+            return []
+        addresses = [address for _, address in self.searcher.search(query, limit=total).hits]
+        seqs = self.searcher.fast_field_values(SEQ_FIELD, addresses)
+        lats = self.searcher.fast_field_values(lat_field(field), addresses)
+        lons = self.searcher.fast_field_values(lon_field(field), addresses)
+        return [(int(seq), float(lat), float(lon))
+                for seq, lat, lon in zip(seqs, lats, lons, strict=True)
+                if seq is not None and lat is not None and lon is not None]
 
     def address_by_id(self, doc_id: str) -> tantivy.DocAddress | None:
         query = tantivy.Query.term_query(self.schema, ID_FIELD, doc_id)

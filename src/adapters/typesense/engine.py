@@ -29,7 +29,8 @@ T = TypeVar("T")
 logger = logging.getLogger("searchport.typesense")
 
 CAPABILITIES = Capabilities(suggest=False, boosts=True, histogram=False, geo_grid=False,
-                            geo_radius=True, nested=False, multi_index=False, raw_query=True)
+                            geo_radius=True, geo_area=True, nested=False, multi_index=False,
+                            raw_query=True)
 SCHEMA_TTL = 300.0  # seconds a fetched schema steers the queries
 SCHEMA_RETRY = 30.0  # seconds the last schema is used after a failed read
 MULTI_SEARCH_LIMIT = 50  # Typesense's default cap on searches per multi_search request

@@ -55,11 +55,14 @@ from decimal import Decimal
 
 from searchport.adapters.typesense.schema import ENGINE, ID_FIELD, FieldInfo, Schema
 from searchport.domain.errors import InvalidRequest, UnsupportedFeature
+from searchport.domain.geo_shapes import box_corners, counter_clockwise, straight_edges
 from searchport.domain.query import (
     AllOf,
     AnyOf,
     ExistsFilter,
     Filter,
+    GeoBoxFilter,
+    GeoPolygonFilter,
     GeoRadiusFilter,
     Negated,
     NotFilter,
@@ -108,7 +111,31 @@ def clause(f: Filter, schema: Schema, negate: bool = False) -> str:
             return clause(inner, schema, not negate)
         case TermFilter() | RangeFilter() | NotFilter() | ExistsFilter() | GeoRadiusFilter():
             return _on_field(f, schema, negate)
+        case GeoBoxFilter() | GeoPolygonFilter():
+            return _area(f, schema, negate)
     raise TypeError(f"unknown filter {f!r}")
+
+
+EDGE_STEP = 0.5  # degrees between the points of a polygon edge (an arc strays < 50 m)
+
+
+def _area(f: GeoBoxFilter | GeoPolygonFilter, schema: Schema, negate: bool) -> str:
+    """A box or polygon as Typesense's polygon filter ``field:(lat1, lng1, lat2, lng2,
+    lat3, lng3, ...)``, vertices counter-clockwise; a box across the antimeridian is two
+    polygons, either of which holds. Typesense draws an edge as a great-circle arc, so
+    points are added along each edge to keep it on the straight line the filter means."""
+    info = schema.get(f.field, "filter")
+    if info.type != "geopoint":
+        raise InvalidRequest(f"An area filter needs a geopoint field; '{f.field}' is "
+                             f"{info.type}")
+    if negate:
+        raise UnsupportedFeature(f"A negated area filter on '{f.field}'", ENGINE)
+    polygons = box_corners(f) if isinstance(f, GeoBoxFilter) else [f.points]
+    parts = [info.name + ":(" + ", ".join(
+        f"{coordinate(p.lat)}, {coordinate(p.lon)}"
+        for p in straight_edges(counter_clockwise(points), EDGE_STEP)) + ")"
+        for points in polygons]
+    return _group(parts, " || ")
 
 
 def _group(parts: list[str], operator: str) -> str:

@@ -65,6 +65,11 @@ class SearchPlan(Protocol):
         """What the search asks of the handle's rules, and its page."""
         ...
 
+    @property
+    def relevancy_strictness(self) -> int | None:
+        """What the search asks of a virtual replica's relevant sort (``None``: its own)."""
+        ...
+
     def shape(self, result: EngineResult, took_ms: int, exact_facet_counts: bool,
               rules: RuleOutcome | None = None) -> Any:
         """The protocol's answer (msgspec-encodable); ``exact_facet_counts``: the engine
@@ -156,13 +161,13 @@ class AlgoliaSearch:
         if forced:
             query = msgspec.structs.replace(query, filters=query.filters + forced)
         outcome = None
+        search = entry.search(plan.relevancy_strictness)
         if rules is None:
-            result = await entry.engine.search(query)
+            result = await search(query)
         else:
             ask = plan.rule_ask
-            ruled = await search_with_rules(entry.engine, query, rules, page=ask.page,
-                                            per_page=ask.per_page,
-                                            id_field=entry.config.id_field, forced=forced)
+            ruled = await search_with_rules(search, query, rules, page=ask.page,
+                                            per_page=ask.per_page, forced=forced)
             result, outcome = ruled.result, RuleOutcome(plan=rules, promoted=ruled.promoted)
         took = round((time.perf_counter() - started) * 1000)
         return plan.shape(result, took, entry.engine.capabilities.exact_facet_counts, outcome)

@@ -53,7 +53,8 @@ class BuildSuggestions:
             source, today - timedelta(days=config.period - 1), today,
             min_count=config.min_count, limit=MAX_SUGGESTIONS)
         excluded = exclusion(config.exclude)
-        # a query none of whose searches found minHits records is not asked again
+        # a query whose searches found fewer than minHits records on average is not asked
+        # again
         candidates = iter([p for p in without_typing_prefixes(popular)
                            if p.nb_hits >= config.min_hits
                            and eligible(p.query, min_letters=config.min_letters,

@@ -19,24 +19,27 @@ import msgspec
 from searchport.domain.analytics.records import DEFAULT_TRACKING, Tracking
 from searchport.domain.errors import InvalidRequest
 
+MAX_SHAPES = 100  # boxes or polygons in one insideBoundingBox or insidePolygon
+MAX_SHAPE_POINTS = 1000  # vertices of one polygon
+
 TRACKING = ("analytics", "clickAnalytics", "analyticsTags", "userToken")
 
 SUPPORTED = frozenset({
     "query", "page", "hitsPerPage", "facets", "facetFilters", "numericFilters", "filters",
     "attributesToRetrieve", "attributesToHighlight", "highlightPreTag", "highlightPostTag",
-    "maxValuesPerFacet", "insideBoundingBox", "aroundLatLng", "aroundRadius",
+    "maxValuesPerFacet", "insideBoundingBox", "insidePolygon", "aroundLatLng", "aroundRadius",
     "attributesToSnippet", "snippetEllipsisText",
-    # query rules (docs/rules.md)
-    "enableRules", "ruleContexts",
+    # query rules (docs/rules.md); getRankingInfo marks the promoted hits
+    "enableRules", "ruleContexts", "getRankingInfo",
+    # virtual replicas' relevant sort (docs/replicas.md); ignored on other handles
+    "relevancyStrictness",
     # facet-value search
     "facetQuery", "maxFacetHits", "facetName",
     # the query log (``tracking``)
     "analytics", "clickAnalytics", "analyticsTags", "userToken",
 })
 IGNORED = frozenset({
-    # getRankingInfo: Algolia's _rankingInfo requires nbTypos, firstMatchedWord,
-    # geoDistance, nbExactWords and userScore, which no engine here reports
-    "getRankingInfo", "enableABTest", "percentileComputation", "enablePersonalization",
+    "enableABTest", "percentileComputation", "enablePersonalization",
     "personalizationImpact", "facetingAfterDistinct", "responseFields",
 })
 # Refused unless the value is one of these: then the parameter changes nothing.
@@ -182,21 +185,30 @@ def names(values: dict[str, Any], name: str) -> list[str] | None:
     return [v.strip() for v in value if v.strip()]
 
 
-def numbers(values: dict[str, Any], name: str) -> list[float] | None:
-    """A list of numbers: a list, or a comma-separated text (``insideBoundingBox``)."""
+def shapes(values: dict[str, Any], name: str) -> list[list[float]]:
+    """Lists of numbers, one per shape (``insideBoundingBox``, ``insidePolygon``): a list of
+    lists, one flat list, or a comma-separated text (one shape); empty when absent."""
     value = _listed(values, name)
-    if value is None:
-        return None
+    if value is None or value == "" or value == []:
+        return []
     if isinstance(value, tuple):  # comma-separated text
-        value = list(value)
-    if isinstance(value, list) and len(value) == 1 and isinstance(value[0], list):
-        value = value[0]  # one box given as a list of boxes
-    try:
-        found = [float(v) for v in value if not isinstance(v, bool | list | dict)]
-    except (TypeError, ValueError):
-        raise InvalidRequest(f"{name}: must be a list of numbers") from None
-    if not isinstance(value, list) or len(found) != len(value):
-        raise InvalidRequest(f"{name}: must be a list of numbers (one box)")
-    if any(f != f or abs(f) == float("inf") for f in found):
-        raise InvalidRequest(f"{name}: must be finite numbers")
+        value = [list(value)]
+    elif isinstance(value, list) and not any(isinstance(v, list) for v in value):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, list) for v in value):
+        raise InvalidRequest(f"{name}: must be a list of lists of numbers")
+    if len(value) > MAX_SHAPES:
+        raise InvalidRequest(f"{name}: at most {MAX_SHAPES} shapes")
+    found = []
+    for shape in value:
+        try:
+            numbers = [float(v) for v in shape if not isinstance(v, bool | list | dict)]
+        except (TypeError, ValueError):
+            raise InvalidRequest(f"{name}: must be lists of numbers") from None
+        if len(numbers) != len(shape) or len(numbers) > 2 * MAX_SHAPE_POINTS:
+            raise InvalidRequest(f"{name}: must be lists of numbers, at most "
+                                 f"{MAX_SHAPE_POINTS} points each")
+        if any(f != f or abs(f) == float("inf") for f in numbers):
+            raise InvalidRequest(f"{name}: must be finite numbers")
+        found.append(numbers)
     return found

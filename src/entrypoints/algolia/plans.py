@@ -45,6 +45,10 @@ class SearchCall:
     def rule_ask(self) -> RuleAsk:
         return self._plan.rule_ask
 
+    @property
+    def relevancy_strictness(self) -> int | None:
+        return self._plan.relevancy_strictness
+
     def shape(self, result: EngineResult, took_ms: int, exact_facet_counts: bool,
               rules: RuleOutcome | None = None) -> AlgoliaResult:
         return shape_result(self._entry, self._plan, result, self._raw, took_ms,

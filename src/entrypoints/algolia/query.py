@@ -19,16 +19,13 @@ from typing import Any
 import msgspec
 
 from searchport.domain.catalog import IndexEntry
-from searchport.domain.errors import InvalidRequest, UnsupportedFeature
+from searchport.domain.engines import BY_NAME
+from searchport.domain.errors import InvalidRequest
 from searchport.domain.fields import FieldMap
+from searchport.domain.geo_shapes import PairOrder, stored_points
 from searchport.domain.params import clamp
 from searchport.domain.query import (
     Filter,
-    GeoBounds,
-    GeoGridSpec,
-    GeoPoint,
-    GeoRadiusFilter,
-    GeoSort,
     SearchQuery,
 )
 from searchport.domain.results import EngineResult, FacetValue, FieldStats, Hit
@@ -41,6 +38,7 @@ from searchport.entrypoints.algolia.filters import (
     parse_filters,
     parse_numeric_filters,
 )
+from searchport.entrypoints.algolia.geo import areas, around, single_geo_field
 from searchport.entrypoints.algolia.highlight import (
     DEFAULT_POST,
     DEFAULT_PRE,
@@ -64,6 +62,7 @@ from searchport.entrypoints.algolia.snippet import (
 from searchport.entrypoints.algolia.translate import to_domain_filters
 
 MAX_HITS_PER_PAGE = 100
+GEOLOC = "_geoloc"  # Algolia's geo attribute: {lat, lng}, or a list of them
 NUMERIC = ("integer", "float")
 
 
@@ -82,13 +81,19 @@ class Plan(msgspec.Struct, frozen=True, kw_only=True):
     # highlighted by the engine for their snippet only: no _highlightResult
     snippet_only: tuple[str, ...] = ()
     rule_ask: RuleAsk = RuleAsk()  # enableRules, ruleContexts and the page, for rules
+    # the handle's one geo_point field (real name), read into each hit's ``_geoloc``
+    geoloc: str | None = None
+    point_order: PairOrder = "lat_lon"
+    ranking_info: bool = False  # getRankingInfo: promoted hits carry _rankingInfo
+    relevancy_strictness: int | None = None  # a virtual replica's, for this search
 
 
 def algolia_filters(values: dict[str, Any], entry: IndexEntry) -> tuple[Filter, ...]:
     """The filters of ``facetFilters``, ``numericFilters``, ``filters`` and the radius of
     ``aroundLatLng``/``aroundRadius``."""
     radius, _ = around(entry, values)
-    return _listed_filters(values, entry) + ((radius,) if radius else ())
+    area = areas(entry, values)
+    return _listed_filters(values, entry) + tuple(f for f in (radius, area) if f is not None)
 
 
 def _listed_filters(values: dict[str, Any], entry: IndexEntry) -> tuple[Filter, ...]:
@@ -118,7 +123,9 @@ def plan_search(entry: IndexEntry, values: dict[str, Any]) -> Plan:
                        MAX_FACET_VALUES)
 
     retrieve = ap.names(values, "attributesToRetrieve")
-    chosen = None if retrieve is None or "*" in retrieve else fields.real_all(retrieve)
+    geoloc = single_geo_field(entry)
+    chosen = None if retrieve is None or "*" in retrieve else fields.real_all(
+        [geoloc if name == GEOLOC and geoloc else name for name in retrieve])
     snippeted = _snippeted(entry, values)
     to_highlight = ap.names(values, "attributesToHighlight")
     snippet_only: tuple[str, ...] = ()
@@ -138,7 +145,8 @@ def plan_search(entry: IndexEntry, values: dict[str, Any]) -> Plan:
         text=ap.text(values, "query"),
         offset=offset,
         limit=limit,
-        filters=_listed_filters(values, entry) + ((radius,) if radius else ()),
+        filters=_listed_filters(values, entry) + tuple(
+            f for f in (radius, areas(entry, values)) if f is not None),
         facets=facets,
         # every value up to 100, for stats of untyped facets; maxValuesPerFacet cuts
         max_facet_values=MAX_FACET_VALUES,
@@ -148,7 +156,6 @@ def plan_search(entry: IndexEntry, values: dict[str, Any]) -> Plan:
         highlight_fields=highlight_fields,
         fields=chosen,
         search_fields=fields.configured_weights,
-        geo_grid=_bounding_box(entry, values),
         exact_total=config.exact_totals,
         disjunctive_facets=False,
     )
@@ -159,7 +166,22 @@ def plan_search(entry: IndexEntry, values: dict[str, Any]) -> Plan:
                 highlighted=highlighted, max_values_per_facet=max_values,
                 snippeted=tuple(snippeted.items()), snippet_only=snippet_only,
                 ellipsis=ap.text(values, "snippetEllipsisText", DEFAULT_ELLIPSIS),
-                rule_ask=rule_ask)
+                rule_ask=rule_ask, geoloc=geoloc,
+                point_order=BY_NAME[config.engine].point_order,
+                ranking_info=ap.flag(values, "getRankingInfo", False),
+                relevancy_strictness=_strictness(entry, values))
+
+
+def _strictness(entry: IndexEntry, values: dict[str, Any]) -> int | None:
+    """``relevancyStrictness`` (0 to 100), applied on a virtual replica and ignored on other
+    handles, as Algolia does (a ``sortBy`` widget keeps sending it after leaving one)."""
+    value = ap.integer(values, "relevancyStrictness")
+    if value is None:
+        return None
+    if not 0 <= value <= 100:
+        raise InvalidRequest(f"relevancyStrictness: must be an integer from 0 to 100, got "
+                             f"{value}")
+    return value if entry.replica is not None and entry.replica.virtual else None
 
 
 def _snippeted(entry: IndexEntry, values: dict[str, Any]) -> dict[str, int]:
@@ -181,100 +203,18 @@ def _searchable(entry: IndexEntry) -> tuple[str, ...]:
     return tuple(dict.fromkeys([*configured, *texts]))
 
 
-def _geo_field(entry: IndexEntry, parameter: str) -> str:
-    geo = [name for name, kind in entry.fields.types.items() if kind == "geo_point"]
-    if len(geo) != 1:
-        raise InvalidRequest(f"{parameter} needs exactly one field of type geo_point in "
-                             "this handle's config")
-    return geo[0]
-
-
-def _given(values: dict[str, Any], name: str) -> bool:
-    return values.get(name) not in (None, "")
-
-
-def around(entry: IndexEntry, values: dict[str, Any]
-           ) -> tuple[GeoRadiusFilter | None, GeoSort | None]:
-    """``aroundLatLng`` + ``aroundRadius`` (meters) as a radius filter on the handle's geo
-    field, and Algolia's ranking by distance from ``aroundLatLng`` (closest first, then
-    relevance) as a ``GeoSort``, set with ``aroundRadius: "all"`` too (which filters
-    nothing). An engine without ``geo_radius`` can do neither: a 400 naming it. Algolia
-    ignores both parameters when ``insideBoundingBox`` is given, and so does searchport."""
-    if ap.numbers(values, "insideBoundingBox"):
-        return None, None
-    radius = values.get("aroundRadius")
-    everywhere = isinstance(radius, str) and radius.strip() == "all"
-    if not _given(values, "aroundLatLng"):
-        if _given(values, "aroundRadius") and not everywhere:
-            raise InvalidRequest("aroundRadius needs aroundLatLng (aroundLatLngViaIP is not "
-                                 "supported)")
-        return None, None
-    if not _given(values, "aroundRadius"):
-        raise InvalidRequest("aroundLatLng without aroundRadius is not supported by "
-                             "searchport (Algolia would pick a radius itself); give "
-                             'aroundRadius in meters or "all", or use insideBoundingBox')
-    meters = None if everywhere else ap.integer(values, "aroundRadius")
-    if not everywhere and (meters is None or meters < 1):
-        raise InvalidRequest('aroundRadius: must be an integer of meters >= 1, or "all"')
-    lat, lng = _centre(values["aroundLatLng"])
-    engine = entry.engine
-    if not engine.capabilities.geo_radius:  # neither the radius nor the ranking by distance
-        raise UnsupportedFeature("aroundLatLng" if meters is None else "aroundRadius",
-                                 engine.name)
-    field = _geo_field(entry, "aroundLatLng")
-    nearest = GeoSort(field=field, lat=lat, lon=lng)
-    if meters is None:
-        return None, nearest
-    return GeoRadiusFilter(field=field, lat=lat, lon=lng, radius_m=meters), nearest
-
-
-def _centre(centre: Any) -> tuple[float, float]:
-    if isinstance(centre, str):
-        parts: list[Any] = centre.split(",")
-    elif isinstance(centre, list):
-        parts = centre
-    else:
-        parts = []
-    try:
-        lat, lng = (float(p) for p in parts if not isinstance(p, bool | list | dict))
-    except (TypeError, ValueError):
-        raise InvalidRequest('aroundLatLng: must be "lat, lng"') from None
-    if not (-90 <= lat <= 90 and -180 <= lng <= 180):
-        raise InvalidRequest("aroundLatLng: latitude in [-90, 90], longitude in [-180, 180]")
-    return lat, lng
-
-
-def _bounding_box(entry: IndexEntry, values: dict[str, Any]) -> GeoGridSpec | None:
-    engine = entry.engine
-    box = ap.numbers(values, "insideBoundingBox")
-    if not box:
-        return None
-    if len(box) != 4:
-        raise InvalidRequest("insideBoundingBox: must be one box, four numbers "
-                             "(lat1, lng1, lat2, lng2)")
-    if not engine.capabilities.geo_grid:
-        raise UnsupportedFeature("insideBoundingBox", engine.name)
-    field = _geo_field(entry, "insideBoundingBox")
-    lat1, lng1, lat2, lng2 = box
-    if not all(-90 <= v <= 90 for v in (lat1, lat2)) or not all(
-            -180 <= v <= 180 for v in (lng1, lng2)):
-        raise InvalidRequest("insideBoundingBox: latitudes in [-90, 90], longitudes in "
-                             "[-180, 180]")
-    bounds = GeoBounds(top_left=GeoPoint(lat=max(lat1, lat2), lon=min(lng1, lng2)),
-                       bottom_right=GeoPoint(lat=min(lat1, lat2), lon=max(lng1, lng2)))
-    return GeoGridSpec(field=field, precision=0, bounds=bounds)
-
-
 def shape_result(entry: IndexEntry, plan: Plan, result: EngineResult, raw: ap.RawParams,
                  took_ms: int, exact_facet_counts: bool,
                  rules: RuleOutcome | None = None) -> AlgoliaResult:
     fields, per_page = entry.fields, plan.hits_per_page
     pages = 0
+    pageable = result.total if result.sorted_total is None else result.sorted_total
     if per_page > 0:
-        reachable = math.ceil(min(result.total, entry.config.max_result_window) / per_page)
-        pages = reachable
+        pages = math.ceil(min(pageable, entry.config.max_result_window) / per_page)
     words = query_words(plan.query.text if rules is None else rules.plan.query)
-    hits = [_hit(fields, hit, plan, words) for hit in result.hits[:plan.query.limit]]
+    promoted = rules.promoted if rules is not None and plan.ranking_info else frozenset()
+    hits = [_hit(fields, hit, plan, words, hit.id in promoted)
+            for hit in result.hits[:plan.query.limit]]
     facets = {
         fields.public(name): {
             v.value: v.count
@@ -312,7 +252,20 @@ def shape_result(entry: IndexEntry, plan: Plan, result: EngineResult, raw: ap.Ra
         else msgspec.UNSET,
         applied_rules=[{"objectID": oid} for oid in rules.plan.applied] if rules
         else msgspec.UNSET,
+        **_relevant_sort(entry, plan, result),
     )
+
+
+def _relevant_sort(entry: IndexEntry, plan: Plan, result: EngineResult) -> dict[str, Any]:
+    """``nbSortedHits`` and ``appliedRelevancyStrictness`` of a virtual replica's answer
+    (what the relevantSort and stats widgets read)."""
+    replica = entry.replica
+    if replica is None or replica.relevant is None or result.sorted_total is None:
+        return {}
+    strictness = plan.relevancy_strictness
+    return {"nb_sorted_hits": result.sorted_total,
+            "applied_relevancy_strictness": replica.relevant.strictness if strictness is None
+            else strictness}
 
 
 def algolia_stats(kind: str | None, engine: FieldStats | None, values: list[FacetValue],
@@ -351,7 +304,14 @@ def facet_stats(kind: str | None, values: list[FacetValue], asked: int) -> Facet
                       avg=total / count if count else 0.0, sum=total)
 
 
-def _hit(fields: FieldMap, hit: Hit, plan: Plan, words: list[str]) -> AlgoliaHit:
+# A promoted hit is placed by its rule, not ranked: Algolia's ranking criteria, which the
+# specification requires in ``_rankingInfo``, played no part in its place and are 0.
+PROMOTED = {"promoted": True, "nbTypos": 0, "firstMatchedWord": 0, "geoDistance": 0,
+            "nbExactWords": 0, "userScore": 0}
+
+
+def _hit(fields: FieldMap, hit: Hit, plan: Plan, words: list[str],
+         promoted: bool = False) -> AlgoliaHit:
     document = fields.document(hit.source)
     shaped: AlgoliaHit = {**document, "objectID": hit.id}
     highlights = fields.public_keys(hit.highlights)
@@ -363,6 +323,11 @@ def _hit(fields: FieldMap, hit: Hit, plan: Plan, words: list[str]) -> AlgoliaHit
         if entry is not None:
             results[name] = entry
     shaped["_highlightResult"] = results
+    if plan.geoloc is not None and plan.geoloc in hit.source:
+        points = stored_points(hit.source[plan.geoloc], plan.point_order)
+        if points:
+            located = [{"lat": p.lat, "lng": p.lon} for p in points]
+            shaped[GEOLOC] = located[0] if len(located) == 1 else located
     snippets: dict[str, SnippetResult] = {}
     for name, size in plan.snippeted:
         if name not in document:
@@ -373,4 +338,6 @@ def _hit(fields: FieldMap, hit: Hit, plan: Plan, words: list[str]) -> AlgoliaHit
             snippets[name] = snippet
     if snippets:
         shaped["_snippetResult"] = snippets
+    if promoted:
+        shaped["_rankingInfo"] = PROMOTED
     return shaped

@@ -30,6 +30,7 @@ from searchport.domain.usecases.algolia_search import AlgoliaSearch
 from searchport.domain.usecases.describe_fields import DescribeFieldsRequest
 from searchport.domain.usecases.get_document import GetDocument, GetDocumentRequest
 from searchport.entrypoints.algolia import params as ap
+from searchport.entrypoints.algolia.highlight import DEFAULT_POST, DEFAULT_PRE
 from searchport.entrypoints.algolia.requests import AlgoliaQuery
 from searchport.entrypoints.controllers import params as p
 from searchport.entrypoints.controllers.use_cases import UseCases
@@ -40,7 +41,6 @@ ObjectId = Annotated[str, PathParameter(description="The record's objectID.")]
 AnyRequest = Request[Any, Any, Any]
 
 MAX_OBJECTS = 1000  # records in one get_objects call, as Algolia allows
-HIGHLIGHT_TAGS = ("<mark>", "</mark>")
 _decode = msgspec.json.decode
 _encode = msgspec.json.encode
 _STARTED = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime())
@@ -78,8 +78,12 @@ class Settings(msgspec.Struct, rename="camel"):
     searchable_attributes: list[str]
     attributes_for_faceting: list[str]
     hits_per_page: int
-    highlight_pre_tag: str = HIGHLIGHT_TAGS[0]
-    highlight_post_tag: str = HIGHLIGHT_TAGS[1]
+    # the tags the search routes put around matches when a query names none
+    highlight_pre_tag: str = DEFAULT_PRE
+    highlight_post_tag: str = DEFAULT_POST
+    # a primary's replicas (``virtual(name)`` for a virtual one), a replica's primary
+    replicas: list[str] | msgspec.UnsetType = msgspec.UNSET
+    primary: str | msgspec.UnsetType = msgspec.UNSET
 
 
 def _answers(body: Any, description: str) -> dict[int, ResponseSpec]:
@@ -206,6 +210,10 @@ def algolia_records_controller(uc: UseCases) -> type[Controller]:
                 searchable_attributes=[f.name for f in described.fields if f.searchable],
                 attributes_for_faceting=facets,
                 hits_per_page=described.per_page,
+                replicas=msgspec.UNSET if not described.replicas else [
+                    f"virtual({r.handle})" if r.virtual else r.handle
+                    for r in described.replicas],
+                primary=described.replica_of,
             )))
 
         @get("/1/indexes/{handle:str}/{object_id:str}", summary="Algolia get object",

@@ -601,7 +601,7 @@ def test_autocomplete(cities: EsApp, double: EngineDouble) -> None:
 @pytest.mark.parametrize(("doc_id", "wire"), [
     ("42", "42"),
     ("a/b", "a%2Fb"),
-    ("what?x=1#y", "what%3Fx=1%23y"),  # "=" may stand in a path: the client sends it so
+    ("what?x=1#y", "what%3Fx%3D1%23y"),  # every reserved character encoded, sent as built
     ("two words", "two%20words"),
     ("Zürich-€", "Z%C3%BCrich-%E2%82%AC"),
     ("100%", "100%25"),
@@ -848,6 +848,47 @@ def test_algolia_around_radius_is_a_geo_distance_filter_and_sort(
         "track_total_hits": True,
         "sort": [nearest, {"_score": {"order": "desc"}}],
     }
+
+
+def test_algolia_boxes_and_polygons_are_geo_bounding_box_and_geo_polygon_clauses(
+    engine: str, es_app: Callable[..., EsApp]
+) -> None:
+    """Several boxes: a ``bool.should`` of ``geo_bounding_box`` clauses (top-left and
+    bottom-right corners from the two corners given in any order); a polygon: a
+    ``geo_polygon`` clause with its points in order; both in filter context."""
+    double = EngineDouble(engine)
+    yaml = "    fields:\n      where: {field: location, type: geo_point}\n"
+    app = es_app(city_yaml(engine, fields=yaml), double)
+    body = algolia_ok(app, double, {"insideBoundingBox": [[50, 10, 40, 0], [-1, -2, 1, 2]],
+                                    "attributesToHighlight": []})
+    assert body["query"] == {"bool": {"must": [MATCH_ALL], "filter": [{"bool": {"should": [
+        {"geo_bounding_box": {"location": {"top_left": {"lat": 50, "lon": 0},
+                                           "bottom_right": {"lat": 40, "lon": 10}}}},
+        {"geo_bounding_box": {"location": {"top_left": {"lat": 1, "lon": -2},
+                                           "bottom_right": {"lat": -1, "lon": 2}}}}],
+        "minimum_should_match": 1}}]}}
+    body = algolia_ok(app, double, {"insidePolygon": "55,-5,55,20,38,7.5",
+                                    "attributesToHighlight": []})
+    assert body["query"] == {"bool": {"must": [MATCH_ALL], "filter": [
+        {"geo_polygon": {"location": {"points": [
+            {"lat": 55, "lon": -5}, {"lat": 55, "lon": 20}, {"lat": 38, "lon": 7.5}]}}}]}}
+
+
+@pytest.mark.parametrize("stored", [
+    {"lat": 48.5, "lon": 2.25}, [2.25, 48.5], "48.5,2.25", "POINT (2.25 48.5)",
+])
+def test_algolia_hits_carry_the_stored_point_as_geoloc(
+    engine: str, es_app: Callable[..., EsApp], stored: Any
+) -> None:
+    """Every form Elasticsearch and OpenSearch store a geo_point in (an object, GeoJSON's
+    ``[lon, lat]``, ``"lat,lon"``, WKT) is ``_geoloc: {lat, lng}``."""
+    double = EngineDouble(engine)
+    yaml = "    fields:\n      where: {field: location, type: geo_point}\n"
+    app = es_app(city_yaml(engine, fields=yaml), double)
+    double.search((200, es.search([es.hit("1", {"name": "x", "location": stored})])))
+    response = app.post("/1/indexes/cities/query", json={"params": {}})
+    assert response.status_code == 200, response.text
+    assert response.json()["hits"][0]["_geoloc"] == {"lat": 48.5, "lng": 2.25}
 
 
 def test_algolia_around_radius_all_sorts_by_distance_without_a_filter(

@@ -36,14 +36,19 @@ from searchport.domain.query import (
     AnyOf,
     ExistsFilter,
     Filter,
+    GeoBoxFilter,
+    GeoPoint,
+    GeoPolygonFilter,
+    GeoRadiusFilter,
     Negated,
     NotFilter,
     RangeFilter,
     TermFilter,
 )
 
+GEO_FUNCTIONS = ("_geoRadius", "_geoBoundingBox", "_geoPolygon")
 KEYWORDS = {"AND", "OR", "IN", "NOT", "TO", "EXISTS", "IS", "NULL", "EMPTY", "CONTAINS",
-            "STARTS", "WITH", "_geoRadius", "_geoBoundingBox"}
+            "STARTS", "WITH", *GEO_FUNCTIONS}
 NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?(e-?[0-9]+)?")
 SIMPLE_ESCAPES = {"\\": "\\", '"': '"', "'": "'", "n": "\n", "t": "\t", "r": "\r", "0": "\0",
                   "b": "\b", "f": "\f", "/": "/"}
@@ -181,6 +186,9 @@ class Reader:
         return self.condition()
 
     def condition(self) -> Any:
+        for function in GEO_FUNCTIONS:
+            if self.keyword(function):
+                return self.geo(function)
         name = self.value().text
         for op in (">=", "<=", "!=", "=", ">", "<"):
             if self.symbol(op):
@@ -204,6 +212,48 @@ class Reader:
         if not self.keyword("TO"):
             raise Unreadable(f"expected an operator at {self.pos}")
         return ("to", name, low, self.value())
+
+    def geo(self, function: str) -> Any:
+        """``_geoRadius(lat, lng, meters)``, ``_geoBoundingBox([lat, lng], [lat, lng])`` (top
+        right, bottom left), ``_geoPolygon([lat, lng], [lat, lng], [lat, lng], ...)``."""
+        if not self.symbol("("):
+            raise Unreadable(f"expected ( after {function}")
+        if function == "_geoRadius":
+            args: list[Any] = [self.number()]
+            while self.symbol(","):
+                args.append(self.number())
+            wanted = 3
+        else:
+            args = [self.point()]
+            while self.symbol(","):
+                args.append(self.point())
+            wanted = 2 if function == "_geoBoundingBox" else 0
+        if not self.symbol(")"):
+            raise Unreadable(f"unclosed {function}")
+        if (wanted and len(args) != wanted) or (not wanted and len(args) < 3):
+            raise Unreadable(f"{function} with {len(args)} arguments")
+        return (function, args)
+
+    def number(self) -> float:
+        self._space()
+        found = NUMBER.match(self.text, self.pos)
+        if found is None:
+            raise Unreadable(f"expected a number at {self.pos}")
+        self.pos = found.end()
+        return float(found.group())
+
+    def point(self) -> tuple[float, float]:
+        if not self.symbol("["):
+            raise Unreadable("expected [ before a point")
+        lat = self.number()
+        if not self.symbol(","):
+            raise Unreadable("expected , inside a point")
+        lng = self.number()
+        if not self.symbol("]"):
+            raise Unreadable("expected ] after a point")
+        if not (-90 <= lat <= 90 and -180 <= lng <= 180):
+            raise Unreadable(f"a point out of range: {lat}, {lng}")
+        return lat, lng
 
     def values(self) -> list[Token]:
         if not self.symbol("["):
@@ -250,6 +300,13 @@ def _filter(node: Any) -> Filter:
             return ExistsFilter(field=name, exists=True)
         case ("or", [("not", ("exists", name)), ("null", other)]) if name == other:
             return ExistsFilter(field=name, exists=False)
+        case ("_geoRadius", [lat, lng, meters]):
+            return GeoRadiusFilter(field="_geo", lat=lat, lon=lng, radius_m=meters)
+        case ("_geoBoundingBox", [(north, east), (south, west)]):
+            return GeoBoxFilter(field="_geo", north=north, south=south, west=west, east=east)
+        case ("_geoPolygon", points):
+            return GeoPolygonFilter(field="_geo", points=tuple(
+                GeoPoint(lat=lat, lon=lng) for lat, lng in points))
         case ("or", parts):
             return AnyOf(filters=tuple(_filter(part) for part in parts))
         case ("not", inner):

@@ -553,6 +553,32 @@ def test_algolia_around_radius_is_a_geo_radius_expression_and_a_geo_sort(
     assert body["sort"] == ["_geoPoint(48.85,-2.5):asc"]
 
 
+def test_algolia_boxes_and_polygons_are_geo_bounding_box_and_geo_polygon_expressions(
+    double: MeiliDouble, meili_app: Callable[..., MeiliApp]
+) -> None:
+    """A box: ``_geoBoundingBox([north, east], [south, west])`` (top right, then bottom
+    left, as Meilisearch's reference writes it); several: ORed; a polygon:
+    ``_geoPolygon([lat, lng], ...)`` with its points in order."""
+    books = meili_app(books_yaml(fields=GEO_FIELDS), double)
+    body = algolia_ok(books, double, {"insideBoundingBox": [[40, 0, 50, 10], [1, 2, -1, -2]]})
+    assert body["filter"] == ["(_geoBoundingBox([50.0, 10.0], [40.0, 0.0])) OR "
+                              "(_geoBoundingBox([1.0, 2.0], [-1.0, -2.0]))"]
+    body = algolia_ok(books, double, {"insidePolygon": [[55, -5, 55, 20, 38, 7.5]],
+                                      "facetFilters": ["kind:poetry"]})
+    assert body["filter"] == ['genre = "poetry"',
+                              "_geoPolygon([55.0, -5.0], [55.0, 20.0], [38.0, 7.5])"]
+
+
+def test_algolia_hits_carry_the_geo_field_as_geoloc(
+    double: MeiliDouble, meili_app: Callable[..., MeiliApp]
+) -> None:
+    books = meili_app(books_yaml(fields=GEO_FIELDS), double)
+    double.search((200, ma.search([ma.hit({"id": "1", "_geo": {"lat": 45.5, "lng": 9.25}})])))
+    response = books.post("/1/indexes/books/query", json={"params": {}})
+    assert response.status_code == 200, response.text
+    assert response.json()["hits"][0]["_geoloc"] == {"lat": 45.5, "lng": 9.25}
+
+
 def test_algolia_around_radius_all_is_a_geo_sort_alone(
     double: MeiliDouble, meili_app: Callable[..., MeiliApp]
 ) -> None:
