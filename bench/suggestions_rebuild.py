@@ -5,7 +5,8 @@
         [--data DIR] [--rounds 2]
 
 Writes ``--searches`` logged searches of the demo's ``cities`` handle over the last 30 days
-(once: the log is kept in ``--data``, default a folder under the system's temporary
+through the store's own writes, so that its daily rollups are kept as in production (once:
+the log is kept in ``--data``, default a folder under the system's temporary
 folder, and reused when it already holds that many), then rebuilds the demo's
 ``cities_query_suggestions`` handle (its config: minCount 5, minHits 5, a country facet) as
 ``serve`` does: the popular queries read from the log, each asked again of the embedded
@@ -41,6 +42,7 @@ import psycopg
 from searchport import demo
 from searchport.adapters.config_loader import parse_config
 from searchport.adapters.suggestions import QuerySuggestionsEngine
+from searchport.domain.analytics.records import SearchRecord
 from searchport.domain.config import Config
 from searchport.domain.search_request import SearchRequest
 from searchport.domain.usecases.build_suggestions import UNLOGGED, BuildSuggestions
@@ -49,8 +51,7 @@ from searchport.entrypoints.container import Container, create_container
 from searchport.entrypoints.http.timing import TimedEngine
 
 DAYS = 30
-COLUMNS = ("at", "day", "handle", "query", "nb_hits", "page", "refinements", "tags",
-           "user_token", "latency_ms", "query_id")
+BATCH = 20_000
 
 
 def vocabulary(size: int, rng: random.Random) -> list[str]:
@@ -76,17 +77,18 @@ def vocabulary(size: int, rng: random.Random) -> list[str]:
 
 
 def searches(count: int, queries: list[str], hits: dict[str, int], seed: int = 7
-             ) -> Iterator[tuple[object, ...]]:
+             ) -> Iterator[list[SearchRecord]]:
+    """The log, in batches as the recorder writes them."""
     rng = random.Random(seed)
     weights = [1 / (rank + 1) ** 1.07 for rank in range(len(queries))]
     now = time.time()
-    batch = 100_000
-    for start in range(0, count, batch):
-        chosen = rng.choices(queries, weights=weights, k=min(batch, count - start))
-        for i, query in enumerate(chosen):
-            at = now - ((start + i) * 7919 % (DAYS * 86_400 - 3600)) - 60
-            yield (at, datetime.fromtimestamp(at, UTC).date(), "cities", query, hits[query],
-                   0, "[]", "[]", f"u{i % 5000}", 1.0, None)
+    for start in range(0, count, BATCH):
+        chosen = rng.choices(queries, weights=weights, k=min(BATCH, count - start))
+        yield [SearchRecord(at=now - ((start + i) * 7919 % (DAYS * 86_400 - 3600)) - 60,
+                            handle="cities", query=query, nb_hits=hits[query], page=0,
+                            refinements=(), tags=(), user_token=f"u{i % 5000}",
+                            latency_ms=1.0, query_id=None)
+               for i, query in enumerate(chosen)]
 
 
 def logged_count(config: Config, data: Path) -> int:
@@ -113,30 +115,6 @@ async def hits_of(container: Container, queries: list[str]) -> dict[str, int]:
     return found
 
 
-def fill_sqlite(path: Path, rows: Iterator[tuple[object, ...]]) -> None:
-    db = sqlite3.connect(path)
-    try:
-        db.execute("DELETE FROM analytics_searches")
-        sql = (f"INSERT INTO analytics_searches ({', '.join(COLUMNS)}) "
-               f"VALUES ({', '.join('?' * len(COLUMNS))})")
-        db.executemany(sql, ((r[0], r[1].isoformat(), *r[2:])  # type: ignore[attr-defined]
-                             for r in rows))
-        db.commit()
-        db.execute("ANALYZE")
-    finally:
-        db.close()
-
-
-def fill_postgres(url: str, rows: Iterator[tuple[object, ...]]) -> None:
-    with psycopg.connect(url, autocommit=True) as db:
-        db.execute("TRUNCATE analytics_searches")
-        with db.cursor() as cursor, cursor.copy(
-                f"COPY analytics_searches ({', '.join(COLUMNS)}) FROM STDIN") as copy:
-            for search in rows:
-                copy.write_row(search)
-        db.execute("VACUUM ANALYZE analytics_searches")
-
-
 def config_for(analytics: str) -> Config:
     text = demo.CONFIG_TEMPLATE.read_text(encoding="utf-8").replace(
         demo.SOURCE_MARKER, json.dumps(str(demo.SOURCE)))
@@ -156,12 +134,10 @@ async def rebuild(config: Config, data: Path, count: int, size: int, rounds: int
         await entry.engine.start()
     started = time.perf_counter()
     if await asyncio.to_thread(logged_count, config, data) != count:
+        await store.purge(datetime.now(UTC).date() + timedelta(days=1))  # from scratch
         queries = vocabulary(size, random.Random(7))
-        rows = searches(count, queries, await hits_of(container, queries))
-        if config.analytics.backend == "sqlite":
-            await asyncio.to_thread(fill_sqlite, data / "analytics.sqlite3", rows)
-        else:
-            await asyncio.to_thread(fill_postgres, config.analytics.url or "", rows)
+        for batch in searches(count, queries, await hits_of(container, queries)):
+            await store.write_searches(batch)  # the rollups kept as in production
     print(f"log ready: {count:,} searches ({time.perf_counter() - started:.1f} s)")
     engine = container.catalog()["cities_query_suggestions"].engine
     index = engine.inner if isinstance(engine, TimedEngine) else engine
