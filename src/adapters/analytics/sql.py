@@ -28,6 +28,7 @@ from searchport.domain.analytics.reports import (
     FilterCombination,
     FilterCount,
     HitStats,
+    PopularQuery,
     Revenue,
     SearchStats,
     TopSearch,
@@ -241,6 +242,17 @@ class SqlAnalytics:
             f"GROUP BY q.query ORDER BY n DESC, q.query{self.dialect.text_order} "
             "LIMIT ? OFFSET ?", [*scope.params, limit, offset])
         return [TopSearch(q, int(n), int(hits), int(f)) for q, n, hits, f in rows]
+
+    async def popular_queries(self, handle: str, start: date, end: date, *,
+                              min_count: int, limit: int) -> list[PopularQuery]:
+        scope = self._scope(handle, start, end)
+        average = _AVERAGE_HITS.format(total="hits_sum", count="searches")
+        rows = await self._rows(
+            f"SELECT q.query, sum(q.searches) AS n, {average} FROM analytics_query_days q "
+            f"WHERE {scope.where} AND q.query <> '' GROUP BY q.query "
+            f"HAVING sum(q.searches) >= ? ORDER BY n DESC, q.query{self.dialect.text_order} "
+            "LIMIT ?", [*scope.params, min_count, limit])
+        return [PopularQuery(q, int(n), int(hits)) for q, n, hits in rows]
 
     async def _events_by_day(self, scope: Scope, kind: str) -> list[DayClicks]:
         d = self.dialect
