@@ -99,8 +99,7 @@ def test_init_writes_a_config_that_checks_and_serves_the_demo(tmp_path: Path) ->
         [str(COMMAND.with_name("python")), "-c", "import searchport.demo as d; print(d.SOURCE)"],
         cwd=workdir, env=env, capture_output=True, text=True, timeout=60, check=True,
     ).stdout.strip()
-    (source,) = [yaml.safe_load(line)["source"] for line in text.splitlines()
-                 if line.strip().startswith("source:")]
+    source = yaml.safe_load(text)["indexes"]["cities"]["source"]  # the demo handle's data
     assert Path(source).is_absolute() and Path(source).is_file()
     assert Path(source) == Path(shipped)  # a checkout's relative path would not be found
     assert f"check --config {config}" in init.stdout
