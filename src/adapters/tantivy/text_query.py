@@ -22,7 +22,7 @@ import msgspec
 import tantivy
 
 from searchport.adapters.tantivy import values
-from searchport.adapters.tantivy.filters import any_of, field_spec
+from searchport.adapters.tantivy.filters import any_of, field_spec, must
 from searchport.adapters.tantivy.schema import (
     MAX_PREFIX_CHARS,
     FieldSpec,
@@ -126,8 +126,10 @@ class TextQueryBuilder:
                 for t in tokens]
 
     def build(self, text: str, search_fields: tuple[FieldWeight, ...],
-              prefix_last_word: bool) -> TextMatch | None:
-        """``None`` for a blank text, which matches every document."""
+              prefix_last_word: bool, required: tuple[str, ...] | None = None
+              ) -> TextMatch | None:
+        """``None`` for a blank text, which matches every document. ``required``: the words
+        every match must hold (``SearchQuery.required_words``); ``None``: any word."""
         if not text.strip():
             return None
         targets = self._targets(search_fields)
@@ -138,6 +140,9 @@ class TextQueryBuilder:
         tiers = Tiers(len(words))
         levels = _field_levels(targets)
         scored, exact, matching = [], [], []
+        must_hold = (None if required is None else
+                     {t for word in required for t in self._text.analyze(word)})
+        every: list[tantivy.Query] = []  # one clause per required word
         any_typos = False
         for word in words:
             exact_ways, typo_ways, widest = [], [], []
@@ -152,12 +157,20 @@ class TextQueryBuilder:
             if exact_ways:
                 exact.append(tantivy.Query.disjunction_max_query(exact_ways))
             matching.extend(widest)
+            if must_hold is not None and word.text in must_hold:
+                every.append(any_of(widest + self._numbers(targets, [word.text], tiers)))
         adjacent = self._adjacent(words, targets, tiers)
         numbers = self._numbers(targets, raw_words[1:], tiers)
         matching.extend(numbers)
+        query = any_of(scored + adjacent + numbers)
+        if every:  # every required word matches: the others only add to the score
+            query = tantivy.Query.boolean_query(
+                [(tantivy.Occur.Must, query),
+                 *((tantivy.Occur.Must, tantivy.Query.const_score_query(q, 0.0))
+                   for q in every)])
         return TextMatch(
-            query=any_of(scored + adjacent + numbers),
-            matching=any_of(matching),
+            query=query,
+            matching=must(every) if every else any_of(matching),
             exact=any_of(exact + adjacent) if any_typos and exact and not numbers else None,
             exact_floor=tiers.every_word_exact(len(words)),
             words=tuple(words),

@@ -29,6 +29,9 @@ SUPPORTED = frozenset({
     "attributesToRetrieve", "attributesToHighlight", "highlightPreTag", "highlightPostTag",
     "maxValuesPerFacet", "insideBoundingBox", "insidePolygon", "aroundLatLng", "aroundRadius",
     "attributesToSnippet", "snippetEllipsisText",
+    # which words must match (``words``)
+    "optionalWords", "removeWordsIfNoResults", "queryLanguages", "ignorePlurals",
+    "removeStopWords",
     # query rules (docs/rules.md)
     "enableRules", "ruleContexts",
     # facet-value search
