@@ -1,23 +1,21 @@
 #!/usr/bin/env python3
 """CPU per engine exchange of the network under the server engines, in process: the
-production ``EngineClient`` (aiohttp, ``src/adapters/network/client.py``) beside variants
-of it rebuilt here, each with ``--inflight`` requests in flight on one event loop (uvloop)
-against a local HTTP server.
+production ``EngineClient`` (pyreqwest, ``src/adapters/network/client.py``) beside aiohttp's
+client set up as searchport's former engine client was, each with ``--inflight`` requests
+in flight on one event loop (uvloop) against a local HTTP server.
 
     taskset -c 0 .venv/bin/python bench/engine_client.py --url http://127.0.0.1:9201/bench/_search
 
 The server is the shared harness's fake upstream (nginx answering every search with the
 same ~21 kB Elasticsearch answer). Each round sends ``--exchanges`` POSTs per client, the
 clients interleaved round by round; the figure is the process's CPU time (user + system,
-``getrusage``) per exchange, best and median of ``--rounds`` (µs). nginx runs in its own
-processes: its CPU is not counted. Variants:
+``getrusage``: pyreqwest's Tokio thread included) per exchange, best and median of
+``--rounds`` (µs). nginx runs in its own processes: its CPU is not counted. Variants:
 
-- ``EngineClient``: production (one session per origin, aiohttp's ``total`` timeout, a
-  ``ClientTimeout`` kept per value), under ``ResilientExchange`` as in production.
-- ``asyncio.timeout``: the same session without aiohttp's timeout, the deadline kept by
-  ``ResilientExchange``'s ``asyncio.timeout`` instead.
-- ``sock_read timeouts``: searchport's earlier aiohttp exchange (``sock_connect`` and
-  ``sock_read`` timeouts, re-armed per read, no ``total``).
+- ``EngineClient``: production (one pyreqwest client per origin, reqwest's per-request
+  deadline), under ``ResilientExchange`` as in production.
+- ``aiohttp``: one ``aiohttp.ClientSession`` (no cookies, a ``total`` timeout kept per
+  value), under ``ResilientExchange`` (aiohttp comes with the test extras).
 """
 
 from __future__ import annotations
@@ -27,12 +25,14 @@ import asyncio
 import resource
 import time
 from collections.abc import Callable, Mapping
+from importlib.metadata import version
 from urllib.parse import urlsplit
 
 import aiohttp
 import uvloop
 
-from searchport.adapters.network.client import DEFAULT_HEADERS, SKIPPED_HEADERS, EngineClient
+from searchport import __version__
+from searchport.adapters.network.client import EngineClient
 from searchport.adapters.network.exchange import Answer, Exchange
 from searchport.adapters.network.resilience import ResilientExchange
 
@@ -40,12 +40,12 @@ BODY = b'{"query":{"match":{"title":"castle"}},"size":20}'
 HEADERS = {"Accept": "application/json", "Content-Type": "application/json"}
 
 
-class Variant:
-    """An aiohttp exchange like ``EngineClient``, with another way to time it out."""
+class AiohttpExchange:
+    """An ``Exchange`` over aiohttp's client, as searchport's former engine client was."""
 
-    def __init__(self, timeout: Callable[[float], aiohttp.ClientTimeout | None]) -> None:
-        self._timeout = timeout
+    def __init__(self) -> None:
         self._session: aiohttp.ClientSession | None = None
+        self._timeouts: dict[float, aiohttp.ClientTimeout] = {}
 
     async def exchange(self, method: str, url: str, headers: Mapping[str, str],
                        body: bytes | None, timeout: float) -> Answer:
@@ -53,15 +53,13 @@ class Variant:
             connector = aiohttp.TCPConnector(limit=64, keepalive_timeout=30)
             self._session = aiohttp.ClientSession(
                 connector=connector, cookie_jar=aiohttp.DummyCookieJar(), trust_env=False,
-                headers=DEFAULT_HEADERS, skip_auto_headers=SKIPPED_HEADERS,
-                timeout=aiohttp.ClientTimeout(total=None))
-        kept = self._timeout(timeout)
+                headers={"User-Agent": f"searchport/{__version__}"},
+                skip_auto_headers=("Content-Type",))
+        kept = self._timeouts.get(timeout)
         if kept is None:
-            response = await self._session.request(method, url, headers=headers, data=body,
-                                                   allow_redirects=False)
-        else:
-            response = await self._session.request(method, url, headers=headers, data=body,
-                                                   allow_redirects=False, timeout=kept)
+            kept = self._timeouts[timeout] = aiohttp.ClientTimeout(total=timeout)
+        response = await self._session.request(method, url, headers=headers, data=body,
+                                               allow_redirects=False, timeout=kept)
         content = await response.read()
         response.release()
         return Answer(response.status, response.headers, content)
@@ -72,12 +70,10 @@ class Variant:
 
 
 def clients(origin: str) -> dict[str, Callable[[], Exchange]]:
-    sock_read = aiohttp.ClientTimeout(total=None, sock_connect=5.0, sock_read=5.0)
     return {
-        "EngineClient (production)": lambda: ResilientExchange(EngineClient(
-            origin, tls=True, max_connections=64, keepalive_seconds=30)),
-        "asyncio.timeout": lambda: ResilientExchange(Variant(lambda seconds: None)),
-        "sock_read timeouts": lambda: Variant(lambda seconds: sock_read),
+        "EngineClient (production, pyreqwest)": lambda: ResilientExchange(EngineClient(
+            origin, max_connections=64, keepalive_seconds=30)),
+        "aiohttp": lambda: ResilientExchange(AiohttpExchange()),
     }
 
 
@@ -119,7 +115,8 @@ def main() -> None:
         for name, make in found.items():
             figures[name].append(
                 uvloop.run(measured(make, args.url, args.exchanges, args.inflight)))
-    print(f"aiohttp {aiohttp.__version__}; {args.exchanges} exchanges x {args.rounds} rounds, "
+    print(f"pyreqwest {version('pyreqwest')}, aiohttp {aiohttp.__version__}; "
+          f"{args.exchanges} exchanges x {args.rounds} rounds, "
           f"{args.inflight} in flight, POST {args.url}")
     print("| client | CPU µs/exchange, best | median | user CPU, best | wall µs/exchange, best |"
           "\n|---|---|---|---|---|")

@@ -35,7 +35,8 @@ def vocabulary(rng: random.Random, size: int = 3000) -> list[str]:
 
 
 def rule(i: int, rng: random.Random, words: list[str], placing: bool = True) -> dict[str, Any]:
-    """Rule ``i``; ``placing``: with promotes and hides (the embedded engine only)."""
+    """Rule ``i``; ``placing``: with promotes and hides (false: their consequences are
+    userData and filters instead, as in the first shared-harness runs)."""
     pattern = " ".join(rng.sample(words, rng.randint(1, 3)))
     condition: dict[str, Any] = {"pattern": pattern, "anchoring": rng.choice(ANCHORINGS)}
     if i % 5 == 1:

@@ -142,8 +142,8 @@ def main() -> int:
     stamp = time.strftime("%Y%m%d-%H%M%S")
     ap.add_argument("--out", default=f"/tmp/bench-results/searchport-{stamp}")
     ap.add_argument("--rules", type=int, default=0, metavar="N",
-                    help="give `ours` N generated query rules (bench/rules.py; no promote or "
-                         "hide, the handle being Elasticsearch); base keeps none")
+                    help="give `ours` N generated query rules (bench/rules.py, without "
+                         "promotes and hides, as in the runs recorded); base keeps none")
     ap.add_argument("rest", nargs="*", help="passed on to run_bench.py (after --)")
     args = ap.parse_args()
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from datetime import UTC, date, datetime
+from datetime import date
+from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,19 +18,27 @@ import msgspec
 from dependency_injector import providers
 
 from searchport.domain.analytics.insights import InsightsEvent
-from searchport.domain.analytics.records import SearchRecord
+from searchport.domain.analytics.records import SearchRecord, utc_day
 from searchport.domain.analytics.reports import (
     DayClicks,
     DayCount,
     DayPosition,
     DayUsers,
+    EventCounts,
+    FilterCombination,
+    FilterCount,
+    HitStats,
+    Revenue,
+    SearchStats,
     TopSearch,
 )
+from searchport.domain.analytics.segments import EVERY_SEARCH, Segment, in_segment
 from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.config import Config
 from searchport.domain.errors import AnalyticsUnavailable, InvalidQuery
 from searchport.domain.query import FacetValuesQuery, Filter, SearchQuery
 from searchport.domain.results import Capabilities, EngineResult, FacetValue, Hit
+from searchport.domain.usecases.click_positions import RANGES
 from searchport.entrypoints.container import Container
 from searchport.entrypoints.http.observability import Metrics
 from searchport.entrypoints.http.timing import ObservedCache, TimedEngine
@@ -222,6 +231,11 @@ def fake_container(
 
 
 
+def half_up(value: Fraction) -> int:
+    """A non-negative ``value`` rounded half up, as both databases round an average."""
+    return int(value + Fraction(1, 2))
+
+
 class FakeAnalyticsStore:
     """An ``AnalyticsStore`` in lists. ``failing``: every call raises AnalyticsUnavailable;
     ``hold``: set, writes wait until it is cleared (a store that is too slow)."""
@@ -272,16 +286,64 @@ class FakeAnalyticsStore:
         self.searches = kept
         return removed
 
-    async def searches_by_day(self, handle: str, start: date, end: date) -> list[DayCount]:
+    # -- reads: the AnalyticsStore port computed in plain Python, independently of SQL --
+
+    def _scope(self, handle: str, start: date, end: date, segment: Segment = EVERY_SEARCH,
+               search: str | None = None) -> list[SearchRecord]:
+        return [s for s in self.searches if s.handle == handle and start <= s.day <= end
+                and in_segment(s.tags, segment) and (search is None or s.query == search)]
+
+    def _events(self, handle: str, start: date) -> list[InsightsEvent]:
+        """The events that count: every click and conversion, whatever its day (each is
+        counted for the searches it names)."""
+        return [e for e in self.events if e.type in ("click", "conversion")]
+
+    def _purchases(self, handle: str, start: date) -> list[InsightsEvent]:
+        return [e for e in self._events(handle, start) if e.subtype == "purchase"]
+
+    @staticmethod
+    def _named(e: InsightsEvent) -> set[str]:
+        """The searches an event names: its queryID, else (a conversion) its objects'."""
+        if e.query_id:
+            return {e.query_id}
+        return set(e.object_query_ids) - {""} if e.type == "conversion" else set()
+
+    def _per_search(self, handle: str, start: date) -> dict[str, Counter[str]]:
+        """Per queryID: the events of each kind (click, conversion, addToCart, purchase)."""
+        found: dict[str, Counter[str]] = {}
+        for e in self._events(handle, start):
+            for q in self._named(e):
+                kinds = found.setdefault(q, Counter())
+                kinds[e.type] += 1
+                if e.subtype:
+                    kinds[e.subtype] += 1
+        return found
+
+    @staticmethod
+    def _figures(tracked: list[Counter[str]]) -> EventCounts:
+        def got(kind: str) -> int:
+            return sum(1 for c in tracked if c[kind] > 0)
+
+        def total(kind: str) -> int:
+            return sum(c[kind] for c in tracked)
+
+        return EventCounts(tracked=len(tracked), clicked=got("click"), clicks=total("click"),
+                           converted=got("conversion"), conversions=total("conversion"),
+                           carted=got("addToCart"), add_to_carts=total("addToCart"),
+                           purchased=got("purchase"), purchases=total("purchase"))
+
+    async def searches_by_day(self, handle: str, start: date, end: date, *,
+                              segment: Segment = EVERY_SEARCH) -> list[DayCount]:
         self._check()
-        mine = [s for s in self.searches if s.handle == handle and start <= s.day <= end]
+        mine = self._scope(handle, start, end, segment)
         days = Counter(s.day for s in mine)
         empty = Counter(s.day for s in mine if s.nb_hits == 0)
         return [DayCount(day, n, empty[day]) for day, n in sorted(days.items())]
 
-    async def users(self, handle: str, start: date, end: date) -> tuple[int, list[DayUsers]]:
+    async def users(self, handle: str, start: date, end: date, *,
+                    segment: Segment = EVERY_SEARCH) -> tuple[int, list[DayUsers]]:
         self._check()
-        mine = [s for s in self.searches if s.handle == handle and start <= s.day <= end]
+        mine = self._scope(handle, start, end, segment)
         days: dict[date, set[str]] = {}
         for s in mine:
             days.setdefault(s.day, set()).add(s.user_token)
@@ -290,61 +352,213 @@ class FakeAnalyticsStore:
 
     async def top_searches(self, handle: str, start: date, end: date, *, limit: int,
                            offset: int = 0, no_results: bool = False,
-                           no_clicks: bool = False) -> list[TopSearch]:
+                           no_clicks: bool = False,
+                           segment: Segment = EVERY_SEARCH) -> list[TopSearch]:
         self._check()
         clicked = {e.query_id for e in self.events if e.type == "click"}
         found: dict[str, list[SearchRecord]] = {}
-        for s in self.searches:
-            if not (s.handle == handle and start <= s.day <= end):
-                continue
+        for s in self._scope(handle, start, end, segment):
             if no_results and s.nb_hits:
                 continue
             if no_clicks and (s.query_id is None or s.query_id in clicked):
                 continue
             found.setdefault(s.query, []).append(s)
         ranked = sorted(found.items(), key=lambda kv: (-len(kv[1]), kv[0]))
-        return [TopSearch(q, len(r), int(sum(s.nb_hits for s in r) / len(r) + 0.5),
-                          sum(bool(s.refinements) for s in r))
+        return [TopSearch(q, len(r), half_up(Fraction(sum(s.nb_hits for s in r), len(r))),
+                          0 if no_clicks else sum(bool(s.refinements) for s in r))
                 for q, r in ranked[offset:offset + limit]]
 
-    async def clicks_by_day(self, handle: str, start: date, end: date) -> list[DayClicks]:
-        self._check()
-        clicks = Counter(e.query_id for e in self.events if e.type == "click")
-        days: dict[date, list[int]] = {}
-        for s in self.searches:
-            if s.handle == handle and s.query_id and start <= s.day <= end:
-                figures = days.setdefault(s.day, [0, 0, 0])
-                n = clicks[s.query_id]
-                figures[0] += 1
-                figures[1] += n > 0
-                figures[2] += n
-        return [DayClicks(day, *figures) for day, figures in sorted(days.items())]
+    def _by_day(self, handle: str, start: date, end: date, segment: Segment,
+                kind: str) -> list[DayClicks]:
+        events = self._per_search(handle, start)
+        days: dict[date, list[Counter[str]]] = {}
+        for s in self._scope(handle, start, end, segment):
+            if s.query_id:
+                days.setdefault(s.day, []).append(events.get(s.query_id, Counter()))
+        found = []
+        for day, tracked in sorted(days.items()):
+            f = self._figures(tracked)
+            found.append(DayClicks(day, f.tracked, f.clicked, f.clicks) if kind == "click"
+                         else DayClicks(day, f.tracked, f.converted, f.conversions))
+        return found
 
-    async def conversions_by_day(self, handle: str, start: date, end: date
-                                 ) -> list[DayClicks]:
+    async def clicks_by_day(self, handle: str, start: date, end: date, *,
+                            segment: Segment = EVERY_SEARCH) -> list[DayClicks]:
         self._check()
-        named: Counter[str] = Counter()
-        for e in self.events:
-            if e.type == "conversion":
-                named.update({e.query_id} if e.query_id else set(e.object_query_ids) - {""})
-        days: dict[date, list[int]] = {}
-        for s in self.searches:
-            if s.handle == handle and s.query_id and start <= s.day <= end:
-                figures = days.setdefault(s.day, [0, 0, 0])
-                figures[0] += 1
-                figures[1] += named[s.query_id] > 0
-                figures[2] += named[s.query_id]
-        return [DayClicks(day, *figures) for day, figures in sorted(days.items())]
+        return self._by_day(handle, start, end, segment, "click")
 
-    async def click_positions(self, handle: str, start: date, end: date
-                              ) -> list[DayPosition]:
+    async def conversions_by_day(self, handle: str, start: date, end: date, *,
+                                 segment: Segment = EVERY_SEARCH) -> list[DayClicks]:
         self._check()
+        return self._by_day(handle, start, end, segment, "conversion")
+
+    async def click_positions(self, handle: str, start: date, end: date, *,
+                              segment: Segment = EVERY_SEARCH) -> list[DayPosition]:
+        self._check()
+        tracked = {s.query_id for s in self.searches
+                   if s.query_id and in_segment(s.tags, segment)}
         found: Counter[tuple[date, int]] = Counter()
         for e in self.events:
-            day = datetime.fromtimestamp(e.at, UTC).date()
-            if e.type == "click" and e.handle == handle and start <= day <= end:
+            day = utc_day(e.at)
+            if (e.type == "click" and e.handle == handle and start <= day <= end
+                    and (not segment or e.query_id in tracked)):
                 found.update((day, p) for p in e.positions)
         return [DayPosition(day, p, n) for (day, p), n in sorted(found.items())]
+
+    def _positions(self, handle: str, start: date, end: date, segment: Segment,
+                   search: str | None = None) -> dict[str, list[int]]:
+        """Per query: the positions clicked after its tracked searches."""
+        query_of = {s.query_id: s.query for s in self._scope(handle, start, end, segment,
+                                                             search) if s.query_id}
+        found: dict[str, list[int]] = {}
+        for e in self._events(handle, start):
+            if e.type == "click" and e.query_id in query_of:
+                found.setdefault(query_of[e.query_id], []).extend(e.positions)
+        return found
+
+    async def search_stats(self, handle: str, start: date, end: date, *, limit: int,
+                           offset: int = 0, segment: Segment = EVERY_SEARCH,
+                           with_events: bool = False, order_by: str = "searchCount",
+                           descending: bool = False) -> list[SearchStats]:
+        self._check()
+        events = self._per_search(handle, start)
+        positions = self._positions(handle, start, end, segment)
+        by_query: dict[str, list[SearchRecord]] = {}
+        for s in self._scope(handle, start, end, segment):
+            by_query.setdefault(s.query, []).append(s)
+        stats = []
+        for q, found in by_query.items():
+            tracked = [events.get(s.query_id, Counter()) for s in found if s.query_id]
+            figures = self._figures(tracked) if with_events else EventCounts()
+            if with_events:
+                clicked = positions.get(q, [])
+                ranges = [0] * len(RANGES)
+                for p in clicked:
+                    ranges[next(i for i, (low, high) in enumerate(RANGES)
+                                if low <= p and (high == -1 or p <= high))] += 1
+                figures = msgspec.structs.replace(figures, positions=sum(clicked),
+                                                  clicked_positions=len(clicked),
+                                                  ranges=tuple(ranges))
+            stats.append(SearchStats(
+                query=q, count=len(found),
+                nb_hits=half_up(Fraction(sum(s.nb_hits for s in found), len(found))),
+                events=figures))
+
+        def metric(s: SearchStats) -> Fraction | None:
+            e = s.events
+            part, whole = {"searchCount": (s.count, 1),
+                           "clickThroughRate": (e.clicked, e.tracked),
+                           "conversionRate": (e.converted, e.tracked),
+                           "averageClickPosition": (e.positions, e.clicked_positions),
+                           }[order_by]
+            return Fraction(part, whole) if whole else None
+
+        def key(s: SearchStats) -> tuple[bool, Fraction, bytes]:
+            m = metric(s)
+            value = Fraction(0) if m is None else (-m if descending else m)
+            return m is None, value, s.query.encode()
+
+        return sorted(stats, key=key)[offset:offset + limit]
+
+    async def query_revenue(self, handle: str, start: date, end: date,
+                            queries: Sequence[str], *,
+                            segment: Segment = EVERY_SEARCH) -> list[Revenue]:
+        self._check()
+        totals: dict[tuple[str, str], float] = {}
+        mine = [s for s in self._scope(handle, start, end, segment)
+                if s.query_id and s.query in queries]
+        for e in self._purchases(handle, start):
+            if e.revenue is None or e.currency is None:
+                continue
+            for s in mine:
+                if s.query_id in self._named(e):
+                    key = (s.query, e.currency)
+                    totals[key] = totals.get(key, 0.0) + e.revenue
+        return [Revenue(q, c, v) for (q, c), v in sorted(totals.items())]
+
+    def _hit_events(self, handle: str, start: date) -> dict[tuple[str, str], Counter[str]]:
+        """Per (queryID, objectID): the events naming that object after that search."""
+        found: dict[tuple[str, str], Counter[str]] = {}
+        for e in self._events(handle, start):
+            for i, hit in enumerate(e.object_ids):
+                q = e.query_id or (e.object_query_ids[i] if i < len(e.object_query_ids)
+                                   else None)
+                if not q:
+                    continue
+                kinds = found.setdefault((q, hit), Counter())
+                kinds[e.type] += 1
+                if e.subtype:
+                    kinds[e.subtype] += 1
+        return found
+
+    async def hit_stats(self, handle: str, start: date, end: date, *, limit: int,
+                        offset: int = 0, segment: Segment = EVERY_SEARCH,
+                        search: str | None = None,
+                        with_events: bool = False) -> list[HitStats]:
+        self._check()
+        events = self._hit_events(handle, start)
+        count: Counter[str] = Counter()
+        tracked: dict[str, list[Counter[str]]] = {}
+        for s in self._scope(handle, start, end, segment, search):
+            for hit in s.hits:
+                count[hit] += 1
+                if s.query_id:
+                    tracked.setdefault(hit, []).append(events.get((s.query_id, hit),
+                                                                  Counter()))
+        ranked = sorted(count.items(), key=lambda kv: (-kv[1], kv[0].encode()))
+        return [HitStats(hit=h, count=n, events=self._figures(tracked.get(h, []))
+                         if with_events else EventCounts())
+                for h, n in ranked[offset:offset + limit]]
+
+    async def hit_revenue(self, handle: str, start: date, end: date, hits: Sequence[str], *,
+                          segment: Segment = EVERY_SEARCH,
+                          search: str | None = None) -> list[Revenue]:
+        self._check()
+        totals: dict[tuple[str, str], float] = {}
+        shown = Counter((s.query_id, hit) for s in self._scope(handle, start, end, segment,
+                                                                search)
+                        if s.query_id for hit in s.hits if hit in hits)
+        for e in self._purchases(handle, start):
+            if e.currency is None:
+                continue
+            for i, hit in enumerate(e.object_ids):
+                q = e.query_id or (e.object_query_ids[i] if i < len(e.object_query_ids)
+                                   else None)
+                value = e.object_revenues[i] if i < len(e.object_revenues) else None
+                if value is None and len(e.object_ids) == 1:
+                    value = e.revenue
+                if value is None or not q or not shown[(q, hit)]:
+                    continue
+                key = (hit, e.currency)
+                totals[key] = totals.get(key, 0.0) + value * shown[(q, hit)]
+        return [Revenue(h, c, v) for (h, c), v in sorted(totals.items())]
+
+    async def filter_counts(self, handle: str, start: date, end: date, *, limit: int,
+                            offset: int = 0, segment: Segment = EVERY_SEARCH,
+                            search: str | None = None,
+                            attribute: str | None = None) -> list[FilterCount]:
+        self._check()
+        found: Counter[tuple[str, str, str]] = Counter()
+        for s in self._scope(handle, start, end, segment, search):
+            for r in s.refinements:
+                if attribute is None:
+                    found[(r.attribute, "", "")] += 1
+                elif r.attribute == attribute:
+                    found[(r.attribute, r.operator, r.value)] += 1
+        ranked = sorted(found.items(), key=lambda kv: (-kv[1], kv[0][0].encode(),
+                                                       kv[0][2].encode(), kv[0][1].encode()))
+        return [FilterCount(a, o, v, n) for (a, o, v), n in ranked[offset:offset + limit]]
+
+    async def no_result_filters(self, handle: str, start: date, end: date, *, limit: int,
+                                offset: int = 0, segment: Segment = EVERY_SEARCH,
+                                search: str | None = None) -> list[FilterCombination]:
+        self._check()
+        found: Counter[tuple[tuple[str, str, str], ...]] = Counter(
+            tuple((r.attribute, r.operator, r.value) for r in s.refinements)
+            for s in self._scope(handle, start, end, segment, search)
+            if s.nb_hits == 0 and s.refinements)
+        ranked = sorted(found.items(), key=lambda kv: (-kv[1], msgspec.json.encode(kv[0])))
+        return [FilterCombination(r, n) for r, n in ranked[offset:offset + limit]]
 
     async def last_update(self, handle: str) -> float | None:
         self._check()

@@ -180,7 +180,7 @@ async def read_request(reader: asyncio.StreamReader, connection: int) -> Request
         return None
     lines = head[:-4].decode("utf-8").split("\r\n")
     method, target, version = lines[0].split(" ")
-    assert version == "HTTP/1.1", lines[0]
+    assert version in ("HTTP/1.1", "HTTP/1.0"), lines[0]
     headers = [(k, v.strip()) for k, _, v in (line.partition(":") for line in lines[1:])]
     length = next((int(v) for k, v in headers if k.lower() == "content-length"), 0)
     body = await reader.readexactly(length) if length else b""

@@ -14,12 +14,23 @@ import yaml
 
 from searchport.adapters.network.address import EngineAddress, proxy_address
 from searchport.domain.access import handle_pattern
-from searchport.domain.config import CacheConfig, Config, ConfigError, FieldConfig, IndexConfig
+from searchport.domain.config import (
+    CacheConfig,
+    Config,
+    ConfigError,
+    DefaultsConfig,
+    FieldConfig,
+    IndexCacheConfig,
+    IndexConfig,
+    RankingKey,
+    RelevantSortConfig,
+    SortKey,
+)
 from searchport.domain.engines import BY_NAME
 from searchport.domain.errors import InvalidRequest
 from searchport.domain.fields import METADATA_KEYS, FieldMap, alias_conflicts
 from searchport.domain.params import parse_filters
-from searchport.domain.rules.format import Rule, decode_rule, without_bookkeeping
+from searchport.domain.rules.format import ExportedRule, Rule, decode_rule, without_bookkeeping
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 _HANDLE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -61,7 +72,8 @@ def _convert(data: Any, kind: type[Any], where: str) -> Any:
         raise ConfigError(f"{path}: {detail}" if path else detail) from None
 
 
-def _index(handle: str, raw: Any, base_dir: Path | None) -> IndexConfig:
+def _index(handle: str, raw: Any, base_dir: Path | None, with_rules: bool = True
+           ) -> IndexConfig:
     where = f"indexes.{handle}"
     rules: list[Rule] = []
     if isinstance(raw, dict) and isinstance(raw.get("fields"), dict):
@@ -69,9 +81,79 @@ def _index(handle: str, raw: Any, base_dir: Path | None) -> IndexConfig:
             _convert(field, FieldConfig, f"{where}.fields.{name}")
     if isinstance(raw, dict) and raw.get("rules") is not None:
         raw = dict(raw)
-        rules = read_rules(raw.pop("rules"), f"{where}.rules", base_dir)
+        value = raw.pop("rules")
+        if with_rules:
+            rules = read_rules(value, f"{where}.rules", base_dir)
     index: IndexConfig = _convert(raw, IndexConfig, where)
     return msgspec.structs.replace(index, rules=rules) if rules else index
+
+
+REPLICA_KEYS = ("replicaOf", "sort", "relevantSort", "customRanking", "defaults", "cache")
+SORTABLE_TYPES = frozenset({"keyword", "integer", "float", "boolean", "date"})
+
+
+def _is_replica(raw: Any) -> bool:
+    return isinstance(raw, dict) and raw.get("replicaOf") is not None
+
+
+def replica(handle: str, raw: dict[str, Any], primaries: Mapping[str, IndexConfig],
+            handles: frozenset[str] = frozenset()) -> IndexConfig:
+    """A replica's settings: its primary's, with its own order (docs/replicas.md)."""
+    where = f"indexes.{handle}"
+    name = raw["replicaOf"]
+    primary = primaries.get(name) if isinstance(name, str) else None
+    if primary is None:
+        known = isinstance(name, str) and name in handles
+        raise ConfigError(f"{where}.replicaOf: {name!r} is " + (
+            "a replica itself; name its primary" if known else "not a configured handle"))
+    extra = [key for key in raw if key not in REPLICA_KEYS]
+    if extra:
+        raise ConfigError(
+            f"{where}.{extra[0]}: a replica shares the engine, index, fields and rules of "
+            f"indexes.{name}; it sets only {', '.join(REPLICA_KEYS)}")
+    if raw.get("sort") and raw.get("relevantSort") is not None:
+        raise ConfigError(f"{where}.relevantSort: a replica has sort (a standard replica) "
+                          "or relevantSort (a virtual replica), not both")
+    index = msgspec.structs.replace(primary, replica_of=name)
+    if raw.get("defaults") is not None:
+        index = msgspec.structs.replace(index, defaults=_convert(
+            raw["defaults"], DefaultsConfig, f"{where}.defaults"))
+    if raw.get("cache") is not None:
+        index = msgspec.structs.replace(index, cache=_convert(
+            raw["cache"], IndexCacheConfig, f"{where}.cache"))
+    if raw.get("relevantSort") is not None:
+        ranking = _convert(raw.get("customRanking") or [], list[RankingKey],
+                           f"{where}.customRanking")
+        if not ranking:
+            raise ConfigError(f"{where}.customRanking: a virtual replica (relevantSort) "
+                              "orders its relevant hits by customRanking; give at least "
+                              "one key")
+        return msgspec.structs.replace(index, custom_ranking=ranking, relevant_sort=_convert(
+            raw["relevantSort"], RelevantSortConfig, f"{where}.relevantSort"))
+    if raw.get("customRanking"):
+        raise ConfigError(f"{where}.customRanking: a standard replica orders by sort alone "
+                          "(add keys to sort to break ties); customRanking is for "
+                          "relevantSort")
+    keys: list[SortKey] = _convert(raw.get("sort") or [], list[SortKey], f"{where}.sort")
+    if not keys:
+        raise ConfigError(f"{where}.sort: a replica needs sort (a standard replica: "
+                          "[{field, order}]) or relevantSort with customRanking (a virtual "
+                          "replica)")
+    seen: set[str] = set()
+    for i, key in enumerate(keys):
+        at = f"{where}.sort[{i}].field"
+        if key.field in seen:
+            raise ConfigError(f"{at}: {key.field!r} is named twice")
+        seen.add(key.field)
+        field = index.fields.get(key.field)
+        kind = None if field is None else field.type
+        if kind is not None and kind not in SORTABLE_TYPES:
+            raise ConfigError(f"{at}: {key.field!r} is a {kind} field; sort by a keyword, "
+                              "number, boolean or date field")
+        if kind is None and index.engine == "tantivy":
+            raise ConfigError(f"{at}: give {key.field!r} a type in indexes.{name}.fields "
+                              "(keyword, integer, float, boolean or date) to sort by it")
+    return msgspec.structs.replace(index, sort=keys)
 
 
 MAX_RULES_FILE_BYTES = 256 * 1024 * 1024
@@ -91,9 +173,12 @@ def read_rules(value: Any, where: str, base_dir: Path | None) -> list[Rule]:
         if len(data) > MAX_RULES_FILE_BYTES:
             raise ConfigError(f"{where}: the rules file {path} is over 256 MiB")
         try:
-            value = _json_rules(data)
+            return [rule.plain() for rule in _json_rules(data, ExportedRule)]
+        except msgspec.ValidationError:
+            pass  # the slow path below names the first invalid rule
         except msgspec.DecodeError as exc:
             raise ConfigError(f"{where}: the rules file {path} is not JSON ({exc})") from None
+        value = _json_rules(data, Any)
         where = f"{where} ({path.name})"
     if not isinstance(value, list):
         raise ConfigError(f"{where}: expected a list of rules or the path of a JSON file")
@@ -113,11 +198,15 @@ def read_rules(value: Any, where: str, base_dir: Path | None) -> list[Rule]:
     raise AssertionError("unreachable: the list failed to convert as a whole")
 
 
-def _json_rules(data: bytes) -> Any:
+def _json_rules(data: bytes, kind: Any) -> Any:
+    """The rules of a JSON file, an array or one object per line, decoded as ``kind``
+    (straight into structs: no tree of dicts to build and free, whose holes would stay in
+    the process's memory beside the rules)."""
     text = data.lstrip()
     if text.startswith(b"[") or not text:
-        return msgspec.json.decode(data)
-    return [msgspec.json.decode(line) for line in data.splitlines() if line.strip()]
+        return msgspec.json.decode(data, type=list[kind])
+    decoder = msgspec.json.Decoder(kind)
+    return [decoder.decode(line) for line in data.splitlines() if line.strip()]
 
 
 def check_index(handle: str, index: IndexConfig) -> None:
@@ -167,6 +256,10 @@ def check_index(handle: str, index: IndexConfig) -> None:
     problems = alias_conflicts(index.fields)
     if problems:
         raise ConfigError(f"{where}: {problems[0]}")
+    if index.replica_of is None and (index.sort or index.relevant_sort is not None):
+        key = "sort" if index.sort else "relevantSort"
+        raise ConfigError(f"{where}.{key}: only a replica orders its hits this way; add "
+                          f"replicaOf: <its primary handle> (docs/replicas.md)")
     _check_ranking(where, index)
 
 
@@ -195,7 +288,8 @@ def _check_ranking(where: str, index: IndexConfig) -> None:
             )
         if field is not None and field.type is None and index.engine == "tantivy":
             raise ConfigError(f"{at}: give {key.field!r} a type (integer, float or date)")
-    if index.engine == "typesense" and len(index.custom_ranking) > 2:
+    if index.engine == "typesense" and index.replica_of is None and len(
+            index.custom_ranking) > 2:
         raise ConfigError(
             f"{where}.customRanking: Typesense sorts by at most 3 keys, relevance and two "
             f"custom ranking keys; keep two"
@@ -208,9 +302,10 @@ def _check_ranking(where: str, index: IndexConfig) -> None:
         )
 
 
-def parse_config(text: str, environ: Mapping[str, str], base_dir: Path | None = None
-                 ) -> Config:
-    """``base_dir``: where relative paths in the config start (its folder)."""
+def parse_config(text: str, environ: Mapping[str, str], base_dir: Path | None = None, *,
+                 rules: bool = True) -> Config:
+    """``base_dir``: where relative paths in the config start (its folder); ``rules``
+    false: the handles' rules are neither read nor checked (every handle has none)."""
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
@@ -225,7 +320,11 @@ def parse_config(text: str, environ: Mapping[str, str], base_dir: Path | None = 
     indexes = data.get("indexes") or {}
     if not isinstance(indexes, dict):
         raise ConfigError("indexes: expected a mapping of handle to index settings")
-    parsed = {str(h): _index(str(h), raw, base_dir) for h, raw in indexes.items()}
+    primaries = {str(h): _index(str(h), raw, base_dir, rules) for h, raw in indexes.items()
+                 if not _is_replica(raw)}
+    parsed = {str(h): primaries[str(h)] if str(h) in primaries else
+              replica(str(h), raw, primaries, frozenset(map(str, indexes)))
+              for h, raw in indexes.items()}
     config: Config = _convert({**data, "indexes": {}}, Config, "")
     for handle, index in parsed.items():
         check_index(handle, index)
@@ -304,7 +403,8 @@ def _cache(config: Config, data: dict[str, Any], environ: Mapping[str, str]) -> 
     return cache
 
 
-def load_config(path: Path, environ: Mapping[str, str] | None = None) -> Config:
+def load_config(path: Path, environ: Mapping[str, str] | None = None, *,
+                rules: bool = True) -> Config:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -314,4 +414,5 @@ def load_config(path: Path, environ: Mapping[str, str] | None = None) -> Config:
         ) from None
     except OSError as exc:
         raise ConfigError(f"Cannot read the config file {path}: {exc.strerror}") from None
-    return parse_config(text, os.environ if environ is None else environ, path.parent)
+    return parse_config(text, os.environ if environ is None else environ, path.parent,
+                        rules=rules)

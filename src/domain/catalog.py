@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from searchport.domain.config import IndexConfig
 from searchport.domain.errors import IndexNotFound
 from searchport.domain.fields import FieldMap
+from searchport.domain.replicas import Searcher, replica_of, replica_searcher
 
 if TYPE_CHECKING:  # a type-only dependency: the domain never imports ports at run time
     from searchport.domain.rules.ruleset import RuleSet
@@ -16,10 +17,12 @@ if TYPE_CHECKING:  # a type-only dependency: the domain never imports ports at r
 
 
 class IndexEntry:
-    """One handle: its config, its field map, the engine adapter serving it, and its query
-    rules (``None`` without), with the facet values their placeholders may take."""
+    """One handle: its config, its field map, the engine adapter serving it, its query
+    rules (``None`` without), with the facet values their placeholders may take, and what
+    it is a replica of (``None``: a primary; a replica shares its primary's engine and
+    rules)."""
 
-    __slots__ = ("config", "engine", "facet_values", "fields", "handle", "rules")
+    __slots__ = ("config", "engine", "facet_values", "fields", "handle", "replica", "rules")
 
     def __init__(self, handle: str, config: IndexConfig, engine: SearchEnginePort,
                  rules: RuleSet | None = None,
@@ -30,6 +33,12 @@ class IndexEntry:
         self.fields = FieldMap(config.fields)
         self.rules = rules
         self.facet_values = facet_values
+        self.replica = replica_of(config)
+
+    def search(self, strictness: int | None = None) -> Searcher:
+        """The engine's search, as this handle orders hits (``replicas``);
+        ``strictness``: a search's ``relevancyStrictness`` (virtual replicas)."""
+        return replica_searcher(self.engine.search, self.replica, strictness)
 
 
 class Catalog(Mapping[str, IndexEntry]):
@@ -52,3 +61,12 @@ class Catalog(Mapping[str, IndexEntry]):
 
     def __len__(self) -> int:
         return len(self._entries)
+
+    def replicas_of(self, handle: str) -> list[IndexEntry]:
+        """The replicas of ``handle``, in config order."""
+        return [e for e in self._entries.values()
+                if e.replica is not None and e.replica.primary == handle]
+
+    def engines(self) -> list[SearchEnginePort]:
+        """Each engine adapter once (a replica shares its primary's)."""
+        return list({id(e.engine): e.engine for e in self._entries.values()}.values())

@@ -48,6 +48,22 @@ class RankingKey(_Section, frozen=True):
     order: Literal["asc", "desc"] = "desc"
 
 
+class SortKey(_Section, frozen=True):
+    """One key of a standard replica's ``sort``: a field (public name) and its direction."""
+
+    field: str
+    order: Literal["asc", "desc"]
+
+
+class RelevantSortConfig(_Section, frozen=True):
+    """``indexes.<handle>.relevantSort`` of a virtual replica (docs/replicas.md): of the
+    ``maxHits`` most relevant matches, those whose relevance is at least ``strictness``
+    percent of the best one's, ordered by the replica's ``customRanking``."""
+
+    strictness: Annotated[int, msgspec.Meta(ge=0, le=100)] = 100
+    max_hits: Annotated[int, msgspec.Meta(ge=1, le=10_000)] = 1000
+
+
 class TypoToleranceConfig(_Section, frozen=True):
     """``indexes.<handle>.typoTolerance`` (embedded engine): how many typos a query word may
     have, by its length in letters; a transposition counts as one typo."""
@@ -105,6 +121,13 @@ class IndexConfig(_Section, frozen=True):
     # path (relative to the config file) of a JSON file holding them; the loader reads the
     # file, so a loaded config always holds the list
     rules: list[Rule] | str = msgspec.field(default_factory=list)
+    # a replica (docs/replicas.md) shares the engine, index, fields and rules of the handle
+    # it names, and sets only these keys, ``customRanking``, ``defaults`` and ``cache``:
+    # ``sort`` (a standard replica: every match, strictly sorted) or ``relevantSort`` with
+    # ``customRanking`` (a virtual replica: the most relevant matches, in that ranking)
+    replica_of: str | None = None
+    sort: list[SortKey] = msgspec.field(default_factory=list)
+    relevant_sort: RelevantSortConfig | None = None
 
     @property
     def rule_list(self) -> list[Rule]:

@@ -223,6 +223,10 @@ class SearchQuery(msgspec.Struct, frozen=True, kw_only=True):
       ``<mark>`` around matched terms in HTML-escaped text.
     - ``fields``: the stored fields to return (``None``: all).
     - ``suggest_field``: when set, return phrase suggestions built from that field.
+    - ``ids``: only the records with these document ids (``Hit.id``; ``None``: any record);
+      ``excluded_ids``: never the records with these. Both narrow hits, ``total`` and every
+      count alike (never a facet's own filter); each adapter uses the engine's own id
+      (query rules' promotes and hides ask for them).
     """
 
     text: str = ""
@@ -245,6 +249,8 @@ class SearchQuery(msgspec.Struct, frozen=True, kw_only=True):
     # False: facet counts follow every filter, their own field's too (Algolia's semantics)
     disjunctive_facets: bool = True
     stats: tuple[str, ...] = ()
+    ids: tuple[str, ...] | None = None
+    excluded_ids: tuple[str, ...] = ()
     # Algolia's word matching: every word of ``text`` must match, but those named in
     # ``optional_words`` (compared case-insensitively), which only add relevance; when every
     # word is optional, any word matches. False: any word matches (``/search``).

@@ -39,6 +39,8 @@ class SearchResponse(_Body):
     query_id: str | msgspec.UnsetType = msgspec.field(default=msgspec.UNSET, name="queryID")
     # the applied query rules' userData, in their precedence (docs/rules.md)
     user_data: list[dict[str, Any]] | msgspec.UnsetType = msgspec.UNSET
+    # a virtual replica (docs/replicas.md): the relevant hits, the only ones paged through
+    sorted_hits: int | msgspec.UnsetType = msgspec.UNSET
 
 
 class FacetSearchResponse(_Body):
@@ -99,8 +101,16 @@ class FieldInfo(_Body):
     type: FieldType | msgspec.UnsetType = msgspec.UNSET  # when the config gives one
 
 
+class ReplicaInfo(_Body):
+    handle: str
+    virtual: bool  # a relevant sort (relevantSort), else a strict sort (sort)
+
+
 class IndexFieldsResponse(_Body):
     handle: str
     fields: list[FieldInfo]
     facets: list[str]  # the default facets
     per_page: int  # the default perPage
+    # a replica's primary handle; a primary's replicas (those the key may read)
+    replica_of: str | msgspec.UnsetType = msgspec.UNSET
+    replicas: list[ReplicaInfo] | msgspec.UnsetType = msgspec.UNSET

@@ -57,6 +57,9 @@ class EngineResult(msgspec.Struct, kw_only=True):
     suggestions: list[str] = msgspec.field(default_factory=list)
     # a stats field without any value in the matching documents is absent
     stats: dict[str, FieldStats] = msgspec.field(default_factory=dict)
+    # a virtual replica's relevant sort (``domain/replicas``): the hits kept and paged
+    # through, of ``total``; ``None`` without one
+    sorted_total: int | None = None
 
 
 class Capabilities(msgspec.Struct, frozen=True, kw_only=True):

@@ -54,6 +54,13 @@ from searchport.domain.usecases.searches_count import SearchesCount
 from searchport.domain.usecases.searches_no_clicks import SearchesNoClicks
 from searchport.domain.usecases.searches_no_results import SearchesNoResults
 from searchport.domain.usecases.send_events import SendEvents
+from searchport.domain.usecases.top_filters import (
+    TopFilterAttributes,
+    TopFilterForAttribute,
+    TopFiltersNoResults,
+)
+from searchport.domain.usecases.top_hits import TopHits
+from searchport.domain.usecases.top_searches import TopSearches
 from searchport.domain.usecases.users_count import UsersCount
 from searchport.entrypoints.algolia.rule_filters import rule_sets
 from searchport.entrypoints.http.observability import Metrics
@@ -77,14 +84,22 @@ def make_engine(handle: str, index: IndexConfig, resources: EngineResources) -> 
 
 
 def build_catalog(config: Config, resources: EngineResources, metrics: Metrics) -> Catalog:
+    """One entry per handle; a replica shares its primary's engine, rules and facet values."""
     rules = rule_sets(config)
-    return Catalog({
+    primaries = {
         handle: IndexEntry(
             handle, index, TimedEngine(make_engine(handle, index, resources), handle, metrics),
             rules=rules.get(handle), facet_values=_facet_values(config, handle, rules),
         )
-        for handle, index in config.indexes.items()
-    })
+        for handle, index in config.indexes.items() if index.replica_of is None
+    }
+    entries: dict[str, IndexEntry] = {}
+    for handle, index in config.indexes.items():
+        primary = primaries[index.replica_of or handle]
+        entries[handle] = primary if index.replica_of is None else IndexEntry(
+            handle, index, primary.engine, rules=primary.rules,
+            facet_values=primary.facet_values)
+    return Catalog(entries)
 
 
 def _facet_values(config: Config, handle: str,
@@ -171,6 +186,7 @@ def build_recorder(config: Config, store: AnalyticsStore, metrics: Metrics) -> A
 
 # the Analytics API (v2): route -> its use case, each over the catalog and the store
 ANALYTICS_REPORTS: dict[str, type[AnalyticsReading]] = {
+    "/2/searches": TopSearches,
     "/2/searches/count": SearchesCount,
     "/2/searches/noResults": SearchesNoResults,
     "/2/searches/noClicks": SearchesNoClicks,
@@ -180,7 +196,11 @@ ANALYTICS_REPORTS: dict[str, type[AnalyticsReading]] = {
     "/2/clicks/averageClickPosition": AverageClickPosition,
     "/2/clicks/positions": ClickPositions,
     "/2/conversions/conversionRate": ConversionRate,
+    "/2/hits": TopHits,
     "/2/users/count": UsersCount,
+    "/2/filters": TopFilterAttributes,
+    "/2/filters/noResults": TopFiltersNoResults,
+    "/2/filters/{attribute:str}": TopFilterForAttribute,
     "/2/status": AnalyticsStatus,
 }
 

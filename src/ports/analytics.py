@@ -13,13 +13,22 @@ from searchport.domain.analytics.reports import (
     DayCount,
     DayPosition,
     DayUsers,
+    FilterCombination,
+    FilterCount,
+    HitStats,
+    Revenue,
+    SearchStats,
     TopSearch,
 )
+from searchport.domain.analytics.segments import EVERY_SEARCH, Segment
 
 
 class AnalyticsStore(Protocol):
     """The query log and the events. Every call raises only ``AnalyticsUnavailable`` (the
-    store cannot be reached, or did not answer within its timeout)."""
+    store cannot be reached, or did not answer within its timeout). Every read counts the
+    searches of one handle on the days from ``start`` to ``end`` (both included) and,
+    given a ``segment``, only those made with its ``analyticsTags``; the events that count
+    are those naming these searches."""
 
     async def open(self) -> None:
         """Connect, and create or migrate the schema to this version's."""
@@ -38,39 +47,91 @@ class AnalyticsStore(Protocol):
         """Remove the searches and events of the days before ``before``; how many."""
         ...
 
-    async def searches_by_day(self, handle: str, start: date, end: date) -> list[DayCount]:
+    async def searches_by_day(self, handle: str, start: date, end: date, *,
+                              segment: Segment = EVERY_SEARCH) -> list[DayCount]:
         """Searches of ``handle`` per day from ``start`` to ``end`` (both included), with
         those that found nothing; days without searches left out, in day order."""
         ...
 
-    async def users(self, handle: str, start: date, end: date) -> tuple[int, list[DayUsers]]:
+    async def users(self, handle: str, start: date, end: date, *,
+                    segment: Segment = EVERY_SEARCH) -> tuple[int, list[DayUsers]]:
         """Distinct users of ``handle`` over the whole period, and per day (days without
         searches left out, in day order)."""
         ...
 
     async def top_searches(self, handle: str, start: date, end: date, *, limit: int,
                            offset: int = 0, no_results: bool = False,
-                           no_clicks: bool = False) -> list[TopSearch]:
+                           no_clicks: bool = False,
+                           segment: Segment = EVERY_SEARCH) -> list[TopSearch]:
         """The most searched queries (most first, then by query); ``no_results``: only the
         searches that found nothing; ``no_clicks``: only the tracked searches (with a
         ``queryID``) that no click event names."""
         ...
 
-    async def clicks_by_day(self, handle: str, start: date, end: date) -> list[DayClicks]:
+    async def clicks_by_day(self, handle: str, start: date, end: date, *,
+                            segment: Segment = EVERY_SEARCH) -> list[DayClicks]:
         """Per day with tracked searches (``queryID`` set): those searches, how many got a
         click event naming their ``queryID``, and those clicks; in day order."""
         ...
 
-    async def conversions_by_day(self, handle: str, start: date, end: date
-                                 ) -> list[DayClicks]:
+    async def conversions_by_day(self, handle: str, start: date, end: date, *,
+                                 segment: Segment = EVERY_SEARCH) -> list[DayClicks]:
         """As ``clicks_by_day``, for conversion events: those naming a tracked search's
         ``queryID``, or (without one) naming it for one of their objects."""
         ...
 
-    async def click_positions(self, handle: str, start: date, end: date
-                              ) -> list[DayPosition]:
+    async def click_positions(self, handle: str, start: date, end: date, *,
+                              segment: Segment = EVERY_SEARCH) -> list[DayPosition]:
         """The positions of the click events on ``handle`` (by their own day), counted per
         day and position, in day then position order."""
+        ...
+
+    async def search_stats(self, handle: str, start: date, end: date, *, limit: int,
+                           offset: int = 0, segment: Segment = EVERY_SEARCH,
+                           with_events: bool = False, order_by: str = "searchCount",
+                           descending: bool = False) -> list[SearchStats]:
+        """The queries, ordered by ``order_by`` (Algolia's ``searchCount``,
+        ``clickThroughRate``, ``conversionRate`` or ``averageClickPosition``; the three
+        last need ``with_events``), null figures last, then by query; with
+        ``with_events``, what the events did to each query's tracked searches."""
+        ...
+
+    async def query_revenue(self, handle: str, start: date, end: date,
+                            queries: Sequence[str], *,
+                            segment: Segment = EVERY_SEARCH) -> list[Revenue]:
+        """The revenue of the purchases naming the tracked searches of ``queries``, per
+        query and currency."""
+        ...
+
+    async def hit_stats(self, handle: str, start: date, end: date, *, limit: int,
+                        offset: int = 0, segment: Segment = EVERY_SEARCH,
+                        search: str | None = None,
+                        with_events: bool = False) -> list[HitStats]:
+        """The objectIDs the searches (of the query ``search``) returned most often, most
+        first then by objectID; with ``with_events``, the tracked searches that returned
+        each and the events naming it after them."""
+        ...
+
+    async def hit_revenue(self, handle: str, start: date, end: date, hits: Sequence[str], *,
+                          segment: Segment = EVERY_SEARCH,
+                          search: str | None = None) -> list[Revenue]:
+        """The revenue of the purchases of ``hits`` after tracked searches that returned
+        them, per objectID and currency."""
+        ...
+
+    async def filter_counts(self, handle: str, start: date, end: date, *, limit: int,
+                            offset: int = 0, segment: Segment = EVERY_SEARCH,
+                            search: str | None = None,
+                            attribute: str | None = None) -> list[FilterCount]:
+        """The refinements applied, counted per attribute (or, given ``attribute``, per
+        operator and value of it), most first then by name."""
+        ...
+
+    async def no_result_filters(self, handle: str, start: date, end: date, *, limit: int,
+                                offset: int = 0, segment: Segment = EVERY_SEARCH,
+                                search: str | None = None) -> list[FilterCombination]:
+        """The combinations of refinements of the searches that found nothing, most
+        frequent first."""
         ...
 
     async def last_update(self, handle: str) -> float | None:

@@ -159,8 +159,9 @@ def elastic(where: elastic_live.Target) -> Backend:
 
 MEILI_SETTINGS: dict[str, Any] = {
     "searchableAttributes": ["title", "author"],
-    "filterableAttributes": sorted(f for f, s in FIELDS.items() if s["type"] != "text"
-                                   and s["type"] != "geo_point"),
+    # the primary key too: query rules' promotes and hides filter on it
+    "filterableAttributes": sorted(["id", *(f for f, s in FIELDS.items() if s["type"] != "text"
+                                            and s["type"] != "geo_point")]),
     "sortableAttributes": ["genre", "rank", "rating", "year"],
     "faceting": {"sortFacetValuesBy": {"*": "count"}, "maxValuesPerFacet": 100},
 }

@@ -1,4 +1,5 @@
-"""One real app per engine, over the same conformance dataset."""
+"""One real app per engine, over the same conformance dataset, its handle carrying the
+query rules and replicas of ``merchandising``."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from searchport.adapters.config_loader import parse_config
 from searchport.entrypoints.container import create_container
 from searchport.entrypoints.http.app import create_app
 from tests.conformance.backends import BACKENDS, Session
+from tests.conformance.merchandising import REPLICAS, RULES
 
 HANDLE = "books"
 
@@ -23,7 +25,8 @@ def api(request: pytest.FixtureRequest,
     name: str = request.param
     tmp = tmp_path_factory.mktemp(f"conformance-{name}")
     with BACKENDS[name](Session(tmp, request.config, tmp_path_factory)) as settings:
-        config = parse_config(yaml.safe_dump({"indexes": {HANDLE: settings}}), {})
+        handle = {**settings, "rules": RULES}
+        config = parse_config(yaml.safe_dump({"indexes": {HANDLE: handle, **REPLICAS}}), {})
         app = create_app(create_container(config, tmp))
         with TestClient(app) as client:
             client.engine_name = name  # type: ignore[attr-defined]

@@ -4,8 +4,9 @@ real HTTP to a server on 127.0.0.1 that plays a scripted engine and records ever
 
 - ``LoopbackEngine``: an HTTP and an HTTPS server (``aiohttp.web``, on a loop of their own
   thread) that hand every request to a handler as an ``httpx.Request`` and send back its
-  ``httpx.Response``; every engine host name of a config resolves to them (an aiohttp
-  resolver), so the adapters keep the hosts they are configured with. A reply that is an
+  ``httpx.Response``; every engine host name of a config resolves to them (a pyreqwest
+  middleware of the production client), so the adapters keep the hosts
+  they are configured with. A reply that is an
   ``httpx`` network error is played on the socket: a timeout is never answered, any
   other error closes the connection unanswered. The timeout each exchange is given is
   recorded (``timeouts``), and the client waits at most ``WAIT`` seconds of it, so that
@@ -27,7 +28,6 @@ from __future__ import annotations
 import asyncio
 import atexit
 import json
-import socket
 import ssl
 import textwrap
 import threading
@@ -39,16 +39,18 @@ from pathlib import Path
 from typing import Any, Self, TypeVar
 from urllib.parse import unquote
 
-import aiohttp.abc
 import httpx
 import trustme
 from aiohttp import web
 from dependency_injector import providers
 from litestar.testing import TestClient
+from pyreqwest.middleware import Next
+from pyreqwest.request import Request
+from pyreqwest.response import Response
 
 from searchport.adapters.config_loader import parse_config
 from searchport.adapters.network.client import EngineClient
-from searchport.adapters.network.exchange import Answer, Exchange
+from searchport.adapters.network.exchange import Answer, Exchange, Tls
 from searchport.adapters.network.pools import EnginePools
 from searchport.domain.config import Config
 from searchport.entrypoints.container import Container
@@ -240,22 +242,6 @@ class StartedApp:
 
 
 
-class _Loopback(aiohttp.abc.AbstractResolver):
-    """Every host name resolves to one port on 127.0.0.1."""
-
-    def __init__(self, port: int) -> None:
-        self.port = port
-
-    async def resolve(self, host: str, port: int = 0,
-                      family: socket.AddressFamily = socket.AF_INET
-                      ) -> list[aiohttp.abc.ResolveResult]:
-        return [{"hostname": host, "host": "127.0.0.1", "port": self.port,
-                 "family": socket.AF_INET, "proto": 0, "flags": socket.AI_NUMERICHOST}]
-
-    async def close(self) -> None:
-        return None
-
-
 class _ServerLoop:
     """The one event loop, in a thread of its own, that every loopback server runs on."""
 
@@ -307,8 +293,7 @@ class LoopbackEngine:
         self._idle = threading.Condition()
         self._runner: web.AppRunner | None = None
         self._ports: tuple[int, int] = (0, 0)
-        self._client_tls = ssl.create_default_context()
-        _CA.configure_trust(self._client_tls)
+        self._client_tls = Tls(ca_pem=_CA.cert_pem.bytes())
 
     def start(self) -> LoopbackEngine:
         if self._runner is None:
@@ -344,14 +329,24 @@ class LoopbackEngine:
         (_, http_port), (_, https_port) = runner.addresses[:2]
         self._runner, self._ports = runner, (http_port, https_port)
 
-    def network(self, origin: str, tls: ssl.SSLContext | bool, proxy: str | None) -> Exchange:
-        """The production client for ``origin``, its host resolved to this server (the
-        test CA trusted where production would trust the system's)."""
+    def network(self, origin: str, tls: Tls, proxy: str | None) -> Exchange:
+        """The production client for ``origin``, every request sent to this server instead
+        (a pyreqwest middleware: its URL points at 127.0.0.1, its Host header keeps the
+        configured host), the test CA trusted where production would trust the system's."""
         self.start()
-        https = origin.startswith("https:")
-        client = EngineClient(origin, tls=self._client_tls if tls is True else tls,
-                              proxy=proxy, max_connections=8, keepalive_seconds=30,
-                              resolver=_Loopback(self._ports[1] if https else self._ports[0]))
+        ports = {"http": self._ports[0], "https": self._ports[1]}
+
+        async def to_loopback(request: Request, following: Next) -> Response:
+            url = request.url
+            request.headers["Host"] = (url.host_str or "") + (
+                f":{url.port}" if url.port is not None else "")
+            request.url = (f"{url.scheme}://127.0.0.1:{ports[url.scheme]}{url.path}"
+                           + (f"?{url.query_string}" if url.query_string else ""))
+            return await following.run(request)
+
+        client = EngineClient(origin, tls=self._client_tls if tls.verify and tls.ca_pem is None
+                              else tls, proxy=proxy, max_connections=8, keepalive_seconds=30,
+                              middleware=to_loopback)
         return _Timed(client, self.timeouts)
 
     async def _serve(self, request: web.Request) -> web.StreamResponse:

@@ -16,6 +16,7 @@ from typing import Any
 
 import httpx
 
+from searchport.entrypoints.container import ANALYTICS_REPORTS
 from tests.e2e.conftest import Server, sample_config, start_server
 from tests.specs.checker import check
 
@@ -130,8 +131,12 @@ def test_the_events_route_answers_in_the_insights_shape(
     assert send_events(server, big).status_code == 200
     assert send_events(server, [*big, event]).json() == {
         "status": 422, "message": "Cannot process more than 1000 events in a batch"}
-    assert server.client.get("/2/searches/count", params={"index": "cities"},
-                             headers={"Authorization": "Bearer films-key"}).status_code == 403
+    for path in (*ANALYTICS_REPORTS, "/2/filters/region"):
+        if "{" in path:
+            continue
+        refused = server.client.get(path, params={"index": "cities"},
+                                    headers={"Authorization": "Bearer films-key"})
+        assert refused.status_code == 403, path
 
 
 def test_a_graceful_stop_writes_what_is_buffered(tmp_path: Path) -> None:
@@ -249,3 +254,74 @@ def test_two_instances_on_one_postgres_give_one_set_of_figures(tmp_path: Path) -
         for server in servers:
             server.stop()
         database.remove()
+
+
+def test_top_searches_hits_and_filters_through_the_stock_client(
+        server_factory: Callable[..., Server]) -> None:
+    server = server_factory(sample_config(extra_top=f"apiKey: {KEY}\n{FAST}"))
+    search, insights, analytics = clients(server, KEY)
+    found = search.search_single_index("cities", {
+        "query": "Barcelona", "clickAnalytics": True, "userToken": "user-7",
+        "analyticsTags": ["mobile", "lang:en"]})
+    assert found.query_id and found.hits
+    shown = [h.object_id for h in found.hits]
+    search.search_single_index("cities", {"query": "barcelona", "analyticsTags": ["desktop"]})
+    search.search_single_index("cities", {"query": "qqqzzz", "facetFilters": [["region:Europe"]],
+                                          "analyticsTags": ["mobile"]})
+    sent = insights.push_events({"events": [
+        {"eventType": "click", "eventName": "Hit Clicked", "index": "cities",
+         "userToken": "user-7", "objectIDs": [shown[0]], "positions": [1],
+         "queryID": found.query_id},
+        {"eventType": "conversion", "eventSubtype": "purchase", "eventName": "Bought",
+         "index": "cities", "userToken": "user-7", "objectIDs": [shown[0]],
+         "queryID": found.query_id, "value": 30, "currency": "EUR"}]})
+    assert sent.status == 200
+    until(lambda: analytics.get_searches_count(index="cities").count == 3)
+    until(lambda: analytics.get_click_through_rate(index="cities").click_count == 1)
+
+    def raw(path: str, spec: str, **params: Any) -> dict[str, Any]:
+        return read(server, path, spec, **params)
+
+    top = raw("/2/searches", "searches.response", direction="desc")
+    assert top["searches"] == [{"search": "barcelona", "count": 2, "nbHits": found.nb_hits},
+                               {"search": "qqqzzz", "count": 1, "nbHits": 0}]
+    rich = raw("/2/searches", "searches.response", clickAnalytics="true",
+               revenueAnalytics="true", orderBy="clickThroughRate", direction="desc")
+    first = rich["searches"][0]
+    assert (first["search"], first["trackedSearchCount"], first["clickCount"],
+            first["clickThroughRate"], first["averageClickPosition"],
+            first["purchaseCount"], first["purchaseRate"]) == (
+        "barcelona", 1, 1, 1.0, 1.0, 1, 1.0)
+    assert first["currencies"] == {"EUR": {"currency": "EUR", "revenue": 30.0}}
+    assert first["clickPositions"][0] == {"position": [1, 1], "clickCount": 1}
+    assert rich["searches"][1]["clickThroughRate"] is None  # no tracked search: null
+    client_top = analytics.get_top_searches(index="cities", click_analytics=True,
+                                            direction="desc", tags="mobile")
+    assert [(s.search, s.count)
+            for s in client_top.actual_instance.searches] == [("barcelona", 1), ("qqqzzz", 1)]
+
+    hits = raw("/2/hits", "hits.response", clickAnalytics="true", search="Barcelona")
+    assert hits["hits"][0] == {"hit": shown[0], "count": 2, "clickThroughRate": 1.0,
+                               "conversionRate": 1.0, "trackedHitCount": 1, "clickCount": 1,
+                               "conversionCount": 1}
+    assert {h["hit"] for h in hits["hits"]} <= set(shown)
+    assert len(analytics.get_top_hits(index="cities").actual_instance.hits) > 0
+
+    attributes = analytics.get_top_filter_attributes(index="cities")
+    assert [(a.attribute, a.count) for a in attributes.attributes] == [("region", 1)]
+    values = raw("/2/filters/region", "filters.attribute.response")
+    assert values == {"values": [{"attribute": "region", "operator": ":", "value": "Europe",
+                                  "count": 1}]}
+    none = raw("/2/filters/noResults", "filters.noResults.response")
+    assert none == {"values": [{"count": 1, "values": [
+        {"attribute": "region", "operator": ":", "value": "Europe"}]}]}
+    assert analytics.get_top_filters_no_results(index="cities").values is not None
+    assert raw("/2/filters", "filters.response", tags="desktop") == {"attributes": []}
+    count = raw("/2/searches/count", "searches.count.response", tags="mobile OR desktop")
+    assert count["count"] == 3
+    assert raw("/2/searches/count", "searches.count.response",
+               tags="mobile AND lang:en")["count"] == 1
+    bad = server.client.get("/2/searches", params={"index": "cities", "orderBy": "clickCount"},
+                            headers=AUTH)
+    assert bad.status_code == 400 and "orderBy" in bad.text
+    check("analytics", "error.response", bad.json())

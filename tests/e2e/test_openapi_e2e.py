@@ -15,7 +15,9 @@ import pytest
 from tests.e2e.conftest import Server, sample_config
 
 CONCRETE = {"{handle}": "cities", "{field}": "country", "{facet}": "country",
-            "{doc_id}": "1796236", "{object_id}": "1796236"}
+            "{doc_id}": "1796236", "{object_id}": "1796236", "{attribute}": "region"}
+EVENT = {"eventType": "click", "eventName": "Hit Clicked", "index": "products",
+         "userToken": "u", "objectIDs": ["1"]}
 METHODS = ("get", "post")
 # the 400 each route answers to a request a client can get wrong
 BAD_INPUT: dict[str, tuple[str, str, Any]] = {
@@ -37,6 +39,18 @@ BAD_INPUT: dict[str, tuple[str, str, Any]] = {
     "/1/indexes/{handle}/rules/search": ("post", "/1/indexes/cities/rules/search",
                                          {"hitsPerPage": 0}),
 }
+# the Analytics API: a limit out of its bounds (the status route: no index)
+BAD_INPUT.update({
+    path: ("get", f"{concrete_path}?index=cities&limit=0", None)
+    for path, concrete_path in (
+        (p, p.replace("{attribute}", "region")) for p in (
+            "/2/searches", "/2/searches/count", "/2/searches/noResults", "/2/searches/noClicks",
+            "/2/searches/noResultRate", "/2/searches/noClickRate",
+            "/2/clicks/clickThroughRate", "/2/clicks/averageClickPosition",
+            "/2/clicks/positions", "/2/conversions/conversionRate", "/2/hits",
+            "/2/users/count", "/2/filters", "/2/filters/noResults", "/2/filters/{attribute}"))
+})
+BAD_INPUT["/2/status"] = ("get", "/2/status", None)
 # a missing record instead of a missing handle
 MISSING = {"/{handle}/documents/{doc_id}": "/cities/documents/nope",
            "/1/indexes/{handle}/{object_id}": "/1/indexes/cities/nope"}
@@ -53,6 +67,8 @@ def concrete(path: str, handle: str = "cities") -> str:
 
 
 def body_for(path: str, handle: str) -> Any:
+    if path == "/1/events":
+        return {"events": [{**EVENT, "index": handle}]}
     if path == "/1/indexes/*/queries":
         return {"requests": [{"indexName": handle}]}
     if path == "/{handle}/instantsearch":
@@ -80,6 +96,8 @@ def servers(server: Server, secured: Server,
         "locked": server_factory(sample_config(extra_index="    rawQuery: false\n")),
         "limited": server_factory(sample_config(
             extra_top="rateLimit:\n  perIp: { limit: 1, window: 3 }\n")),
+        "reader": server_factory(sample_config(
+            extra_top=f"keys:\n  reader:\n    key: {READER}\n    handles: [cities]\n")),
     }
 
 
@@ -106,9 +124,25 @@ def until_limited(server: Server, method: str, url: str, body: Any,
             return answer
 
 
+READER = "reader-key"  # a named key that reads cities, and no analytics
+
+
 def provoke(servers: dict[str, Server], path: str, method: str,
             code: int, expected: Any) -> httpx.Response | None:
     url, body = concrete(path), body_for(path, "cities")
+    analytics = path.startswith("/2/")
+    if analytics and code == 403:
+        return servers["reader"].client.get(url, params={"index": "cities"},
+                                            headers={"Authorization": f"Bearer {READER}"})
+    if analytics and code == 404:
+        return servers["open"].client.get(url, params={"index": "products"})
+    if path == "/1/events" and code == 403:
+        return servers["reader"].client.post(url, json=body_for(path, "products"),
+                                             headers={"Authorization": f"Bearer {READER}"})
+    if path == "/1/events" and code == 422:
+        return servers["open"].client.post(url, json={"events": []})
+    if path == "/1/events" and code == 413:
+        return servers["open"].client.post(url, content=b"{" + b" " * 2_200_000 + b"}")
     if code == 400 and path in BAD_INPUT:
         method, url, body = BAD_INPUT[path]
         return send(servers["open"].client, method, url, body)
@@ -169,7 +203,11 @@ def test_bad_parameters_and_bodies_are_clear_4xx_errors(server: Server) -> None:
                           server.client.post(target, params=params, content=body or b""))
                 sent += 1
                 assert answer.status_code < 500, (method, target, params, body, answer.text)
-                if answer.status_code >= 400:
+                if answer.status_code >= 400 and path == "/1/events":  # Insights' own shape
+                    error = answer.json()
+                    assert set(error) == {"status", "message"} and error["message"], error
+                    assert error["status"] == answer.status_code
+                elif answer.status_code >= 400:
                     error = answer.json()
                     assert isinstance(error.get("error"), str) and error["error"], error
                     assert not {"status_code", "detail", "extra"} & set(error), error

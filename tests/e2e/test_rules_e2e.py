@@ -1,7 +1,8 @@
-"""Query rules through a real ``searchport serve``, with the stock Python ``algoliasearch``
-client: a JSON export beside the config, searches changed by the rules (promote, hide,
-userData, appliedRules, ruleContexts), the read-only rule calls ``search_rules`` and
-``get_rule``, and a rule searchport cannot honour stopping startup."""
+"""Query rules and replicas through a real ``searchport serve``, with the stock Python
+``algoliasearch`` client: a JSON export beside the config, searches changed by the rules
+(promote, hide, userData, appliedRules, ruleContexts), the read-only rule calls
+``search_rules`` and ``get_rule``, a standard and a virtual replica searched and listed by
+``get_settings``, and a rule searchport cannot honour stopping startup."""
 
 from __future__ import annotations
 
@@ -24,7 +25,11 @@ Rows = list[dict[str, Any]]
 def config_text() -> str:
     fields = FIELDS_YAML.replace("    fields:\n", "    fields:\n      id: { type: keyword }\n")
     return (f"indexes:\n  cities:\n    engine: tantivy\n    path: index/cities\n"
-            f"    source: {ROWS_FILE}\n{fields}    rules: rules/export.json\n")
+            f"    source: {ROWS_FILE}\n{fields}    rules: rules/export.json\n"
+            "  cities-smallest:\n    replicaOf: cities\n"
+            "    sort: [{field: population, order: asc}]\n"
+            "  cities-relevant:\n    replicaOf: cities\n    relevantSort: {strictness: 100}\n"
+            "    customRanking: [{field: population, order: asc}]\n")
 
 
 def export(rows: Rows) -> list[dict[str, Any]]:
@@ -105,3 +110,25 @@ def test_a_rule_searchport_cannot_honour_stops_startup(tmp_path: Path, rows: Row
     assert done.returncode == 2
     assert ("indexes.cities.rules: rule 'synonyms': conditions[0].alternatives"
             in done.stderr)
+
+
+def test_the_stock_client_reads_replicas(client: SearchClientSync, rows: Rows) -> None:
+    settings = client.get_settings("cities")
+    assert settings.replicas == ["cities-smallest", "virtual(cities-relevant)"]
+    assert client.get_settings("cities-smallest").primary == "cities"
+    smallest = client.search_single_index("cities-smallest", {"query": "",
+                                                              "hitsPerPage": 5})
+    by_population = sorted(rows, key=lambda r: r["population"])
+    assert [h.object_id for h in smallest.hits] == [r["id"] for r in by_population[:5]]
+    everything = client.search_single_index("cities-relevant", {
+        "query": "", "hitsPerPage": 5, "relevancyStrictness": 0})
+    assert everything.nb_sorted_hits == everything.nb_hits == len(rows)
+    # not declared by the client's model (nor by the specification): read as an extra key,
+    # as InstantSearch's relevantSort widget reads it from the JSON
+    assert everything.to_dict()["appliedRelevancyStrictness"] == 0
+    assert [h.object_id for h in everything.hits] == [r["id"] for r in by_population[:5]]
+    ruled = client.search_single_index("cities-smallest", {
+        "query": "", "ruleContexts": ["home"], "hitsPerPage": 3, "getRankingInfo": True})
+    europe = [r for r in rows if r["continent"] == "Europe"]
+    assert ruled.hits[0].object_id == europe[-1]["id"]
+    assert ruled.hits[0].ranking_info is not None and ruled.hits[0].ranking_info.promoted

@@ -5,9 +5,9 @@ head: never retried), ``TimedOut`` (no whole answer within the deadline), and a 
 that cannot be written refused before anything is sent. After each failure the next
 request on the same exchange is answered correctly.
 
-aiohttp reads a head and the body that came with it in one pass: a body whose framing is
-broken in the same piece as its head fails as the head does (``Dropped``); aiohttp's
-limits are its own (a header field over 8 KiB, more than 128 fields)."""
+A body whose framing or compression is broken is a ``BadAnswer`` even when it came in the
+same piece as its head. The limits are hyper's (pyreqwest's HTTP/1.1): a head over about
+400 KiB, more than 100 header fields."""
 
 from __future__ import annotations
 
@@ -50,8 +50,8 @@ FAILURES: dict[str, tuple[Script, type[ExchangeError]]] = {
     "a header line without a colon": (Script([HEAD + b"Oops\r\n\r\n"]), Dropped),
     "a Content-Length that is not a number": (
         Script([HEAD + b"Content-Length: 12x\r\n\r\n"]), Dropped),
-    "a header field over 8 KiB": (
-        Script([HEAD + b"X-Pad: " + b"y" * 9000 + b"\r\nContent-Length: 0\r\n\r\n"]),
+    "a head over 512 KiB": (
+        Script([HEAD + b"X-Pad: " + b"y" * 512 * 1024 + b"\r\nContent-Length: 0\r\n\r\n"]),
         Dropped),
     "more than 128 header fields": (
         Script([HEAD + b"".join(b"X-Pad-%d: y\r\n" % n for n in range(200))
@@ -64,9 +64,9 @@ FAILURES: dict[str, tuple[Script, type[ExchangeError]]] = {
     "chunked without its last chunk": (
         Script([CHUNKED + b"a\r\n0123456789\r\n"], then="close"), BadAnswer),
     "a chunk size that is not hexadecimal, with the head": (
-        Script([CHUNKED + b"zz\r\n0123456789\r\n0\r\n\r\n"]), Dropped),
+        Script([CHUNKED + b"zz\r\n0123456789\r\n0\r\n\r\n"]), BadAnswer),
     "a chunk without its CRLF, with the head": (
-        Script([CHUNKED + b"2\r\nabcd\r\n0\r\n\r\n"]), Dropped),
+        Script([CHUNKED + b"2\r\nabcd\r\n0\r\n\r\n"]), BadAnswer),
     "gzip that is not gzip": (
         Script([answer_bytes(200, b"not gzip at all", "Content-Encoding: gzip")]), BadAnswer),
     "brotli that is not brotli": (
@@ -77,6 +77,9 @@ FAILURES: dict[str, tuple[Script, type[ExchangeError]]] = {
         Script([answer_bytes(200, BODY)[n:n + 100] for n in range(0, 800, 100)],
                pause=0.05), TimedOut),
 }
+
+# failures of a body read whole, in its decompression only
+DECODING = frozenset({"gzip that is not gzip", "brotli that is not brotli"})
 
 
 @pytest.mark.parametrize("case", FAILURES)
@@ -89,8 +92,8 @@ def test_a_failure_is_told_in_the_vocabulary_and_the_next_request_is_answered(
 
     async def main() -> tuple[BaseException, float, bytes, int]:
         async with ScriptedServer(answer) as server:
-            network = EngineClient(server.origin, tls=True, max_connections=1,
-                                    keepalive_seconds=30)
+            network = EngineClient(server.origin, max_connections=1,
+                                   keepalive_seconds=30)
             try:
                 started = time.monotonic()
                 with pytest.raises(ExchangeError) as raised:
@@ -110,15 +113,16 @@ def test_a_failure_is_told_in_the_vocabulary_and_the_next_request_is_answered(
     else:
         assert took < 0.2
     assert after == BODY
-    # a connection whose answer was not read whole is never reused
-    assert connections == 2
+    # a connection whose answer was not read whole is never reused; one whose body was read
+    # whole (only its compression failed) may be
+    assert connections == (1 if case in DECODING else 2)
 
 
 def test_a_refused_port_is_refused() -> None:
     port = refused_port()
 
     async def main() -> None:
-        network = EngineClient(f"http://127.0.0.1:{port}", tls=True, max_connections=2,
+        network = EngineClient(f"http://127.0.0.1:{port}", max_connections=2,
                                 keepalive_seconds=30)
         try:
             with pytest.raises(Refused) as raised:
@@ -135,8 +139,8 @@ def test_a_refused_port_is_refused() -> None:
 def test_waiting_for_a_connection_counts_against_the_deadline() -> None:
     async def main() -> tuple[type[BaseException], float]:
         async with ScriptedServer(lambda r: Script([], then="hang")) as server:
-            network = EngineClient(server.origin, tls=True, max_connections=1,
-                                    keepalive_seconds=30)
+            network = EngineClient(server.origin, max_connections=1,
+                                   keepalive_seconds=30)
             try:
                 busy = asyncio.create_task(network.exchange("GET", server.url(), {}, None, 5))
                 await asyncio.sleep(0.05)
@@ -156,24 +160,24 @@ def test_waiting_for_a_connection_counts_against_the_deadline() -> None:
 
 
 def test_bytes_after_a_whole_answer_end_that_connection() -> None:
-    """aiohttp reads them as the start of another answer and fails the exchange: a
-    ``Dropped``, which ``ResilientExchange`` asks again on a new connection."""
+    """hyper reads the answer its head announces, then sees the connection is not clean
+    and closes it: the junk is never read as the next answer, asked on a new connection."""
     def answer(request: Request) -> Script:
         return Script([answer_bytes(200, b"ok") + (b"junk" if request.body == b"1" else b"")])
 
     async def main() -> tuple[list[bytes], int]:
         async with ScriptedServer(answer) as s:
-            network = EngineClient(s.origin, tls=True, max_connections=1, keepalive_seconds=30)
+            network = EngineClient(s.origin, max_connections=1, keepalive_seconds=30)
             stack = ResilientExchange(network, retries=1, backoff=0.01)
             try:
-                with pytest.raises(Dropped):
-                    await network.exchange("POST", s.url(), {}, b"1", 2.0)
-                got = [(await stack.exchange("POST", s.url(), {}, b"2", 2.0)).content]
+                got = [(await network.exchange("POST", s.url(), {}, b"1", 2.0)).content]
+                await asyncio.sleep(0.05)  # the junk reaches the client
+                got.append((await stack.exchange("POST", s.url(), {}, b"2", 2.0)).content)
                 return got, s.connections
             finally:
                 await stack.aclose()
 
-    assert run(main()) == ([b"ok"], 2)
+    assert run(main()) == ([b"ok", b"ok"], 2)
 
 
 @pytest.mark.parametrize(("url", "headers"), [
@@ -186,8 +190,8 @@ def test_a_request_that_cannot_be_written_is_refused_before_sending(
         url: str, headers: dict[str, str]) -> None:
     async def main() -> int:
         async with ScriptedServer(lambda r: ok()) as server:
-            network = EngineClient(server.origin, tls=True, max_connections=1,
-                                    keepalive_seconds=30)
+            network = EngineClient(server.origin, max_connections=1,
+                                   keepalive_seconds=30)
             try:
                 full = url if url.startswith("http") else server.url(url)
                 with pytest.raises(ValueError):
@@ -212,7 +216,7 @@ def test_the_budget_of_a_resilient_call_covers_every_retry() -> None:
 
     async def main() -> tuple[object, float]:
         async with ScriptedServer(slow_503) as server:
-            network = EngineClient(server.origin, tls=True, max_connections=4,
+            network = EngineClient(server.origin, max_connections=4,
                                     keepalive_seconds=30)
             stack = ResilientExchange(network, retries=10, backoff=0.01, jitter=lambda: 0.0)
             started = time.monotonic()

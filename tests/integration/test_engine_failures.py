@@ -265,7 +265,7 @@ def test_half_open_lets_exactly_one_probe_through(upstream: MisbehavingUpstream)
     breaker = CircuitBreaker("test", threshold=1, cool_down=5.0, clock=lambda: clock[0])
 
     async def run() -> list[int | str]:
-        network = EngineClient(upstream.url, tls=True, max_connections=8,
+        network = EngineClient(upstream.url, max_connections=8,
                                 keepalive_seconds=30)
         resilient = ResilientExchange(network, breaker=breaker)
         url = f"{upstream.url}/cities/_search"

@@ -125,13 +125,22 @@ def test_enable_rules_false_and_rule_contexts(client: TestClient[Any]) -> None:
     assert shown - {"b40", "b30", "b20"} == fiction - {"b02", "b07", "b40", "b30", "b20"}
 
 
-def test_get_ranking_info_is_accepted_without_a_partial_ranking_info(
-        client: TestClient[Any]) -> None:
+def test_get_ranking_info_marks_the_promoted_hits(client: TestClient[Any]) -> None:
     # Algolia's _rankingInfo requires nbTypos, firstMatchedWord, geoDistance, nbExactWords
-    # and userScore (the stock clients refuse a hit without them): none is made up
+    # and userScore (the stock clients refuse a hit without them)
     body = search(client, query="", hitsPerPage=5, getRankingInfo=True)
-    assert body["hits"][0]["objectID"] == "b40"
-    assert all("_rankingInfo" not in h for h in body["hits"])
+    ids = [h["objectID"] for h in body["hits"]]
+    assert ids[0] == "b40" and ids[3:5] == ["b30", "b20"]
+    for hit in body["hits"]:
+        info = hit.get("_rankingInfo")
+        if hit["objectID"] in ("b40", "b30", "b20"):
+            assert info is not None and info["promoted"] is True
+            assert {"nbTypos", "firstMatchedWord", "geoDistance", "nbExactWords",
+                    "userScore"} <= set(info)
+        else:
+            assert info is None
+    plain = search(client, query="", hitsPerPage=5)
+    assert all("_rankingInfo" not in h for h in plain["hits"])
 
 
 def test_the_json_api_applies_rules_and_returns_user_data(client: TestClient[Any]) -> None:

@@ -56,8 +56,7 @@ async def page_through(engine: TantivyEngine, rules: RuleSet, query: SearchQuery
     page = 0
     while True:
         asked = msgspec.structs.replace(query, offset=page * per_page, limit=per_page)
-        found = await search_with_rules(engine, asked, plan, page=page, per_page=per_page,
-                                        id_field="id")
+        found = await search_with_rules(engine.search, asked, plan, page=page, per_page=per_page)
         totals.add(found.result.total)
         if not found.result.hits:
             return shown, totals
@@ -135,7 +134,7 @@ async def test_query_edits_filters_and_facet_placeholders_on_the_engine(
     plan = rules.apply(RuleQuery(text=f"{genre.upper()} castle"), facets)
     assert plan.query == "castle"
     assert plan.user_data == ({"banner": genre},)
-    found = await search_with_rules(engine, SearchQuery(text=f"{genre} castle", limit=50),
-                                    plan, page=0, per_page=50, id_field="id")
+    found = await search_with_rules(engine.search, SearchQuery(text=f"{genre} castle", limit=50),
+                                    plan, page=0, per_page=50)
     assert {h.id for h in found.result.hits} == expected(genre)
     assert found.result.total == len(expected(genre))

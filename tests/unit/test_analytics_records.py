@@ -11,8 +11,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from searchport.domain.analytics.records import (
+    MAX_HITS,
     ObservedSearch,
     Refinement,
+    hit_ids_of,
     nb_hits_of,
     new_query_id,
     normalise_query,
@@ -99,3 +101,15 @@ def test_the_hit_count_is_read_from_an_answer(answer: dict[str, object]) -> None
 def test_an_answer_without_a_count_counts_none() -> None:
     assert nb_hits_of(b"{}") == 0
     assert nb_hits_of(b"not json") == 0
+
+
+def test_the_objects_of_an_answer_are_its_hits_object_ids_in_order() -> None:
+    hits = [{"objectID": f"id-{n}", "name": {"objectID": "nested, not a hit"},
+             "title": '"objectID":"text"'} for n in range(3)]
+    answer = {"hits": [*hits, {"name": "no id"}, {"objectID": 'a "quoted" \\ id'}],
+              "nbHits": 5, "objectID": "not a hit either"}
+    assert hit_ids_of(json.dumps(answer).encode()) == (
+        "id-0", "id-1", "id-2", 'a "quoted" \\ id')
+    many = {"hits": [{"objectID": str(n)} for n in range(MAX_HITS + 5)]}
+    assert hit_ids_of(json.dumps(many).encode()) == tuple(str(n) for n in range(MAX_HITS))
+    assert hit_ids_of(b"not json") == hit_ids_of(b"{}") == ()

@@ -109,7 +109,9 @@ def test_the_default_period_is_the_last_eight_days() -> None:
     (AnalyticsRequest(index="b", limit=1001), "limit must be between 1 and 1000"),
     (AnalyticsRequest(index="b", limit=0), "limit must be between 1 and 1000"),
     (AnalyticsRequest(index="b", offset=-1), "offset must be 0 or more"),
-    (AnalyticsRequest(index="b", tags="device:mobile"), "tags: segmenting"),
+    (AnalyticsRequest(index="b", tags="device:mobile AND"), "tags: the expression ends"),
+    (AnalyticsRequest(index="b", tags="(a OR b"), "tags: a parenthesis is not closed"),
+    (AnalyticsRequest(index="b", tags="a b)"), "tags: unexpected"),
 ])
 def test_a_bad_period_is_a_400_naming_the_parameter(request_: AnalyticsRequest,
                                                     message: str) -> None:

@@ -24,7 +24,7 @@ from tests.fakes import FakeEngine, fake_container
 
 # a value polyfactory makes up: twenty letters of random case (or a status out of range)
 RANDOM_TEXT = re.compile(r"^(?=[A-Za-z]*[a-z][A-Z])[A-Za-z]{15,}$")
-ALGOLIA = re.compile(r"^/1/|/instantsearch$")
+ALGOLIA = re.compile(r"^/[12]/|/instantsearch$")  # Algolia's search, Insights, Analytics
 METHODS = ("get", "post", "put", "patch", "delete")
 
 
@@ -87,11 +87,17 @@ def test_every_error_answer_is_the_one_error_body_with_a_sentence(
         content = answer["content"]
         assert list(content) == ["application/json"], (path, code)
         algolia = bool(ALGOLIA.search(path))
-        name = "AlgoliaErrorBody" if algolia else "ErrorBody"
+        insights = path == "/1/events"  # Insights' {status, message}, errors included
+        name = ("InsightsBody" if insights else "AlgoliaErrorBody" if algolia
+                else "ErrorBody")
         assert content["application/json"]["schema"] == {"$ref": f"#/components/schemas/{name}"}
         examples = list(content["application/json"]["examples"].values())
         assert len(examples) == 1, (path, code)
         value = examples[0]["value"]
+        if insights:
+            assert value == {"status": code, "message": value["message"]}, (path, code)
+            assert " " in value["message"] or value["message"] == UNAUTHORIZED, (path, code)
+            continue
         said = value["error"]
         assert " " in said or said == UNAUTHORIZED, (path, code, said)
         if algolia:
@@ -123,9 +129,11 @@ def test_search_routes_come_first(document: dict[str, Any]) -> None:
     paths = list(document["paths"])
     assert paths[0] == "/{handle}/search"
     tags = [operation["tags"][0] for _, _, operation in operations(document)]
-    assert tags == sorted(tags, key=["search", "service", "algolia"].index)
-    assert [t["name"] for t in document["tags"]] == ["search", "service", "algolia"]
+    order = ["search", "service", "algolia", "analytics"]
+    assert tags == sorted(tags, key=order.index)
+    assert [t["name"] for t in document["tags"]] == order
     assert tags.count("search") >= 7
+    assert tags.count("analytics") == 17  # /1/events and the sixteen /2 routes
 
 
 def test_no_doubled_or_nested_optional_types(document: dict[str, Any]) -> None:

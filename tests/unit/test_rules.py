@@ -257,7 +257,7 @@ def test_promotes_hides_user_data_and_facet_ordering_merge_by_precedence() -> No
     assert found.hidden == ("p3",)
     assert found.user_data == ({"a": 1}, {"b": 2})
     assert found.facet_ordering is not None and found.facet_ordering.facets is not None
-    assert found.facet_ordering.facets.order == ["brand"]
+    assert found.facet_ordering.facets.order == ("brand",)
 
 
 def test_placeholder_rules_are_told_which_facets_they_need() -> None:

@@ -80,15 +80,15 @@ def test_a_rule_with_a_bad_filter_stops_startup_with_its_objectid() -> None:
         rule_sets(config)
 
 
-def test_promote_and_hide_need_a_filterable_id_field() -> None:
+def test_promote_and_hide_load_on_every_engine_without_a_typed_id_field() -> None:
     text = HANDLE.replace("      id: {type: keyword}\n", "") + f"    rules: {json.dumps(RULES)}\n"
-    with pytest.raises(ConfigError, match=r"^indexes.books.rules: rule 'pin': consequence: "
-                                          r"promote and hide need the id field 'id'"):
-        rule_sets(parse_config(text, {}))
-    elastic = text.replace("engine: tantivy", "engine: elasticsearch\n    host: "
-                           "http://127.0.0.1:9200\n    indexName: books")
-    with pytest.raises(ConfigError, match="tantivy engine only so far, not on elasticsearch"):
-        rule_sets(parse_config(elastic, {}))
+    found = rule_sets(parse_config(text, {}))["books"]
+    assert [r.object_id for r in found.rules] == [r["objectID"] for r in RULES]
+    for engine in ("elasticsearch", "opensearch", "meilisearch", "typesense"):
+        other = text.replace("engine: tantivy", f"engine: {engine}\n    host: "
+                             "http://127.0.0.1:9200\n    indexName: books")
+        found = rule_sets(parse_config(other, {}))["books"]
+        assert [r.object_id for r in found.rules] == [r["objectID"] for r in RULES]
 
 
 def test_searchport_check_refuses_such_a_config(tmp_path: Path,
@@ -97,3 +97,16 @@ def test_searchport_check_refuses_such_a_config(tmp_path: Path,
                                                 "alternatives": True}], "consequence": {}}]
     assert main(["check", "--config", str(write(tmp_path, bad))]) == 2
     assert "rule 'oops': conditions[0].alternatives" in capsys.readouterr().err
+
+
+def test_serve_checks_the_rules_apart_and_keeps_none(tmp_path: Path) -> None:
+    """``serve``'s parent reads its config without rules and checks them in a child."""
+    from searchport.entrypoints.cli.main import _check_rules_apart
+
+    good = write(tmp_path, RULES)
+    _check_rules_apart(good)
+    assert load_config(good, {}, rules=False).indexes["books"].rule_list == []
+    bad = [{"objectID": "oops", "consequence": {"params": {"filters": "kind:a OR ("}}}]
+    with pytest.raises(ConfigError, match=r"^indexes.books.rules: rule 'oops': "
+                                          r"consequence.params.filters: "):
+        _check_rules_apart(write(tmp_path, bad))

@@ -13,8 +13,14 @@ from searchport.domain.analytics.reports import (
     DayCount,
     DayPosition,
     DayUsers,
+    FilterCombination,
+    FilterCount,
+    HitStats,
+    Revenue,
+    SearchStats,
     TopSearch,
 )
+from searchport.domain.analytics.segments import EVERY_SEARCH, Segment
 
 
 class NullAnalyticsStore:
@@ -38,26 +44,63 @@ class NullAnalyticsStore:
     async def purge(self, before: date) -> int:
         return 0
 
-    async def searches_by_day(self, handle: str, start: date, end: date) -> list[DayCount]:
+    async def searches_by_day(self, handle: str, start: date, end: date, *,
+                              segment: Segment = EVERY_SEARCH) -> list[DayCount]:
         return []
 
-    async def users(self, handle: str, start: date, end: date) -> tuple[int, list[DayUsers]]:
+    async def users(self, handle: str, start: date, end: date, *,
+                    segment: Segment = EVERY_SEARCH) -> tuple[int, list[DayUsers]]:
         return 0, []
 
     async def top_searches(self, handle: str, start: date, end: date, *, limit: int,
                            offset: int = 0, no_results: bool = False,
-                           no_clicks: bool = False) -> list[TopSearch]:
+                           no_clicks: bool = False,
+                           segment: Segment = EVERY_SEARCH) -> list[TopSearch]:
         return []
 
-    async def clicks_by_day(self, handle: str, start: date, end: date) -> list[DayClicks]:
+    async def clicks_by_day(self, handle: str, start: date, end: date, *,
+                            segment: Segment = EVERY_SEARCH) -> list[DayClicks]:
         return []
 
-    async def conversions_by_day(self, handle: str, start: date, end: date
-                                 ) -> list[DayClicks]:
+    async def conversions_by_day(self, handle: str, start: date, end: date, *,
+                                 segment: Segment = EVERY_SEARCH) -> list[DayClicks]:
         return []
 
-    async def click_positions(self, handle: str, start: date, end: date
-                              ) -> list[DayPosition]:
+    async def click_positions(self, handle: str, start: date, end: date, *,
+                              segment: Segment = EVERY_SEARCH) -> list[DayPosition]:
+        return []
+
+    async def search_stats(self, handle: str, start: date, end: date, *, limit: int,
+                           offset: int = 0, segment: Segment = EVERY_SEARCH,
+                           with_events: bool = False, order_by: str = "searchCount",
+                           descending: bool = False) -> list[SearchStats]:
+        return []
+
+    async def query_revenue(self, handle: str, start: date, end: date,
+                            queries: Sequence[str], *,
+                            segment: Segment = EVERY_SEARCH) -> list[Revenue]:
+        return []
+
+    async def hit_stats(self, handle: str, start: date, end: date, *, limit: int,
+                        offset: int = 0, segment: Segment = EVERY_SEARCH,
+                        search: str | None = None,
+                        with_events: bool = False) -> list[HitStats]:
+        return []
+
+    async def hit_revenue(self, handle: str, start: date, end: date, hits: Sequence[str], *,
+                          segment: Segment = EVERY_SEARCH,
+                          search: str | None = None) -> list[Revenue]:
+        return []
+
+    async def filter_counts(self, handle: str, start: date, end: date, *, limit: int,
+                            offset: int = 0, segment: Segment = EVERY_SEARCH,
+                            search: str | None = None,
+                            attribute: str | None = None) -> list[FilterCount]:
+        return []
+
+    async def no_result_filters(self, handle: str, start: date, end: date, *, limit: int,
+                                offset: int = 0, segment: Segment = EVERY_SEARCH,
+                                search: str | None = None) -> list[FilterCombination]:
         return []
 
     async def last_update(self, handle: str) -> float | None:

@@ -16,70 +16,22 @@ from collections.abc import Awaitable, Callable, Sequence
 from datetime import date, timedelta
 from typing import Any, TypeVar
 
-import msgspec
 import psycopg
-from psycopg.types.json import Jsonb
 
-from searchport.adapters.analytics import schema
+from searchport.adapters.analytics import rollups, schema, sql
+from searchport.adapters.analytics.sql import POSTGRES, SqlAnalytics
 from searchport.domain.analytics.insights import InsightsEvent
-from searchport.domain.analytics.records import SearchRecord, utc_day
-from searchport.domain.analytics.reports import (
-    DayClicks,
-    DayCount,
-    DayPosition,
-    DayUsers,
-    TopSearch,
-)
+from searchport.domain.analytics.records import SearchRecord
 from searchport.domain.errors import AnalyticsUnavailable
 
 T = TypeVar("T")
 MIGRATION_LOCK = 0x73706F7274  # pg_advisory_xact_lock key of the schema migrations
-_json = msgspec.json.Encoder()
-
-INSERT_SEARCH = (
-    "INSERT INTO analytics_searches (at, day, handle, query, nb_hits, page, refinements, "
-    "tags, user_token, latency_ms, query_id) "
-    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
-)
-INSERT_EVENT = (
-    "INSERT INTO analytics_events (at, day, handle, type, subtype, name, user_token, "
-    "authenticated_user_token, object_ids, positions, query_id, filters, object_query_ids) "
-    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
-)
-# tracked searches per day, and the events of one type naming them (``q``: a query id)
-PER_TRACKED_SEARCH = """
-    SELECT s.day, count(*), count(c.n), coalesce(sum(c.n), 0)
-    FROM analytics_searches s
-    LEFT JOIN ({events}) c ON c.q = s.query_id
-    WHERE s.handle = %s AND s.day BETWEEN %s AND %s AND s.query_id IS NOT NULL
-    GROUP BY s.day ORDER BY s.day
-"""
-CLICKS_BY_DAY = PER_TRACKED_SEARCH.format(events="""
-    SELECT query_id AS q, count(*) AS n FROM analytics_events
-    WHERE type = 'click' AND query_id IS NOT NULL GROUP BY query_id""")
-# a conversion names its search by queryID, or (a purchase) by each object's; once per event
-CONVERSIONS_BY_DAY = PER_TRACKED_SEARCH.format(events="""
-    SELECT q, count(*) AS n FROM (
-        SELECT DISTINCT e.id, coalesce(e.query_id, j.value) AS q
-        FROM analytics_events e
-        LEFT JOIN LATERAL jsonb_array_elements_text(e.object_query_ids) AS j(value)
-          ON e.query_id IS NULL
-        WHERE e.type = 'conversion') AS named
-    WHERE q IS NOT NULL AND q <> '' GROUP BY q""")
-CLICK_POSITIONS = """
-    SELECT e.day, j.value::integer AS p, count(*)
-    FROM analytics_events e, jsonb_array_elements_text(e.positions) AS j(value)
-    WHERE e.handle = %s AND e.type = 'click' AND e.day BETWEEN %s AND %s
-    GROUP BY e.day, p ORDER BY e.day, p
-"""
 
 
-def _jsonb(value: object) -> Jsonb:
-    return Jsonb(value, dumps=lambda v: _json.encode(v).decode("utf-8"))
-
-
-class PostgresAnalyticsStore:
+class PostgresAnalyticsStore(SqlAnalytics):
     """``AnalyticsStore`` over a PostgreSQL database, given by a ``postgresql://`` URL."""
+
+    dialect = POSTGRES
 
     def __init__(self, url: str, timeout: float = 5.0) -> None:
         self.url = url
@@ -131,116 +83,110 @@ class PostgresAnalyticsStore:
     async def day_salt(self, day: date) -> bytes:
         async def salt(db: psycopg.AsyncConnection[Any]) -> bytes:
             async with db.transaction():
-                await db.execute("INSERT INTO analytics_day_salts (day, salt) VALUES (%s, %s) "
-                                 "ON CONFLICT (day) DO NOTHING", (day, secrets.token_bytes(32)))
-                await db.execute("DELETE FROM analytics_day_salts WHERE day < %s",
-                                 (day - timedelta(days=1),))
-                cursor = await db.execute("SELECT salt FROM analytics_day_salts WHERE day = %s",
-                                          (day,))
+                await db.execute(POSTGRES.sql(sql.INSERT_SALT), (day, secrets.token_bytes(32)))
+                await db.execute(POSTGRES.sql(sql.FORGET_SALTS), (day - timedelta(days=1),))
+                cursor = await db.execute(POSTGRES.sql(sql.READ_SALT), (day,))
                 row = await cursor.fetchone()
             assert row is not None  # inserted above, or by another instance
             return bytes(row[0])
 
         return await self._run(salt)
 
-    async def _write(self, sql: str, rows: Sequence[tuple[Any, ...]]) -> None:
-        async def write(db: psycopg.AsyncConnection[Any]) -> None:
-            async with db.transaction(), db.cursor() as cursor:
-                await cursor.executemany(sql, rows)
+    async def write_searches(self, records: Sequence[SearchRecord]) -> None:
+        """The searches and their rollups; the events already kept that name them."""
+        steps = rollups.plan_searches(POSTGRES, records)
+        tracked = [r.query_id for r in records if r.query_id]
 
-        if rows:
+        async def write(db: psycopg.AsyncConnection[Any]) -> None:
+            async with db.transaction():
+                await _steps(db, steps)
+                found = []
+                for part in rollups.chunks(tracked):
+                    found += await (await db.execute(
+                        POSTGRES.sql(rollups.lookup_events(len(part))), part)).fetchall()
+                if found:
+                    await _apply(db, [rollups.event_of(row) for row in found], written=True)
+
+        if records:
             await self._run(write)
 
-    async def write_searches(self, records: Sequence[SearchRecord]) -> None:
-        await self._write(INSERT_SEARCH, [
-            (r.at, utc_day(r.at), r.handle, r.query, r.nb_hits, r.page,
-             _jsonb(r.refinements), _jsonb(r.tags), r.user_token, r.latency_ms, r.query_id)
-            for r in records])
-
     async def write_events(self, events: Sequence[InsightsEvent]) -> None:
-        await self._write(INSERT_EVENT, [
-            (e.at, utc_day(e.at), e.handle, e.type, e.subtype, e.name, e.user_token,
-             e.authenticated_user_token, _jsonb(e.object_ids), _jsonb(e.positions),
-             e.query_id, _jsonb(e.filters), _jsonb(e.object_query_ids))
-            for e in events])
+        """The events, and what they did added to their searches' rollups (the searches'
+        rows locked meanwhile, so that two instances count each first click once)."""
+        async def write(db: psycopg.AsyncConnection[Any]) -> None:
+            async with db.transaction():
+                await _apply(db, events, written=False)
+
+        if events:
+            await self._run(write)
 
     async def purge(self, before: date) -> int:
         async def purge(db: psycopg.AsyncConnection[Any]) -> int:
+            removed = 0
             async with db.transaction():
-                searches = await db.execute("DELETE FROM analytics_searches WHERE day < %s",
-                                            (before,))
-                events = await db.execute("DELETE FROM analytics_events WHERE day < %s",
-                                          (before,))
-            return searches.rowcount + events.rowcount
+                for statement in rollups.PURGE:
+                    await db.execute(POSTGRES.sql(statement), (before,))
+                for statement in sql.PURGE:
+                    removed += (await db.execute(POSTGRES.sql(statement), (before,))).rowcount
+            return removed
 
         return await self._run(purge)
 
-    async def _rows(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+    async def _rows(self, statement: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
         async def rows(db: psycopg.AsyncConnection[Any]) -> list[tuple[Any, ...]]:
-            cursor = await db.execute(sql, params)
+            cursor = await db.execute(POSTGRES.sql(statement), params)
             return await cursor.fetchall()
 
         return await self._run(rows)
-
-    async def searches_by_day(self, handle: str, start: date, end: date) -> list[DayCount]:
-        rows = await self._rows(
-            "SELECT day, count(*), count(*) FILTER (WHERE nb_hits = 0) FROM analytics_searches "
-            "WHERE handle = %s AND day BETWEEN %s AND %s GROUP BY day ORDER BY day",
-            (handle, start, end))
-        return [DayCount(day, count, none) for day, count, none in rows]
-
-    async def users(self, handle: str, start: date, end: date) -> tuple[int, list[DayUsers]]:
-        total = await self._rows(
-            "SELECT count(DISTINCT user_token) FROM analytics_searches WHERE handle = %s "
-            "AND day BETWEEN %s AND %s", (handle, start, end))
-        days = await self._rows(
-            "SELECT day, count(DISTINCT user_token) FROM analytics_searches WHERE handle = %s "
-            "AND day BETWEEN %s AND %s GROUP BY day ORDER BY day", (handle, start, end))
-        return int(total[0][0]), [DayUsers(day, users) for day, users in days]
-
-    async def top_searches(self, handle: str, start: date, end: date, *, limit: int,
-                           offset: int = 0, no_results: bool = False,
-                           no_clicks: bool = False) -> list[TopSearch]:
-        hits = "AND nb_hits = 0 " if no_results else ""
-        if no_clicks:
-            hits += ("AND query_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM analytics_events "
-                     "e WHERE e.query_id = analytics_searches.query_id AND e.type = 'click') ")
-        rows = await self._rows(
-            "SELECT query, count(*) AS n, round(avg(nb_hits))::bigint, "
-            "count(*) FILTER (WHERE refinements <> '[]'::jsonb) "
-            "FROM analytics_searches WHERE handle = %s AND day BETWEEN %s AND %s " + hits +
-            "GROUP BY query ORDER BY n DESC, query COLLATE \"C\" LIMIT %s OFFSET %s",
-            (handle, start, end, limit, offset))
-        return [TopSearch(*row) for row in rows]
-
-    async def clicks_by_day(self, handle: str, start: date, end: date) -> list[DayClicks]:
-        rows = await self._rows(CLICKS_BY_DAY, (handle, start, end))
-        return [DayClicks(day, tracked, clicked, int(clicks))
-                for day, tracked, clicked, clicks in rows]
-
-    async def conversions_by_day(self, handle: str, start: date, end: date
-                                 ) -> list[DayClicks]:
-        rows = await self._rows(CONVERSIONS_BY_DAY, (handle, start, end))
-        return [DayClicks(day, tracked, converted, int(conversions))
-                for day, tracked, converted, conversions in rows]
-
-    async def click_positions(self, handle: str, start: date, end: date
-                              ) -> list[DayPosition]:
-        rows = await self._rows(CLICK_POSITIONS, (handle, start, end))
-        return [DayPosition(day, p, n) for day, p, n in rows]
-
-    async def last_update(self, handle: str) -> float | None:
-        rows = await self._rows("SELECT max(at) FROM analytics_searches WHERE handle = %s",
-                                (handle,))
-        return None if rows[0][0] is None else float(rows[0][0])
 
     async def close(self) -> None:
         async with self._turn:
             await self._drop()
 
 
+async def _steps(db: psycopg.AsyncConnection[Any], steps: list[rollups.Step]) -> None:
+    async with db.cursor() as cursor:
+        for statement, rows in steps:
+            if rows:
+                await cursor.executemany(POSTGRES.sql(statement), rows)
+
+
+async def _apply(db: psycopg.AsyncConnection[Any], events: Sequence[InsightsEvent], *,
+                 written: bool,
+           replayed: bool = False) -> None:
+    """Inside a transaction: ``events`` (kept unless ``written``) added to the rollups of
+    the searches they name, whose rows are locked until it ends."""
+    names = sorted({q for e in events for q in rollups.named(e)})
+    rows: list[tuple[Any, ...]] = []
+    for part in rollups.chunks(names):
+        rows += await (await db.execute(
+            POSTGRES.sql(rollups.lookup_searches(len(part)) + " FOR UPDATE"), part)).fetchall()
+    searches = rollups.searches_of(rows, POSTGRES)
+    states: list[tuple[Any, ...]] = []
+    for part in rollups.chunks(sorted(searches)):
+        states += await (await db.execute(
+            POSTGRES.sql(rollups.lookup_hit_states(len(part))), part)).fetchall()
+    await _steps(db, rollups.plan_events(POSTGRES, events, searches,
+                                         rollups.hit_states_of(states), written=written,
+                                   replayed=replayed))
+
+
 def _first_line(exc: BaseException) -> str:
     return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
+async def _replay(db: psycopg.AsyncConnection[Any]) -> None:
+    """The rollups of a database kept before them, from its searches and events."""
+    async with db.cursor(name="searchport_replay") as searches:
+        await searches.execute(rollups.REPLAY_SEARCHES)
+        while batch := await searches.fetchmany(5000):
+            await _steps(db, rollups.plan_searches(
+                POSTGRES, [rollups.record_of(r) for r in batch], written=True))
+    async with db.cursor(name="searchport_replay_events") as events:
+        await events.execute(rollups.REPLAY_EVENTS)
+        while batch := await events.fetchmany(5000):
+            await _apply(db, [rollups.event_of(r) for r in batch], written=True,
+                         replayed=True)
 
 
 async def _migrate(db: psycopg.AsyncConnection[Any]) -> None:
@@ -254,6 +200,8 @@ async def _migrate(db: psycopg.AsyncConnection[Any]) -> None:
             raise psycopg.DataError(schema.too_new(found))
         for statement in schema.statements("postgres", found):
             await db.execute(statement)
+        if 0 < found < rollups.REBUILT_AT:
+            await _replay(db)
         if row is None:
             await db.execute("INSERT INTO analytics_schema (version) VALUES (%s)",
                              (schema.VERSION,))

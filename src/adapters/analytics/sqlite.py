@@ -15,67 +15,21 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import date, timedelta
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
-import msgspec
-
-from searchport.adapters.analytics import schema
+from searchport.adapters.analytics import rollups, schema, sql
+from searchport.adapters.analytics.sql import SQLITE, SqlAnalytics
 from searchport.domain.analytics.insights import InsightsEvent
-from searchport.domain.analytics.records import SearchRecord, utc_day
-from searchport.domain.analytics.reports import (
-    DayClicks,
-    DayCount,
-    DayPosition,
-    DayUsers,
-    TopSearch,
-)
+from searchport.domain.analytics.records import SearchRecord
 from searchport.domain.errors import AnalyticsUnavailable
 
 T = TypeVar("T")
-_json = msgspec.json.Encoder()
-
-INSERT_SEARCH = (
-    "INSERT INTO analytics_searches (at, day, handle, query, nb_hits, page, refinements, "
-    "tags, user_token, latency_ms, query_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
-INSERT_EVENT = (
-    "INSERT INTO analytics_events (at, day, handle, type, subtype, name, user_token, "
-    "authenticated_user_token, object_ids, positions, query_id, filters, object_query_ids) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
-# tracked searches per day, and the events of one type naming them (``q``: a query id)
-PER_TRACKED_SEARCH = """
-    SELECT s.day, count(*), sum(CASE WHEN c.n > 0 THEN 1 ELSE 0 END), coalesce(sum(c.n), 0)
-    FROM analytics_searches s
-    LEFT JOIN ({events}) c ON c.q = s.query_id
-    WHERE s.handle = ? AND s.day BETWEEN ? AND ? AND s.query_id IS NOT NULL
-    GROUP BY s.day ORDER BY s.day
-"""
-CLICKS_BY_DAY = PER_TRACKED_SEARCH.format(events="""
-    SELECT query_id AS q, count(*) AS n FROM analytics_events
-    WHERE type = 'click' AND query_id IS NOT NULL GROUP BY query_id""")
-# a conversion names its search by queryID, or (a purchase) by each object's; once per event
-CONVERSIONS_BY_DAY = PER_TRACKED_SEARCH.format(events="""
-    SELECT q, count(*) AS n FROM (
-        SELECT DISTINCT e.id, coalesce(e.query_id, j.value) AS q
-        FROM analytics_events e
-        LEFT JOIN json_each(e.object_query_ids) j ON e.query_id IS NULL
-        WHERE e.type = 'conversion')
-    WHERE q IS NOT NULL AND q <> '' GROUP BY q""")
-CLICK_POSITIONS = """
-    SELECT e.day, CAST(j.value AS INTEGER) AS p, count(*)
-    FROM analytics_events e, json_each(e.positions) j
-    WHERE e.handle = ? AND e.type = 'click' AND e.day BETWEEN ? AND ?
-    GROUP BY e.day, p ORDER BY e.day, p
-"""
 
 
-def _text(value: object) -> str:
-    return _json.encode(value).decode("utf-8")
-
-
-class SqliteAnalyticsStore:
+class SqliteAnalyticsStore(SqlAnalytics):
     """``AnalyticsStore`` over one SQLite file (created with its folder when missing)."""
+
+    dialect = SQLITE
 
     def __init__(self, path: Path, timeout: float = 5.0) -> None:
         self.path = path
@@ -121,99 +75,50 @@ class SqliteAnalyticsStore:
     async def day_salt(self, day: date) -> bytes:
         def salt(db: sqlite3.Connection) -> bytes:
             with _transaction(db):
-                db.execute("INSERT OR IGNORE INTO analytics_day_salts (day, salt) VALUES (?, ?)",
-                           (day.isoformat(), secrets.token_bytes(32)))
-                db.execute("DELETE FROM analytics_day_salts WHERE day < ?",
-                           ((day - timedelta(days=1)).isoformat(),))
-                row = db.execute("SELECT salt FROM analytics_day_salts WHERE day = ?",
-                                 (day.isoformat(),)).fetchone()
+                db.execute(sql.INSERT_SALT, (day.isoformat(), secrets.token_bytes(32)))
+                db.execute(sql.FORGET_SALTS, ((day - timedelta(days=1)).isoformat(),))
+                row = db.execute(sql.READ_SALT, (day.isoformat(),)).fetchone()
             return bytes(row[0])
 
         return await self._run(salt)
 
     async def write_searches(self, records: Sequence[SearchRecord]) -> None:
-        rows = [(r.at, utc_day(r.at).isoformat(), r.handle, r.query, r.nb_hits, r.page,
-                 _text(r.refinements), _text(r.tags), r.user_token, r.latency_ms, r.query_id)
-                for r in records]
-        await self._run(lambda db: _write(db, INSERT_SEARCH, rows))
+        """The searches and their rollups; the events already kept that name them."""
+        steps = rollups.plan_searches(SQLITE, records)
+        tracked = [r.query_id for r in records if r.query_id]
+
+        def write(db: sqlite3.Connection) -> None:
+            with _transaction(db):
+                _steps(db, steps)
+                found = [row for part in rollups.chunks(tracked)
+                         for row in db.execute(rollups.lookup_events(len(part)), part)]
+                if found:
+                    _apply(db, [rollups.event_of(row) for row in found], written=True)
+
+        if records:
+            await self._run(write)
 
     async def write_events(self, events: Sequence[InsightsEvent]) -> None:
-        rows = [(e.at, utc_day(e.at).isoformat(), e.handle, e.type, e.subtype, e.name,
-                 e.user_token, e.authenticated_user_token, _text(e.object_ids),
-                 _text(e.positions), e.query_id, _text(e.filters), _text(e.object_query_ids))
-                for e in events]
-        await self._run(lambda db: _write(db, INSERT_EVENT, rows))
+        """The events, and what they did added to their searches' rollups."""
+        def write(db: sqlite3.Connection) -> None:
+            with _transaction(db):
+                _apply(db, events, written=False)
+
+        if events:
+            await self._run(write)
 
     async def purge(self, before: date) -> int:
         def purge(db: sqlite3.Connection) -> int:
             with _transaction(db):
-                removed = db.execute("DELETE FROM analytics_searches WHERE day < ?",
-                                     (before.isoformat(),)).rowcount
-                removed += db.execute("DELETE FROM analytics_events WHERE day < ?",
-                                      (before.isoformat(),)).rowcount
-            return removed
+                for statement in rollups.PURGE:
+                    db.execute(statement, (before.isoformat(),))
+                return sum(db.execute(statement, (before.isoformat(),)).rowcount
+                           for statement in sql.PURGE)
 
         return await self._run(purge)
 
-    async def searches_by_day(self, handle: str, start: date, end: date) -> list[DayCount]:
-        rows = await self._run(lambda db: db.execute(
-            "SELECT day, count(*), sum(CASE WHEN nb_hits = 0 THEN 1 ELSE 0 END) "
-            "FROM analytics_searches WHERE handle = ? AND day BETWEEN ? AND ? "
-            "GROUP BY day ORDER BY day", (handle, start.isoformat(), end.isoformat()),
-        ).fetchall())
-        return [DayCount(date.fromisoformat(day), count, none) for day, count, none in rows]
-
-    async def users(self, handle: str, start: date, end: date) -> tuple[int, list[DayUsers]]:
-        def users(db: sqlite3.Connection) -> tuple[int, list[DayUsers]]:
-            span = (handle, start.isoformat(), end.isoformat())
-            total = db.execute("SELECT count(DISTINCT user_token) FROM analytics_searches "
-                               "WHERE handle = ? AND day BETWEEN ? AND ?", span).fetchone()[0]
-            days = db.execute("SELECT day, count(DISTINCT user_token) FROM analytics_searches "
-                              "WHERE handle = ? AND day BETWEEN ? AND ? GROUP BY day "
-                              "ORDER BY day", span).fetchall()
-            return int(total), [DayUsers(date.fromisoformat(d), n) for d, n in days]
-
-        return await self._run(users)
-
-    async def top_searches(self, handle: str, start: date, end: date, *, limit: int,
-                           offset: int = 0, no_results: bool = False,
-                           no_clicks: bool = False) -> list[TopSearch]:
-        hits = "AND nb_hits = 0 " if no_results else ""
-        if no_clicks:
-            hits += ("AND query_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM analytics_events "
-                     "e WHERE e.query_id = analytics_searches.query_id AND e.type = 'click') ")
-        rows = await self._run(lambda db: db.execute(
-            "SELECT query, count(*) AS n, CAST(round(avg(nb_hits)) AS INTEGER), "
-            "sum(CASE WHEN refinements <> '[]' THEN 1 ELSE 0 END) "
-            "FROM analytics_searches WHERE handle = ? AND day BETWEEN ? AND ? " + hits +
-            "GROUP BY query ORDER BY n DESC, query LIMIT ? OFFSET ?",
-            (handle, start.isoformat(), end.isoformat(), limit, offset),
-        ).fetchall())
-        return [TopSearch(*row) for row in rows]
-
-    async def clicks_by_day(self, handle: str, start: date, end: date) -> list[DayClicks]:
-        rows = await self._run(lambda db: db.execute(
-            CLICKS_BY_DAY, (handle, start.isoformat(), end.isoformat())).fetchall())
-        return [DayClicks(date.fromisoformat(day), tracked, clicked, clicks)
-                for day, tracked, clicked, clicks in rows]
-
-    async def conversions_by_day(self, handle: str, start: date, end: date
-                                 ) -> list[DayClicks]:
-        rows = await self._run(lambda db: db.execute(
-            CONVERSIONS_BY_DAY, (handle, start.isoformat(), end.isoformat())).fetchall())
-        return [DayClicks(date.fromisoformat(day), tracked, converted, conversions)
-                for day, tracked, converted, conversions in rows]
-
-    async def click_positions(self, handle: str, start: date, end: date
-                              ) -> list[DayPosition]:
-        rows = await self._run(lambda db: db.execute(
-            CLICK_POSITIONS, (handle, start.isoformat(), end.isoformat())).fetchall())
-        return [DayPosition(date.fromisoformat(day), p, n) for day, p, n in rows]
-
-    async def last_update(self, handle: str) -> float | None:
-        row = await self._run(lambda db: db.execute(
-            "SELECT max(at) FROM analytics_searches WHERE handle = ?", (handle,)).fetchone())
-        return None if row[0] is None else float(row[0])
+    async def _rows(self, statement: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+        return await self._run(lambda db: db.execute(statement, params).fetchall())
 
     async def close(self) -> None:
         def close() -> None:
@@ -238,10 +143,38 @@ class _transaction:
         self.db.execute("COMMIT" if kind is None else "ROLLBACK")
 
 
-def _write(db: sqlite3.Connection, sql: str, rows: Sequence[tuple[object, ...]]) -> None:
-    if rows:
-        with _transaction(db):
-            db.executemany(sql, rows)
+def _steps(db: sqlite3.Connection, steps: list[rollups.Step]) -> None:
+    for statement, rows in steps:
+        if rows:
+            db.executemany(statement, rows)
+
+
+def _apply(db: sqlite3.Connection, events: Sequence[InsightsEvent], *, written: bool,
+           replayed: bool = False) -> None:
+    """Inside a transaction: ``events`` (kept unless ``written``) added to the rollups of
+    the searches they name."""
+    names = sorted({q for e in events for q in rollups.named(e)})
+    searches = rollups.searches_of(
+        (row for part in rollups.chunks(names)
+         for row in db.execute(rollups.lookup_searches(len(part)), part)), SQLITE)
+    known = sorted(searches)
+    states = rollups.hit_states_of(
+        row for part in rollups.chunks(known)
+        for row in db.execute(rollups.lookup_hit_states(len(part)), part))
+    _steps(db, rollups.plan_events(SQLITE, events, searches, states, written=written,
+                                   replayed=replayed))
+
+
+def _replay(db: sqlite3.Connection) -> None:
+    """The rollups of a database kept before them, from its searches and events."""
+    searches = db.execute(rollups.REPLAY_SEARCHES)
+    while batch := searches.fetchmany(5000):
+        _steps(db, rollups.plan_searches(SQLITE, [rollups.record_of(r) for r in batch],
+                                         written=True))
+    events = db.execute(rollups.REPLAY_EVENTS)
+    while batch := events.fetchmany(5000):
+        _apply(db, [rollups.event_of(r) for r in batch], written=True,
+                         replayed=True)
 
 
 def _migrate(db: sqlite3.Connection) -> None:
@@ -253,6 +186,8 @@ def _migrate(db: sqlite3.Connection) -> None:
             raise sqlite3.DatabaseError(schema.too_new(found))
         for statement in schema.statements("sqlite", found):
             db.execute(statement)
+        if 0 < found < rollups.REBUILT_AT:
+            _replay(db)
         if row is None:
             db.execute("INSERT INTO analytics_schema (version) VALUES (?)", (schema.VERSION,))
         elif found < schema.VERSION:

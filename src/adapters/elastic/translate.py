@@ -150,6 +150,7 @@ def search_body(query: SearchQuery, catalog: FieldCatalog,
             main.append(clause)
     if query.geo_grid is not None and query.geo_grid.bounds is not None:
         main.append(bounds_clause(query.geo_grid.field, query.geo_grid.bounds, catalog))
+    main += id_clauses(query)
 
     text = text_query(query, catalog)
     body: Json = {
@@ -186,6 +187,16 @@ def search_body(query: SearchQuery, catalog: FieldCatalog,
     if query.suggest_field and query.text.strip():
         body["suggest"] = suggest(query.text.strip(), query.suggest_field)
     return body
+
+
+def id_clauses(query: SearchQuery) -> list[Json]:
+    """``ids`` and ``excluded_ids`` as ``ids`` queries on the documents' ``_id``."""
+    found: list[Json] = []
+    if query.ids is not None:
+        found.append({"ids": {"values": list(query.ids)}})
+    if query.excluded_ids:
+        found.append({"bool": {"must_not": [{"ids": {"values": list(query.excluded_ids)}}]}})
+    return found
 
 
 def facet_agg(field: str, size: int, catalog: FieldCatalog, **terms: Any) -> Json:

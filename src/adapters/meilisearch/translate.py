@@ -30,10 +30,13 @@ from urllib.parse import quote
 
 from searchport.adapters.meilisearch.filters import expression, sort_rules
 from searchport.domain.query import (
+    AllOf,
     FacetValuesQuery,
     Filter,
+    NotFilter,
     SearchQuery,
     SortClause,
+    TermFilter,
     filter_field,
 )
 
@@ -98,6 +101,19 @@ def retrieved(fields: tuple[str, ...], primary_key: str) -> list[str]:
     return list(dict.fromkeys((*fields, primary_key)))
 
 
+def id_filters(query: SearchQuery, primary_key: str) -> list[Filter]:
+    """``ids`` and ``excluded_ids`` as filters on the primary key (which Meilisearch filters
+    on only when ``filterableAttributes`` lists it: docs/engines.md)."""
+    found: list[Filter] = []
+    if query.ids is not None:
+        found.append(TermFilter(field=primary_key, values=query.ids) if query.ids else
+                     AllOf(filters=(TermFilter(field=primary_key, values=("0",)),
+                                    NotFilter(field=primary_key, values=("0",)))))
+    if query.excluded_ids:
+        found.append(NotFilter(field=primary_key, values=query.excluded_ids))
+    return found
+
+
 def search_plan(query: SearchQuery, uid: str, primary_key: str,
                 dates: frozenset[str] = frozenset(),
                 ranking: tuple[SortClause, ...] = ()) -> SearchPlan:
@@ -105,6 +121,7 @@ def search_plan(query: SearchQuery, uid: str, primary_key: str,
     handle's custom ranking, sent as the ``sort`` of a query without one of its own
     (Meilisearch applies it where the index's ``rankingRules`` hold ``sort``)."""
     by_field = [(filter_field(f), expression(f, dates)) for f in query.filters]
+    by_field += [(None, expression(f)) for f in id_filters(query, primary_key)]
     params = text_params(query)
     if by_field:
         params["filter"] = [text for _, text in by_field]

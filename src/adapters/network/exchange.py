@@ -21,13 +21,23 @@ place. ``Refused`` and ``Dropped`` (``RETRYABLE``) cannot have been half-answere
 
 The stack under every engine (``pools.py``): ``EngineApi`` (``api.py``) calls a
 ``ResilientExchange`` (time budget, retries, circuit breaker) over an ``EngineClient``
-(``client.py``: aiohttp).
+(``client.py``: pyreqwest).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Protocol
+
+
+@dataclass(frozen=True)
+class Tls:
+    """How an https engine is checked: ``verify`` its certificate (against the system's
+    roots and, when given, ``ca_pem``: the PEM certificates of a handle's ``caBundle``)."""
+
+    verify: bool = True
+    ca_pem: bytes | None = None
 
 
 class Answer:

@@ -9,8 +9,8 @@ each origin gets a circuit breaker (``circuit_open(origin)``, ``on_circuit`` cal
 The composition root owns the pools and closes them after the engines.
 
 The proxy of a client is the handle's ``proxy`` setting, else the environment's
-(``HTTPS_PROXY``/``HTTP_PROXY``, ``NO_PROXY``, read with the standard library as aiohttp's
-``trust_env`` reads them), chosen once when the client is made.
+(``HTTPS_PROXY``/``HTTP_PROXY``, ``NO_PROXY``, read with the standard library as
+requests and curl read them), chosen once when the client is made.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from collections.abc import Callable
 
 from searchport.adapters.network.address import EngineAddress
 from searchport.adapters.network.breaker import CircuitBreaker, StateListener
-from searchport.adapters.network.exchange import Exchange
+from searchport.adapters.network.exchange import Exchange, Tls
 from searchport.adapters.network.resilience import CallPolicy, ResilientExchange
 from searchport.domain.config import ConfigError
 
@@ -32,7 +32,7 @@ KEEPALIVE_SECONDS = 30.0
 # (origin, verify, CA bundle, proxy)
 PoolKey = tuple[str, bool, str | None, str | None]
 # the network under one pool: origin, TLS, proxy -> an Exchange (tests wrap it)
-Network = Callable[[str, "ssl.SSLContext | bool", "str | None"], Exchange]
+Network = Callable[[str, Tls, "str | None"], Exchange]
 
 
 class EnginePools:
@@ -95,8 +95,8 @@ class EnginePools:
             await exchange.aclose()
 
 
-def network(origin: str, tls: ssl.SSLContext | bool, proxy: str | None) -> Exchange:
-    # imported on first use: a config with only embedded indexes never loads aiohttp
+def network(origin: str, tls: Tls, proxy: str | None) -> Exchange:
+    # imported on first use: a config with only embedded indexes never loads pyreqwest
     from searchport.adapters.network.client import EngineClient
 
     return EngineClient(origin, tls=tls, proxy=proxy, max_connections=MAX_CONNECTIONS,
@@ -107,18 +107,20 @@ def environment_proxy(address: EngineAddress) -> str | None:
     """The proxy the environment names for ``address`` (``HTTPS_PROXY`` for https,
     ``HTTP_PROXY`` for http, in lower case too), unless ``NO_PROXY`` lists its host."""
     chosen = urllib.request.getproxies_environment().get("https" if address.is_https else "http")
-    # proxy_bypass reads NO_PROXY as aiohttp's trust_env (and requests) do
+    # proxy_bypass reads NO_PROXY as requests and curl do
     if chosen is None or urllib.request.proxy_bypass(address.netloc):
         return None
     return chosen
 
 
-def _tls(verify: bool, ca_bundle: str | None) -> ssl.SSLContext | bool:
-    if not verify:
-        return False
-    if ca_bundle is None:
-        return True
+def _tls(verify: bool, ca_bundle: str | None) -> Tls:
+    """The TLS setting, a CA bundle read and checked now (a PEM file of certificates)."""
+    if not verify or ca_bundle is None:
+        return Tls(verify=verify)
     try:
-        return ssl.create_default_context(cafile=ca_bundle)
-    except (OSError, ssl.SSLError) as exc:
+        with open(ca_bundle, "rb") as file:
+            pem = file.read()
+        ssl.create_default_context(cafile=ca_bundle)  # certificates ssl can load
+    except (OSError, ValueError, ssl.SSLError) as exc:
         raise ConfigError(f"caBundle: cannot read the CA bundle {ca_bundle!r} ({exc})") from None
+    return Tls(verify=True, ca_pem=pem)

@@ -82,6 +82,10 @@ def facet_values(spec: FieldSpec, result: dict[str, Any], limit: int | None = No
                  ) -> list[FacetValue]:
     """The returned buckets, formatted and ordered, the first ``limit`` of them (all when
     ``None``)."""
+    if spec.type == "keyword":  # the common case, in one sort of (count, value) pairs
+        ordered = sorted((-b["doc_count"], str(b["key"])) for b in result["buckets"]
+                         if b["doc_count"] > 0)
+        return [FacetValue(value=key, count=-count) for count, key in ordered[:limit]]
     entries = [(_natural_key(spec, b), b) for b in result["buckets"] if b["doc_count"] > 0]
     entries.sort(key=lambda entry: (-entry[1]["doc_count"], entry[0]))
     return [FacetValue(value=_format(spec, bucket), count=bucket["doc_count"])

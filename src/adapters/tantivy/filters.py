@@ -10,6 +10,7 @@ import tantivy
 
 from searchport.adapters.tantivy import values
 from searchport.adapters.tantivy.schema import (
+    ID_FIELD,
     PRESENT_FIELD,
     SEQ_FIELD,
     FieldSpec,
@@ -78,6 +79,17 @@ def exclude(query: tantivy.Query) -> tantivy.Query:
     return tantivy.Query.boolean_query(
         [(tantivy.Occur.Must, tantivy.Query.all_query()), (tantivy.Occur.MustNot, query)]
     )
+
+
+def id_queries(schema: tantivy.Schema, ids: Sequence[str] | None,
+               excluded: Sequence[str]) -> list[tantivy.Query]:
+    """``SearchQuery.ids`` and ``excluded_ids`` as queries on the stored document id."""
+    found = []
+    if ids is not None:
+        found.append(tantivy.Query.term_set_query(schema, ID_FIELD, list(ids)))
+    if excluded:
+        found.append(exclude(tantivy.Query.term_set_query(schema, ID_FIELD, list(excluded))))
+    return found
 
 
 def unscored(query: tantivy.Query) -> tantivy.Query:

@@ -10,7 +10,6 @@ safe to render as HTML.
 from __future__ import annotations
 
 import html
-import itertools
 import re
 from typing import Any
 
@@ -34,6 +33,12 @@ _HTML_SPECIAL = re.compile("[&<>\"']")
 # Shared by every request: an analyzer holds the GIL while it runs, so threads take turns.
 _TEXT = text_analyzer()
 _FOLD = fold_analyzer()
+# The words of a value, as the analyzer found them: (word, first char, char after it).
+Tokens = tuple[tuple[str, int, int], ...]
+# Values analysed before, shared by every request (search-as-you-type shows the same
+# documents again and again); emptied when full, which bounds it.
+_TOKENS: dict[str, Tokens] = {}
+TOKENS_CACHED = 20_000
 
 
 def _as_is(text: str) -> str:
@@ -62,8 +67,7 @@ class Highlighter:
         self._fold = _FOLD
         self._seen: dict[str, int] = {}  # document word -> letters marked
         self._terms = match.terms
-        # each query word with the letters of it a document word must mostly hold
-        self._words = [(word, frozenset(word.text)) for word in match.words]
+        self._words = match.words
 
     def highlight(self, row: dict[str, Any]) -> dict[str, list[str]]:
         found: dict[str, list[str]] = {}
@@ -87,25 +91,27 @@ class Highlighter:
             folded = self._match.folded
             return [[(0, len(item))] if (f := self._fold.analyze(item)) and f[0] in folded
                     else [] for item in items]
-        # One analyzer call for a whole array: the newline joining the items is never part
-        # of a word, so each token falls inside one item.
-        starts = list(itertools.accumulate((len(item) + 1 for item in items), initial=0))
-        spans: list[list[Span]] = [[] for _ in items]
-        item = 0
         seen, marked_letters = self._seen, self._marked_letters
-        for token in self._text.pre_tokenize("\n".join(items)).tokens:
-            word = token.text
-            marked = seen.get(word)
-            if marked is None:
-                marked = marked_letters(word)
-            if marked == 0:
-                continue
-            begin, end = token.char_offset_from, token.char_offset_to
-            if end - begin == len(word):  # folding kept the letters one for one
-                end = begin + marked
-            while begin >= starts[item + 1]:
-                item += 1
-            spans[item].append((begin - starts[item], end - starts[item]))
+        if not all(item in _TOKENS for item in items):
+            # Most values hold no matched word: the analyzer's words alone (a cheaper call
+            # than one with offsets) tell, and only a value with a match is tokenized.
+            words = _TEXT.analyze(items[0] if len(items) == 1 else "\n".join(items))
+            if not any(seen[word] if word in seen else marked_letters(word)
+                       for word in words):
+                return [[] for _ in items]
+        spans: list[list[Span]] = []
+        for tokens in _tokens(items):
+            found: list[Span] = []
+            for word, begin, end in tokens:
+                marked = seen.get(word)
+                if marked is None:
+                    marked = marked_letters(word)
+                if marked == 0:
+                    continue
+                if end - begin == len(word):  # folding kept the letters one for one
+                    end = begin + marked
+                found.append((begin, end))
+            spans.append(found)
         return spans
 
     def _marked_letters(self, word: str) -> int:
@@ -114,14 +120,36 @@ class Highlighter:
         found = self._seen.get(word)
         if found is None:
             found = len(word) if word in self._terms else 0
-            for query_word, letters in self._words if not found else ():
-                found = max(found, _matched_letters(word, query_word, letters))
+            for query_word in self._words if not found else ():
+                found = max(found, _matched_letters(word, query_word))
             self._seen[word] = found
         return found
 
 
-def _matched_letters(word: str, query: QueryWord, letters: frozenset[str]) -> int:
-    """``letters``: the set of ``query.text``'s letters."""
+def _tokens(items: list[str]) -> list[Tokens]:
+    """The words of each item with their character offsets within it."""
+    found = {item: tokens for item in items if (tokens := _TOKENS.get(item)) is not None}
+    missing = [item for item in items if item not in found]
+    if missing:
+        if len(_TOKENS) + len(missing) > TOKENS_CACHED:
+            _TOKENS.clear()
+        # One analyzer call for all of them: the newline joining the items is never part
+        # of a word, so each token falls inside one item.
+        parts: list[list[tuple[str, int, int]]] = [[] for _ in missing]
+        part, base, end = 0, 0, len(missing[0])
+        for token in _TEXT.pre_tokenize("\n".join(missing)).tokens:
+            begin = token.char_offset_from
+            while begin >= end:
+                part += 1
+                base = end + 1
+                end = base + len(missing[part])
+            parts[part].append((token.text, begin - base, token.char_offset_to - base))
+        for item, words in zip(missing, parts, strict=True):
+            found[item] = _TOKENS[item] = tuple(words)
+    return [found[item] for item in items]
+
+
+def _matched_letters(word: str, query: QueryWord) -> int:
     if word == query.text:
         return len(word)
     if query.prefix and word.startswith(query.text):
@@ -132,7 +160,7 @@ def _matched_letters(word: str, query: QueryWord, letters: frozenset[str]) -> in
         return 0
     # a prefix longer than the typed word and its typos is too far from it
     near = word[:len(query.text) + query.typos] if query.prefix else word
-    if len(letters.difference(near)) > query.typos:  # each letter missing costs a typo
+    if len(set(query.text).difference(near)) > query.typos:  # each letter missing costs a typo
         return 0
     if query.prefix:
         typos, marked = prefix_distance(near, query.text, query.typos)

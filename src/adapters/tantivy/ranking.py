@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import operator
 import struct
 from collections.abc import Iterable
 from typing import Any
@@ -26,6 +27,7 @@ from searchport.adapters.tantivy.documents import field_value
 from searchport.adapters.tantivy.schema import RANK_WEIGHT_FIELD, IndexLayout, RankingSpec
 from searchport.adapters.tantivy.source import SourceRow
 
+_BEST_FIRST = operator.itemgetter(0, 1)
 SPREAD = 2.0**-12  # the largest factor is 1 + SPREAD
 # (total, the page, every match when the search saw them all)
 Page = tuple[int, list[tuple[float | None, Any]], list[Any] | None]
@@ -68,9 +70,12 @@ def weight_of(rank: int, last: int) -> float:
     return float(2.0 ** (1.0 + SPREAD * (1.0 - rank / last)) - 2.0)
 
 
+_FLOAT32 = struct.Struct("f")
+
+
 def _factor(weight: float) -> float:
     """What tantivy multiplies a score by: log2 of ``2 + weight`` rounded to 32 bits."""
-    single: float = struct.unpack("f", struct.pack("f", 2.0 + weight))[0]
+    single: float = _FLOAT32.unpack(_FLOAT32.pack(2.0 + weight))[0]
     return math.log2(single)
 
 
@@ -97,20 +102,21 @@ def ranked_page(searcher: tantivy.Searcher, query: tantivy.Query, offset: int, l
         keyed = []
         for (score, address), weight in zip(hits, weights, strict=True):
             w = float(weight or 0.0)
-            tier = round(score / _factor(w))
-            keyed.append((tier, w, score, address))
-        keyed.sort(key=lambda k: (-k[0], -k[1]))
+            # negated, so that an ascending (stable) sort puts the best first
+            keyed.append((-round(score / _factor(w)), -w, score, address))
+        keyed.sort(key=_BEST_FIRST)
         if len(hits) >= total or _settled(keyed[:want], hits[-1][0]):
             every = [address for _, address in hits] if len(hits) >= total else None
-            return total, [(tier, address) for tier, _, _, address in keyed[offset:want]], every
+            return total, [(-tier, address) for tier, _, _, address in keyed[offset:want]], every
         fetch *= 4
 
 
 def _settled(page: list[tuple[int, float, float, Any]], last_score: float) -> bool:
     """Whether no hit scored at most ``last_score`` (every hit not fetched) can come before
-    any of ``page``. Such a hit has a tier of at most ``last_score`` (factors are >= 1): a
-    page hit of a higher tier is ahead of it; one of a tier at least ``floor(last_score)``
-    and a higher score has the higher factor when their tiers are equal."""
+    any of ``page`` (negated tier and weight, score, address). Such a hit has a tier of at
+    most ``last_score`` (factors are >= 1): a page hit of a higher tier is ahead of it; one
+    of a tier at least ``floor(last_score)`` and a higher score has the higher factor when
+    their tiers are equal."""
     floor = math.floor(last_score)
-    return all(tier > last_score or (score > last_score and tier >= floor)
+    return all(-tier > last_score or (score > last_score and -tier >= floor)
                for tier, _, score, _ in page)

@@ -21,11 +21,13 @@ from searchport.adapters.tantivy.schema import (
     register_analyzers,
 )
 from searchport.adapters.tantivy.text_query import TextQueryBuilder
+from searchport.adapters.tantivy.typo_words import Vocabulary
 from searchport.domain.errors import InvalidRequest
 from searchport.domain.results import Hit
 
 _decode_row = msgspec.json.Decoder(dict[str, Any]).decode
 Scored = tuple[Any, tantivy.DocAddress]  # (score or sort value, address)
+ROWS_CACHED = 4_096  # stored rows kept in memory (bytes): the documents shown most
 
 
 class OpenIndex:
@@ -38,7 +40,10 @@ class OpenIndex:
         self.searcher = self.index.searcher()
         self.filters = FilterTranslator(layout, self.schema, self.points_in)
         self._distinct: dict[str, float] = {}
-        self.text = TextQueryBuilder(layout, self.schema)
+        # (segment, document) -> stored row; a generation never changes, so neither do they
+        self._rows: dict[tuple[int, int], bytes] = {}
+        self.vocabulary = Vocabulary(self.searcher, self.schema, layout.of_type("text"))
+        self.text = TextQueryBuilder(layout, self.schema, self.vocabulary)
 
     @property
     def num_docs(self) -> int:
@@ -84,12 +89,18 @@ class OpenIndex:
             raise
 
     def row(self, address: tantivy.DocAddress) -> dict[str, Any]:
-        source = self.searcher.doc(address).get_first(SOURCE_FIELD)
-        return _decode_row(source) if isinstance(source, bytes) else {}
+        return _decode_row(self.raw_row(address))
 
     def raw_row(self, address: tantivy.DocAddress) -> bytes:
-        source = self.searcher.doc(address).get_first(SOURCE_FIELD)
-        return source if isinstance(source, bytes) else b"{}"
+        key = (address.segment_ord, address.doc)
+        found = self._rows.get(key)
+        if found is None:
+            source = self.searcher.doc(address).get_first(SOURCE_FIELD)
+            found = source if isinstance(source, bytes) else b"{}"
+            if len(self._rows) >= ROWS_CACHED:
+                self._rows.clear()
+            self._rows[key] = found
+        return found
 
     def addresses_by_seq(self, seqs: Sequence[int]) -> dict[int, tantivy.DocAddress]:
         if not seqs:

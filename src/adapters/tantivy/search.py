@@ -14,7 +14,7 @@ import tantivy
 
 from searchport.adapters.tantivy import facets as facet_aggs
 from searchport.adapters.tantivy import geogrid
-from searchport.adapters.tantivy.filters import must, unscored
+from searchport.adapters.tantivy.filters import id_queries, must, unscored
 from searchport.adapters.tantivy.highlight import Highlighter, highlight_specs
 from searchport.adapters.tantivy.reader import OpenIndex
 from searchport.adapters.tantivy.schema import SEQ_FIELD, FieldSpec
@@ -44,6 +44,7 @@ def run_search(ix: OpenIndex, query: SearchQuery) -> EngineResult:
         if query.geo_grid.bounds is not None:
             filters.append(geogrid.bounds_query(ix.schema, query.geo_grid.field,
                                                 query.geo_grid.bounds))
+    filters += id_queries(ix.schema, query.ids, query.excluded_ids)
     facet_specs = [facet_aggs.facet_spec(ix.layout, name) for name in query.facets]
     stats_specs = [facet_aggs.stats_spec(ix.layout, name) for name in query.stats]
     histogram_specs = [(facet_aggs.histogram_spec(ix.layout, h.field), h.interval)
@@ -75,7 +76,8 @@ def run_search(ix: OpenIndex, query: SearchQuery) -> EngineResult:
         hits.append(hit)
 
     # Aggregations over the full query: facets with no filter of their own, histograms,
-    # the grid. Filters at index >= len(query.filters) are the geo bounds: never skipped.
+    # the grid. Filters at index >= len(query.filters) (the geo bounds, the ids) are never
+    # skipped.
     shared: dict[str, Any] = {}
     # a facet's (or stats') own filters, left out of its counts when they are disjunctive
     own_filters: dict[str, set[int]] = {}

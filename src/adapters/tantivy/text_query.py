@@ -32,10 +32,12 @@ from searchport.adapters.tantivy.schema import (
     prefix_field,
     text_analyzer,
 )
+from searchport.adapters.tantivy.typo_words import Vocabulary
 from searchport.domain.errors import InvalidRequest
 from searchport.domain.query import FieldWeight
 from searchport.domain.typos import allowed_typos
 
+MATCHES_CACHED = 2_048  # built text queries kept per index
 _MAX_WORDS = 32  # beyond this a query is a paste, not a search; extra words are ignored
 _BEST_FIELD = 2  # the field level of the highest weight; the next weight is 1, others 0
 
@@ -107,14 +109,28 @@ class TextMatch(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class TextQueryBuilder:
-    def __init__(self, layout: IndexLayout, schema: tantivy.Schema) -> None:
+    def __init__(self, layout: IndexLayout, schema: tantivy.Schema,
+                 vocabulary: Vocabulary | None = None) -> None:
         self._layout = layout
         self._schema = schema
+        self._vocabulary = vocabulary
         self._typos = layout.typos
         self._prefix_search = layout.prefix_search
         self._text = text_analyzer()
         self._fold = fold_analyzer()
         self._starting_with = functools.lru_cache(maxsize=4096)(self._prefix_query)
+        # Built queries are immutable and search-as-you-type asks the same texts again and
+        # again: each is built once. (Those built before the vocabulary was read are built
+        # again once it is: the key holds whether it was.)
+        self._built = functools.lru_cache(maxsize=MATCHES_CACHED)(self._build)
+
+    def build(self, text: str, search_fields: tuple[FieldWeight, ...],
+              prefix_last_word: bool, required: tuple[str, ...] | None = None
+              ) -> TextMatch | None:
+        """``None`` for a blank text, which matches every document. ``required``: the words
+        every match must hold (``SearchQuery.required_words``); ``None``: any word."""
+        ready = self._vocabulary is None or self._vocabulary.ready
+        return self._built(text, search_fields, prefix_last_word, ready, required)
 
     def words(self, text: str, prefix_last_word: bool) -> list[QueryWord]:
         analysed = self._text.analyze(text)
@@ -125,11 +141,9 @@ class TextQueryBuilder:
         return [QueryWord(text=t, prefix=t == typing, typos=allowed_typos(t, self._typos))
                 for t in tokens]
 
-    def build(self, text: str, search_fields: tuple[FieldWeight, ...],
-              prefix_last_word: bool, required: tuple[str, ...] | None = None
-              ) -> TextMatch | None:
-        """``None`` for a blank text, which matches every document. ``required``: the words
-        every match must hold (``SearchQuery.required_words``); ``None``: any word."""
+    def _build(self, text: str, search_fields: tuple[FieldWeight, ...],
+               prefix_last_word: bool, vocabulary_ready: bool,
+               required: tuple[str, ...] | None = None) -> TextMatch | None:
         if not text.strip():
             return None
         targets = self._targets(search_fields)
@@ -204,6 +218,11 @@ class TextQueryBuilder:
         return ways
 
     def _fuzzy(self, field: str, word: QueryWord, typos: int) -> tantivy.Query:
+        listed = (self._vocabulary.words(field)
+                  if self._vocabulary is not None and typos == 1 else None)
+        if listed is not None and (not word.prefix or len(word.text) < MAX_PREFIX_CHARS):
+            # the same terms as the automata below, listed once per word (typo_words.py)
+            return listed.prefix_way(word.text) if word.prefix else listed.word_way(word.text)
         if word.prefix and len(word.text) + typos <= MAX_PREFIX_CHARS:
             # A word starts within ``typos`` of the typed one when one of its prefixes is
             # within ``typos`` of it: the prefix field holds those prefixes, and its

@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from searchport.adapters.typesense.filters import coordinate, filter_by, number
+from searchport.adapters.typesense.filters import NEVER, coordinate, filter_by, number
 from searchport.adapters.typesense.schema import ENGINE, Schema
 from searchport.domain.errors import InvalidRequest, UnsupportedFeature
 from searchport.domain.query import (
@@ -46,6 +46,7 @@ from searchport.domain.query import (
     FieldWeight,
     SearchQuery,
     SortClause,
+    TermFilter,
     filter_field,
 )
 
@@ -75,7 +76,7 @@ def search_plan(query: SearchQuery, schema: Schema, collection: str,
                 ranking: tuple[SortClause, ...] = ()) -> SearchPlan:
     """``ranking``: the handle's custom ranking (``domain.ranking``), the tie-break of
     relevance when the query has no sort of its own."""
-    base = {"collection": collection, **text_params(query, schema)}
+    base = {"collection": collection, **text_params(query, schema), **hidden_hits(query)}
     for name in query.facets:
         schema.facet(name)
     for name in query.stats:
@@ -85,7 +86,7 @@ def search_plan(query: SearchQuery, schema: Schema, collection: str,
     own = {filter_field(f) for f in query.filters} if query.disjunctive_facets else set()
     page, per_page, skip = page_window(query.offset, query.limit)
     main: Json = {**base, "page": page, "per_page": per_page}
-    where = filter_by(query.filters, schema)
+    where = _and(filter_by(query.filters, schema), _only_ids(query, schema))
     if where:
         main["filter_by"] = where
     keys = sort_keys(query, schema, ranking)
@@ -110,13 +111,37 @@ def search_plan(query: SearchQuery, schema: Schema, collection: str,
         if name not in own:
             continue
         extra: Json = {**base, "per_page": 0, "facet_by": name, "max_facet_values": budget}
-        others = filter_by((f for f in query.filters if filter_field(f) != name), schema)
+        others = _and(filter_by((f for f in query.filters if filter_field(f) != name), schema),
+                      _only_ids(query, schema))
         if others:
             extra["filter_by"] = others
         sources[name] = len(searches)
         searches.append(extra)
     return SearchPlan(searches=searches, facet_search=sources, skip=skip,
                       highlight_fields=frozenset(highlighted), facet_budget=budget)
+
+
+def _only_ids(query: SearchQuery, schema: Schema) -> str:
+    """``ids`` as a filter on ``id`` (which compares whole strings)."""
+    if query.ids is None:
+        return ""
+    return filter_by((TermFilter(field="id", values=query.ids),), schema) if query.ids \
+        else NEVER
+
+
+def _and(*clauses: str) -> str:
+    return " && ".join(c for c in clauses if c)
+
+
+def hidden_hits(query: SearchQuery) -> Json:
+    """``excluded_ids`` as ``hidden_hits``: Typesense has no ``!=`` on ``id``, and a hidden
+    hit is left out of the hits, ``found`` and every facet count (checked against the real
+    server). The list is comma-separated, so an id holding a comma cannot be written."""
+    if not query.excluded_ids:
+        return {}
+    if any("," in oid for oid in query.excluded_ids):
+        raise UnsupportedFeature("Leaving out a record whose id holds a comma", ENGINE)
+    return {"hidden_hits": ",".join(query.excluded_ids)}
 
 
 def sort_keys(query: SearchQuery, schema: Schema,

@@ -157,3 +157,128 @@ class SearchesNoClicksAnswer(_Answer, frozen=True):
     """``GET /2/searches/noClicks``: the most frequent tracked searches no click followed."""
 
     searches: list[SearchNoClicks]
+
+
+class CurrencyRevenue(_Answer, frozen=True):
+    currency: str
+    revenue: float
+
+
+class TopSearch(_Answer, frozen=True):
+    search: str
+    count: int
+    nb_hits: int
+
+
+class TopSearchWithAnalytics(_Answer, frozen=True):
+    search: str
+    count: int
+    click_through_rate: float | None
+    average_click_position: float | None
+    click_positions: list[ClickPosition]
+    conversion_rate: float | None
+    tracked_search_count: int
+    click_count: int
+    conversion_count: int
+    nb_hits: int
+
+
+class TopSearchWithRevenue(TopSearchWithAnalytics, frozen=True):
+    currencies: dict[str, CurrencyRevenue]
+    add_to_cart_rate: float | None
+    add_to_cart_count: int
+    purchase_rate: float | None
+    purchase_count: int
+
+
+class TopSearchesAnswer(_Answer, frozen=True):
+    """``GET /2/searches``: the queries with their counts and average hits."""
+
+    searches: list[TopSearch]
+
+
+class TopSearchesWithAnalyticsAnswer(_Answer, frozen=True):
+    """``GET /2/searches`` with ``clickAnalytics``: what the events did to the tracked
+    searches of each query; with ``revenueAnalytics``, add-to-carts, purchases and revenue
+    too (``TopSearchWithRevenue``)."""
+
+    searches: list[TopSearchWithAnalytics]
+
+
+class TopHit(_Answer, frozen=True):
+    hit: str
+    count: int
+
+
+class TopHitWithAnalytics(_Answer, frozen=True):
+    hit: str
+    count: int
+    click_through_rate: float | None
+    conversion_rate: float | None
+    tracked_hit_count: int
+    click_count: int
+    conversion_count: int
+
+
+class TopHitWithRevenue(TopHitWithAnalytics, frozen=True):
+    add_to_cart_rate: float | None
+    add_to_cart_count: int
+    purchase_rate: float | None
+    purchase_count: int
+    currencies: dict[str, CurrencyRevenue]
+
+
+class TopHitsAnswer(_Answer, frozen=True):
+    """``GET /2/hits``: the objects the searches returned most often."""
+
+    hits: list[TopHit]
+
+
+class TopHitsWithAnalyticsAnswer(_Answer, frozen=True):
+    """``GET /2/hits`` with ``clickAnalytics``: the tracked searches that returned each
+    object and the events on it; with ``revenueAnalytics``, add-to-carts, purchases and
+    revenue too (``TopHitWithRevenue``)."""
+
+    hits: list[TopHitWithAnalytics]
+
+
+class TopFilterAttribute(_Answer, frozen=True):
+    attribute: str
+    count: int
+
+
+class TopFilterAttributesAnswer(_Answer, frozen=True):
+    """``GET /2/filters``: the attributes the searches refined most often."""
+
+    attributes: list[TopFilterAttribute]
+
+
+class TopFilterValue(_Answer, frozen=True):
+    attribute: str
+    operator: str
+    value: str
+    count: int
+
+
+class TopFilterForAttributeAnswer(_Answer, frozen=True):
+    """``GET /2/filters/{attribute}``: the values of one attribute refined most often."""
+
+    values: list[TopFilterValue]
+
+
+class FilterValue(_Answer, frozen=True):
+    attribute: str
+    operator: str
+    value: str
+
+
+class FiltersNoResults(_Answer, frozen=True):
+    count: int
+    values: list[FilterValue]
+
+
+class TopFiltersNoResultsAnswer(_Answer, frozen=True):
+    """``GET /2/filters/noResults``: the combinations of refinements of the searches that
+    found nothing, most frequent first."""
+
+    values: list[FiltersNoResults]

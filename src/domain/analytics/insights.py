@@ -5,9 +5,11 @@ A batch is ``{"events": [...]}`` with 1 to 1,000 events. ``click``, ``conversion
 ``view`` events name an ``index`` (a handle) and either ``objectIDs`` or ``filters`` (1 to
 20 each); a click with a ``queryID`` and ``objectIDs`` gives one ``positions`` entry (from
 1) per object. ``instantsearch`` events (InstantSearch's usage reports, sent on every page
-load) are accepted and dropped, whatever they carry. Fields the specification or Algolia's
-libraries add and searchport does not use (``algoliaSource``, ``objectData``, ``value``,
-``currency``, ``agentID``...) are accepted and ignored. All events must be valid or none is
+load) are accepted and dropped, whatever they carry. A conversion's ``value`` and
+``currency``, and the ``price``, ``quantity`` and ``discount`` of its ``objectData``, are
+kept for the revenue figures. Fields the specification or Algolia's libraries add and
+searchport does not use (``algoliaSource``, ``agentID``...) are accepted and ignored.
+All events must be valid or none is
 kept: the first problem is reported as ``events[i].field: sentence`` (a 422; a 403 for an
 event on a handle the caller may not send events for).
 """
@@ -58,6 +60,11 @@ class InsightsEvent(msgspec.Struct, frozen=True, kw_only=True):
     # conversions: the search each object came from (``objectData[i].queryID``, as a
     # purchase after several searches gives them), "" for an object without one
     object_query_ids: tuple[str, ...] = ()
+    # conversions: ``value`` (the event's total) and ``currency``; each object's
+    # ``price`` x ``quantity`` - ``discount`` from ``objectData``, when it gives a price
+    revenue: float | None = None
+    currency: str | None = None
+    object_revenues: tuple[float | None, ...] = ()
 
 
 class _Batch(msgspec.Struct):
@@ -82,6 +89,8 @@ class _Event(msgspec.Struct, kw_only=True, rename="camel"):
     timestamp: int | None = None
     object_data: list[dict[str, Any]] | None = None
     algolia_source: list[str] | None = None  # InstantSearch's own mark, accepted
+    value: float | str | None = None
+    currency: str | None = None
 
 
 _batch = msgspec.json.Decoder(_Batch)
@@ -193,7 +202,34 @@ def _checked(event: _Event, where: str, now: float) -> InsightsEvent:
         object_ids=tuple(objects or ()), positions=tuple(event.positions or ()),
         query_id=event.query_id, filters=tuple(filters or ()),
         object_query_ids=object_query_ids,
+        revenue=_amount(event.value), currency=event.currency[:3] if event.currency else None,
+        object_revenues=_object_revenues(event),
     )
+
+
+def _amount(value: object) -> float | None:
+    """A number, or a number written as text (Insights takes both); else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return None
+    return None
+
+
+def _object_revenues(event: _Event) -> tuple[float | None, ...]:
+    found: list[float | None] = []
+    for data in event.object_data or ():
+        price = _amount(data.get("price"))
+        quantity = _amount(data.get("quantity"))
+        discount = _amount(data.get("discount")) or 0.0
+        found.append(None if price is None
+                     else price * (quantity if quantity is not None else 1.0) - discount)
+    return tuple(found) if any(v is not None for v in found) else ()
 
 
 def _object_query_ids(event: _Event, fail: Callable[[str, str], InvalidEvents]

@@ -1,6 +1,8 @@
 """The parameters every Analytics API (v2) route shares, read as Algolia's specification
 says: ``index`` (required), ``startDate``/``endDate`` (``YYYY-MM-DD``, UTC days; by default
-the last eight days, today included), ``limit`` (default 10, at most 1,000), ``offset``."""
+the last eight days, today included), ``limit`` (default 10, at most 1,000), ``offset``,
+``tags`` (a segment: ``segments.py``); and those of some routes: ``clickAnalytics``,
+``revenueAnalytics``, ``orderBy``/``direction``, ``search``."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from datetime import date, timedelta
 
 import msgspec
 
+from searchport.domain.analytics.segments import EVERY_SEARCH, Segment, read_segment
 from searchport.domain.errors import InvalidRequest
 
 DEFAULT_DAYS = 8
@@ -26,6 +29,12 @@ class AnalyticsRequest(msgspec.Struct, frozen=True, kw_only=True):
     limit: int = 10
     offset: int = 0
     tags: str | None = None
+    click_analytics: bool = False
+    revenue_analytics: bool = False
+    order_by: str | None = None
+    direction: str | None = None
+    search: str | None = None  # one query (/2/hits, /2/filters...)
+    attribute: str | None = None  # /2/filters/{attribute}
 
 
 class Period(msgspec.Struct, frozen=True):
@@ -36,6 +45,7 @@ class Period(msgspec.Struct, frozen=True):
     end: date
     limit: int
     offset: int
+    segment: Segment = EVERY_SEARCH
 
     def days(self) -> list[date]:
         return [self.start + timedelta(days=n) for n in range((self.end - self.start).days + 1)]
@@ -54,9 +64,7 @@ def read_period(request: AnalyticsRequest, today: date) -> Period:
     """The period a request asks for, checked (400 naming the parameter)."""
     if not request.index:
         raise InvalidRequest("index is required: the handle whose analytics to read")
-    if request.tags:
-        raise InvalidRequest("tags: segmenting the analytics by analyticsTags is not "
-                             "supported yet")
+    segment = read_segment(request.tags)
     end = _day(request.end_date, "endDate") if request.end_date else None
     start = _day(request.start_date, "startDate") if request.start_date else None
     if end is None:
@@ -71,4 +79,4 @@ def read_period(request: AnalyticsRequest, today: date) -> Period:
         raise InvalidRequest(f"limit must be between 1 and {MAX_LIMIT}")
     if request.offset < 0:
         raise InvalidRequest("offset must be 0 or more")
-    return Period(request.index, start, end, request.limit, request.offset)
+    return Period(request.index, start, end, request.limit, request.offset, segment)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from searchport.domain.access import Access
+from searchport.domain.analytics.answers import CurrencyRevenue
 from searchport.domain.analytics.period import AnalyticsRequest, Period, read_period
 from searchport.domain.analytics.records import utc_day
-from searchport.domain.analytics.reports import DayClicks
+from searchport.domain.analytics.reports import DayClicks, Revenue
 from searchport.domain.catalog import Catalog
 
 if TYPE_CHECKING:
@@ -37,10 +38,20 @@ class AnalyticsReading:
         """Every day of ``period`` with its tracked searches, clicked searches and clicks
         (zeros on a day without tracked searches), in day order."""
         found = {d.day: d for d in await self._store.clicks_by_day(
-            period.handle, period.start, period.end)}
+            period.handle, period.start, period.end, segment=period.segment)}
         return [found.get(day) or DayClicks(day, 0, 0, 0) for day in period.days()]
 
 
 def rate(part: int, whole: int) -> float | None:
     """``part / whole``, or None (the specification's null) when ``whole`` is 0."""
     return part / whole if whole else None
+
+
+def currencies(found: Sequence[Revenue]) -> dict[str, dict[str, CurrencyRevenue]]:
+    """Revenue per key (a query or an objectID), then per currency, as Algolia's
+    ``currencies`` say it."""
+    by_key: dict[str, dict[str, CurrencyRevenue]] = {}
+    for one in found:
+        by_key.setdefault(one.key, {})[one.currency] = CurrencyRevenue(
+            currency=one.currency, revenue=round(one.revenue, 2))
+    return by_key

@@ -28,6 +28,7 @@ from searchport.domain.analytics.records import (
     SearchRecord,
     Tracking,
     Visitor,
+    hit_ids_of,
     nb_hits_of,
     new_query_id,
     to_record,
@@ -111,6 +112,7 @@ class AnalyticsRecorder:
             filters=filters, public=public,
             tags=tracking.tags, user_token=tracking.user_token or visitor.user_token,
             client=visitor.client, query_id=query_id,
+            hits=hit_ids_of(answer) if answer else (),
             latency_ms=(time.perf_counter() - started) * 1000 if started is not None else 0.0,
         ))
         return query_id

@@ -66,6 +66,7 @@ class ObservedSearch(msgspec.Struct, frozen=True, kw_only=True):
     client: str | None = None
     latency_ms: float = 0.0
     query_id: str | None = None  # set when the search asked for clickAnalytics
+    hits: tuple[str, ...] = ()  # the objectIDs of the answer's hits, in order
 
 
 class SearchRecord(msgspec.Struct, frozen=True, kw_only=True):
@@ -81,6 +82,7 @@ class SearchRecord(msgspec.Struct, frozen=True, kw_only=True):
     user_token: str
     latency_ms: float
     query_id: str | None
+    hits: tuple[str, ...] = ()  # the objectIDs it returned (at most ``MAX_HITS``)
 
     @property
     def day(self) -> date:
@@ -109,6 +111,28 @@ def pseudonym(address: str, day: date, salt: bytes) -> str:
     the address, and the same address gets an unrelated pseudonym the next day."""
     digest = hmac.new(salt, f"{day.isoformat()}|{address}".encode(), sha256).hexdigest()
     return PSEUDONYM_PREFIX + digest[:32]
+
+
+class _Hit(msgspec.Struct):
+    object_id: str | None = msgspec.field(default=None, name="objectID")
+
+
+class _Hits(msgspec.Struct):
+    hits: list[_Hit] = []
+
+
+_hits = msgspec.json.Decoder(_Hits)
+MAX_HITS = 100  # objectIDs kept per search
+
+
+def hit_ids_of(answer: bytes) -> tuple[str, ...]:
+    """The ``objectID`` of each hit of a search answer (searchport's and Algolia's answers
+    both name it so), in order, at most ``MAX_HITS``."""
+    try:
+        hits = _hits.decode(answer).hits
+    except msgspec.DecodeError:
+        return ()
+    return tuple(h.object_id[:200] for h in hits[:MAX_HITS] if h.object_id is not None)
 
 
 class _Counts(msgspec.Struct):
@@ -164,7 +188,7 @@ def to_record(seen: ObservedSearch, salt: bytes) -> SearchRecord:
         at=seen.at, handle=seen.handle, query=normalise_query(seen.query[:MAX_QUERY]),
         nb_hits=seen.nb_hits, page=seen.page, refinements=refinements,
         tags=tuple(t[:100] for t in seen.tags[:MAX_TAGS]), user_token=token,
-        latency_ms=seen.latency_ms, query_id=seen.query_id,
+        latency_ms=seen.latency_ms, query_id=seen.query_id, hits=seen.hits,
     )
 
 

@@ -35,6 +35,11 @@ from searchport.domain.rules.text import (
 )
 
 Condition = tuple[tuple[Token, ...] | None, str, str | None, frozenset[tuple[str, str]]]
+# Shared by every compiled rule without one of its own (ten thousand rules hold ten thousand
+# empty sets and dicts otherwise); never changed, as the rules are frozen.
+NOTHING: frozenset[Any] = frozenset()
+NO_FACETS: dict[str, AutomaticFacetFilter] = {}
+NO_FIELDS: dict[str, str] = {}
 
 
 class Promotion(msgspec.Struct, frozen=True):
@@ -122,9 +127,9 @@ def compile_rule(rule: Rule, real: Callable[[str], str],
                                "filters joined by AND")
                 pairs.add((f.field, str(f.values[0])))
         conditions.append((tokens, cond.anchoring or "contains", cond.context,
-                           frozenset(pairs)))
+                           frozenset(pairs) if pairs else NOTHING))
     if not conditions:  # a rule without conditions applies to every search
-        conditions.append((None, "contains", None, frozenset()))
+        conditions.append((None, "contains", None, NOTHING))
     consequence = rule.consequence
     params = consequence.params
     filters: list[Filter] = []
@@ -151,13 +156,14 @@ def compile_rule(rule: Rule, real: Callable[[str], str],
         elif isinstance(params.query, QueryEdits):
             edits = _edits(params.query, fail)
     edit_attributes = frozenset(t.attribute for tokens, _ in edits for t in tokens
-                                if isinstance(t, Placeholder))
+                                if isinstance(t, Placeholder)) or NOTHING
     for i, window in enumerate(rule.validity):
         if window.start is not None and window.until is not None and window.start > window.until:
             raise fail(f"validity[{i}]", "from is after until")
     compiled = CompiledRule(
-        rule=rule, filters=tuple(filters), automatic=automatic,
-        real={a: real(a) for a in automatic}, replacement=replacement, edits=tuple(edits),
+        rule=rule, filters=tuple(filters), automatic=automatic or NO_FACETS,
+        real={a: real(a) for a in automatic} or NO_FIELDS, replacement=replacement,
+        edits=tuple(edits),
         edit_attributes=edit_attributes,
         windows=tuple((w.start, w.until) for w in rule.validity))
     return compiled, conditions

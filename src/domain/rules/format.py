@@ -51,7 +51,7 @@ class Edit(_Part, frozen=True):
 
 class QueryEdits(_Part, frozen=True):
     remove: list[str] | str | None = None  # the older form of ``edits`` of type remove
-    edits: list[Edit] = msgspec.field(default_factory=list)
+    edits: tuple[Edit, ...] = ()
 
 
 class AutomaticFacetFilter(_Part, frozen=True):
@@ -61,13 +61,13 @@ class AutomaticFacetFilter(_Part, frozen=True):
 
 
 class FacetValuesOrder(_Part, frozen=True, rename="camel"):
-    order: list[str] = msgspec.field(default_factory=list)
+    order: tuple[str, ...] = ()
     sort_remaining_by: Literal["count", "alpha", "hidden"] | None = None
-    hide: list[str] = msgspec.field(default_factory=list)
+    hide: tuple[str, ...] = ()
 
 
 class FacetsOrder(_Part, frozen=True):
-    order: list[str] = msgspec.field(default_factory=list)
+    order: tuple[str, ...] = ()
 
 
 class FacetOrdering(_Part, frozen=True):
@@ -114,24 +114,21 @@ class Hide(_Part, frozen=True):
 
 class Consequence(_Part, frozen=True):
     params: ConsequenceParams | None = None
-    promote: Annotated[list[Promote], msgspec.Meta(max_length=300)] = \
-        msgspec.field(default_factory=list)
+    promote: Annotated[tuple[Promote, ...], msgspec.Meta(max_length=300)] = ()
     filter_promotes: bool = msgspec.field(default=False, name="filterPromotes")
-    hide: Annotated[list[Hide], msgspec.Meta(max_length=50)] = \
-        msgspec.field(default_factory=list)
+    hide: Annotated[tuple[Hide, ...], msgspec.Meta(max_length=50)] = ()
     user_data: dict[str, Any] | None = msgspec.field(default=None, name="userData")
 
 
 class Rule(_Part, frozen=True, kw_only=True):
     object_id: ObjectID = msgspec.field(name="objectID")
-    conditions: Annotated[list[Condition], msgspec.Meta(max_length=25)] = \
-        msgspec.field(default_factory=list)
+    conditions: Annotated[tuple[Condition, ...], msgspec.Meta(max_length=25)] = ()
     condition: Condition | None = None  # the older single-condition form
     consequence: Consequence
     description: str | None = None
     enabled: bool = True
-    validity: list[TimeRange] = msgspec.field(default_factory=list)
-    tags: list[str] = msgspec.field(default_factory=list)
+    validity: tuple[TimeRange, ...] = ()
+    tags: tuple[str, ...] = ()
 
     @property
     def all_conditions(self) -> list[Condition]:
@@ -139,6 +136,19 @@ class Rule(_Part, frozen=True, kw_only=True):
 
 
 BOOKKEEPING = ("_metadata", "_highlightResult")  # what Algolia adds to exported rules
+
+
+class ExportedRule(Rule, frozen=True, kw_only=True):
+    """A rule as Algolia's exports hold it: the bookkeeping keys it adds are read, then
+    dropped by ``plain``."""
+
+    metadata: Any = msgspec.field(default=None, name="_metadata")
+    highlight_result: Any = msgspec.field(default=None, name="_highlightResult")
+
+    def plain(self) -> Rule:
+        if self.metadata is None and self.highlight_result is None:
+            return self
+        return Rule(**{name: getattr(self, name) for name in Rule.__struct_fields__})
 
 
 def decode_rule(raw: Any) -> Rule:

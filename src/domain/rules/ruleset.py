@@ -102,7 +102,7 @@ class RuleSet:
         cannot be honoured."""
         self.rules = tuple(rules)
         self._clock = clock
-        self._literal: dict[tuple[str, ...], list[_Cond]] = {}  # by the pattern's words
+        self._literal: dict[tuple[str, ...], tuple[_Cond, ...]] = {}  # by the pattern's words
         self._lengths: list[int] = []  # of the literal patterns (in words), each once
         self._placeholder: list[_Cond] = []
         self._by_context: dict[str, list[_Cond]] = {}
@@ -137,7 +137,7 @@ class RuleSet:
                 self._always.append(cond)
         elif cond.literal:
             words: tuple[str, ...] = cond.tokens  # type: ignore[assignment]
-            self._literal.setdefault(words, []).append(cond)
+            self._literal[words] = (*self._literal.get(words, ()), cond)  # mostly one
             if words and len(words) not in self._lengths:
                 self._lengths.append(len(words))
         else:

@@ -1,10 +1,13 @@
 """One search with the applied rules' plan: the edited query and added filters, hidden
 records left out, promoted records placed page by page (``paging``).
 
-Hidden and promoted records are left out of the engine's search by a filter on the
-handle's id field; the promoted ones are fetched by id in a second search run beside it
+Hidden and promoted records are left out of the engine's search by their ids
+(``SearchQuery.excluded_ids``, which every engine adapter expresses in its own terms); the
+promoted ones are fetched by id (``SearchQuery.ids``) in a second search run beside it
 (with the search's filters when the rule asked ``filterPromotes``, with a key's forced
-filters always), and placed into the page.
+filters always), and placed into the page. The promoted records that match the search
+(its text and filters) are counted in its facets by a third search, of those records only,
+whose counts are added to the others'.
 """
 
 from __future__ import annotations
@@ -15,14 +18,9 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from searchport.domain.query import (
-    FacetValuesQuery,
-    Filter,
-    NotFilter,
-    SearchQuery,
-    TermFilter,
-)
-from searchport.domain.results import EngineResult, Hit
+from searchport.domain.query import FacetValuesQuery, Filter, SearchQuery
+from searchport.domain.replicas import Searcher
+from searchport.domain.results import EngineResult, FacetValue, Hit
 from searchport.domain.rules.effects import Promotion, RulePlan
 from searchport.domain.rules.paging import Window, organic_window, place
 from searchport.domain.rules.ruleset import RuleQuery, selected_values
@@ -78,44 +76,66 @@ def ruled_query(query: SearchQuery, plan: RulePlan) -> SearchQuery:
                                    filters=query.filters + plan.filters)
 
 
-async def search_with_rules(engine: SearchEnginePort, query: SearchQuery, plan: RulePlan, *,
-                            page: int, per_page: int, id_field: str,
+async def search_with_rules(search: Searcher, query: SearchQuery, plan: RulePlan, *,
+                            page: int, per_page: int,
                             forced: tuple[Filter, ...] = ()) -> RuledResult:
-    """``query``: the search as asked (filters include ``forced``), for page ``page`` of
+    """``search``: the handle's engine search (as its replica orders hits, if it is one);
+    ``query``: the search as asked (filters include ``forced``), for page ``page`` of
     ``per_page`` hits, its window (``offset + limit``) ending where the engine's result
     window does; ``forced``: the filters a promoted record must match whatever the rules
     say (a key's)."""
     query = ruled_query(query, plan)
     if not plan.promoted and not plan.hidden:
-        return RuledResult(result=await engine.search(query))
+        return RuledResult(result=await search(query))
     promoted_ids = tuple(p.object_id for p in plan.promoted)
     window = organic_window(page, per_page, len(plan.promoted))
     end = min(window.offset + window.limit, query.offset + query.limit)  # the result window
     window = Window(window.offset, max(0, end - window.offset))
     organic = msgspec.structs.replace(
         query, offset=window.offset, limit=window.limit,
-        filters=(*query.filters,
-                 NotFilter(field=id_field, values=tuple(dict.fromkeys(
-                     (*plan.hidden, *promoted_ids))))))
-    searches = [engine.search(organic)]
+        excluded_ids=tuple(dict.fromkeys((*query.excluded_ids, *plan.hidden, *promoted_ids))))
+    searches = [search(organic)]
     for filtered in (False, True):
         ids = tuple(p.object_id for p in plan.promoted if p.filtered == filtered)
         if ids:
-            searches.append(engine.search(msgspec.structs.replace(
+            searches.append(search(msgspec.structs.replace(
                 query, text="", offset=0, limit=len(ids), sort=(), geo_sort=None,
-                filters=(*(query.filters if filtered else forced),
-                         TermFilter(field=id_field, values=ids)),
+                filters=query.filters if filtered else forced, ids=ids,
                 facets=(), stats=(), histograms=(), geo_grid=None, suggest_field=None,
                 exact_total=False)))
+    if query.facets:  # the promoted records that match the search count in its facets
+        searches.append(search(msgspec.structs.replace(
+            query, offset=0, limit=0, ids=promoted_ids, highlight=False, stats=(),
+            histograms=(), geo_grid=None, suggest_field=None)))
     organic_result, *fetched = await asyncio.gather(*searches)
+    if query.facets:
+        counted = fetched.pop()
+        organic_result = msgspec.structs.replace(organic_result, facets=added_counts(
+            organic_result.facets, counted.facets, query.max_facet_values))
     found: dict[str, Hit] = {h.id: h for r in fetched for h in r.hits}
     present = [p for p in plan.promoted if p.object_id in found]
-    shown = place(page, per_page, present, organic_result.hits, window, organic_result.total)
+    sorted_total = organic_result.sorted_total  # a virtual replica pages through these
+    pageable = organic_result.total if sorted_total is None else sorted_total
+    shown = place(page, per_page, present, organic_result.hits, window, pageable)
     hits = [found[x.object_id] if isinstance(x, Promotion) else x for x in shown]
-    result = msgspec.structs.replace(organic_result, hits=hits,
-                                     total=organic_result.total + len(present))
+    result = msgspec.structs.replace(
+        organic_result, hits=hits, total=organic_result.total + len(present),
+        sorted_total=None if sorted_total is None else sorted_total + len(present))
     return RuledResult(result=result, promoted=frozenset(
         x.object_id for x in shown if isinstance(x, Promotion)))
+
+
+def added_counts(facets: dict[str, list[FacetValue]], more: dict[str, list[FacetValue]],
+                 limit: int) -> dict[str, list[FacetValue]]:
+    """Facet counts of two disjoint sets of records added up, most frequent first."""
+    found: dict[str, list[FacetValue]] = {}
+    for name in {*facets, *more}:
+        counts: dict[str, int] = {}
+        for value in (*facets.get(name, ()), *more.get(name, ())):
+            counts[value.value] = counts.get(value.value, 0) + value.count
+        found[name] = [FacetValue(value=v, count=c) for v, c in
+                       sorted(counts.items(), key=lambda vc: (-vc[1], vc[0]))[:limit]]
+    return found
 
 
 class FacetValueCache:

@@ -9,6 +9,7 @@ A word is a run of letters and digits; case and accents do not count (``Café`` 
 from __future__ import annotations
 
 import re
+import sys
 import unicodedata
 from collections.abc import Mapping
 
@@ -55,14 +56,15 @@ Token = str | Placeholder
 
 
 def pattern_tokens(pattern: str) -> tuple[Token, ...]:
-    """A pattern's normalised words and placeholders, in order."""
+    """A pattern's normalised words and placeholders, in order; each word interned, as
+    thousands of rules share a vocabulary."""
     tokens: list[Token] = []
     at = 0
     for match in _PLACEHOLDER.finditer(pattern):
-        tokens += keys(pattern[at:match.start()])
+        tokens += map(sys.intern, keys(pattern[at:match.start()]))
         tokens.append(Placeholder(match.group(1).strip()))
         at = match.end()
-    tokens += keys(pattern[at:])
+    tokens += map(sys.intern, keys(pattern[at:]))
     return tuple(tokens)
 
 

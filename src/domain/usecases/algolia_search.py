@@ -71,6 +71,11 @@ class SearchPlan(Protocol):
         """Optional words to try in turn, while the search finds nothing."""
         ...
 
+    @property
+    def relevancy_strictness(self) -> int | None:
+        """What the search asks of a virtual replica's relevant sort (``None``: its own)."""
+        ...
+
     def shape(self, result: EngineResult, took_ms: int, exact_facet_counts: bool,
               rules: RuleOutcome | None = None) -> Any:
         """The protocol's answer (msgspec-encodable); ``exact_facet_counts``: the engine
@@ -174,12 +179,12 @@ class AlgoliaSearch:
     async def _run(entry: IndexEntry, plan: SearchPlan, query: SearchQuery,
                    forced: tuple[Filter, ...], rules: RulePlan | None
                    ) -> tuple[EngineResult, RuleOutcome | None]:
+        search = entry.search(plan.relevancy_strictness)
         if rules is None:
-            return await entry.engine.search(query), None
+            return await search(query), None
         ask = plan.rule_ask
-        ruled = await search_with_rules(entry.engine, query, rules, page=ask.page,
-                                        per_page=ask.per_page,
-                                        id_field=entry.config.id_field, forced=forced)
+        ruled = await search_with_rules(search, query, rules, page=ask.page,
+                                        per_page=ask.per_page, forced=forced)
         return ruled.result, RuleOutcome(plan=rules, promoted=ruled.promoted)
 
     async def _facet_hits(self, entry: IndexEntry, plan: FacetHitsPlan,

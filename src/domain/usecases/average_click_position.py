@@ -19,7 +19,7 @@ class AverageClickPosition(AnalyticsReading):
         clicks: defaultdict[str, int] = defaultdict(int)
         total: defaultdict[str, int] = defaultdict(int)
         for found in await self._store.click_positions(period.handle, period.start,
-                                                       period.end):
+                                                       period.end, segment=period.segment):
             day = found.day.isoformat()
             clicks[day] += found.clicks
             total[day] += found.position * found.clicks

@@ -19,7 +19,7 @@ class ClickPositions(AnalyticsReading):
         period = self.period(request, access)
         counts = [0] * len(RANGES)
         for found in await self._store.click_positions(period.handle, period.start,
-                                                       period.end):
+                                                       period.end, segment=period.segment):
             at = next(i for i, (low, high) in enumerate(RANGES)
                       if low <= found.position and (high == -1 or found.position <= high))
             counts[at] += found.clicks

@@ -16,7 +16,7 @@ class ConversionRate(AnalyticsReading):
                        access: Access = FULL_ACCESS) -> ConversionRateAnswer:
         period = self.period(request, access)
         days = {d.day: d for d in await self._store.conversions_by_day(
-            period.handle, period.start, period.end)}
+            period.handle, period.start, period.end, segment=period.segment)}
         dates = []
         for day in period.days():
             found = days.get(day)

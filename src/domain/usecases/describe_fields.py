@@ -6,7 +6,7 @@ import msgspec
 
 from searchport.domain.access import FULL_ACCESS, Access
 from searchport.domain.catalog import Catalog
-from searchport.domain.responses import FieldInfo, IndexFieldsResponse
+from searchport.domain.responses import FieldInfo, IndexFieldsResponse, ReplicaInfo
 
 
 class DescribeFieldsRequest(msgspec.Struct, frozen=True, kw_only=True):
@@ -31,9 +31,15 @@ class DescribeFields:
             for name, fc in entry.config.fields.items()
         ]
         defaults = entry.config.defaults
+        replicas = [ReplicaInfo(handle=r.handle, virtual=r.replica is not None and
+                                r.replica.virtual)
+                    for r in self._catalog.replicas_of(request.handle)
+                    if access.allows(r.handle)]
         return IndexFieldsResponse(
             handle=request.handle,
             fields=fields,
             facets=list(defaults.facets),
             per_page=defaults.per_page,
+            replica_of=msgspec.UNSET if entry.replica is None else entry.replica.primary,
+            replicas=replicas or msgspec.UNSET,
         )

@@ -16,7 +16,7 @@ class NoResultsRate(AnalyticsReading):
                        access: Access = FULL_ACCESS) -> NoResultsRateAnswer:
         period = self.period(request, access)
         days = {d.day: d for d in await self._store.searches_by_day(
-            period.handle, period.start, period.end)}
+            period.handle, period.start, period.end, segment=period.segment)}
         dates = []
         for day in period.days():
             found = days.get(day)

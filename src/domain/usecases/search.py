@@ -58,11 +58,10 @@ class Search:
         rules: RulePlan | None = None, forced: tuple[Filter, ...] = (),
     ) -> SearchResponse:
         if rules is None:
-            result = await entry.engine.search(query)
+            result = await entry.search()(query)
         else:
-            result = (await search_with_rules(entry.engine, query, rules, page=page - 1,
-                                              per_page=per_page, id_field=entry.config.id_field,
-                                              forced=forced)).result
+            result = (await search_with_rules(entry.search(), query, rules, page=page - 1,
+                                              per_page=per_page, forced=forced)).result
         fields = entry.fields
         histograms: dict[str, list] | msgspec.UnsetType = msgspec.UNSET  # type: ignore[type-arg]
         if query.histograms:
@@ -76,7 +75,9 @@ class Search:
             total_hits=result.total,
             page=page,
             per_page=per_page,
-            total_pages=math.ceil(result.total / per_page),
+            total_pages=math.ceil((result.total if result.sorted_total is None
+                                   else result.sorted_total) / per_page),
+            sorted_hits=msgspec.UNSET if result.sorted_total is None else result.sorted_total,
             facets=shape_facets(fields, result.facets, query.max_facet_values),
             suggestions=result.suggestions,
             histograms=histograms,

@@ -15,7 +15,7 @@ class SearchesCount(AnalyticsReading):
                        access: Access = FULL_ACCESS) -> SearchesCountAnswer:
         period = self.period(request, access)
         counts = {d.day: d.count for d in await self._store.searches_by_day(
-            period.handle, period.start, period.end)}
+            period.handle, period.start, period.end, segment=period.segment)}
         return SearchesCountAnswer(
             count=sum(counts.values()),
             dates=[DailySearches(date=day.isoformat(), count=counts.get(day, 0))

@@ -17,6 +17,7 @@ class SearchesNoClicks(AnalyticsReading):
         period = self.period(request, access)
         found = await self._store.top_searches(period.handle, period.start, period.end,
                                                limit=period.limit, offset=period.offset,
-                                               no_clicks=True)
+                                               no_clicks=True,
+                                               segment=period.segment)
         return SearchesNoClicksAnswer(searches=[
             SearchNoClicks(search=t.query, count=t.count, nb_hits=t.nb_hits) for t in found])

@@ -16,7 +16,8 @@ class SearchesNoResults(AnalyticsReading):
         period = self.period(request, access)
         found = await self._store.top_searches(period.handle, period.start, period.end,
                                                limit=period.limit, offset=period.offset,
-                                               no_results=True)
+                                               no_results=True,
+                                               segment=period.segment)
         return SearchesNoResultsAnswer(searches=[
             SearchNoResults(search=t.query, count=t.count, with_filter_count=t.with_filters)
             for t in found])

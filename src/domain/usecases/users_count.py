@@ -15,7 +15,8 @@ class UsersCount(AnalyticsReading):
     async def __call__(self, request: AnalyticsRequest,
                        access: Access = FULL_ACCESS) -> UsersCountAnswer:
         period = self.period(request, access)
-        total, days = await self._store.users(period.handle, period.start, period.end)
+        total, days = await self._store.users(period.handle, period.start, period.end,
+                                              segment=period.segment)
         per_day = {d.day: d.users for d in days}
         return UsersCountAnswer(count=total, dates=[
             DailyUsers(date=day.isoformat(), count=per_day.get(day, 0))

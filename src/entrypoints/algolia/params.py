@@ -32,17 +32,17 @@ SUPPORTED = frozenset({
     # which words must match (``words``)
     "optionalWords", "removeWordsIfNoResults", "queryLanguages", "ignorePlurals",
     "removeStopWords",
-    # query rules (docs/rules.md)
-    "enableRules", "ruleContexts",
+    # query rules (docs/rules.md); getRankingInfo marks the promoted hits
+    "enableRules", "ruleContexts", "getRankingInfo",
+    # virtual replicas' relevant sort (docs/replicas.md); ignored on other handles
+    "relevancyStrictness",
     # facet-value search
     "facetQuery", "maxFacetHits", "facetName",
     # the query log (``tracking``)
     "analytics", "clickAnalytics", "analyticsTags", "userToken",
 })
 IGNORED = frozenset({
-    # getRankingInfo: Algolia's _rankingInfo requires nbTypos, firstMatchedWord,
-    # geoDistance, nbExactWords and userScore, which no engine here reports
-    "getRankingInfo", "enableABTest", "percentileComputation", "enablePersonalization",
+    "enableABTest", "percentileComputation", "enablePersonalization",
     "personalizationImpact", "facetingAfterDistinct", "responseFields",
 })
 # Refused unless the value is one of these: then the parameter changes nothing.

@@ -50,6 +50,10 @@ class SearchCall:
     def fallback_words(self) -> tuple[tuple[str, ...], ...]:
         return self._plan.words.fallbacks
 
+    @property
+    def relevancy_strictness(self) -> int | None:
+        return self._plan.relevancy_strictness
+
     def shape(self, result: EngineResult, took_ms: int, exact_facet_counts: bool,
               rules: RuleOutcome | None = None) -> AlgoliaResult:
         return shape_result(self._entry, self._plan, result, self._raw, took_ms,

@@ -20,6 +20,7 @@ import msgspec
 
 from searchport.domain.catalog import IndexEntry
 from searchport.domain.engines import BY_NAME
+from searchport.domain.errors import InvalidRequest
 from searchport.domain.fields import FieldMap
 from searchport.domain.geo_shapes import PairOrder, stored_points
 from searchport.domain.params import clamp
@@ -85,6 +86,8 @@ class Plan(msgspec.Struct, frozen=True, kw_only=True):
     geoloc: str | None = None
     point_order: PairOrder = "lat_lon"
     words: Words = Words()  # optional words, and those to try while nothing is found
+    ranking_info: bool = False  # getRankingInfo: promoted hits carry _rankingInfo
+    relevancy_strictness: int | None = None  # a virtual replica's, for this search
 
 
 def algolia_filters(values: dict[str, Any], entry: IndexEntry) -> tuple[Filter, ...]:
@@ -170,7 +173,21 @@ def plan_search(entry: IndexEntry, values: dict[str, Any]) -> Plan:
                 snippeted=tuple(snippeted.items()), snippet_only=snippet_only,
                 ellipsis=ap.text(values, "snippetEllipsisText", DEFAULT_ELLIPSIS),
                 rule_ask=rule_ask, geoloc=geoloc, words=words,
-                point_order=BY_NAME[config.engine].point_order)
+                point_order=BY_NAME[config.engine].point_order,
+                ranking_info=ap.flag(values, "getRankingInfo", False),
+                relevancy_strictness=_strictness(entry, values))
+
+
+def _strictness(entry: IndexEntry, values: dict[str, Any]) -> int | None:
+    """``relevancyStrictness`` (0 to 100), applied on a virtual replica and ignored on other
+    handles, as Algolia does (a ``sortBy`` widget keeps sending it after leaving one)."""
+    value = ap.integer(values, "relevancyStrictness")
+    if value is None:
+        return None
+    if not 0 <= value <= 100:
+        raise InvalidRequest(f"relevancyStrictness: must be an integer from 0 to 100, got "
+                             f"{value}")
+    return value if entry.replica is not None and entry.replica.virtual else None
 
 
 def _snippeted(entry: IndexEntry, values: dict[str, Any]) -> dict[str, int]:
@@ -197,11 +214,13 @@ def shape_result(entry: IndexEntry, plan: Plan, result: EngineResult, raw: ap.Ra
                  rules: RuleOutcome | None = None) -> AlgoliaResult:
     fields, per_page = entry.fields, plan.hits_per_page
     pages = 0
+    pageable = result.total if result.sorted_total is None else result.sorted_total
     if per_page > 0:
-        reachable = math.ceil(min(result.total, entry.config.max_result_window) / per_page)
-        pages = reachable
+        pages = math.ceil(min(pageable, entry.config.max_result_window) / per_page)
     words = query_words(plan.query.text if rules is None else rules.plan.query)
-    hits = [_hit(fields, hit, plan, words) for hit in result.hits[:plan.query.limit]]
+    promoted = rules.promoted if rules is not None and plan.ranking_info else frozenset()
+    hits = [_hit(fields, hit, plan, words, hit.id in promoted)
+            for hit in result.hits[:plan.query.limit]]
     facets = {
         fields.public(name): {
             v.value: v.count
@@ -239,7 +258,20 @@ def shape_result(entry: IndexEntry, plan: Plan, result: EngineResult, raw: ap.Ra
         else msgspec.UNSET,
         applied_rules=[{"objectID": oid} for oid in rules.plan.applied] if rules
         else msgspec.UNSET,
+        **_relevant_sort(entry, plan, result),
     )
+
+
+def _relevant_sort(entry: IndexEntry, plan: Plan, result: EngineResult) -> dict[str, Any]:
+    """``nbSortedHits`` and ``appliedRelevancyStrictness`` of a virtual replica's answer
+    (what the relevantSort and stats widgets read)."""
+    replica = entry.replica
+    if replica is None or replica.relevant is None or result.sorted_total is None:
+        return {}
+    strictness = plan.relevancy_strictness
+    return {"nb_sorted_hits": result.sorted_total,
+            "applied_relevancy_strictness": replica.relevant.strictness if strictness is None
+            else strictness}
 
 
 def algolia_stats(kind: str | None, engine: FieldStats | None, values: list[FacetValue],
@@ -278,7 +310,14 @@ def facet_stats(kind: str | None, values: list[FacetValue], asked: int) -> Facet
                       avg=total / count if count else 0.0, sum=total)
 
 
-def _hit(fields: FieldMap, hit: Hit, plan: Plan, words: list[str]) -> AlgoliaHit:
+# A promoted hit is placed by its rule, not ranked: Algolia's ranking criteria, which the
+# specification requires in ``_rankingInfo``, played no part in its place and are 0.
+PROMOTED = {"promoted": True, "nbTypos": 0, "firstMatchedWord": 0, "geoDistance": 0,
+            "nbExactWords": 0, "userScore": 0}
+
+
+def _hit(fields: FieldMap, hit: Hit, plan: Plan, words: list[str],
+         promoted: bool = False) -> AlgoliaHit:
     document = fields.document(hit.source)
     shaped: AlgoliaHit = {**document, "objectID": hit.id}
     highlights = fields.public_keys(hit.highlights)
@@ -305,4 +344,6 @@ def _hit(fields: FieldMap, hit: Hit, plan: Plan, words: list[str]) -> AlgoliaHit
             snippets[name] = snippet
     if snippets:
         shaped["_snippetResult"] = snippets
+    if promoted:
+        shaped["_rankingInfo"] = PROMOTED
     return shaped

@@ -44,6 +44,12 @@ class AlgoliaResult(msgspec.Struct, kw_only=True):
         name="userData", default=msgspec.UNSET)
     applied_rules: list[dict[str, str]] | msgspec.UnsetType = msgspec.field(
         name="appliedRules", default=msgspec.UNSET)
+    # a virtual replica's relevant sort (docs/replicas.md): the relevant hits, the only ones
+    # paged through, and the strictness that chose them
+    nb_sorted_hits: int | msgspec.UnsetType = msgspec.field(name="nbSortedHits",
+                                                            default=msgspec.UNSET)
+    applied_relevancy_strictness: int | msgspec.UnsetType = msgspec.field(
+        name="appliedRelevancyStrictness", default=msgspec.UNSET)
     # with clickAnalytics: the search in the analytics (added per answer, after caching)
     query_id: str | msgspec.UnsetType = msgspec.field(name="queryID", default=msgspec.UNSET)
 

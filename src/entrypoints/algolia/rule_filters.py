@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from searchport.domain.config import Config, ConfigError, IndexConfig
+from searchport.domain.config import Config, ConfigError
 from searchport.domain.fields import FieldMap
 from searchport.domain.query import Filter
 from searchport.domain.rules.ruleset import RuleSet
@@ -40,7 +40,7 @@ def rule_sets(config: Config, clock: Callable[[], float] = time.time) -> dict[st
     ``ConfigError`` naming the handle, the rule's objectID and the key path."""
     found: dict[str, RuleSet] = {}
     for handle, index in config.indexes.items():
-        if not index.rule_list:
+        if not index.rule_list or index.replica_of is not None:  # a replica shares them
             continue
         fields = FieldMap(index.fields)
         try:
@@ -48,24 +48,4 @@ def rule_sets(config: Config, clock: Callable[[], float] = time.time) -> dict[st
                                     read_filters=filter_reader(fields.real), clock=clock)
         except ValueError as exc:
             raise ConfigError(f"indexes.{handle}.rules: {exc}") from None
-        _check_placing(handle, index)
     return found
-
-
-def _check_placing(handle: str, index: IndexConfig) -> None:
-    """Promoted and hidden records are left out of a search by a filter on the id field:
-    the embedded engine needs it indexed as a keyword field."""
-    placing = next((r for r in index.rule_list if r.enabled and (
-        r.consequence.promote or r.consequence.hide)), None)
-    if placing is None:
-        return
-    at = f"indexes.{handle}.rules: rule {placing.object_id!r}: consequence"
-    if index.engine != "tantivy":
-        raise ConfigError(f"{at}: promote and hide are supported on the tantivy engine only "
-                          f"so far, not on {index.engine}")
-    keyword = any((fc.field or name) == index.id_field and fc.type == "keyword"
-                  for name, fc in index.fields.items())
-    if not keyword:
-        raise ConfigError(f"{at}: promote and hide need the id field {index.id_field!r} "
-                          f"indexed as a keyword field: add fields.{index.id_field}.type: "
-                          f"keyword")

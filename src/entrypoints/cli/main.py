@@ -57,11 +57,38 @@ def _demo_note(folder: Path) -> str:
 
 
 def _check_rules(config: Config) -> None:
-    """Every handle's rules can be honoured (``ConfigError`` otherwise), before any worker
-    starts; each worker builds its own from the same config."""
+    """Every handle's rules can be honoured (``ConfigError`` otherwise)."""
     from searchport.entrypoints.algolia.rule_filters import rule_sets
 
     rule_sets(config)
+
+
+def _check_rules_apart(path: Path) -> None:
+    """``_check_rules`` before any worker starts, in a child process where the system
+    forks: the parent, which lives as long as the server, then never holds the rules (the
+    memory ten thousand rules take stays with a process once used); each worker reads its
+    own. ``ConfigError`` with the child's message."""
+    if not hasattr(os, "fork"):
+        _check_rules(load_config(path))
+        return
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: check, say why not, and leave without running the parent's code
+        os.close(read)
+        code = 2
+        try:
+            _check_rules(load_config(path))
+            code = 0
+        except Exception as exc:  # every failure is the parent's to report
+            os.write(write, str(exc).encode("utf-8", "replace")[:60_000])
+        finally:
+            os._exit(code)
+    os.close(write)
+    with os.fdopen(read, "rb") as pipe:
+        message = pipe.read().decode("utf-8", "replace")
+    _, status = os.waitpid(pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise ConfigError(message or "the query rules could not be checked")
 
 
 def _load(flag: str | None) -> tuple[Config, Path]:
@@ -81,8 +108,8 @@ def _load(flag: str | None) -> tuple[Config, Path]:
             raise SystemExit(2) from None
         print(_demo_note(folder), file=sys.stderr)
     try:
-        config = load_config(path)
-        _check_rules(config)
+        config = load_config(path, rules=False)  # what this process needs: no rules
+        _check_rules_apart(path)
         return config, path
     except ConfigError as exc:
         print(f"searchport: config error: {exc}", file=sys.stderr)
@@ -149,12 +176,16 @@ def _build(config: Config, path: Path, handle: str, force: bool) -> int:
 def cmd_index_build(args: argparse.Namespace) -> int:
     config, path = _load(args.config)
     handles = [args.handle] if args.handle else [
-        h for h, i in config.indexes.items() if i.engine == "tantivy"
+        h for h, i in config.indexes.items() if i.engine == "tantivy" and i.replica_of is None
     ]
     for handle in handles:
         index = config.indexes.get(handle)
         if index is None or index.engine != "tantivy":
             print(f"searchport: {handle!r} is not a tantivy handle in {path}", file=sys.stderr)
+            return 2
+        if index.replica_of is not None:
+            print(f"searchport: {handle!r} is a replica of {index.replica_of!r}, which holds "
+                  f"the index", file=sys.stderr)
             return 2
         try:
             _build(config, path, handle, args.force)
@@ -175,6 +206,9 @@ async def _check(config: Config, base_dir: Path) -> int:
     resources = EngineResources(base_dir=base_dir, pools=EnginePools())
     try:
         for handle, index in config.indexes.items():
+            if index.replica_of is not None:
+                print(f"ok      {handle}: a replica of {index.replica_of}")
+                continue
             try:
                 if index.engine == "tantivy":  # checked in place: check never builds
                     print(f"ok      {handle} ({index.engine}): "
@@ -287,7 +321,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"searchport: cannot listen on {shown}:{port}: {busy}", file=sys.stderr)
         return 1
     for handle, index in config.indexes.items():  # build embedded indexes once, before workers
-        if index.engine == "tantivy":
+        if index.engine == "tantivy" and index.replica_of is None:
             try:
                 _build(config, path, handle, force=False)
             except SearchportError as exc:

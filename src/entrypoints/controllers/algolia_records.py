@@ -81,6 +81,9 @@ class Settings(msgspec.Struct, rename="camel"):
     # the tags the search routes put around matches when a query names none
     highlight_pre_tag: str = DEFAULT_PRE
     highlight_post_tag: str = DEFAULT_POST
+    # a primary's replicas (``virtual(name)`` for a virtual one), a replica's primary
+    replicas: list[str] | msgspec.UnsetType = msgspec.UNSET
+    primary: str | msgspec.UnsetType = msgspec.UNSET
 
 
 def _answers(body: Any, description: str) -> dict[int, ResponseSpec]:
@@ -207,6 +210,10 @@ def algolia_records_controller(uc: UseCases) -> type[Controller]:
                 searchable_attributes=[f.name for f in described.fields if f.searchable],
                 attributes_for_faceting=facets,
                 hits_per_page=described.per_page,
+                replicas=msgspec.UNSET if not described.replicas else [
+                    f"virtual({r.handle})" if r.virtual else r.handle
+                    for r in described.replicas],
+                primary=described.replica_of,
             )))
 
         @get("/1/indexes/{handle:str}/{object_id:str}", summary="Algolia get object",

@@ -1,4 +1,5 @@
-"""The built-in search page: ``GET /ui`` (``GET /`` redirects there) and its static files.
+"""The built-in pages: search at ``GET /ui`` (``GET /`` redirects there), search analytics
+at ``GET /ui/analytics``, and their static files.
 
 The page is plain HTML, CSS and JavaScript modules shipped in ``searchport/entrypoints/ui``;
 it needs no token itself and calls the JSON API like any other client.
@@ -15,6 +16,7 @@ from litestar.response import Redirect
 from litestar.static_files import create_static_files_router
 
 UI_PATH = "/ui"
+ANALYTICS_PAGE_PATH = "/ui/analytics"
 ASSETS_PATH = "/ui/assets"
 # Only the page's own files and its own API: no inline script, no framing, no other origin.
 CSP = (
@@ -34,12 +36,17 @@ def ui_directory() -> Path:
 
 
 def ui_routes() -> list[HTTPRouteHandler | Router]:
-    """The page, the redirect from ``/`` and the static files (read when the app is built)."""
+    """The pages, the redirect from ``/`` and the static files (read when the app is built)."""
     page = (ui_directory() / "index.html").read_bytes()
+    analytics = (ui_directory() / "analytics.html").read_bytes()
 
     @get(UI_PATH, include_in_schema=False, media_type="text/html")
     async def search_page() -> Response[bytes]:
         return Response(page, media_type="text/html; charset=utf-8", headers=UI_HEADERS)
+
+    @get(ANALYTICS_PAGE_PATH, include_in_schema=False, media_type="text/html")
+    async def analytics_page() -> Response[bytes]:
+        return Response(analytics, media_type="text/html; charset=utf-8", headers=UI_HEADERS)
 
     @get("/", include_in_schema=False, status_code=302)
     async def root() -> Redirect:
@@ -48,4 +55,4 @@ def ui_routes() -> list[HTTPRouteHandler | Router]:
     assets = create_static_files_router(
         ASSETS_PATH, directories=[ui_directory()], name="ui-assets", include_in_schema=False,
     )
-    return [search_page, root, assets]
+    return [search_page, analytics_page, root, assets]

@@ -124,8 +124,8 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         catalog = container.catalog()
-        for entry in catalog.values():
-            await entry.engine.start()
+        for engine in catalog.engines():
+            await engine.start()
         logger.info("cache: %s", await container.cache().probe())
         recorder = container.recorder()
         await recorder.start()
@@ -135,8 +135,8 @@ def create_app(
             yield
         finally:
             await container.engine_health().close()
-            for entry in catalog.values():
-                await entry.engine.close()
+            for engine in catalog.engines():
+                await engine.close()
             await container.engine_pools().aclose()
             await container.responses().drain()
             await recorder.close()  # what the search log's buffer holds goes to the store

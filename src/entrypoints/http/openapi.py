@@ -23,6 +23,8 @@ TAGS = [
     {"name": "algolia", "description": "Algolia's search protocol, for the stock algoliasearch "
                                        "clients and InstantSearch.js (the handle is the index "
                                        "name)."},
+    {"name": "analytics", "description": "Algolia's Insights API (events) and Analytics API "
+                                         "(v2: the figures of the query log)."},
 ]
 # the order of the routes within their tag: what a newcomer reaches for first
 ROUTE_ORDER = [
@@ -33,6 +35,11 @@ ROUTE_ORDER = [
     "/1/indexes/{handle}/facets/{facet}/query", "/{handle}/instantsearch",
     "/1/indexes/{handle}/{object_id}", "/1/indexes/*/objects", "/1/indexes/{handle}/browse",
     "/1/indexes/{handle}/settings", "/1/indexes",
+    "/1/events", "/2/searches", "/2/searches/count", "/2/searches/noResults",
+    "/2/searches/noClicks", "/2/searches/noResultRate", "/2/searches/noClickRate",
+    "/2/clicks/clickThroughRate", "/2/clicks/averageClickPosition", "/2/clicks/positions",
+    "/2/conversions/conversionRate", "/2/hits", "/2/users/count", "/2/filters",
+    "/2/filters/noResults", "/2/filters/{attribute}", "/2/status",
 ]
 METHODS = ("get", "post", "put", "patch", "delete", "head", "options")
 UNIONS = ("oneOf", "anyOf")

@@ -8,10 +8,11 @@ from typing import Any
 
 from searchport.domain.errors import DocumentNotFound, IndexNotFound
 from searchport.entrypoints.http.auth import UNAUTHORIZED
-from searchport.entrypoints.http.error_bodies import is_algolia_path
+from searchport.entrypoints.http.error_bodies import EVENTS_PATH, is_algolia_path
 from searchport.entrypoints.http.http_errors import HTTP_MESSAGES
 
 ERROR_SCHEMA = "#/components/schemas/ErrorBody"
+INSIGHTS_SCHEMA = "#/components/schemas/InsightsBody"
 ALGOLIA_ERROR_SCHEMA = "#/components/schemas/AlgoliaErrorBody"
 
 # what each status means on every route (the description of the documented answer)
@@ -74,6 +75,28 @@ ROUTE_SENTENCES: dict[tuple[str, int], str] = {
                                                "`int` >= 1 - at `$.hitsPerPage`",
 }
 
+# the Analytics API: the 400 of a bad limit, the 403 of a key that reads no analytics
+ANALYTICS_400 = "limit must be between 1 and 1000"
+ANALYTICS_403 = ("This API key may not read analytics: use the apiKey, or a named key with "
+                 "analytics: true")
+ROUTE_SENTENCES.update({
+    **{(path, 400): ANALYTICS_400 for path in (
+        "/2/searches", "/2/searches/count", "/2/searches/noResults", "/2/searches/noClicks",
+        "/2/searches/noResultRate", "/2/searches/noClickRate", "/2/clicks/clickThroughRate",
+        "/2/clicks/averageClickPosition", "/2/clicks/positions",
+        "/2/conversions/conversionRate", "/2/hits", "/2/users/count", "/2/filters",
+        "/2/filters/noResults", "/2/filters/{attribute}")},
+    ("/2/status", 400): "index is required: the handle whose analytics to read",
+    **{(path, 403): ANALYTICS_403 for path in (
+        "/2/searches", "/2/searches/count", "/2/searches/noResults", "/2/searches/noClicks",
+        "/2/searches/noResultRate", "/2/searches/noClickRate", "/2/clicks/clickThroughRate",
+        "/2/clicks/averageClickPosition", "/2/clicks/positions",
+        "/2/conversions/conversionRate", "/2/hits", "/2/users/count", "/2/filters",
+        "/2/filters/noResults", "/2/filters/{attribute}", "/2/status")},
+    (EVENTS_PATH, 403): "events[0].index: this key may not send events for 'products'",
+    (EVENTS_PATH, 422): "No events to process",
+})
+
 # answers a route declares but can never send: it reads no input, or calls no engine
 NEVER_SENT = frozenset({
     ("/1/indexes", 400), ("/1/indexes", 404),
@@ -103,7 +126,9 @@ def error_answer(path: str, status: int, description: str) -> dict[str, Any]:
     """The documented answer of ``status`` on ``path``: the one error schema and a real
     example."""
     said = sentence(path, status)
-    if is_algolia_path(path):
+    if path == EVENTS_PATH:
+        schema, value = INSIGHTS_SCHEMA, {"status": status, "message": said}
+    elif is_algolia_path(path):
         schema, value = ALGOLIA_ERROR_SCHEMA, {"error": said, "message": said, "status": status}
     else:
         schema, value = ERROR_SCHEMA, {"error": said}

@@ -51,8 +51,9 @@ export async function getJson(path, params = {}, signal = undefined) {
     body = null;
   }
   if (!response.ok) {
-    const message = body && typeof body.error === "string"
-      ? body.error : `The server answered ${response.status}.`;
+    // searchport's own routes say {"error"}; Algolia's routes (/1/, /2/) say {"message"}
+    const said = body && (typeof body.error === "string" ? body.error : body.message);
+    const message = typeof said === "string" ? said : `The server answered ${response.status}.`;
     throw new ApiError(message, response.status);
   }
   return { body, timing: serverTiming(response.headers.get("Server-Timing")) };

@@ -165,6 +165,7 @@ async function selectHandle(handle, restore) {
   $("#q").placeholder = `Search ${handle}…`;
   $("#q").disabled = false;
   document.title = `${handle} · searchport`;
+  $("#analytics-link").search = new URLSearchParams({ index: handle }).toString();
   await learnFromHits();
   buildSortOptions();
   await prepareHistogram();

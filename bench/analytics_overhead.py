@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""What the query log costs an uncached search: the same gateway with analytics off, on
+(the default SQLite log), and on with ``clickAnalytics=true`` on every request, measured
+side by side on the load harness's fake Elasticsearch and its wrk scripts (see
+bench/README.md), interleaved round by round.
+
+    .venv/bin/python bench/analytics_overhead.py --rounds 3 --duration 12
+
+Two `searchport serve` processes (one worker each, production install, the harness's
+gateway config; one with `analytics: {backend: none}`, one logging to a fresh SQLite file)
+are pinned to core 0 and loaded one at a time by wrk on core 1 (2 threads, 32 connections,
+`get_uniq.lua`: a new `q` on every request). Each round runs the three cases in turn;
+the table gives the medians and each case's ratio to "off" within its round, then the
+median of those ratios. At the end the SQLite log is counted: every answered search of
+the "on" cases must be there (nothing dropped), or the run fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sqlite3
+import statistics
+import subprocess
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+from shared_harness import (
+    BENCH_CONFIG,
+    ROOT,
+    SHARED,
+    UPSTREAM,
+    answers,
+    production_python,
+    serve,
+    stop,
+    wait_ready,
+)
+
+SEARCH = "/bench/search?q=castle&facets=category,period&highlight=true"
+CASES = {"off": ("off", ""), "on": ("on", ""), "on, clickAnalytics": ("on", "&clickAnalytics=true")}
+
+
+def wrk(url: str, seconds: int) -> dict[str, float]:
+    out = subprocess.run(
+        ["taskset", "-c", "1", "wrk", "-t2", "-c32", f"-d{seconds}s", "--timeout=5s",
+         "-s", str(SHARED / "wrk" / "get_uniq.lua"), url],
+        capture_output=True, text=True, check=True).stdout
+    found = re.search(r"^WRK_JSON (\{.*\})$", out, re.M)
+    if found is None:
+        raise SystemExit(f"no WRK_JSON line from wrk:\n{out}")
+    figures: dict[str, float] = json.loads(found[1])
+    errors = sum(int(v) for k, v in figures.items() if k.startswith("err_"))
+    if errors:
+        raise SystemExit(f"wrk counted {errors} errors on {url}")
+    return figures
+
+
+def dropped(port: int) -> float:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as response:
+        text = response.read().decode()
+    found = re.search(r"^searchport_analytics_dropped_total(?:\{[^}]*\})? (\S+)$", text, re.M)
+    return float(found[1]) if found else 0.0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--duration", type=int, default=12)
+    ap.add_argument("--venv", type=Path, default=ROOT / "bench" / ".venv-prod")
+    args = ap.parse_args()
+    python = production_python(args.venv.resolve())
+    workdir = Path(tempfile.mkdtemp(prefix="searchport-analytics-"))
+    log = workdir / "analytics.sqlite3"
+    ports = {"off": 8730, "on": 8731}
+    servers = {}
+    started_upstream = not answers(UPSTREAM + "/")
+    if started_upstream:
+        subprocess.run([str(SHARED / "upstream" / "run-upstream.sh"), "start"], check=True)
+    try:
+        for name, analytics in (("off", {"backend": "none"}),
+                                ("on", {"backend": "sqlite", "path": str(log)})):
+            config = workdir / f"{name}.yaml"
+            config.write_text(json.dumps({**BENCH_CONFIG, "analytics": analytics}), "utf-8")
+            servers[name] = serve(name, None, config, ports[name], workdir, [], python)
+        for name, server in servers.items():
+            wait_ready(f"http://127.0.0.1:{ports[name]}", server)
+        time.sleep(2)  # the first searches' records written
+        with sqlite3.connect(log) as db:
+            before = db.execute("SELECT count(*) FROM analytics_searches").fetchone()[0]
+        print("uptime:", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
+        rows: dict[str, list[dict[str, float]]] = {case: [] for case in CASES}
+        ratios: dict[str, list[float]] = {case: [] for case in CASES}
+        logged = 0
+        for round_number in range(args.rounds):
+            for case, (server, extra) in CASES.items():
+                figures = wrk(f"http://127.0.0.1:{ports[server]}{SEARCH}{extra}", args.duration)
+                rows[case].append(figures)
+                if server == "on":
+                    logged += int(figures["requests"])
+                print(f"round {round_number + 1} {case}: {figures['rps']:.0f} req/s, "
+                      f"p99 {figures['p99_ms']:.1f} ms", flush=True)
+            for case in CASES:
+                ratios[case].append(rows[case][-1]["rps"] / rows["off"][-1]["rps"])
+        print("uptime:", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
+        time.sleep(3)  # the last batch written (the recorder flushes every second)
+        with sqlite3.connect(log) as db:
+            kept = db.execute("SELECT count(*) FROM analytics_searches").fetchone()[0] - before
+        print("\n| case | req/s (median) | p50 | p99 | vs off (median of rounds) |")
+        print("|---|---|---|---|---|")
+        for case, figures in rows.items():
+            print(f"| {case} | {statistics.median(f['rps'] for f in figures):,.0f} "
+                  f"| {statistics.median(f['p50_ms'] for f in figures):.2f} ms "
+                  f"| {statistics.median(f['p99_ms'] for f in figures):.2f} ms "
+                  f"| {statistics.median(ratios[case]):.3f} |")
+        lost = dropped(ports["on"])
+        print(f"\nsearches answered by the logging gateway: {logged:,}; rows logged: {kept:,}; "
+              f"searchport_analytics_dropped_total: {lost:g}")
+        return 0 if kept >= logged and lost == 0 else 1
+    finally:
+        for server in servers.values():
+            stop(server)
+        if started_upstream:
+            subprocess.run([str(SHARED / "upstream" / "run-upstream.sh"), "stop"], check=False)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,163 @@
+"""How long every Analytics API (``/2/...``) read takes over a large query log.
+
+    .venv/bin/python bench/analytics_reads.py [--backend sqlite|postgres] [--url ...]
+        [--rows 10000000] [--days 90] [--period 30] [--file analytics.sqlite3]
+
+Writes ``--rows`` searches spread over the last ``--days`` days on one handle through the
+store's own writes (so the daily rollups are kept as in production), in batches: 20,000
+distinct queries of a skewed popularity (a few are most of the searches), four objectIDs
+per query, 100,000 users, a third tracked (``queryID``), a refinement on one search in
+four, ``analyticsTags`` on one in three; a click on one tracked search in three, and a
+purchase with a value on one in twenty. Then it times every route's use case (the store's
+reads: what a request waits on) over the last ``--period`` days, best of three, one line
+per route. With ``--file``, an SQLite log already written is reused.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from searchport.adapters.analytics.postgres import PostgresAnalyticsStore
+from searchport.adapters.analytics.sqlite import SqliteAnalyticsStore
+from searchport.domain.analytics.insights import InsightsEvent
+from searchport.domain.analytics.period import AnalyticsRequest
+from searchport.domain.analytics.records import Refinement, SearchRecord
+from searchport.domain.catalog import Catalog, IndexEntry
+from searchport.domain.config import IndexConfig
+from searchport.entrypoints.container import ANALYTICS_REPORTS
+from searchport.ports.analytics import AnalyticsStore
+
+HANDLE = "cities"
+QUERIES = 20_000
+BATCH = 20_000
+
+
+def query_of(n: int) -> int:
+    """A skewed popularity: query k is searched about 1/k as often as query 1."""
+    x = (n * 2654435761) % 1_000_003 / 1_000_003  # a spread of n over [0, 1)
+    return int(QUERIES ** x) - 1
+
+
+def records(first: int, count: int, day_start: float) -> list[SearchRecord]:
+    """Searches ``first`` to ``first + count`` (exclusive), made during one day."""
+    made = []
+    for n in range(first, first + count):
+        q = query_of(n)
+        nb_hits = 0 if q % 17 == 0 else 1 + q % 40
+        made.append(SearchRecord(
+            at=day_start + n % 86_000, handle=HANDLE, query=f"query {q}",
+            nb_hits=nb_hits, page=0,
+            refinements=(Refinement("country", ":", f"c{n % 50}"),) if n % 4 == 0 else (),
+            tags=("mobile",) if n % 3 == 0 else (), user_token=f"u{n % 100_000}",
+            latency_ms=1.0, query_id=f"{n:032x}" if n % 3 == 1 else None,
+            hits=tuple(f"o{(q * 7 + k) % 5000}" for k in range(min(nb_hits, 4)))))
+    return made
+
+
+def events(searches: list[SearchRecord]) -> list[InsightsEvent]:
+    made = []
+    for i, s in enumerate(s for s in searches if s.query_id and s.hits):
+        if i % 3 == 0:
+            made.append(InsightsEvent(at=s.at + 5, handle=HANDLE, type="click", subtype=None,
+                                      name="c", user_token=s.user_token,
+                                      object_ids=s.hits[:1], positions=(1 + i % 12,),
+                                      query_id=s.query_id))
+        if i % 20 == 0:
+            made.append(InsightsEvent(at=s.at + 9, handle=HANDLE, type="conversion",
+                                      subtype="purchase", name="p", user_token=s.user_token,
+                                      object_ids=s.hits[:1], query_id=s.query_id,
+                                      revenue=10.0, currency="EUR"))
+    return made
+
+
+async def fill(store: AnalyticsStore, rows: int, days: int) -> None:
+    """Day after day (as a log grows), in batches of ``BATCH``."""
+    today = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0).timestamp()
+    per_day = -(-rows // days)
+    for day in range(days):
+        day_start = today - (days - 1 - day) * 86400
+        end = min(rows, (day + 1) * per_day)
+        for first in range(day * per_day, end, BATCH):
+            batch = records(first, min(BATCH, end - first), day_start)
+            await store.write_searches(batch)
+            await store.write_events(events(batch))
+
+
+class _Engine:
+    """No engine is asked: the reads only check the handle is configured."""
+
+
+def catalog() -> Catalog:
+    config = IndexConfig(engine="tantivy", path="idx")
+    return Catalog({HANDLE: IndexEntry(HANDLE, config, _Engine())})  # type: ignore[arg-type]
+
+
+ASKED: dict[str, dict[str, Any]] = {
+    "/2/searches": {"click_analytics": True, "revenue_analytics": True, "direction": "desc"},
+    "/2/hits": {"click_analytics": True, "revenue_analytics": True},
+    "/2/filters/{attribute:str}": {"attribute": "country"},
+}
+
+
+async def time_routes(store: AnalyticsStore, period: int) -> None:
+    end = datetime.now(UTC).date()
+    start = end - timedelta(days=period - 1)
+    routes = dict(ANALYTICS_REPORTS)
+    variants = [(path, ASKED.get(path, {})) for path in routes]
+    variants.append(("/2/searches", {}))
+    variants.append(("/2/searches/count", {"tags": "mobile"}))
+    for path, extra in variants:
+        use_case = routes[path](catalog=catalog(), store=store)
+        request = AnalyticsRequest(index=HANDLE, start_date=start.isoformat(),
+                                   end_date=end.isoformat(), **extra)
+        best = float("inf")
+        for _ in range(3):
+            started = time.perf_counter()
+            await use_case(request)
+            best = min(best, time.perf_counter() - started)
+        print(f"{path:32} {' '.join(f'{k}={v}' for k, v in extra.items()):48} "
+              f"{best * 1000:9.1f} ms")
+
+
+async def run(args: argparse.Namespace, folder: str) -> None:
+    store: AnalyticsStore
+    started = time.perf_counter()
+    fresh = True
+    if args.backend == "sqlite":
+        path = Path(args.file) if args.file else Path(folder) / "analytics.sqlite3"
+        fresh = not path.exists()
+        store = SqliteAnalyticsStore(path, timeout=600)
+    else:
+        store = PostgresAnalyticsStore(args.url, timeout=600)
+    await store.open()
+    if fresh:
+        await fill(store, args.rows, args.days)
+        took = time.perf_counter() - started
+        print(f"{args.rows} searches over {args.days} days written in {took:.0f} s "
+              f"({args.rows / took:.0f}/s with their events and rollups)")
+    print(f"reads of the last {args.period} days:")
+    await time_routes(store, args.period)
+    await store.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--backend", choices=["sqlite", "postgres"], default="sqlite")
+    parser.add_argument("--url")
+    parser.add_argument("--rows", type=int, default=10_000_000)
+    parser.add_argument("--days", type=int, default=90)
+    parser.add_argument("--period", type=int, default=30)
+    parser.add_argument("--file")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        asyncio.run(run(args, folder))
+
+
+if __name__ == "__main__":
+    main()

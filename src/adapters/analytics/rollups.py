@@ -1,0 +1,362 @@
+"""The daily rollups of the query log, kept as the searches and events are written, so that
+a read over a month adds up a few rows per day instead of every search.
+
+Per day, handle and set of ``analyticsTags`` (the segments' unit): the searches, those
+without results, the tracked ones, clicked and converted (``analytics_days``); per query
+too: the searches,
+those without results, their hits, the tracked ones and what the events did to them
+(``analytics_query_days``); per object shown (``analytics_object_days``, and per query:
+``analytics_hit_days``); per refinement (``analytics_refinement_days``, and per query:
+``analytics_filter_days``); per combination of refinements of the searches without
+results (``analytics_no_result_days``); the clicks per position by the click's own day
+(``analytics_click_days``); revenue per currency (``analytics_revenue_days``, ``hit`` ''
+for a query's).
+
+An event counts once its search is in the log: writing events looks their searches up
+(``LOOKUP``) and adds to the search's rows; writing searches looks up the events already
+kept that name them (a click can reach another instance's database first). What a search
+has had (clicks, conversions...) is kept on its row and per object
+(``analytics_hit_events``), so that "searches with at least one click" counts each once.
+Every function here plans statements; the adapters run them in one transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import date
+from typing import Any
+
+import msgspec
+
+from searchport.adapters.analytics.sql import (
+    INSERT_EVENT,
+    INSERT_SEARCH,
+    Dialect,
+    event_rows,
+    search_rows,
+)
+from searchport.domain.analytics.insights import InsightsEvent
+from searchport.domain.analytics.records import SearchRecord, utc_day
+from searchport.domain.analytics.refinements import Refinement
+from searchport.domain.usecases.click_positions import RANGES
+
+Step = tuple[str, list[tuple[Any, ...]]]  # one statement, the rows it runs with
+_strings = msgspec.json.Decoder(list[str])
+
+QUERY_COUNTERS = ("searches", "no_results", "no_results_filtered", "filtered", "hits_sum",
+                  "tracked", "unclicked", "unclicked_hits_sum", "clicked", "clicks",
+                  "converted", "conversions", "carted", "carts", "purchased", "purchases",
+                  "position_sum", "positions",
+                  *(f"range{i}" for i in range(len(RANGES))))
+HIT_COUNTERS = ("count", "tracked", "clicked", "clicks", "converted", "conversions",
+                "carted", "carts", "purchased", "purchases")
+EVENT_STATE = ("clicks", "conversions", "carts", "purchases")
+DAY_COUNTERS = ("searches", "no_results", "tracked", "clicked", "clicks", "converted",
+                "conversions")
+TABLES = {  # table: its key columns, its counters
+    "analytics_days": (("handle", "day", "tags"), DAY_COUNTERS),
+    "analytics_query_days": (("handle", "day", "query", "tags"), QUERY_COUNTERS),
+    "analytics_hit_days": (("handle", "day", "query", "hit", "tags"), HIT_COUNTERS),
+    "analytics_object_days": (("handle", "day", "hit", "tags"), HIT_COUNTERS),
+    "analytics_filter_days": (("handle", "day", "query", "attribute", "operator", "value",
+                               "tags"), ("count",)),
+    "analytics_refinement_days": (("handle", "day", "attribute", "operator", "value", "tags"),
+                                  ("count",)),
+    "analytics_no_result_days": (("handle", "day", "query", "refinements", "tags"),
+                                 ("count",)),
+    "analytics_click_days": (("handle", "day", "position", "tags"), ("clicks",)),
+    "analytics_revenue_days": (("handle", "day", "query", "hit", "tags", "currency"),
+                               ("revenue",)),
+}
+JSON_KEYS = {"tags", "refinements"}
+
+
+def _upsert(table: str) -> str:
+    keys, counters = TABLES[table]
+    columns = (*keys, *counters)
+    return (f"INSERT INTO {table} ({', '.join(columns)}) "
+            f"VALUES ({', '.join('?' * len(columns))}) "
+            f"ON CONFLICT ({', '.join(keys)}) DO UPDATE SET "
+            + ", ".join(f"{c} = {table}.{c} + excluded.{c}" for c in counters))
+
+
+UPSERTS = {table: _upsert(table) for table in TABLES}
+SET_STATE = ("UPDATE analytics_searches SET clicks = ?, conversions = ?, carts = ?, "
+             "purchases = ? WHERE query_id = ?")
+HIT_STATE = ("INSERT INTO analytics_hit_events (query_id, hit, day, clicks, conversions, "
+             "carts, purchases) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (query_id, hit) "
+             "DO UPDATE SET clicks = excluded.clicks, conversions = excluded.conversions, "
+             "carts = excluded.carts, purchases = excluded.purchases")
+PURGE = tuple(f"DELETE FROM {table} WHERE day < ?" for table in
+              (*TABLES, "analytics_hit_events"))
+
+
+def lookup_searches(count: int) -> str:
+    return ("SELECT query_id, handle, day, query, tags, nb_hits, hits, clicks, conversions, "
+            "carts, purchases FROM analytics_searches "
+            f"WHERE query_id IN ({', '.join('?' * count)})")
+
+
+def lookup_hit_states(count: int) -> str:
+    return ("SELECT query_id, hit, clicks, conversions, carts, purchases "
+            f"FROM analytics_hit_events WHERE query_id IN ({', '.join('?' * count)})")
+
+
+# a database kept before the rollups: every search, then every event, replayed into them
+REPLAY_SEARCHES = ("SELECT at, handle, query, nb_hits, page, refinements, tags, user_token, "
+                   "latency_ms, query_id, hits FROM analytics_searches")
+REPLAY_EVENTS = ("SELECT at, handle, type, subtype, object_ids, positions, query_id, "
+                 "object_query_ids, revenue, currency, object_revenues FROM analytics_events "
+                 "ORDER BY id")
+REBUILT_AT = 2  # the schema version that brought the rollups
+
+
+def record_of(row: Sequence[Any]) -> SearchRecord:
+    """A search read back (``REPLAY_SEARCHES``)."""
+    (at, handle, query, nb_hits, page, refinements, tags, user_token, latency_ms, query_id,
+     hits) = row
+    return SearchRecord(
+        at=float(at), handle=handle, query=query, nb_hits=int(nb_hits), page=int(page),
+        refinements=tuple(Refinement(*r) for r in _list(refinements)),
+        tags=tuple(_list(tags)), user_token=user_token, latency_ms=float(latency_ms),
+        query_id=query_id, hits=tuple(_list(hits)))
+
+
+def lookup_events(count: int) -> str:
+    """The events naming searches by their ``queryID``."""
+    return ("SELECT at, handle, type, subtype, object_ids, positions, query_id, "
+            "object_query_ids, revenue, currency, object_revenues FROM analytics_events "
+            f"WHERE query_id IN ({', '.join('?' * count)}) ORDER BY id")
+
+
+def chunks(items: Sequence[Any], size: int = 500) -> Iterable[Sequence[Any]]:
+    for start in range(0, len(items), size):
+        yield items[start:start + size]
+
+
+def _list(value: Any) -> list[Any]:
+    if isinstance(value, str | bytes):
+        return list(msgspec.json.decode(value))
+    return list(value)
+
+
+class Search:
+    """A tracked search as the rollups need it, and what its events did so far."""
+
+    def __init__(self, row: Sequence[Any], d: Dialect) -> None:
+        (self.query_id, self.handle, day, self.query, tags, self.nb_hits, hits,
+         *state) = row
+        self.day: date = d.read_day(day)
+        self.tags = tuple(_list(tags))
+        self.hits = frozenset(_list(hits))
+        self.state = [int(v) for v in state]
+        self.changed = False
+
+
+def searches_of(rows: Iterable[Sequence[Any]], d: Dialect) -> dict[str, Search]:
+    return {row[0]: Search(row, d) for row in rows}
+
+
+def event_of(row: Sequence[Any]) -> InsightsEvent:
+    """An event read back (``lookup_events``), as far as the rollups need it."""
+    (at, handle, kind, subtype, objects, positions, query_id, object_query_ids, revenue,
+     currency, object_revenues) = row
+    return InsightsEvent(at=float(at), handle=handle, type=kind, subtype=subtype, name="",
+                         user_token="", object_ids=tuple(_list(objects)),
+                         positions=tuple(_list(positions)), query_id=query_id,
+                         object_query_ids=tuple(_list(object_query_ids)),
+                         revenue=revenue, currency=currency,
+                         object_revenues=tuple(_list(object_revenues)))
+
+
+def named(event: InsightsEvent) -> set[str]:
+    """The searches an event names: its ``queryID``, else (a conversion) each object's."""
+    if event.query_id:
+        return {event.query_id}
+    if event.type == "conversion":
+        return set(event.object_query_ids) - {""}
+    return set()
+
+
+_PLACES = {table: {name: i for i, name in enumerate(counters)}
+           for table, (_, counters) in TABLES.items()}
+
+
+class _Sums:
+    """Counters to add, per table and key."""
+
+    def __init__(self) -> None:
+        self.tables: dict[str, dict[tuple[Any, ...], list[float]]] = {
+            t: {} for t in TABLES}
+
+    def add(self, table: str, key: tuple[Any, ...], **counts: float) -> None:
+        places = _PLACES[table]
+        row = self.tables[table].get(key)
+        if row is None:
+            row = self.tables[table][key] = [0] * len(places)
+        for name, n in counts.items():
+            row[places[name]] += n
+
+    def steps(self, d: Dialect) -> list[Step]:
+        found = []
+        params: dict[Any, Any] = {}  # each day and JSON key converted once
+
+        def param(kind: str, value: Any) -> Any:
+            made = params.get((kind, value))
+            if made is None:
+                made = params[(kind, value)] = (d.day(value) if kind == "day"
+                                                else d.json(list(value)))
+            return made
+
+        for table, sums in self.tables.items():
+            if not sums:
+                continue
+            keys = TABLES[table][0]
+            kinds = [("day" if name == "day" else "json" if name in JSON_KEYS else "")
+                     for name in keys]
+            rows = [tuple(param(kind, v) if kind else v
+                          for kind, v in zip(kinds, key, strict=True)) + tuple(counts)
+                    for key, counts in sums.items()]
+            found.append((UPSERTS[table], rows))
+        return found
+
+
+def _range(position: int) -> int:
+    return next(i for i, (low, high) in enumerate(RANGES)
+                if low <= position and (high == -1 or position <= high))
+
+
+def plan_searches(d: Dialect, records: Sequence[SearchRecord], *,
+                  written: bool = False) -> list[Step]:
+    """The searches written (unless ``written``: already kept), and added to the
+    rollups."""
+    sums = _Sums()
+    for r in records:
+        day, empty = utc_day(r.at), r.nb_hits == 0
+        tracked = r.query_id is not None
+        sums.add("analytics_days", (r.handle, day, r.tags), searches=1, no_results=empty,
+                 tracked=tracked)
+        sums.add("analytics_query_days", (r.handle, day, r.query, r.tags), searches=1,
+                 no_results=empty, no_results_filtered=empty and bool(r.refinements),
+                 filtered=bool(r.refinements), hits_sum=r.nb_hits, tracked=tracked,
+                 unclicked=tracked, unclicked_hits_sum=r.nb_hits if tracked else 0)
+        for hit in dict.fromkeys(r.hits):
+            sums.add("analytics_hit_days", (r.handle, day, r.query, hit, r.tags), count=1,
+                     tracked=tracked)
+            sums.add("analytics_object_days", (r.handle, day, hit, r.tags), count=1,
+                     tracked=tracked)
+        for f in r.refinements:
+            sums.add("analytics_filter_days",
+                     (r.handle, day, r.query, f.attribute, f.operator, f.value, r.tags),
+                     count=1)
+            sums.add("analytics_refinement_days",
+                     (r.handle, day, f.attribute, f.operator, f.value, r.tags), count=1)
+        if empty and r.refinements:
+            sums.add("analytics_no_result_days",
+                     (r.handle, day, r.query, tuple(tuple(f) for f in
+                                                    (msgspec.structs.astuple(x)
+                                                     for x in r.refinements)), r.tags),
+                     count=1)
+    return ([] if written else [(INSERT_SEARCH, search_rows(d, records))]) + sums.steps(d)
+
+
+def plan_events(d: Dialect, events: Sequence[InsightsEvent], searches: dict[str, Search],
+                hit_states: dict[tuple[str, str], list[int]], *,
+                written: bool = False, replayed: bool = False) -> list[Step]:
+    """``events`` written (unless ``written``: already kept, now applied to searches
+    that arrived after them; or ``replayed`` into new rollups), and what they did added to
+    the rollups of the ``searches`` they name (``hit_states``: what each object of a search
+    has had so far)."""
+    sums = _Sums()
+    touched: dict[tuple[str, str], Search] = {}
+    for e in events:
+        own = searches.get(e.query_id or "")
+        if e.type == "click" and (replayed or not written):
+            for p in e.positions:  # by the click's own day and handle
+                sums.add("analytics_click_days",
+                         (e.handle, utc_day(e.at), p, own.tags if own else ()), clicks=1)
+        for q in named(e):
+            s = searches.get(q)
+            if s is None:
+                continue
+            _apply(sums, e, s)
+            for i, hit in enumerate(e.object_ids):
+                object_q = e.query_id or (e.object_query_ids[i]
+                                          if i < len(e.object_query_ids) else "")
+                if object_q != q or hit not in s.hits:
+                    continue
+                state = hit_states.setdefault((q, hit), [0, 0, 0, 0])
+                touched[(q, hit)] = s
+                _apply_hit(sums, e, s, hit, state, _object_revenue(e, i))
+    steps = [] if written else [(INSERT_EVENT, event_rows(d, events))]
+    steps += sums.steps(d)
+    changed = [s for s in searches.values() if s.changed]
+    if changed:
+        steps.append((SET_STATE, [(*s.state, s.query_id) for s in changed]))
+    if touched:
+        steps.append((HIT_STATE, [(q, hit, d.day(s.day), *hit_states[(q, hit)])
+                                  for (q, hit), s in touched.items()]))
+    return steps
+
+
+def _kinds(e: InsightsEvent) -> list[int]:
+    """Which of ``EVENT_STATE`` the event is: click, conversion, add-to-cart, purchase."""
+    return [i for i, yes in enumerate((e.type == "click", e.type == "conversion",
+                                       e.subtype == "addToCart", e.subtype == "purchase"))
+            if yes]
+
+
+_FIRST = ("clicked", "converted", "carted", "purchased")
+
+
+def _apply(sums: _Sums, e: InsightsEvent, s: Search) -> None:
+    key = (s.handle, s.day, s.query, s.tags)
+    counts: dict[str, float] = {}
+    for kind in _kinds(e):
+        counts[EVENT_STATE[kind]] = 1
+        if s.state[kind] == 0:
+            counts[_FIRST[kind]] = 1
+            if kind == 0:
+                counts["unclicked"] = -1
+                counts["unclicked_hits_sum"] = -s.nb_hits
+        s.state[kind] += 1
+        s.changed = True
+    if e.type == "click" and e.query_id == s.query_id:
+        counts["position_sum"] = sum(e.positions)
+        counts["positions"] = len(e.positions)
+        for p in e.positions:
+            name = f"range{_range(p)}"
+            counts[name] = counts.get(name, 0) + 1
+    if e.subtype == "purchase" and e.revenue is not None and e.currency:
+        sums.add("analytics_revenue_days", (s.handle, s.day, s.query, "", s.tags, e.currency),
+                 revenue=e.revenue)
+    sums.add("analytics_query_days", key, **counts)
+    daily = {name: n for name, n in counts.items() if name in _PLACES["analytics_days"]}
+    if daily:
+        sums.add("analytics_days", (s.handle, s.day, s.tags), **daily)
+
+
+def _object_revenue(e: InsightsEvent, i: int) -> float | None:
+    if i < len(e.object_revenues) and e.object_revenues[i] is not None:
+        return e.object_revenues[i]
+    return e.revenue if len(e.object_ids) == 1 else None
+
+
+def _apply_hit(sums: _Sums, e: InsightsEvent, s: Search, hit: str, state: list[int],
+               revenue: float | None) -> None:
+    counts: dict[str, float] = {}
+    for kind in _kinds(e):
+        counts[EVENT_STATE[kind]] = 1
+        if state[kind] == 0:
+            counts[_FIRST[kind]] = 1
+        state[kind] += 1
+    sums.add("analytics_hit_days", (s.handle, s.day, s.query, hit, s.tags), **counts)
+    sums.add("analytics_object_days", (s.handle, s.day, hit, s.tags), **counts)
+    if e.subtype == "purchase" and revenue is not None and e.currency:
+        sums.add("analytics_revenue_days", (s.handle, s.day, s.query, hit, s.tags,
+                                            e.currency), revenue=revenue)
+
+
+def hit_states_of(rows: Iterable[Sequence[Any]]) -> dict[tuple[str, str], list[int]]:
+    return {(q, hit): [int(v) for v in state] for q, hit, *state in rows}
+

@@ -1,0 +1,424 @@
+"""Every statement of the query log, written once for SQLite and PostgreSQL.
+
+A statement is written with ``?`` placeholders and the few things the two databases spell
+differently come from a ``Dialect``: how parameters are written, how a day is passed and
+read back, how a JSON array column is expanded into rows, how a set of tags is matched,
+how text is ordered. ``SqlAnalytics`` holds every read of the ``AnalyticsStore`` port over
+two primitives an adapter gives (``_rows`` and its ``dialect``); the adapters keep only
+their connections, transactions and migrations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date
+from typing import Any
+
+import msgspec
+
+from searchport.domain.analytics.insights import InsightsEvent
+from searchport.domain.analytics.records import SearchRecord, utc_day
+from searchport.domain.analytics.reports import (
+    DayClicks,
+    DayCount,
+    DayPosition,
+    DayUsers,
+    EventCounts,
+    FilterCombination,
+    FilterCount,
+    HitStats,
+    Revenue,
+    SearchStats,
+    TopSearch,
+)
+from searchport.domain.analytics.segments import EVERY_SEARCH, Segment
+
+Params = list[Any]
+_json = msgspec.json.Encoder()
+_refinements = msgspec.json.Decoder(list[tuple[str, str, str]])
+
+
+def json_text(value: object) -> str:
+    return _json.encode(value).decode("utf-8")
+
+
+class Dialect:
+    """What SQLite and PostgreSQL spell differently (the subclasses below)."""
+
+    name = ""
+    text_order = ""  # appended to an ORDER BY on text: byte order on both
+
+    def sql(self, statement: str) -> str:
+        """``statement`` with this database's placeholders (``?`` as written)."""
+        return statement
+
+    def day(self, day: date) -> Any:
+        return day
+
+    def read_day(self, value: Any) -> date:
+        return value if isinstance(value, date) else date.fromisoformat(value)
+
+    def json(self, value: object) -> Any:
+        return json_text(value)
+
+    def elements(self, column: str, alias: str) -> str:
+        """A FROM item: the elements of the JSON array ``column``, ``alias.value`` (text),
+        with their places in the array (``place``)."""
+        raise NotImplementedError
+
+    def place(self, alias: str) -> str:
+        """The place of an element of ``elements`` in its array, counted as each database
+        counts it: compare places only to places."""
+        raise NotImplementedError
+
+    def outer_elements(self, column: str, alias: str) -> str:
+        """``elements`` for a LEFT JOIN (its ON clause follows)."""
+        return self.elements(column, alias)
+
+    def array_length(self, column: str) -> str:
+        return f"json_array_length({column})"
+
+    def has_tags(self, column: str, tags: Sequence[str]) -> tuple[str, Params]:
+        """A condition: the JSON array ``column`` holds every one of ``tags``."""
+        raise NotImplementedError
+
+
+class SqliteDialect(Dialect):
+    name = "sqlite"
+
+    def day(self, day: date) -> Any:
+        return day.isoformat()
+
+    def elements(self, column: str, alias: str) -> str:
+        return f"json_each({column}) AS {alias}"
+
+    def place(self, alias: str) -> str:
+        return f"{alias}.key"
+
+    def has_tags(self, column: str, tags: Sequence[str]) -> tuple[str, Params]:
+        one = f"EXISTS (SELECT 1 FROM json_each({column}) AS tg WHERE tg.value = ?)"
+        return "(" + " AND ".join([one] * len(tags)) + ")", list(tags)
+
+
+class PostgresDialect(Dialect):
+    name = "postgres"
+    text_order = ' COLLATE "C"'
+
+    def sql(self, statement: str) -> str:
+        return statement.replace("%", "%%").replace("?", "%s")
+
+    def json(self, value: object) -> Any:
+        from psycopg.types.json import Jsonb  # the postgres extra, imported when used
+
+        return Jsonb(value, dumps=json_text)
+
+    def elements(self, column: str, alias: str) -> str:
+        return f"jsonb_array_elements_text({column}) WITH ORDINALITY AS {alias}(value, idx)"
+
+    def place(self, alias: str) -> str:
+        return f"{alias}.idx"
+
+    def outer_elements(self, column: str, alias: str) -> str:
+        return "LATERAL " + self.elements(column, alias)
+
+    def array_length(self, column: str) -> str:
+        return f"jsonb_array_length({column})"
+
+    def has_tags(self, column: str, tags: Sequence[str]) -> tuple[str, Params]:
+        return f"{column} @> ?::jsonb", [json_text(list(tags))]
+
+
+SQLITE = SqliteDialect()
+POSTGRES = PostgresDialect()
+
+# -- writes --------------------------------------------------------------------------------
+
+SEARCH_COLUMNS = ("at", "day", "handle", "query", "nb_hits", "page", "refinements", "tags",
+                  "user_token", "latency_ms", "query_id", "hits")
+EVENT_COLUMNS = ("at", "day", "handle", "type", "subtype", "name", "user_token",
+                 "authenticated_user_token", "object_ids", "positions", "query_id",
+                 "filters", "object_query_ids", "revenue", "currency", "object_revenues")
+
+
+def _insert(table: str, columns: Sequence[str]) -> str:
+    return (f"INSERT INTO {table} ({', '.join(columns)}) "
+            f"VALUES ({', '.join('?' * len(columns))})")
+
+
+INSERT_SEARCH = _insert("analytics_searches", SEARCH_COLUMNS)
+INSERT_EVENT = _insert("analytics_events", EVENT_COLUMNS)
+INSERT_SALT = ("INSERT INTO analytics_day_salts (day, salt) VALUES (?, ?) "
+               "ON CONFLICT (day) DO NOTHING")
+FORGET_SALTS = "DELETE FROM analytics_day_salts WHERE day < ?"
+READ_SALT = "SELECT salt FROM analytics_day_salts WHERE day = ?"
+PURGE = ("DELETE FROM analytics_searches WHERE day < ?",
+         "DELETE FROM analytics_events WHERE day < ?")
+
+
+def search_rows(d: Dialect, records: Sequence[SearchRecord]) -> list[tuple[Any, ...]]:
+    return [(r.at, d.day(utc_day(r.at)), r.handle, r.query, r.nb_hits, r.page,
+             d.json(r.refinements), d.json(r.tags), r.user_token, r.latency_ms, r.query_id,
+             d.json(r.hits)) for r in records]
+
+
+def event_rows(d: Dialect, events: Sequence[InsightsEvent]) -> list[tuple[Any, ...]]:
+    return [(e.at, d.day(utc_day(e.at)), e.handle, e.type, e.subtype, e.name, e.user_token,
+             e.authenticated_user_token, d.json(e.object_ids), d.json(e.positions),
+             e.query_id, d.json(e.filters), d.json(e.object_query_ids), e.revenue,
+             e.currency, d.json(e.object_revenues)) for e in events]
+
+
+# -- reads ---------------------------------------------------------------------------------
+
+class Scope:
+    """The searches a read counts: one handle, the days from ``start`` to ``end``, the
+    searches of one ``segment`` (``tags``), of one query (``search``), and how to say it
+    on ``d`` of a table (the log or a rollup) under ``alias``."""
+
+    def __init__(self, d: Dialect, handle: str, start: date, end: date,
+                 segment: Segment = EVERY_SEARCH, search: str | None = None,
+                 alias: str = "q") -> None:
+        self.d, self.handle, self.start, self.end = d, handle, start, end
+        self.segment, self.search = segment, search
+        where = [f"{alias}.handle = ?", f"{alias}.day BETWEEN ? AND ?"]
+        params: Params = [handle, d.day(start), d.day(end)]
+        if search is not None:
+            where.append(f"{alias}.query = ?")
+            params.append(search)
+        if segment:
+            alternatives = []
+            for tags in segment:
+                sql, more = d.has_tags(f"{alias}.tags", tags)
+                alternatives.append(sql)
+                params.extend(more)
+            where.append("(" + " OR ".join(alternatives) + ")")
+        self.where = " AND ".join(where)
+        self.params = params
+
+
+# the figures of a set of tracked searches, summed over rollup rows ``q``
+_EVENT_FIGURES = ("sum(q.tracked), sum(q.clicked), sum(q.clicks), sum(q.converted), "
+                  "sum(q.conversions), sum(q.carted), sum(q.carts), sum(q.purchased), "
+                  "sum(q.purchases), sum(q.position_sum), sum(q.positions), "
+                  + ", ".join(f"sum(q.range{i})" for i in range(12)))
+_HIT_FIGURES = ("sum(q.tracked), sum(q.clicked), sum(q.clicks), sum(q.converted), "
+                "sum(q.conversions), sum(q.carted), sum(q.carts), sum(q.purchased), "
+                "sum(q.purchases)")
+
+
+def _counts(row: Sequence[Any]) -> EventCounts:
+    values = [int(v or 0) for v in row]
+    (tracked, clicked, clicks, converted, conversions, carted, carts, purchased,
+     purchases) = values[:9]
+    extra = values[9:]
+    return EventCounts(tracked=tracked, clicked=clicked, clicks=clicks, converted=converted,
+                       conversions=conversions, carted=carted, add_to_carts=carts,
+                       purchased=purchased, purchases=purchases,
+                       positions=extra[0] if extra else 0,
+                       clicked_positions=extra[1] if extra else 0,
+                       ranges=tuple(extra[2:]))
+
+
+_SEARCH_ORDER = {
+    "searchCount": "sum(q.searches)",
+    "clickThroughRate": "sum(q.clicked) * 1.0 / nullif(sum(q.tracked), 0)",
+    "conversionRate": "sum(q.converted) * 1.0 / nullif(sum(q.tracked), 0)",
+    "averageClickPosition": "sum(q.position_sum) * 1.0 / nullif(sum(q.positions), 0)",
+}
+_AVERAGE_HITS = "CAST(round(sum(q.{total}) * 1.0 / sum(q.{count})) AS BIGINT)"
+
+
+class SqlAnalytics:
+    """The reads of ``AnalyticsStore``, over ``_rows`` (one statement's rows, with
+    ``?`` placeholders) and ``dialect``. Every read but the users' adds up the daily
+    rollups (``rollups.py``)."""
+
+    dialect: Dialect
+
+    async def _rows(self, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+        raise NotImplementedError
+
+    def _scope(self, handle: str, start: date, end: date, segment: Segment = EVERY_SEARCH,
+               search: str | None = None, alias: str = "q") -> Scope:
+        return Scope(self.dialect, handle, start, end, segment, search, alias)
+
+    async def searches_by_day(self, handle: str, start: date, end: date, *,
+                              segment: Segment = EVERY_SEARCH) -> list[DayCount]:
+        scope = self._scope(handle, start, end, segment)
+        rows = await self._rows(
+            "SELECT q.day, sum(q.searches), sum(q.no_results) FROM analytics_days q "
+            f"WHERE {scope.where} GROUP BY q.day ORDER BY q.day", scope.params)
+        return [DayCount(self.dialect.read_day(day), int(count), int(none))
+                for day, count, none in rows]
+
+    async def users(self, handle: str, start: date, end: date, *,
+                    segment: Segment = EVERY_SEARCH) -> tuple[int, list[DayUsers]]:
+        scope = self._scope(handle, start, end, segment, alias="s")
+        total = await self._rows("SELECT count(DISTINCT s.user_token) FROM analytics_searches "
+                                 f"s WHERE {scope.where}", scope.params)
+        days = await self._rows(
+            "SELECT s.day, count(DISTINCT s.user_token) FROM analytics_searches s "
+            f"WHERE {scope.where} GROUP BY s.day ORDER BY s.day", scope.params)
+        return int(total[0][0]), [DayUsers(self.dialect.read_day(d), n) for d, n in days]
+
+    async def top_searches(self, handle: str, start: date, end: date, *, limit: int,
+                           offset: int = 0, no_results: bool = False,
+                           no_clicks: bool = False,
+                           segment: Segment = EVERY_SEARCH) -> list[TopSearch]:
+        scope = self._scope(handle, start, end, segment)
+        count, total, filtered = "searches", "hits_sum", "sum(q.filtered)"
+        if no_results:
+            count, total, filtered = "no_results", "no_results", "sum(q.no_results_filtered)"
+        elif no_clicks:
+            count, total, filtered = "unclicked", "unclicked_hits_sum", "0"
+        average = "0" if no_results else _AVERAGE_HITS.format(total=total, count=count)
+        rows = await self._rows(
+            f"SELECT q.query, sum(q.{count}) AS n, {average}, {filtered} "
+            f"FROM analytics_query_days q WHERE {scope.where} AND q.{count} > 0 "
+            f"GROUP BY q.query ORDER BY n DESC, q.query{self.dialect.text_order} "
+            "LIMIT ? OFFSET ?", [*scope.params, limit, offset])
+        return [TopSearch(q, int(n), int(hits), int(f)) for q, n, hits, f in rows]
+
+    async def _events_by_day(self, scope: Scope, kind: str) -> list[DayClicks]:
+        d = self.dialect
+        done, total = ("clicked", "clicks") if kind == "click" else ("converted",
+                                                                       "conversions")
+        rows = await self._rows(
+            f"SELECT q.day, sum(q.tracked), sum(q.{done}), sum(q.{total}) "
+            f"FROM analytics_days q WHERE {scope.where} AND q.tracked > 0 "
+            "GROUP BY q.day ORDER BY q.day", scope.params)
+        return [DayClicks(d.read_day(day), int(t), int(n), int(c)) for day, t, n, c in rows]
+
+    async def clicks_by_day(self, handle: str, start: date, end: date, *,
+                            segment: Segment = EVERY_SEARCH) -> list[DayClicks]:
+        return await self._events_by_day(self._scope(handle, start, end, segment), "click")
+
+    async def conversions_by_day(self, handle: str, start: date, end: date, *,
+                                 segment: Segment = EVERY_SEARCH) -> list[DayClicks]:
+        return await self._events_by_day(self._scope(handle, start, end, segment),
+                                         "conversion")
+
+    async def click_positions(self, handle: str, start: date, end: date, *,
+                              segment: Segment = EVERY_SEARCH) -> list[DayPosition]:
+        d = self.dialect
+        scope = self._scope(handle, start, end, segment)
+        rows = await self._rows(
+            "SELECT q.day, q.position, sum(q.clicks) FROM analytics_click_days q "
+            f"WHERE {scope.where} GROUP BY q.day, q.position ORDER BY q.day, q.position",
+            scope.params)
+        return [DayPosition(d.read_day(day), int(p), int(n)) for day, p, n in rows]
+
+    async def search_stats(self, handle: str, start: date, end: date, *, limit: int,
+                           offset: int = 0, segment: Segment = EVERY_SEARCH,
+                           with_events: bool = False, order_by: str = "searchCount",
+                           descending: bool = False) -> list[SearchStats]:
+        """The queries of the period, ordered by ``order_by`` (one of Algolia's
+        ``searchCount``, ``clickThroughRate``, ``conversionRate``,
+        ``averageClickPosition``: the others need ``with_events``), null figures last,
+        then by query."""
+        d = self.dialect
+        scope = self._scope(handle, start, end, segment)
+        order = f"{_SEARCH_ORDER[order_by]} {'DESC' if descending else 'ASC'}"
+        if order_by != "searchCount":
+            order = f"{_SEARCH_ORDER[order_by]} IS NULL, {order}"
+        figures = f", {_EVENT_FIGURES}" if with_events else ""
+        rows = await self._rows(
+            f"SELECT q.query, sum(q.searches), "
+            f"{_AVERAGE_HITS.format(total='hits_sum', count='searches')}{figures} "
+            f"FROM analytics_query_days q WHERE {scope.where} GROUP BY q.query "
+            f"ORDER BY {order}, q.query{d.text_order} LIMIT ? OFFSET ?",
+            [*scope.params, limit, offset])
+        return [SearchStats(query=q, count=int(n), nb_hits=int(h),
+                            events=_counts(rest) if with_events else EventCounts())
+                for q, n, h, *rest in rows]
+
+    async def query_revenue(self, handle: str, start: date, end: date,
+                            queries: Sequence[str], *,
+                            segment: Segment = EVERY_SEARCH) -> list[Revenue]:
+        """The revenue of the purchases naming the tracked searches of ``queries``, per
+        query and currency."""
+        if not queries:
+            return []
+        scope = self._scope(handle, start, end, segment)
+        rows = await self._rows(
+            "SELECT q.query, q.currency, sum(q.revenue) FROM analytics_revenue_days q "
+            f"WHERE {scope.where} AND q.hit = '' "
+            f"AND q.query IN ({', '.join('?' * len(queries))}) GROUP BY q.query, q.currency",
+            [*scope.params, *queries])
+        return [Revenue(q, currency, float(total)) for q, currency, total in rows]
+
+    async def hit_stats(self, handle: str, start: date, end: date, *, limit: int,
+                        offset: int = 0, segment: Segment = EVERY_SEARCH,
+                        search: str | None = None,
+                        with_events: bool = False) -> list[HitStats]:
+        """The objects the searches of the period returned most often (most first, then
+        by objectID), with (``with_events``) what the events after their tracked searches
+        did to each."""
+        d = self.dialect
+        scope = self._scope(handle, start, end, segment, search)
+        figures = f", {_HIT_FIGURES}" if with_events else ""
+        table = "analytics_object_days" if search is None else "analytics_hit_days"
+        rows = await self._rows(
+            f"SELECT q.hit, sum(q.count) AS n{figures} FROM {table} q "
+            f"WHERE {scope.where} GROUP BY q.hit ORDER BY n DESC, q.hit{d.text_order} "
+            "LIMIT ? OFFSET ?", [*scope.params, limit, offset])
+        return [HitStats(hit=hit, count=int(n),
+                         events=_counts(rest) if with_events else EventCounts())
+                for hit, n, *rest in rows]
+
+    async def hit_revenue(self, handle: str, start: date, end: date, hits: Sequence[str], *,
+                          segment: Segment = EVERY_SEARCH,
+                          search: str | None = None) -> list[Revenue]:
+        """The revenue of the purchases of ``hits`` after tracked searches that returned
+        them, per object and currency."""
+        if not hits:
+            return []
+        scope = self._scope(handle, start, end, segment, search)
+        rows = await self._rows(
+            "SELECT q.hit, q.currency, sum(q.revenue) FROM analytics_revenue_days q "
+            f"WHERE {scope.where} AND q.hit IN ({', '.join('?' * len(hits))}) "
+            "GROUP BY q.hit, q.currency", [*scope.params, *hits])
+        return [Revenue(hit, currency, float(total)) for hit, currency, total in rows]
+
+    async def filter_counts(self, handle: str, start: date, end: date, *, limit: int,
+                            offset: int = 0, segment: Segment = EVERY_SEARCH,
+                            search: str | None = None,
+                            attribute: str | None = None) -> list[FilterCount]:
+        """The refinements the searches applied, counted per attribute (or, given
+        ``attribute``, per value of it with its operator): most first, then by name."""
+        d = self.dialect
+        scope = self._scope(handle, start, end, segment, search)
+        table = "analytics_refinement_days" if search is None else "analytics_filter_days"
+        if attribute is None:
+            rows = await self._rows(
+                f"SELECT q.attribute, sum(q.count) AS n FROM {table} q "
+                f"WHERE {scope.where} GROUP BY q.attribute "
+                f"ORDER BY n DESC, q.attribute{d.text_order} LIMIT ? OFFSET ?",
+                [*scope.params, limit, offset])
+            return [FilterCount(a, "", "", int(n)) for a, n in rows]
+        rows = await self._rows(
+            f"SELECT q.operator, q.value, sum(q.count) AS n FROM {table} q "
+            f"WHERE {scope.where} AND q.attribute = ? GROUP BY q.operator, q.value "
+            f"ORDER BY n DESC, q.value{d.text_order}, q.operator{d.text_order} "
+            "LIMIT ? OFFSET ?", [*scope.params, attribute, limit, offset])
+        return [FilterCount(attribute, o, v, int(n)) for o, v, n in rows]
+
+    async def no_result_filters(self, handle: str, start: date, end: date, *, limit: int,
+                                offset: int = 0, segment: Segment = EVERY_SEARCH,
+                                search: str | None = None) -> list[FilterCombination]:
+        """The combinations of refinements of the searches that found nothing, most
+        frequent first."""
+        d = self.dialect
+        scope = self._scope(handle, start, end, segment, search)
+        text = "CAST(q.refinements AS TEXT)"
+        rows = await self._rows(
+            f"SELECT {text}, sum(q.count) AS n FROM analytics_no_result_days q "
+            f"WHERE {scope.where} GROUP BY {text} "
+            f"ORDER BY n DESC, {text}{d.text_order} LIMIT ? OFFSET ?",
+            [*scope.params, limit, offset])
+        return [FilterCombination(tuple(_refinements.decode(r)), int(n)) for r, n in rows]
+
+    async def last_update(self, handle: str) -> float | None:
+        rows = await self._rows("SELECT max(at) FROM analytics_searches WHERE handle = ?",
+                                [handle])
+        return None if rows[0][0] is None else float(rows[0][0])

@@ -1,0 +1,341 @@
+"""The reads behind ``/2/searches``, ``/2/hits`` and ``/2/filters...``, and the ``tags``
+segments of every read, on a real SQLite file and a real PostgreSQL server: each answer
+is held against the same figures computed in plain Python from the rows written
+(``tests.fakes.FakeAnalyticsStore``, which never runs SQL), over many parameters, and a
+few against figures counted by hand."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import AsyncIterator, Iterator, Sequence
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+
+import msgspec
+import psycopg
+import pytest
+
+from searchport.adapters.analytics import schema
+from searchport.adapters.analytics.postgres import PostgresAnalyticsStore
+from searchport.adapters.analytics.sql import POSTGRES, SQLITE, json_text
+from searchport.adapters.analytics.sqlite import SqliteAnalyticsStore
+from searchport.domain.analytics.insights import InsightsEvent
+from searchport.domain.analytics.records import Refinement, SearchRecord
+from searchport.domain.analytics.segments import read_segment
+from searchport.ports.analytics import AnalyticsStore
+from tests.fakes import FakeAnalyticsStore
+from tests.postgres_server import PostgresServer
+
+pytestmark = pytest.mark.anyio
+
+DAY0 = date(2026, 3, 1)
+QUERIES = ("paris", "lyon", "", "new york", "zurich", "oslo")
+TAGS = ((), ("mobile",), ("desktop", "lang:en"), ("mobile", "lang:en"),
+        ("device:mobile phone",))
+SEGMENTS = ("", "mobile", "mobile OR desktop", "lang:en AND mobile",
+            "(mobile OR desktop) AND lang:en", "device:mobile phone", "nobody")
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture(scope="module")
+def postgres() -> Iterator[PostgresServer]:
+    server = PostgresServer()
+    server.start()
+    try:
+        yield server
+    finally:
+        server.remove()
+
+
+def at(day: date, second: int = 0) -> float:
+    return datetime(day.year, day.month, day.day, tzinfo=UTC).timestamp() + second
+
+
+def searches() -> list[SearchRecord]:
+    """Searches over six days on two handles: tags, refinements (some with no results),
+    hits, and a query id on about half."""
+    made = []
+    for n in range(300):
+        day = DAY0 + timedelta(days=n % 6)
+        refinements: tuple[Refinement, ...] = ()
+        if n % 3:
+            refinements = (Refinement("genre", ":", f"g{n % 4}"),)
+        if n % 5 == 0:
+            refinements += (Refinement("price", ">=", str(n % 3 * 10)),)
+        if n % 7 == 0:
+            refinements += (Refinement("genre", "!=", "g9"),)
+        nb_hits = 0 if n % 4 == 0 else (n * 7) % 23
+        made.append(SearchRecord(
+            at=at(day, 60 + n), handle="books" if n % 9 else "films",
+            query=QUERIES[(n * n) % len(QUERIES)], nb_hits=nb_hits, page=0,
+            refinements=refinements, tags=TAGS[n % len(TAGS)], user_token=f"u{n % 13}",
+            latency_ms=1.0, query_id=f"{n:032x}" if n % 2 else None,
+            hits=tuple(f"o{(n + k * k) % 17}" for k in range(min(nb_hits, 4))),
+        ))
+    return made
+
+
+def events(rows: list[SearchRecord]) -> list[InsightsEvent]:
+    """Clicks (one or two positions), conversions by queryID (some add-to-carts, some
+    purchases with a value), purchases naming searches per object, on tracked searches."""
+    made = []
+    tracked = [s for s in rows if s.query_id and s.hits]
+    for i, s in enumerate(tracked):
+        base = {"handle": s.handle, "user_token": s.user_token, "name": "e"}
+        if i % 4 != 3:
+            picked = s.hits[: 1 + i % 2]
+            made.append(InsightsEvent(
+                at=s.at + 5, type="click", subtype=None, object_ids=picked,
+                positions=tuple(1 + (i + k) % 25 for k in range(len(picked))),
+                query_id=s.query_id, **base))  # type: ignore[arg-type]
+        if i % 3 == 0:
+            made.append(InsightsEvent(
+                at=s.at + 9, type="conversion", subtype=("addToCart", "purchase", None)[i % 9 // 3],
+                object_ids=s.hits[:1], query_id=s.query_id,
+                revenue=10.5 + i if i % 2 else None, currency=("EUR", "USD")[i % 2],
+                **base))  # type: ignore[arg-type]
+        if i % 5 == 0 and i + 1 < len(tracked):
+            other = tracked[i + 1]
+            made.append(InsightsEvent(
+                at=s.at + 20, type="conversion", subtype="purchase",
+                object_ids=(s.hits[0], other.hits[0]),
+                object_query_ids=(s.query_id or "", other.query_id or ""),
+                revenue=99.0, currency="EUR", object_revenues=(40.0, 59.0),
+                **base))  # type: ignore[arg-type]
+    return made
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+async def stores(request: pytest.FixtureRequest, tmp_path: Path
+                 ) -> AsyncIterator[tuple[AnalyticsStore, FakeAnalyticsStore]]:
+    if request.param == "sqlite":
+        store: AnalyticsStore = SqliteAnalyticsStore(tmp_path / "analytics.sqlite3")
+    else:
+        server: PostgresServer = request.getfixturevalue("postgres")
+        store = PostgresAnalyticsStore(server.create_database())
+    await store.open()
+    reference = FakeAnalyticsStore()
+    rows = searches()
+    for target in (store, reference):
+        await target.write_searches(rows[:150])
+        await target.write_searches(rows[150:])
+        await target.write_events(events(rows))
+    try:
+        yield store, reference
+    finally:
+        await store.close()
+
+
+def ordered(found: Sequence[msgspec.Struct]) -> list[tuple[object, ...]]:
+    """Rows in one order, revenues to the cent's millionth (sums of floats)."""
+    return sorted(tuple(round(v, 6) if isinstance(v, float) else v
+                        for v in msgspec.structs.astuple(one)) for one in found)
+
+
+PERIODS = ((DAY0, DAY0 + timedelta(days=5)), (DAY0 + timedelta(days=1), DAY0 + timedelta(days=3)))
+
+
+async def test_every_read_of_a_segment_is_the_reference_s(
+        stores: tuple[AnalyticsStore, FakeAnalyticsStore]) -> None:
+    store, reference = stores
+    for handle in ("books", "films"):
+        for start, end in PERIODS:
+            for text in SEGMENTS:
+                segment = read_segment(text)
+                span = (handle, start, end)
+                for name in ("searches_by_day", "users", "clicks_by_day",
+                             "conversions_by_day", "click_positions"):
+                    assert (await getattr(store, name)(*span, segment=segment)
+                            == await getattr(reference, name)(*span, segment=segment)), name
+                for flags in ({"no_results": True}, {"no_clicks": True}, {}):
+                    assert (await store.top_searches(*span, limit=4, segment=segment,
+                                                     **flags)
+                            == await reference.top_searches(*span, limit=4, segment=segment,
+                                                            **flags))
+
+
+async def test_top_searches_in_every_order(
+        stores: tuple[AnalyticsStore, FakeAnalyticsStore]) -> None:
+    store, reference = stores
+    start, end = PERIODS[0]
+    seen_events = False
+    for segment in (read_segment(""), read_segment("mobile OR lang:en")):
+        for order_by in ("searchCount", "clickThroughRate", "conversionRate",
+                         "averageClickPosition"):
+            for descending in (False, True):
+                for limit, offset in ((10, 0), (2, 1)):
+                    asked = {"limit": limit, "offset": offset, "segment": segment,
+                             "order_by": order_by, "descending": descending,
+                             "with_events": True}
+                    found = await store.search_stats("books", start, end, **asked)
+                    assert found == await reference.search_stats("books", start, end,
+                                                                 **asked)
+                    seen_events |= any(s.events.clicks and s.events.purchases for s in found)
+        plain = await store.search_stats("books", start, end, limit=10, segment=segment)
+        assert plain == await reference.search_stats("books", start, end, limit=10,
+                                                     segment=segment)
+        queries = [s.query for s in plain]
+        assert queries, "the rows should leave queries to rank"
+        for name in ("query_revenue",):
+            got = await getattr(store, name)("books", start, end, queries, segment=segment)
+            expected = await getattr(reference, name)("books", start, end, queries,
+                                                      segment=segment)
+            assert ordered(got) == ordered(expected), name
+    assert seen_events, "the rows should give clicks and purchases"
+
+
+async def test_top_hits_with_and_without_events(
+        stores: tuple[AnalyticsStore, FakeAnalyticsStore]) -> None:
+    store, reference = stores
+    start, end = PERIODS[0]
+    for segment in (read_segment(""), read_segment("desktop")):
+        for search in (None, "paris", "nothing like it"):
+            for with_events in (False, True):
+                asked = {"limit": 8, "offset": 1, "segment": segment, "search": search,
+                         "with_events": with_events}
+                found = await store.hit_stats("books", start, end, **asked)
+                assert found == await reference.hit_stats("books", start, end, **asked)
+                assert bool(found) == (search != "nothing like it")
+            hits = [h.hit for h in found]
+            got = await store.hit_revenue("books", start, end, hits, segment=segment,
+                                          search=search)
+            expected = await reference.hit_revenue("books", start, end, hits,
+                                                   segment=segment, search=search)
+            assert ordered(got) == ordered(expected)
+
+
+async def test_filters_and_the_filters_of_searches_without_results(
+        stores: tuple[AnalyticsStore, FakeAnalyticsStore]) -> None:
+    store, reference = stores
+    start, end = PERIODS[0]
+    for segment in (read_segment(""), read_segment("mobile")):
+        for search in (None, "lyon"):
+            for attribute in (None, "genre", "price", "nothing"):
+                asked = {"limit": 5, "offset": 0, "segment": segment, "search": search,
+                         "attribute": attribute}
+                assert (await store.filter_counts("books", start, end, **asked)
+                        == await reference.filter_counts("books", start, end, **asked))
+            asked = {"limit": 6, "offset": 1, "segment": segment, "search": search}
+            assert (await store.no_result_filters("books", start, end, **asked)
+                    == await reference.no_result_filters("books", start, end, **asked))
+
+
+async def test_a_few_figures_counted_by_hand(tmp_path: Path) -> None:
+    store = SqliteAnalyticsStore(tmp_path / "hand.sqlite3")
+    await store.open()
+    genre = Refinement("genre", ":", "sf")
+    cheap = Refinement("price", "<", "10")
+    made = [
+        SearchRecord(at=at(DAY0, n), handle="books", query=q, nb_hits=hits, page=0,
+                     refinements=refine, tags=tags, user_token="u", latency_ms=1.0,
+                     query_id=qid, hits=shown)
+        for n, (q, hits, refine, tags, qid, shown) in enumerate([
+            ("dune", 3, (genre,), ("mobile",), "a" * 32, ("d1", "d2", "d3")),
+            ("dune", 1, (), ("desktop",), "b" * 32, ("d1",)),
+            ("dune", 0, (genre, cheap), ("mobile",), None, ()),
+            ("emma", 0, (genre, cheap), ("mobile", "lang:en"), None, ()),
+            ("emma", 2, (cheap,), (), "c" * 32, ("e1", "d1")),
+        ])]
+    await store.write_searches(made)
+    await store.write_events([
+        InsightsEvent(at=at(DAY0, 50), handle="books", type="click", subtype=None, name="c",
+                      user_token="u", object_ids=("d2",), positions=(2,), query_id="a" * 32),
+        InsightsEvent(at=at(DAY0, 60), handle="books", type="conversion",
+                      subtype="purchase", name="p", user_token="u", object_ids=("d2",),
+                      query_id="a" * 32, revenue=12.5, currency="EUR"),
+    ])
+    try:
+        top = await store.search_stats("books", DAY0, DAY0, limit=10, with_events=True,
+                                       descending=True)
+        assert [(s.query, s.count, s.nb_hits) for s in top] == [("dune", 3, 1), ("emma", 2, 1)]
+        dune = top[0].events
+        assert (dune.tracked, dune.clicked, dune.clicks, dune.purchased, dune.positions,
+                dune.clicked_positions) == (2, 1, 1, 1, 2, 1)
+        assert [(r.key, r.currency, r.revenue) for r in await store.query_revenue(
+            "books", DAY0, DAY0, ["dune", "emma"])] == [("dune", "EUR", 12.5)]
+        hits = await store.hit_stats("books", DAY0, DAY0, limit=2, with_events=True)
+        assert [(h.hit, h.count, h.events.tracked, h.events.clicked) for h in hits] == [
+            ("d1", 3, 3, 0), ("d2", 1, 1, 1)]
+        attributes = await store.filter_counts("books", DAY0, DAY0, limit=10)
+        assert [(f.attribute, f.count) for f in attributes] == [("genre", 3), ("price", 3)]
+        values = await store.filter_counts("books", DAY0, DAY0, limit=10, attribute="price")
+        assert [(f.operator, f.value, f.count) for f in values] == [("<", "10", 3)]
+        none = await store.no_result_filters("books", DAY0, DAY0, limit=10)
+        assert [(f.refinements, f.count) for f in none] == [
+            ((("genre", ":", "sf"), ("price", "<", "10")), 2)]
+        mobile = read_segment("mobile AND lang:en OR desktop")
+        counted = await store.searches_by_day("books", DAY0, DAY0, segment=mobile)
+        assert [(d.count, d.no_results) for d in counted] == [(2, 1)]
+    finally:
+        await store.close()
+
+
+V1_SEARCH = ("INSERT INTO analytics_searches (at, day, handle, query, nb_hits, page, "
+             "refinements, tags, user_token, latency_ms, query_id) "
+             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+V1_EVENT = ("INSERT INTO analytics_events (at, day, handle, type, subtype, name, user_token, "
+            "authenticated_user_token, object_ids, positions, query_id, filters, "
+            "object_query_ids) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+async def test_a_log_kept_before_the_rollups_is_rolled_up_when_migrated(
+        kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    """A database at schema version 1 (no rollups, no objectIDs, no revenue), written
+    with its own columns, reads as the same rows written today once migrated."""
+    rows = [msgspec.structs.replace(s, hits=()) for s in searches()]
+    kept = [msgspec.structs.replace(e, revenue=None, currency=None, object_revenues=())
+            for e in events(searches())]
+    dialect = SQLITE if kind == "sqlite" else POSTGRES
+    search_rows = [(s.at, s.day.isoformat(), s.handle, s.query, s.nb_hits, s.page,
+                    json_text(s.refinements), json_text(s.tags), s.user_token, s.latency_ms,
+                    s.query_id) for s in rows]
+    event_rows = [(e.at, datetime.fromtimestamp(e.at, UTC).date().isoformat(), e.handle,
+                   e.type, e.subtype, e.name, e.user_token, None, json_text(e.object_ids),
+                   json_text(e.positions), e.query_id, "[]", json_text(e.object_query_ids))
+                  for e in kept]
+    first = [sql.format(**schema.TYPES[kind]) for sql in schema.MIGRATIONS[0]]
+    store: AnalyticsStore
+    if kind == "sqlite":
+        path = tmp_path / "old.sqlite3"
+        with sqlite3.connect(path) as db:
+            for statement in (schema.VERSION_TABLE, *first):
+                db.execute(statement)
+            db.execute("INSERT INTO analytics_schema (version) VALUES (1)")
+            db.executemany(V1_SEARCH, search_rows)
+            db.executemany(V1_EVENT, event_rows)
+        store = SqliteAnalyticsStore(path)
+    else:
+        url = request.getfixturevalue("postgres").create_database()
+        with psycopg.connect(url) as db:
+            for statement in (schema.VERSION_TABLE, *first):
+                db.execute(statement)
+            db.execute("INSERT INTO analytics_schema (version) VALUES (1)")
+            with db.cursor() as cursor:
+                cursor.executemany(dialect.sql(V1_SEARCH), search_rows)
+                cursor.executemany(dialect.sql(V1_EVENT), event_rows)
+        store = PostgresAnalyticsStore(url)
+    reference = FakeAnalyticsStore()
+    reference.searches, reference.events = rows, kept
+    await store.open()
+    try:
+        start, end = PERIODS[0]
+        for segment in (read_segment(""), read_segment("mobile")):
+            span = ("books", start, end)
+            for name in ("searches_by_day", "clicks_by_day", "conversions_by_day",
+                         "click_positions"):
+                assert (await getattr(store, name)(*span, segment=segment)
+                        == await getattr(reference, name)(*span, segment=segment)), name
+            asked = {"limit": 10, "segment": segment, "with_events": True,
+                     "descending": True}
+            assert (await store.search_stats(*span, **asked)
+                    == await reference.search_stats(*span, **asked))
+            assert (await store.filter_counts(*span, limit=10, segment=segment)
+                    == await reference.filter_counts(*span, limit=10, segment=segment))
+        assert any(d.clicks for d in await store.clicks_by_day("books", start, end))
+    finally:
+        await store.close()
