@@ -94,7 +94,7 @@ PURGE = tuple(f"DELETE FROM {table} WHERE day < ?" for table in
 def lookup_searches(count: int) -> str:
     return ("SELECT query_id, handle, day, query, tags, nb_hits, hits, clicks, conversions, "
             "carts, purchases FROM analytics_searches "
-            f"WHERE query_id IN ({', '.join('?' * count)})")
+            f"WHERE query_id IN ({', '.join('?' * count)}) ORDER BY query_id")
 
 
 def lookup_hit_states(count: int) -> str:
@@ -214,11 +214,17 @@ class _Sums:
             keys = TABLES[table][0]
             kinds = [("day" if name == "day" else "json" if name in JSON_KEYS else "")
                      for name in keys]
+            # in key order: writers sharing a database lock the rows they add to in the
+            # same order, so that two of them never wait for each other
             rows = [tuple(param(kind, v) if kind else v
                           for kind, v in zip(kinds, key, strict=True)) + tuple(counts)
-                    for key, counts in sums.items()]
+                    for key, counts in sorted(sums.items(), key=_order)]
             found.append((UPSERTS[table], rows))
         return found
+
+
+def _order(item: tuple[tuple[Any, ...], list[float]]) -> tuple[str, ...]:
+    return tuple(repr(part) for part in item[0])
 
 
 def _range(position: int) -> int:
@@ -290,12 +296,12 @@ def plan_events(d: Dialect, events: Sequence[InsightsEvent], searches: dict[str,
                 _apply_hit(sums, e, s, hit, state, _object_revenue(e, i))
     steps = [] if written else [(INSERT_EVENT, event_rows(d, events))]
     steps += sums.steps(d)
-    changed = [s for s in searches.values() if s.changed]
+    changed = sorted((s for s in searches.values() if s.changed), key=lambda s: s.query_id)
     if changed:
         steps.append((SET_STATE, [(*s.state, s.query_id) for s in changed]))
     if touched:
         steps.append((HIT_STATE, [(q, hit, d.day(s.day), *hit_states[(q, hit)])
-                                  for (q, hit), s in touched.items()]))
+                                  for (q, hit), s in sorted(touched.items())]))
     return steps
 
 

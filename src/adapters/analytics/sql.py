@@ -1,11 +1,12 @@
 """Every statement of the query log, written once for SQLite and PostgreSQL.
 
 A statement is written with ``?`` placeholders and the few things the two databases spell
-differently come from a ``Dialect``: how parameters are written, how a day is passed and
-read back, how a JSON array column is expanded into rows, how a set of tags is matched,
-how text is ordered. ``SqlAnalytics`` holds every read of the ``AnalyticsStore`` port over
-two primitives an adapter gives (``_rows`` and its ``dialect``); the adapters keep only
-their connections, transactions and migrations.
+differently come from a ``Dialect``: how parameters are written, how a day and a JSON
+value are passed and read back, how a set of tags is matched, how text is ordered.
+Upserts are the same on both (``INSERT ... ON CONFLICT ... DO UPDATE``, ``rollups.py``).
+``SqlAnalytics`` holds every read of the ``AnalyticsStore`` port over two primitives an
+adapter gives (``_rows`` and its ``dialect``); the adapters keep only their connections,
+transactions and migrations.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from searchport.domain.analytics.reports import (
     FilterCombination,
     FilterCount,
     HitStats,
+    PopularQuery,
     Revenue,
     SearchStats,
     TopSearch,
@@ -45,7 +47,6 @@ def json_text(value: object) -> str:
 class Dialect:
     """What SQLite and PostgreSQL spell differently (the subclasses below)."""
 
-    name = ""
     text_order = ""  # appended to an ORDER BY on text: byte order on both
 
     def sql(self, statement: str) -> str:
@@ -61,39 +62,15 @@ class Dialect:
     def json(self, value: object) -> Any:
         return json_text(value)
 
-    def elements(self, column: str, alias: str) -> str:
-        """A FROM item: the elements of the JSON array ``column``, ``alias.value`` (text),
-        with their places in the array (``place``)."""
-        raise NotImplementedError
-
-    def place(self, alias: str) -> str:
-        """The place of an element of ``elements`` in its array, counted as each database
-        counts it: compare places only to places."""
-        raise NotImplementedError
-
-    def outer_elements(self, column: str, alias: str) -> str:
-        """``elements`` for a LEFT JOIN (its ON clause follows)."""
-        return self.elements(column, alias)
-
-    def array_length(self, column: str) -> str:
-        return f"json_array_length({column})"
-
     def has_tags(self, column: str, tags: Sequence[str]) -> tuple[str, Params]:
         """A condition: the JSON array ``column`` holds every one of ``tags``."""
         raise NotImplementedError
 
 
 class SqliteDialect(Dialect):
-    name = "sqlite"
 
     def day(self, day: date) -> Any:
         return day.isoformat()
-
-    def elements(self, column: str, alias: str) -> str:
-        return f"json_each({column}) AS {alias}"
-
-    def place(self, alias: str) -> str:
-        return f"{alias}.key"
 
     def has_tags(self, column: str, tags: Sequence[str]) -> tuple[str, Params]:
         one = f"EXISTS (SELECT 1 FROM json_each({column}) AS tg WHERE tg.value = ?)"
@@ -101,7 +78,6 @@ class SqliteDialect(Dialect):
 
 
 class PostgresDialect(Dialect):
-    name = "postgres"
     text_order = ' COLLATE "C"'
 
     def sql(self, statement: str) -> str:
@@ -111,18 +87,6 @@ class PostgresDialect(Dialect):
         from psycopg.types.json import Jsonb  # the postgres extra, imported when used
 
         return Jsonb(value, dumps=json_text)
-
-    def elements(self, column: str, alias: str) -> str:
-        return f"jsonb_array_elements_text({column}) WITH ORDINALITY AS {alias}(value, idx)"
-
-    def place(self, alias: str) -> str:
-        return f"{alias}.idx"
-
-    def outer_elements(self, column: str, alias: str) -> str:
-        return "LATERAL " + self.elements(column, alias)
-
-    def array_length(self, column: str) -> str:
-        return f"jsonb_array_length({column})"
 
     def has_tags(self, column: str, tags: Sequence[str]) -> tuple[str, Params]:
         return f"{column} @> ?::jsonb", [json_text(list(tags))]
@@ -278,6 +242,17 @@ class SqlAnalytics:
             f"GROUP BY q.query ORDER BY n DESC, q.query{self.dialect.text_order} "
             "LIMIT ? OFFSET ?", [*scope.params, limit, offset])
         return [TopSearch(q, int(n), int(hits), int(f)) for q, n, hits, f in rows]
+
+    async def popular_queries(self, handle: str, start: date, end: date, *,
+                              min_count: int, limit: int) -> list[PopularQuery]:
+        scope = self._scope(handle, start, end)
+        average = _AVERAGE_HITS.format(total="hits_sum", count="searches")
+        rows = await self._rows(
+            f"SELECT q.query, sum(q.searches) AS n, {average} FROM analytics_query_days q "
+            f"WHERE {scope.where} AND q.query <> '' GROUP BY q.query "
+            f"HAVING sum(q.searches) >= ? ORDER BY n DESC, q.query{self.dialect.text_order} "
+            "LIMIT ?", [*scope.params, min_count, limit])
+        return [PopularQuery(q, int(n), int(hits)) for q, n, hits in rows]
 
     async def _events_by_day(self, scope: Scope, kind: str) -> list[DayClicks]:
         d = self.dialect
