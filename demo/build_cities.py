@@ -137,7 +137,15 @@ def build_row(city, countries, continents, capitals):
     languages = language_codes(country.get("languages") or "")
     if languages:
         row["languages"] = languages
+    with_hierarchy(row)
     return row
+
+
+def with_hierarchy(row):
+    """``lvl0``/``lvl1``: the continent, then continent > country, as InstantSearch's
+    hierarchical menu reads levels (each level names its parents, joined by " > ")."""
+    row["lvl0"] = row["continent"]
+    row["lvl1"] = f"{row['continent']} > {row['country']}"
 
 
 def build_rows():

@@ -195,7 +195,8 @@ class SearchQuery(msgspec.Struct, frozen=True, kw_only=True):
     Semantics every engine must honour:
     - ``text`` empty or blank matches every document; otherwise any-word (OR) BM25-style
       relevance over ``search_fields`` (empty tuple: all searchable fields), the last word
-      also matching as a prefix when ``prefix_last_word``.
+      also matching as a prefix when ``prefix_last_word``; with ``all_words``, a hit
+      matches every word of ``required_words()`` (each in any searched field).
     - ``filters`` AND together. Hits, ``total``, histograms and geo clusters follow all of
       them (and the geo bounds). Facet counts are disjunctive: a facet field's own filters do
       not narrow its own counts, every other filter does. A filter on a field with several
@@ -250,6 +251,20 @@ class SearchQuery(msgspec.Struct, frozen=True, kw_only=True):
     stats: tuple[str, ...] = ()
     ids: tuple[str, ...] | None = None
     excluded_ids: tuple[str, ...] = ()
+    # Algolia's word matching: every word of ``text`` must match, but those named in
+    # ``optional_words`` (compared case-insensitively), which only add relevance; when every
+    # word is optional, any word matches. False: any word matches (``/search``).
+    all_words: bool = False
+    optional_words: tuple[str, ...] = ()
+
+    def required_words(self) -> tuple[str, ...] | None:
+        """The words of ``text`` (split at white space) a hit must match, in order; ``None``
+        when any word matches (``all_words`` off, or every word optional)."""
+        if not self.all_words:
+            return None
+        optional = {w.casefold() for w in self.optional_words}
+        required = tuple(w for w in self.text.split() if w.casefold() not in optional)
+        return required or None
 
 
 class FacetValuesQuery(msgspec.Struct, frozen=True, kw_only=True):

@@ -36,6 +36,8 @@ FIELDS_YAML = """
       languages: { type: keyword }
       population: { type: integer }
       capital: { type: boolean }
+      lvl0: { type: keyword }
+      lvl1: { type: keyword }
       location: { type: geo_point }
     defaults:
       facets: [region, country]

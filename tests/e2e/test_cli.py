@@ -93,7 +93,9 @@ def test_example_config_serves_the_demo(copy_example: Path, tmp_path_factory: An
         body = server.client.get("/cities/search", params={"q": "paris"}).json()
         assert body["hits"][0]["name"] == "Paris"
         assert body["hits"][0]["country"] == "France"
-        assert set(body["facets"]) == {"region", "country", "capital"}
+        assert set(body["facets"]) == {"region", "country", "capital", "lvl0", "lvl1"}
+        continents = {v["value"] for v in body["facets"]["lvl0"]}
+        assert {v["value"].split(" > ")[0] for v in body["facets"]["lvl1"]} <= continents
         assert body["totalHits"] >= 1
     finally:
         server.stop()

@@ -460,3 +460,43 @@ def test_dynamic_widgets_show_the_handles_default_facets_in_order(
     expect(page.locator(STATS)).to_have_text(stats_text(len(oceania)))
     expect(lists.nth(1).locator(".ais-RefinementList-item")).to_have_text(
         list_items(Counter(r["country"] for r in oceania)))
+
+
+HIERARCHY = "#hierarchy .ais-HierarchicalMenu-item"
+CRUMBS = "#breadcrumb .ais-Breadcrumb-item"
+
+
+def levels(counts: Counter[str]) -> list[str]:
+    """A hierarchicalMenu level as its items read: the last part of each value, then its
+    count, by count then name."""
+    ordered = sorted(counts, key=lambda v: (-counts[v], v.split(" > ")[-1]))
+    return [f"{value.split(' > ')[-1]}{counts[value]}" for value in ordered]
+
+
+def test_hierarchical_menu_and_breadcrumb_walk_continent_then_country(
+    page: Page, page_origin: str, open_server: Server, rows: list[Row]
+) -> None:
+    open_page(page, page_origin, open_server, len(rows))
+    top = page.locator("#hierarchy > .ais-HierarchicalMenu > .ais-HierarchicalMenu-list"
+                       " > .ais-HierarchicalMenu-item")
+    expect(top).to_have_text(levels(Counter(r["lvl0"] for r in rows)))
+
+    page.locator("#hierarchy .ais-HierarchicalMenu-link", has_text="Europe").first.click()
+    europe = [r for r in rows if r["lvl0"] == "Europe"]
+    expect(page.locator(STATS)).to_have_text(stats_text(len(europe)))
+    children = page.locator("#hierarchy .ais-HierarchicalMenu-list--child"
+                            " .ais-HierarchicalMenu-item")
+    countries = Counter(r["lvl1"] for r in europe)
+    expect(children).to_have_text(levels(countries))
+    expect(page.locator(CRUMBS)).to_have_text(["Home", ">Europe"])
+
+    country = sorted(countries, key=lambda v: (-countries[v], v))[0]
+    name = country.split(" > ")[-1]
+    children.locator(".ais-HierarchicalMenu-link", has_text=name).first.click()
+    chosen = [r for r in europe if r["lvl1"] == country]
+    expect(page.locator(STATS)).to_have_text(stats_text(len(chosen)))
+    expect(page.locator(CRUMBS)).to_have_text(["Home", ">Europe", f">{name}"])
+    assert set(hit_ids(page)) <= {r["id"] for r in chosen}
+
+    page.locator("#breadcrumb .ais-Breadcrumb-link", has_text="Home").click()
+    expect(page.locator(STATS)).to_have_text(stats_text(len(rows)))

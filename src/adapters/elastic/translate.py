@@ -81,11 +81,25 @@ def _wrap(clauses: list[Json], agg: Json) -> Json:
 
 def text_query(query: SearchQuery, catalog: FieldCatalog) -> Json:
     """Any-word relevance over the searched fields; the last word also as a prefix.
-    Fields inside nested objects are searched through a ``nested`` query per path."""
+    Fields inside nested objects are searched through a ``nested`` query per path. With
+    ``all_words``: a ``bool`` whose ``must`` holds one such query per required word (each
+    in any field; the last word of the text as a prefix), the whole text in ``should``
+    for relevance."""
     text = query.text.strip()
     if not text:
         return {"match_all": {}}
     match_type = "bool_prefix" if query.prefix_last_word else "best_fields"
+    required = query.required_words()
+    if required is None:
+        return _any_word(text, match_type, query, catalog)
+    last = text.split()[-1]
+    return {"bool": {
+        "must": [_any_word(word, match_type if word == last else "best_fields", query,
+                           catalog) for word in dict.fromkeys(required)],
+        "should": [_any_word(text, match_type, query, catalog)]}}
+
+
+def _any_word(text: str, match_type: str, query: SearchQuery, catalog: FieldCatalog) -> Json:
     if not query.search_fields:
         return _multi_match(text, match_type, None)
     by_path: dict[str | None, list[FieldWeight]] = {}

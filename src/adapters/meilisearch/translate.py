@@ -6,7 +6,9 @@ Pure functions; ``parse.py`` reads the answers back.
   ``matchingStrategy: frequency``: documents with every word rank first, then Meilisearch
   drops the most common words one by one, so the order of the words does not decide what
   matches (as with an OR query) and the rarest word stays required. Meilisearch has no pure
-  any-word mode. The last word always matches as a prefix.
+  any-word mode. The last word always matches as a prefix. With ``all_words`` (Algolia's
+  routes): the required words with ``matchingStrategy: all`` (optional words are left out:
+  they neither match nor rank); when every word is optional, as above.
 - Searched fields: ``attributesToSearchOn`` (configured weights only pick the fields:
   Meilisearch weighs attributes by the index's ``searchableAttributes`` order).
 - Disjunctive facets: when a requested facet has a filter of its own, one ``/multi-search``
@@ -67,7 +69,11 @@ class SearchPlan:
 
 def text_params(query: SearchQuery) -> Json:
     params: Json = {}
-    if query.text.strip():
+    required = query.required_words()
+    if required is not None:  # every required word matches; optional ones are left out
+        params["q"] = " ".join(required)
+        params["matchingStrategy"] = "all"
+    elif query.text.strip():
         params["q"] = query.text
         params["matchingStrategy"] = MATCHING_STRATEGY
     names = list(dict.fromkeys(fw.field for fw in query.search_fields))

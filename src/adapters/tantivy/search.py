@@ -36,7 +36,8 @@ _TOTAL = "total"
 def run_search(ix: OpenIndex, query: SearchQuery) -> EngineResult:
     if query.geo_sort is not None:  # no distance sort in tantivy-py
         raise UnsupportedFeature("aroundLatLng", "tantivy")
-    match = ix.text.build(query.text, query.search_fields, query.prefix_last_word)
+    match = ix.text.build(query.text, query.search_fields, query.prefix_last_word,
+                          query.required_words())
     filters = [ix.filters.translate(flt) for flt in query.filters]
     if query.geo_grid is not None:
         geogrid.check_grid(ix.layout, query.geo_grid)

@@ -22,7 +22,7 @@ import msgspec
 import tantivy
 
 from searchport.adapters.tantivy import values
-from searchport.adapters.tantivy.filters import any_of, field_spec
+from searchport.adapters.tantivy.filters import any_of, field_spec, must
 from searchport.adapters.tantivy.schema import (
     MAX_PREFIX_CHARS,
     FieldSpec,
@@ -128,18 +128,21 @@ class TextQueryBuilder:
         # Built queries are immutable and search-as-you-type asks the same texts again and
         # again: each is built once. (Those built before the vocabulary was read are built
         # again once it is: the key holds whether it was.)
-        self._built: dict[tuple[str, tuple[FieldWeight, ...], bool, bool], TextMatch | None] = {}
+        self._built: dict[tuple[str, tuple[FieldWeight, ...], bool, bool,
+                                tuple[str, ...] | None], TextMatch | None] = {}
 
     def build(self, text: str, search_fields: tuple[FieldWeight, ...],
-              prefix_last_word: bool) -> TextMatch | None:
-        """``None`` for a blank text, which matches every document."""
+              prefix_last_word: bool, required: tuple[str, ...] | None = None
+              ) -> TextMatch | None:
+        """``None`` for a blank text, which matches every document. ``required``: the words
+        every match must hold (``SearchQuery.required_words``); ``None``: any word."""
         ready = self._vocabulary is None or self._vocabulary.ready
-        key = (text, search_fields, prefix_last_word, ready)
+        key = (text, search_fields, prefix_last_word, ready, required)
         found = self._built.get(key, _NOT_BUILT)
         if found is not _NOT_BUILT:
             return found  # type: ignore[return-value]  # a TextMatch or None
         deferred: list[str] = []  # words whose listed typo ways wait for a second search
-        match = self._build(text, search_fields, prefix_last_word, deferred)
+        match = self._build(text, search_fields, prefix_last_word, deferred, required)
         if not deferred:
             if len(self._built) >= MATCHES_CACHED:
                 self._built.clear()
@@ -156,7 +159,8 @@ class TextQueryBuilder:
                 for t in tokens]
 
     def _build(self, text: str, search_fields: tuple[FieldWeight, ...],
-               prefix_last_word: bool, deferred: list[str]) -> TextMatch | None:
+               prefix_last_word: bool, deferred: list[str],
+               required: tuple[str, ...] | None = None) -> TextMatch | None:
         if not text.strip():
             return None
         targets = self._targets(search_fields)
@@ -167,6 +171,9 @@ class TextQueryBuilder:
         tiers = Tiers(len(words))
         levels = _field_levels(targets)
         scored, exact, matching = [], [], []
+        must_hold = (None if required is None else
+                     {t for word in required for t in self._text.analyze(word)})
+        every: list[tantivy.Query] = []  # one clause per required word
         near: dict[str, frozenset[str]] = {}
         any_typos = False
         for word in words:
@@ -188,12 +195,20 @@ class TextQueryBuilder:
             if exact_ways:
                 exact.append(tantivy.Query.disjunction_max_query(exact_ways))
             matching.extend(widest)
+            if must_hold is not None and word.text in must_hold:
+                every.append(any_of(widest + self._numbers(targets, [word.text], tiers)))
         adjacent = self._adjacent(words, targets, tiers)
         numbers = self._numbers(targets, raw_words[1:], tiers)
         matching.extend(numbers)
+        query = any_of(scored + adjacent + numbers)
+        if every:  # every required word matches: the others only add to the score
+            query = tantivy.Query.boolean_query(
+                [(tantivy.Occur.Must, query),
+                 *((tantivy.Occur.Must, tantivy.Query.const_score_query(q, 0.0))
+                   for q in every)])
         return TextMatch(
-            query=any_of(scored + adjacent + numbers),
-            matching=any_of(matching),
+            query=query,
+            matching=must(every) if every else any_of(matching),
             exact=any_of(exact + adjacent) if any_typos and exact and not numbers else None,
             exact_floor=tiers.every_word_exact(len(words)),
             words=tuple(words),

@@ -10,6 +10,11 @@ Pure functions of the query and the collection ``Schema``; ``parse.py`` reads th
   ``"`` (phrase) and a leading ``-`` (exclusion) are Typesense operators, so they are taken
   out of the words; a text without any word is a blank one (Typesense treats it so too).
   ``prefix`` applies to the last word, and only when the text ends in a letter or digit.
+  With ``all_words`` (Algolia's routes), ``q`` holds the required words only, and
+  ``drop_tokens_threshold: 0`` without ``exhaustive_search`` keeps Typesense from dropping
+  any (a typed prefix then expands to Typesense's ``max_candidates`` words at most, 4 by
+  default): optional words neither match nor rank; when every word is optional, words are
+  dropped as above.
 - Weights: ``query_by_weights`` takes integers, and 0.24 uses weights of 1 to 15 as given
   but replaces them all by 15, 14, 13... in weight order as soon as one is above 15. So
   ``integer_weights`` scales the weights so the largest is 15, rounds them (at least 1) and
@@ -169,7 +174,10 @@ def sort_keys(query: SearchQuery, schema: Schema,
 
 def text_params(query: SearchQuery, schema: Schema) -> Json:
     fields, weights = query_by(query.search_fields, schema)
-    words = query_words(query.text)
+    required = query.required_words()
+    # every word must match: the optional words are left out (they neither match nor rank)
+    # and Typesense drops none of the others
+    words = query_words(query.text if required is None else " ".join(required))
     params: Json = {
         "q": " ".join(words) if words else "*",
         "query_by": ",".join(fields),
@@ -182,6 +190,9 @@ def text_params(query: SearchQuery, schema: Schema) -> Json:
     }
     if weights:
         params["query_by_weights"] = ",".join(map(str, weights))
+    if required is not None:
+        # exhaustive_search would drop words whatever the threshold says
+        params.update(exhaustive_search=False, drop_tokens_threshold=0)
     return params
 
 

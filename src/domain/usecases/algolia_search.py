@@ -42,6 +42,7 @@ class FacetHitsQuery(msgspec.Struct, frozen=True, kw_only=True):
     limit: int
     filters: tuple[Filter, ...] = ()
     text: str = ""
+    optional_words: tuple[str, ...] = ()  # of ``text``; the others must all match
 
 
 class FacetHits(msgspec.Struct, frozen=True, kw_only=True):
@@ -63,6 +64,11 @@ class SearchPlan(Protocol):
     @property
     def rule_ask(self) -> RuleAsk:
         """What the search asks of the handle's rules, and its page."""
+        ...
+
+    @property
+    def fallback_words(self) -> tuple[tuple[str, ...], ...]:
+        """Optional words to try in turn, while the search finds nothing."""
         ...
 
     @property
@@ -160,17 +166,26 @@ class AlgoliaSearch:
         query = plan.query
         if forced:
             query = msgspec.structs.replace(query, filters=query.filters + forced)
-        outcome = None
-        search = entry.search(plan.relevancy_strictness)
-        if rules is None:
-            result = await search(query)
-        else:
-            ask = plan.rule_ask
-            ruled = await search_with_rules(search, query, rules, page=ask.page,
-                                            per_page=ask.per_page, forced=forced)
-            result, outcome = ruled.result, RuleOutcome(plan=rules, promoted=ruled.promoted)
+        result, outcome = await self._run(entry, plan, query, forced, rules)
+        for optional in plan.fallback_words if result.total == 0 else ():
+            relaxed = msgspec.structs.replace(query, optional_words=optional)
+            result, outcome = await self._run(entry, plan, relaxed, forced, rules)
+            if result.total:
+                break
         took = round((time.perf_counter() - started) * 1000)
         return plan.shape(result, took, entry.engine.capabilities.exact_facet_counts, outcome)
+
+    @staticmethod
+    async def _run(entry: IndexEntry, plan: SearchPlan, query: SearchQuery,
+                   forced: tuple[Filter, ...], rules: RulePlan | None
+                   ) -> tuple[EngineResult, RuleOutcome | None]:
+        search = entry.search(plan.relevancy_strictness)
+        if rules is None:
+            return await search(query), None
+        ask = plan.rule_ask
+        ruled = await search_with_rules(search, query, rules, page=ask.page,
+                                        per_page=ask.per_page, forced=forced)
+        return ruled.result, RuleOutcome(plan=rules, promoted=ruled.promoted)
 
     async def _facet_hits(self, entry: IndexEntry, plan: FacetHitsPlan,
                           forced: tuple[Filter, ...]) -> Any:
@@ -187,7 +202,8 @@ class AlgoliaSearch:
                 text=query.text, limit=0, filters=query.filters, facets=(query.field,),
                 max_facet_values=MAX_FACET_VALUES,
                 search_fields=entry.fields.configured_weights,
-                exact_total=entry.config.exact_totals, disjunctive_facets=False))
+                exact_total=entry.config.exact_totals, disjunctive_facets=False,
+                all_words=True, optional_words=query.optional_words))
             every = result.facets.get(query.field, [])
             needle = query.needle.casefold()
             found = [v for v in every if needle in v.value.casefold()]

@@ -29,6 +29,9 @@ SUPPORTED = frozenset({
     "attributesToRetrieve", "attributesToHighlight", "highlightPreTag", "highlightPostTag",
     "maxValuesPerFacet", "insideBoundingBox", "insidePolygon", "aroundLatLng", "aroundRadius",
     "attributesToSnippet", "snippetEllipsisText",
+    # which words must match (``words``)
+    "optionalWords", "removeWordsIfNoResults", "queryLanguages", "ignorePlurals",
+    "removeStopWords",
     # query rules (docs/rules.md); getRankingInfo marks the promoted hits
     "enableRules", "ruleContexts", "getRankingInfo",
     # virtual replicas' relevant sort (docs/replicas.md); ignored on other handles

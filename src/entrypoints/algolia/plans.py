@@ -21,6 +21,7 @@ from searchport.entrypoints.algolia import params as ap
 from searchport.entrypoints.algolia.highlight import DEFAULT_POST, DEFAULT_PRE, Tags
 from searchport.entrypoints.algolia.query import Plan, algolia_filters, plan_search, shape_result
 from searchport.entrypoints.algolia.responses import AlgoliaResult, FacetHit, FacetHitsResult
+from searchport.entrypoints.algolia.words import read_words
 
 OUTER_KEYS = frozenset({"indexName", "type", "facet", "facetName"})
 
@@ -44,6 +45,10 @@ class SearchCall:
     @property
     def rule_ask(self) -> RuleAsk:
         return self._plan.rule_ask
+
+    @property
+    def fallback_words(self) -> tuple[tuple[str, ...], ...]:
+        return self._plan.words.fallbacks
 
     @property
     def relevancy_strictness(self) -> int | None:
@@ -92,6 +97,7 @@ def plan(entry: IndexEntry, request: dict[str, Any],
         limit=clamp(ap.integer(values, "maxFacetHits"), 10, 1, MAX_FACET_VALUES),
         filters=algolia_filters(values, entry),
         text=ap.text(values, "query"),
+        optional_words=read_words(values, ap.text(values, "query")).optional,
     )
     return FacetHitsCall(query, Tags(ap.text(values, "highlightPreTag", DEFAULT_PRE),
                                      ap.text(values, "highlightPostTag", DEFAULT_POST)))

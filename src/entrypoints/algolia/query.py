@@ -60,6 +60,7 @@ from searchport.entrypoints.algolia.snippet import (
     snippet_sizes,
 )
 from searchport.entrypoints.algolia.translate import to_domain_filters
+from searchport.entrypoints.algolia.words import Words, read_words
 
 MAX_HITS_PER_PAGE = 100
 GEOLOC = "_geoloc"  # Algolia's geo attribute: {lat, lng}, or a list of them
@@ -84,6 +85,7 @@ class Plan(msgspec.Struct, frozen=True, kw_only=True):
     # the handle's one geo_point field (real name), read into each hit's ``_geoloc``
     geoloc: str | None = None
     point_order: PairOrder = "lat_lon"
+    words: Words = Words()  # optional words, and those to try while nothing is found
     ranking_info: bool = False  # getRankingInfo: promoted hits carry _rankingInfo
     relevancy_strictness: int | None = None  # a virtual replica's, for this search
 
@@ -141,8 +143,12 @@ def plan_search(entry: IndexEntry, values: dict[str, Any]) -> Plan:
 
     facets = tuple(dict.fromkeys(fields.real_all(facet_names)))
     radius, nearest = around(entry, values)
+    text = ap.text(values, "query")
+    words = read_words(values, text)
     query = SearchQuery(
-        text=ap.text(values, "query"),
+        text=text,
+        all_words=True,
+        optional_words=words.optional,
         offset=offset,
         limit=limit,
         filters=_listed_filters(values, entry) + tuple(
@@ -166,7 +172,7 @@ def plan_search(entry: IndexEntry, values: dict[str, Any]) -> Plan:
                 highlighted=highlighted, max_values_per_facet=max_values,
                 snippeted=tuple(snippeted.items()), snippet_only=snippet_only,
                 ellipsis=ap.text(values, "snippetEllipsisText", DEFAULT_ELLIPSIS),
-                rule_ask=rule_ask, geoloc=geoloc,
+                rule_ask=rule_ask, geoloc=geoloc, words=words,
                 point_order=BY_NAME[config.engine].point_order,
                 ranking_info=ap.flag(values, "getRankingInfo", False),
                 relevancy_strictness=_strictness(entry, values))

@@ -988,3 +988,30 @@ def test_a_geo_sort_comes_before_relevance_and_the_custom_ranking() -> None:
         {"_score": {"order": "desc"}},
         {"population": {"order": "desc", "missing": "_last"}},
     ]
+
+
+def words(text: str, kind: str) -> dict[str, Any]:
+    """A ``multi_match`` over the cities handle's searched fields, with their weights."""
+    return {"multi_match": {"query": text, "type": kind, "lenient": True,
+                            "fields": ["name^2", "description"]}}
+
+
+def test_algolia_words_are_each_required_but_the_optional_ones(cities: EsApp,
+                                                                double: EngineDouble) -> None:
+    """Algolia's rule, every word must match (each in any searched field, the last one as
+    a prefix): one ``multi_match`` per required word in ``must``, the whole text in
+    ``should`` for relevance; an optional word only in ``should``."""
+    body = algolia_ok(cities, double, {"query": "harbour zebra", "attributesToHighlight": []})
+    whole = words("harbour zebra", "bool_prefix")
+    assert body["query"] == {"bool": {
+        "must": [words("harbour", "best_fields"),
+                 words("zebra", "bool_prefix")],
+        "should": [whole]}}
+    body = algolia_ok(cities, double, {"query": "harbour zebra", "optionalWords": "zebra",
+                                       "attributesToHighlight": []})
+    assert body["query"] == {"bool": {
+        "must": [words("harbour", "best_fields")],
+        "should": [whole]}}
+    body = algolia_ok(cities, double, {"query": "harbour zebra", "attributesToHighlight": [],
+                                       "optionalWords": ["harbour", "zebra"]})
+    assert body["query"] == whole  # every word optional: any word matches

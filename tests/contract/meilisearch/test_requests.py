@@ -647,3 +647,31 @@ def test_an_index_that_cannot_sort_by_the_custom_ranking_is_a_400_saying_what_to
                               "must list them in sortableAttributes and keep \"sort\" in "
                               "its rankingRules after the relevance rules")
     assert "Attribute `year` is not sortable" in message
+
+
+def test_algolia_words_all_match_but_the_optional_ones(
+    books: MeiliApp, double: MeiliDouble
+) -> None:
+    """Algolia's rule, every word must match: ``matchingStrategy: all``; an optional word
+    is left out of ``q``."""
+    body = algolia_ok(books, double, {"query": "harbour zebra"})
+    assert (body["q"], body["matchingStrategy"]) == ("harbour zebra", "all")
+    body = algolia_ok(books, double, {"query": "harbour zebra", "optionalWords": ["Zebra"]})
+    assert (body["q"], body["matchingStrategy"]) == ("harbour", "all")
+    body = algolia_ok(books, double, {"query": "the harbour", "removeStopWords": True,
+                                      "queryLanguages": ["en"]})
+    assert (body["q"], body["matchingStrategy"]) == ("harbour", "all")
+
+
+def test_algolia_remove_words_if_no_results_asks_again_with_fewer_words(
+    books: MeiliApp, double: MeiliDouble
+) -> None:
+    """``lastWords``: nothing found, so the last word becomes optional, then the last two."""
+    double.search((200, ma.search()), (200, ma.search()),
+                  (200, ma.search([ma.hit({"id": "1", "title": "a"})])))
+    response = books.post("/1/indexes/books/query", json={"params": {
+        "query": "old harbour zebra", "removeWordsIfNoResults": "lastWords"}})
+    assert response.status_code == 200, response.text
+    assert response.json()["nbHits"] == 1
+    asked = [sent.body["q"] for sent in books.data_requests()[-3:]]
+    assert asked == ["old harbour zebra", "old harbour", "old"]

@@ -11,7 +11,7 @@ const searchClient = liteClient("searchport-e2e", settings.get("apiKey") || "no-
 });
 
 const { configure, searchBox, stats, hits, refinementList, rangeSlider, rangeInput, pagination,
-        dynamicWidgets } = instantsearch.widgets;
+        dynamicWidgets, hierarchicalMenu, breadcrumb } = instantsearch.widgets;
 
 const search = instantsearch({ indexName: settings.get("index"), searchClient });
 search.on("error", (event) => {
@@ -32,6 +32,10 @@ const facetWidgets = settings.get("dynamic") ? [
                    searchablePlaceholder: "Find a country" }),
   rangeSlider({ container: "#population-slider", attribute: "population", pips: false }),
   rangeInput({ container: "#population-input", attribute: "population" }),
+  // the rows' levels: lvl0 the continent, lvl1 "continent > country"
+  hierarchicalMenu({ container: "#hierarchy", attributes: ["lvl0", "lvl1"], limit: 100,
+                     sortBy: ["count:desc", "name:asc"] }),
+  breadcrumb({ container: "#breadcrumb", attributes: ["lvl0", "lvl1"] }),
 ];
 search.addWidgets([
   configure({ hitsPerPage: 10 }),
