@@ -261,6 +261,10 @@ def rollup_searches(d: Dialect, source: str) -> list[str]:
     refined = f"{d.array_length('s.refinements')} > 0"
     tracked_hits = "CASE WHEN s.query_id IS NULL THEN 0 ELSE s.nb_hits END"
     refinement = "r.value ->> 0, r.value ->> 1, r.value ->> 2"
+
+    def add(counter: str) -> str:
+        return f"sum({counter})" if d.upserts_once else counter
+
     return [
         _add("analytics_days", ("searches", "no_results", "tracked"),
              f"SELECT s.handle, s.day, s.tags, count(*), sum({empty}), count(s.query_id) "
@@ -273,10 +277,14 @@ def rollup_searches(d: Dialect, source: str) -> list[str]:
              f"sum(CASE WHEN {refined} THEN 1 ELSE 0 END), sum(s.nb_hits), "
              f"count(s.query_id), count(s.query_id), sum({tracked_hits}) "
              f"FROM {source} s WHERE true GROUP BY s.handle, s.day, s.query, s.tags"),
+        # the searches with the same objects counted together first (a query asked again
+        # shows the same page), then each object of each list added
         _add("analytics_object_days", ("count", "tracked"),
-             f"SELECT s.handle, s.day, h.value, s.tags, count(*), count(s.query_id) "
-             f"FROM {source} s, {d.elements('s.hits', 'h')} WHERE true "
-             "GROUP BY s.handle, s.day, h.value, s.tags"),
+             f"SELECT g.handle, g.day, h.value, g.tags, {add('g.n')}, {add('g.t')} "
+             "FROM (SELECT s.handle, s.day, s.tags, s.hits, count(*) AS n, "
+             f"count(s.query_id) AS t FROM {source} s GROUP BY s.handle, s.day, s.tags, "
+             f"s.hits) g, {d.elements('g.hits', 'h')} WHERE true"
+             + (" GROUP BY g.handle, g.day, h.value, g.tags" if d.upserts_once else "")),
         _add("analytics_filter_days", ("count",),
              f"SELECT s.handle, s.day, s.query, {refinement}, s.tags, count(*) "
              f"FROM {source} s, {d.objects('s.refinements', 'r')} WHERE true "

@@ -47,6 +47,11 @@ class Dialect:
 
     name = ""
     text_order = ""  # appended to an ORDER BY on text: byte order on both
+    # an INSERT ... ON CONFLICT DO UPDATE may meet each key once only (PostgreSQL), so its
+    # rows are grouped first; SQLite updates a row again as often as it is met, which costs
+    # less than sorting the rows to group them
+    upserts_once = False
+    batch_suffix = ""  # the end of the statement creating a connection's batch table
 
     def sql(self, statement: str) -> str:
         """``statement`` with this database's placeholders (``?`` as written)."""
@@ -83,9 +88,6 @@ class Dialect:
         (``alias.value ->> 0``: the first item of an element that is an array)."""
         return f"json_each({column}) AS {alias}"
 
-    batch_suffix = ""  # how the per-connection table of a batch of searches is created
-    clear_batch = True  # whether the batch's rows are deleted at the end of its transaction
-
     def has_tags(self, column: str, tags: Sequence[str]) -> tuple[str, Params]:
         """A condition: the JSON array ``column`` holds every one of ``tags``."""
         raise NotImplementedError
@@ -111,6 +113,8 @@ class SqliteDialect(Dialect):
 class PostgresDialect(Dialect):
     name = "postgres"
     text_order = ' COLLATE "C"'
+    upserts_once = True
+    batch_suffix = " ON COMMIT DELETE ROWS"  # emptied by the commit, no dead rows kept
 
     def sql(self, statement: str) -> str:
         return statement.replace("%", "%%").replace("?", "%s")
@@ -135,8 +139,6 @@ class PostgresDialect(Dialect):
     def objects(self, column: str, alias: str) -> str:
         return f"jsonb_array_elements({column}) AS {alias}(value)"
 
-    batch_suffix = " ON COMMIT DELETE ROWS"  # emptied by the commit, no dead rows kept
-    clear_batch = False
 
     def has_tags(self, column: str, tags: Sequence[str]) -> tuple[str, Params]:
         return f"{column} @> ?::jsonb", [json_text(list(tags))]
