@@ -23,7 +23,7 @@ def test_the_engine_satisfies_the_port(tmp_path: Path, ref: SimpleNamespace) -> 
     engine: SearchEnginePort = TantivyEngine("books", ref.config(tmp_path / "i"), tmp_path)
     assert engine.name == "tantivy"
     assert engine.capabilities == Capabilities(
-        suggest=True, boosts=True, histogram=True, geo_grid=True, nested=False,
+        suggest=True, boosts=True, histogram=True, geo_grid=True, geo_area=True, nested=False,
         multi_index=False, raw_query=True, exact_facet_counts=True)
     assert not (tmp_path / "i").exists()  # constructing does no I/O
 
