@@ -10,7 +10,8 @@ per query, 100,000 users, a third tracked (``queryID``), a refinement on one sea
 four, ``analyticsTags`` on one in three; a click on one tracked search in three, and a
 purchase with a value on one in twenty. Then it times every route's use case (the store's
 reads: what a request waits on) over the last ``--period`` days, best of three, one line
-per route. With ``--file``, an SQLite log already written is reused.
+per route. With ``--file``, an SQLite log already written is reused (``--end``: the last
+day of the period read, today by default).
 """
 
 from __future__ import annotations
@@ -105,8 +106,8 @@ ASKED: dict[str, dict[str, Any]] = {
 }
 
 
-async def time_routes(store: AnalyticsStore, period: int) -> None:
-    end = datetime.now(UTC).date()
+async def time_routes(store: AnalyticsStore, period: int, until: str | None) -> None:
+    end = datetime.fromisoformat(until).date() if until else datetime.now(UTC).date()
     start = end - timedelta(days=period - 1)
     routes = dict(ANALYTICS_REPORTS)
     variants = [(path, ASKED.get(path, {})) for path in routes]
@@ -144,8 +145,8 @@ async def run(args: argparse.Namespace, folder: str) -> None:
         took = time.perf_counter() - started
         print(f"{args.rows} searches over {args.days} days written in {took:.0f} s "
               f"({args.rows / took:.0f}/s with their events and rollups)")
-    print(f"reads of the last {args.period} days:")
-    await time_routes(store, args.period)
+    print(f"reads of the {args.period} days to {args.end or 'today'}:")
+    await time_routes(store, args.period, args.end)
     await store.close()
 
 
@@ -157,6 +158,7 @@ def main() -> None:
     parser.add_argument("--days", type=int, default=90)
     parser.add_argument("--period", type=int, default=30)
     parser.add_argument("--file")
+    parser.add_argument("--end", help="the last day read (YYYY-MM-DD), today by default")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         asyncio.run(run(args, folder))

@@ -80,7 +80,9 @@ def main() -> None:
         assert meta is not None
         index = OpenIndex("cities", index_folder("cities", config, folder).generation_path(meta),
                           IndexLayout(config))
-        index.vocabulary.wait()  # read in the background as an index opens (typo_words.py)
+        vocabulary = getattr(index, "vocabulary", None)  # older trees (--src) have none
+        if vocabulary is not None:
+            vocabulary.wait()  # read in the background as an index opens (typo_words.py)
 
         def one_round() -> list[float]:
             timings = []

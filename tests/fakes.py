@@ -28,6 +28,7 @@ from searchport.domain.analytics.reports import (
     FilterCombination,
     FilterCount,
     HitStats,
+    PopularQuery,
     Revenue,
     SearchStats,
     TopSearch,
@@ -367,6 +368,17 @@ class FakeAnalyticsStore:
         return [TopSearch(q, len(r), half_up(Fraction(sum(s.nb_hits for s in r), len(r))),
                           0 if no_clicks else sum(bool(s.refinements) for s in r))
                 for q, r in ranked[offset:offset + limit]]
+
+    async def popular_queries(self, handle: str, start: date, end: date, *,
+                              min_count: int, limit: int) -> list[PopularQuery]:
+        self._check()
+        found: dict[str, list[SearchRecord]] = {}
+        for s in self._scope(handle, start, end, EVERY_SEARCH):
+            if s.query:
+                found.setdefault(s.query, []).append(s)
+        ranked = sorted(found.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+        return [PopularQuery(q, len(r), half_up(Fraction(sum(s.nb_hits for s in r), len(r))))
+                for q, r in ranked if len(r) >= min_count][:limit]
 
     def _by_day(self, handle: str, start: date, end: date, segment: Segment,
                 kind: str) -> list[DayClicks]:

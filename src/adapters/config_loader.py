@@ -31,6 +31,9 @@ from searchport.domain.errors import InvalidRequest
 from searchport.domain.fields import METADATA_KEYS, FieldMap, alias_conflicts
 from searchport.domain.params import parse_filters
 from searchport.domain.rules.format import ExportedRule, Rule, decode_rule, without_bookkeeping
+from searchport.domain.suggestions import layout as suggestion_layout
+from searchport.domain.suggestions.layout import suggestions_config
+from searchport.domain.suggestions.selection import exclusion
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 _HANDLE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -76,6 +79,7 @@ def _index(handle: str, raw: Any, base_dir: Path | None, with_rules: bool = True
            ) -> IndexConfig:
     where = f"indexes.{handle}"
     rules: list[Rule] = []
+    _suggestion_keys(where, raw)
     if isinstance(raw, dict) and isinstance(raw.get("fields"), dict):
         for name, field in raw["fields"].items():
             _convert(field, FieldConfig, f"{where}.fields.{name}")
@@ -85,9 +89,64 @@ def _index(handle: str, raw: Any, base_dir: Path | None, with_rules: bool = True
         if with_rules:
             rules = read_rules(value, f"{where}.rules", base_dir)
     index: IndexConfig = _convert(raw, IndexConfig, where)
+    if BY_NAME[index.engine].from_log:
+        index = suggestions_config(handle, index)
     return msgspec.structs.replace(index, rules=rules) if rules else index
 
 
+def _suggestion_keys(where: str, raw: Any) -> None:
+    """A querySuggestions handle takes its options and how it is served, nothing of an
+    engine's own; its options are for no other engine."""
+    if not isinstance(raw, dict):
+        return
+    engine = BY_NAME.get(str(raw.get("engine")))
+    if engine is None:
+        return  # the conversion names the engine key
+    for key in raw:
+        if engine.from_log and key not in suggestion_layout.OPTIONS | suggestion_layout.SERVING:
+            raise ConfigError(f"{where}.{key}: not a setting of engine {engine.name} (it "
+                              f"takes {', '.join(sorted(suggestion_layout.OPTIONS))})")
+        if not engine.from_log and key in suggestion_layout.OPTIONS - {"source"}:
+            raise ConfigError(f"{where}.{key}: only for engine querySuggestions")
+
+
+def check_suggestions(config: Config) -> None:
+    """Each querySuggestions handle names a handle to suggest from, whose searches are
+    logged, patterns that compile, and facets of that handle."""
+    for handle, index in config.indexes.items():
+        if not BY_NAME[index.engine].from_log:
+            continue
+        where = f"indexes.{handle}"
+        if config.analytics.backend == "none":
+            raise ConfigError(f"{where}.engine: querySuggestions is built from the query log, "
+                              f"which analytics.backend none turns off: use sqlite or postgres")
+        source = config.indexes.get(index.source or "")
+        if not index.source:
+            raise ConfigError(f"{where}.source: required for engine querySuggestions (the "
+                              f"handle whose popular searches it suggests)")
+        if source is None:
+            raise ConfigError(f"{where}.source: {index.source!r} is not a configured handle")
+        if BY_NAME[source.engine].from_log:
+            raise ConfigError(f"{where}.source: {index.source!r} is itself a querySuggestions "
+                              f"handle; name the handle people search")
+        for i, pattern in enumerate(index.exclude):
+            if not pattern.strip():
+                raise ConfigError(f"{where}.exclude[{i}]: an empty pattern would exclude "
+                                  f"every query")
+            try:
+                exclusion([pattern])
+            except re.error as exc:
+                raise ConfigError(f"{where}.exclude[{i}]: not a regular expression ({exc})"
+                                  ) from None
+        seen: set[str] = set()
+        for i, facet in enumerate(index.facets):
+            at = f"{where}.facets[{i}].attribute"
+            if facet.attribute in seen:
+                raise ConfigError(f"{at}: {facet.attribute!r} is named twice")
+            seen.add(facet.attribute)
+            if source.fields and facet.attribute not in source.fields:
+                raise ConfigError(f"{at}: {facet.attribute!r} is not a field of "
+                                  f"{index.source} (its fields: {', '.join(source.fields)})")
 REPLICA_KEYS = ("replicaOf", "sort", "relevantSort", "customRanking", "defaults", "cache")
 SORTABLE_TYPES = frozenset({"keyword", "integer", "float", "boolean", "date"})
 
@@ -334,6 +393,7 @@ def parse_config(text: str, environ: Mapping[str, str], base_dir: Path | None = 
     )
     check_keys(config)
     check_analytics(config)
+    check_suggestions(config)
     return config
 
 

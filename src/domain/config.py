@@ -81,6 +81,15 @@ class IndexCacheConfig(_Section, frozen=True):
     documents: bool = False  # cache GET /documents/:id too (for searchTtl)
 
 
+class SuggestionFacet(_Section, frozen=True):
+    """One entry of ``indexes.<handle>.facets`` (engine ``querySuggestions``): each
+    suggestion keeps the ``amount`` most frequent values of the source's facet
+    ``attribute`` among the records its query finds, as Algolia's Query Suggestions does."""
+
+    attribute: Annotated[str, msgspec.Meta(min_length=1)]
+    amount: Annotated[int, msgspec.Meta(ge=1, le=100)] = 1
+
+
 class IndexConfig(_Section, frozen=True):
     engine: EngineName
     # server engines
@@ -121,6 +130,18 @@ class IndexConfig(_Section, frozen=True):
     # path (relative to the config file) of a JSON file holding them; the loader reads the
     # file, so a loaded config always holds the list
     rules: list[Rule] | str = msgspec.field(default_factory=list)
+    # engine querySuggestions (docs/analytics.md): the popular queries of the handle named by
+    # ``source``, from the query log. Algolia's options: a query must find at least
+    # ``minHits`` records and have ``minLetters`` letters, and match no ``exclude`` pattern;
+    # searchport's: searched ``minCount`` times in the last ``period`` days, rebuilt every
+    # ``refresh`` seconds
+    min_hits: Annotated[int, msgspec.Meta(ge=0, le=1_000_000_000)] = 5
+    min_letters: Annotated[int, msgspec.Meta(ge=0, le=512)] = 4
+    exclude: list[str] = msgspec.field(default_factory=list)
+    facets: list[SuggestionFacet] = msgspec.field(default_factory=list)
+    min_count: Annotated[int, msgspec.Meta(ge=1, le=1_000_000_000)] = 5
+    period: Annotated[int, msgspec.Meta(ge=1, le=3650)] = 30
+    refresh: Annotated[float, msgspec.Meta(ge=1, le=30 * 86_400)] = 3600.0
     # a replica (docs/replicas.md) shares the engine, index, fields and rules of the handle
     # it names, and sets only these keys, ``customRanking``, ``defaults`` and ``cache``:
     # ``sort`` (a standard replica: every match, strictly sorted) or ``relevantSort`` with

@@ -21,6 +21,8 @@ class Engine(msgspec.Struct, frozen=True, kw_only=True):
     index_lists: bool  # one handle may search several indices (``indexName: [a, b]``)
     # "module:factory"; the factory takes (handle, IndexConfig, EngineResources)
     adapter: str
+    # built by searchport from the query log of the handle named by ``source``
+    from_log: bool = False
     # a geo point stored as two numbers: GeoJSON order (longitude first) or latitude first
     point_order: Literal["lat_lon", "lon_lat"] = "lat_lon"
 
@@ -36,6 +38,8 @@ ENGINES: tuple[Engine, ...] = (
            adapter="searchport.adapters.typesense:create"),
     Engine(name="tantivy", server=False, nested=False, index_lists=False,
            adapter="searchport.adapters.tantivy:create"),
+    Engine(name="querySuggestions", server=False, nested=False, index_lists=False,
+           adapter="searchport.adapters.suggestions:create", from_log=True),
 )
 ENGINE_NAMES: tuple[str, ...] = tuple(engine.name for engine in ENGINES)
 BY_NAME: dict[str, Engine] = {engine.name: engine for engine in ENGINES}

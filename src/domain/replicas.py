@@ -108,7 +108,7 @@ async def relevant_search(search: Searcher, query: SearchQuery, order: RelevantS
         fields=tuple(dict.fromkeys(c.field for c in ranking)))
     first = min(order.max_hits, CHUNK)
     pool = await search(msgspec.structs.replace(light, offset=0, limit=first))
-    rest = light if pool.total <= first else msgspec.structs.replace(
+    rest = msgspec.structs.replace(  # the counts came with the first chunk
         light, facets=(), stats=(), histograms=(), geo_grid=None, exact_total=False)
     more = await asyncio.gather(*(
         search(msgspec.structs.replace(rest, offset=at, limit=min(CHUNK, order.max_hits - at)))

@@ -30,10 +30,12 @@ from searchport.domain.fields import FieldMap
 from searchport.domain.response_cache import NoCache, ResponseCache
 from searchport.domain.rules.ruleset import RuleSet
 from searchport.domain.rules.search import FacetValueCache
+from searchport.domain.suggestions.refresher import SuggestionsRefresher
 from searchport.domain.usecases.algolia_search import AlgoliaSearch
 from searchport.domain.usecases.analytics_status import AnalyticsStatus
 from searchport.domain.usecases.autocomplete import Autocomplete
 from searchport.domain.usecases.average_click_position import AverageClickPosition
+from searchport.domain.usecases.build_suggestions import BuildSuggestions
 from searchport.domain.usecases.clear_cache import ClearCache
 from searchport.domain.usecases.click_positions import ClickPositions
 from searchport.domain.usecases.click_through_rate import ClickThroughRate
@@ -210,6 +212,27 @@ def build_reports(catalog: Catalog, store: AnalyticsStore) -> dict[str, Any]:
             for path, report in ANALYTICS_REPORTS.items()}
 
 
+def build_suggestions(config: Config, catalog: Catalog, store: AnalyticsStore
+                      ) -> list[SuggestionsRefresher]:
+    """A background rebuild for each querySuggestions handle (``refresh`` seconds apart).
+    Its searches of the source bypass the response cache (a rebuild would fill it with
+    every popular query) and the query log."""
+    from searchport.adapters.suggestions import QuerySuggestionsEngine
+
+    build = BuildSuggestions(catalog=catalog, store=store, search=Search(catalog=catalog),
+                             clock=time.time)
+    refreshers = []
+    for handle, index in config.indexes.items():
+        if index.replica_of is not None:
+            continue  # its primary's engine, rebuilt once for both
+        engine = catalog[handle].engine
+        inner = engine.inner if isinstance(engine, TimedEngine) else engine
+        if isinstance(inner, QuerySuggestionsEngine):
+            refreshers.append(SuggestionsRefresher(handle=handle, index=inner, build=build,
+                                                   interval=index.refresh, clock=time.time))
+    return refreshers
+
+
 def build_metrics(config: Config) -> Metrics:
     return Metrics(frozenset(config.indexes))
 
@@ -288,6 +311,8 @@ class Container(containers.DeclarativeContainer):
     send_events = providers.Singleton(SendEvents, catalog=catalog, recorder=recorder)
     analytics_reports = providers.Singleton(build_reports, catalog=catalog,
                                             store=analytics_store)
+    suggestions = providers.Singleton(build_suggestions, config=config, catalog=catalog,
+                                      store=analytics_store)
 
 
 def create_container(config: Config, base_dir: Path,

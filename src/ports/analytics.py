@@ -16,6 +16,7 @@ from searchport.domain.analytics.reports import (
     FilterCombination,
     FilterCount,
     HitStats,
+    PopularQuery,
     Revenue,
     SearchStats,
     TopSearch,
@@ -66,6 +67,13 @@ class AnalyticsStore(Protocol):
         """The most searched queries (most first, then by query); ``no_results``: only the
         searches that found nothing; ``no_clicks``: only the tracked searches (with a
         ``queryID``) that no click event names."""
+        ...
+
+    async def popular_queries(self, handle: str, start: date, end: date, *,
+                              min_count: int, limit: int) -> list[PopularQuery]:
+        """The queries of ``handle`` searched at least ``min_count`` times from ``start`` to
+        ``end`` (the empty query left out), with their average hits, most searched first,
+        then by query; at most ``limit``."""
         ...
 
     async def clicks_by_day(self, handle: str, start: date, end: date, *,

@@ -14,7 +14,7 @@ import msgspec
 from searchport.adapters.network.pools import EnginePools
 from searchport.adapters.resources import EngineResources
 from searchport.domain.config import IndexConfig
-from searchport.domain.engines import ENGINE_NAMES
+from searchport.domain.engines import BY_NAME, ENGINE_NAMES
 from searchport.domain.results import Capabilities
 from searchport.entrypoints.container import make_engine
 from tests.specs.checker import commit
@@ -47,7 +47,7 @@ ALWAYS = ("q, filters, facets (disjunctive), sort, highlight, fields, pages, fac
 
 
 def capabilities(engine: str) -> Capabilities:
-    settings = ({"path": "unused"} if engine == "tantivy"
+    settings = ({"path": "unused"} if not BY_NAME[engine].server
                 else {"host": "http://127.0.0.1:9", "indexName": "unused"})
     config = msgspec.convert({"engine": engine, **settings}, IndexConfig)
     resources = EngineResources(base_dir=Path("."), pools=EnginePools())
@@ -82,7 +82,7 @@ def table() -> str:
 
 
 def specification(engine: str) -> str:
-    if engine == "tantivy":
+    if engine in ("tantivy", "querySuggestions"):
         return "none (embedded, no HTTP API)"
     if engine == "meilisearch":
         return "a schema from its API reference + its filter grammar"

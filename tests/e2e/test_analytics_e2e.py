@@ -1,7 +1,8 @@
 """The query log and Insights events through a real ``searchport serve`` process: searches
 on the JSON and Algolia routes, events as ``search-insights`` sends them, the figures read
 back on the Analytics API (every answer held against Algolia's specifications), the SQLite
-file written on a graceful stop, and a store that cannot be used costing no search."""
+file written on a graceful stop, and a store that cannot be used costing no search.
+test_analytics_backends_e2e.py holds the same promises on PostgreSQL too, under load."""
 
 from __future__ import annotations
 
@@ -225,35 +226,6 @@ def test_the_stock_python_clients_read_what_they_sent(
     assert analytics.get_searches_no_clicks(index="cities").searches == []
     assert analytics.get_users_count(index="cities").count == 2
     assert analytics.get_status(index="cities").updated_at.startswith(today())
-
-
-def test_two_instances_on_one_postgres_give_one_set_of_figures(tmp_path: Path) -> None:
-    from tests.postgres_server import PostgresServer
-
-    database = PostgresServer()
-    database.start()
-    servers: list[Server] = []
-    try:
-        url = database.create_database()
-        config = sample_config(extra_top=f"analytics:\n  backend: postgres\n  url: {url}\n"
-                                         "  flushInterval: 0.1\n")
-        for name in ("one", "two"):
-            (tmp_path / name).mkdir()
-            servers.append(start_server(config, tmp_path / name))
-        for n, word in enumerate(("paris", "shanghai", "paris", "barcelona", "qqqzzz")):
-            assert servers[n % 2].client.get("/cities/search",
-                                             params={"q": word}).status_code == 200
-        figures = [lambda s=s: s.client.get("/2/searches/count", params={"index": "cities"})
-                   .json()["count"] for s in servers]
-        until(lambda: figures[0]() == 5)
-        assert figures[1]() == 5
-        top = servers[1].client.get("/2/searches/noResults", params={"index": "cities"})
-        assert top.json() == {"searches": [{"search": "qqqzzz", "count": 1,
-                                            "withFilterCount": 0}]}
-    finally:
-        for server in servers:
-            server.stop()
-        database.remove()
 
 
 def test_top_searches_hits_and_filters_through_the_stock_client(

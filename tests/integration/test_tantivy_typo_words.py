@@ -11,8 +11,10 @@ import tantivy
 
 from searchport.adapters.tantivy import build_index, typo_words
 from searchport.adapters.tantivy.builder import index_folder
+from searchport.adapters.tantivy.highlight import Highlighter, highlight_specs
 from searchport.adapters.tantivy.reader import OpenIndex
 from searchport.adapters.tantivy.schema import IndexLayout
+from searchport.adapters.tantivy.text_query import TextQueryBuilder
 from tests.integration.conftest import books_config
 
 Row = dict[str, Any]
@@ -78,8 +80,10 @@ def test_listed_ways_match_the_reference_typo_rule(
                     if any(ref.word_matches(w, word, as_prefix, 1)
                            for value in ref.listed(row.get(field))
                            for w in ref.words(str(value)))}
-            way = listed.prefix_way(word) if as_prefix else listed.word_way(word)
+            way, terms = listed.prefix_way(word) if as_prefix else listed.word_way(word)
             assert matched_ids(books_index, way) == want, (word, as_prefix)
+            # the terms: the words (or shortest prefixes) of the field within one typo
+            assert all(ref.edit_distance(term, word) <= 1 for term in terms), word
             checked += 1
     assert checked > 100
 
@@ -93,3 +97,23 @@ def test_a_field_written_with_too_many_letters_keeps_the_automaton(
     assert vocabulary.ready
     assert all(vocabulary.words(field) is None for field in TEXT_FIELDS)
 
+
+
+def test_highlights_are_those_of_the_automata(
+        books_index: OpenIndex, rows: list[Row], ref: SimpleNamespace) -> None:
+    automata = TextQueryBuilder(books_index.layout, books_index.schema)  # no vocabulary
+    typed = [w for w in query_words(rows, ref) if 5 <= len(w) <= 8]  # one typo allowed
+    assert len(typed) > 20
+    listed_words = 0
+    for word in typed[::3]:
+        for text in (word, word + " "):  # typed, and complete
+            books_index.text.build(text, (), True)  # a word's first search: its automaton
+            listed = books_index.text.build(text, (), True)
+            plain = automata.build(text, (), True)
+            assert listed is not None and plain is not None
+            listed_words += len(listed.near)
+            specs = highlight_specs(books_index.layout, (), listed)
+            for row in rows:
+                assert (Highlighter(listed, specs).highlight(row)
+                        == Highlighter(plain, specs).highlight(row)), (text, row["id"])
+    assert listed_words > 0

@@ -16,6 +16,7 @@ from searchport.domain.analytics.reports import (
     FilterCombination,
     FilterCount,
     HitStats,
+    PopularQuery,
     Revenue,
     SearchStats,
     TopSearch,
@@ -56,6 +57,10 @@ class NullAnalyticsStore:
                            offset: int = 0, no_results: bool = False,
                            no_clicks: bool = False,
                            segment: Segment = EVERY_SEARCH) -> list[TopSearch]:
+        return []
+
+    async def popular_queries(self, handle: str, start: date, end: date, *,
+                              min_count: int, limit: int) -> list[PopularQuery]:
         return []
 
     async def clicks_by_day(self, handle: str, start: date, end: date, *,

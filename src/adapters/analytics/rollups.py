@@ -99,7 +99,7 @@ PURGE = tuple(f"DELETE FROM {table} WHERE day < ?" for table in
 def lookup_searches(count: int) -> str:
     return ("SELECT query_id, handle, day, query, tags, nb_hits, hits, clicks, conversions, "
             "carts, purchases FROM analytics_searches "
-            f"WHERE query_id IN ({', '.join('?' * count)})")
+            f"WHERE query_id IN ({', '.join('?' * count)}) ORDER BY query_id")
 
 
 def lookup_hit_states(count: int) -> str:
@@ -207,11 +207,17 @@ class _Sums:
             keys = TABLES[table][0]
             kinds = [("day" if name == "day" else "json" if name in JSON_KEYS else "")
                      for name in keys]
+            # in key order: writers sharing a database lock the rows they add to in the
+            # same order, so that two of them never wait for each other
             rows = [tuple(param(kind, v) if kind else v
                           for kind, v in zip(kinds, key, strict=True)) + tuple(counts)
-                    for key, counts in sums.items()]
+                    for key, counts in sorted(sums.items(), key=_order)]
             found.append((UPSERTS[table], rows))
         return found
+
+
+def _order(item: tuple[tuple[Any, ...], list[float]]) -> tuple[str, ...]:
+    return tuple(repr(part) for part in item[0])
 
 
 def _range(position: int) -> int:
@@ -244,10 +250,14 @@ BATCH_EVENTS = ("SELECT at, handle, type, subtype, object_ids, positions, query_
                 "WHERE query_id IS NOT NULL) ORDER BY id")
 
 
-def _add(table: str, columns: Sequence[str], select: str) -> str:
+def _add(d: Dialect, table: str, columns: Sequence[str], select: str) -> str:
     """``INSERT INTO table SELECT ... ON CONFLICT``: the counters of the rows ``select``
-    (its key columns, then ``columns``' counts) added to ``table``'s."""
+    (its key columns, then ``columns``' counts) added to ``table``'s. On a database that
+    several writers share, in key order: they lock the rows they add to in the same order,
+    so that two of them never wait for each other."""
     keys = TABLES[table][0]
+    if d.upserts_once:
+        select += " ORDER BY " + ", ".join(str(i + 1) for i in range(len(keys)))
     return (f"INSERT INTO {table} ({', '.join((*keys, *columns))}) {select} "
             f"ON CONFLICT ({', '.join(keys)}) DO UPDATE SET "
             + ", ".join(f"{c} = {table}.{c} + excluded.{c}" for c in columns))
@@ -266,10 +276,10 @@ def rollup_searches(d: Dialect, source: str) -> list[str]:
         return f"sum({counter})" if d.upserts_once else counter
 
     return [
-        _add("analytics_days", ("searches", "no_results", "tracked"),
+        _add(d, "analytics_days", ("searches", "no_results", "tracked"),
              f"SELECT s.handle, s.day, s.tags, count(*), sum({empty}), count(s.query_id) "
              f"FROM {source} s WHERE true GROUP BY s.handle, s.day, s.tags"),
-        _add("analytics_query_days",
+        _add(d, "analytics_query_days",
              ("searches", "no_results", "no_results_filtered", "filtered", "hits_sum",
               "tracked", "unclicked", "unclicked_hits_sum"),
              f"SELECT s.handle, s.day, s.query, s.tags, count(*), sum({empty}), "
@@ -279,21 +289,21 @@ def rollup_searches(d: Dialect, source: str) -> list[str]:
              f"FROM {source} s WHERE true GROUP BY s.handle, s.day, s.query, s.tags"),
         # the searches with the same objects counted together first (a query asked again
         # shows the same page), then each object of each list added
-        _add("analytics_object_days", ("count", "tracked"),
+        _add(d, "analytics_object_days", ("count", "tracked"),
              f"SELECT g.handle, g.day, h.value, g.tags, {add('g.n')}, {add('g.t')} "
              "FROM (SELECT s.handle, s.day, s.tags, s.hits, count(*) AS n, "
              f"count(s.query_id) AS t FROM {source} s GROUP BY s.handle, s.day, s.tags, "
              f"s.hits) g, {d.elements('g.hits', 'h')} WHERE true"
              + (" GROUP BY g.handle, g.day, h.value, g.tags" if d.upserts_once else "")),
-        _add("analytics_filter_days", ("count",),
+        _add(d, "analytics_filter_days", ("count",),
              f"SELECT s.handle, s.day, s.query, {refinement}, s.tags, count(*) "
              f"FROM {source} s, {d.objects('s.refinements', 'r')} WHERE true "
              "GROUP BY 1, 2, 3, 4, 5, 6, 7"),
-        _add("analytics_refinement_days", ("count",),
+        _add(d, "analytics_refinement_days", ("count",),
              f"SELECT s.handle, s.day, {refinement}, s.tags, count(*) "
              f"FROM {source} s, {d.objects('s.refinements', 'r')} WHERE true "
              "GROUP BY 1, 2, 3, 4, 5, 6"),
-        _add("analytics_no_result_days", ("count",),
+        _add(d, "analytics_no_result_days", ("count",),
              f"SELECT s.handle, s.day, s.query, s.refinements, s.tags, count(*) "
              f"FROM {source} s WHERE s.nb_hits = 0 AND {refined} "
              "GROUP BY s.handle, s.day, s.query, s.refinements, s.tags"),
@@ -330,12 +340,12 @@ def plan_events(d: Dialect, events: Sequence[InsightsEvent], searches: dict[str,
                 _apply_hit(sums, e, s, hit, state, _object_revenue(e, i))
     steps = [] if written else [(INSERT_EVENT, event_rows(d, events))]
     steps += sums.steps(d)
-    changed = [s for s in searches.values() if s.changed]
+    changed = sorted((s for s in searches.values() if s.changed), key=lambda s: s.query_id)
     if changed:
         steps.append((SET_STATE, [(*s.state, s.query_id) for s in changed]))
     if touched:
         steps.append((HIT_STATE, [(q, hit, d.day(s.day), *hit_states[(q, hit)])
-                                  for (q, hit), s in touched.items()]))
+                                  for (q, hit), s in sorted(touched.items())]))
     return steps
 
 

@@ -1,11 +1,12 @@
 """Every statement of the query log, written once for SQLite and PostgreSQL.
 
 A statement is written with ``?`` placeholders and the few things the two databases spell
-differently come from a ``Dialect``: how parameters are written, how a day is passed and
-read back, how a JSON array column is expanded into rows, how a set of tags is matched,
-how text is ordered. ``SqlAnalytics`` holds every read of the ``AnalyticsStore`` port over
-two primitives an adapter gives (``_rows`` and its ``dialect``); the adapters keep only
-their connections, transactions and migrations.
+differently come from a ``Dialect``: how parameters are written, how a day and a JSON
+value are passed and read back, how a set of tags is matched, how text is ordered.
+Upserts are the same on both (``INSERT ... ON CONFLICT ... DO UPDATE``, ``rollups.py``).
+``SqlAnalytics`` holds every read of the ``AnalyticsStore`` port over two primitives an
+adapter gives (``_rows`` and its ``dialect``); the adapters keep only their connections,
+transactions and migrations.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from searchport.domain.analytics.reports import (
     FilterCombination,
     FilterCount,
     HitStats,
+    PopularQuery,
     Revenue,
     SearchStats,
     TopSearch,
@@ -45,7 +47,7 @@ def json_text(value: object) -> str:
 class Dialect:
     """What SQLite and PostgreSQL spell differently (the subclasses below)."""
 
-    name = ""
+    name = ""  # as in schema.TYPES
     text_order = ""  # appended to an ORDER BY on text: byte order on both
     # an INSERT ... ON CONFLICT DO UPDATE may meet each key once only (PostgreSQL), so its
     # rows are grouped first; SQLite updates a row again as often as it is met, which costs
@@ -67,13 +69,7 @@ class Dialect:
         return json_text(value)
 
     def elements(self, column: str, alias: str) -> str:
-        """A FROM item: the elements of the JSON array ``column``, ``alias.value`` (text),
-        with their places in the array (``place``)."""
-        raise NotImplementedError
-
-    def place(self, alias: str) -> str:
-        """The place of an element of ``elements`` in its array, counted as each database
-        counts it: compare places only to places."""
+        """A FROM item: the elements of the JSON array ``column``, ``alias.value`` (text)."""
         raise NotImplementedError
 
     def outer_elements(self, column: str, alias: str) -> str:
@@ -102,9 +98,6 @@ class SqliteDialect(Dialect):
     def elements(self, column: str, alias: str) -> str:
         return f"json_each({column}) AS {alias}"
 
-    def place(self, alias: str) -> str:
-        return f"{alias}.key"
-
     def has_tags(self, column: str, tags: Sequence[str]) -> tuple[str, Params]:
         one = f"EXISTS (SELECT 1 FROM json_each({column}) AS tg WHERE tg.value = ?)"
         return "(" + " AND ".join([one] * len(tags)) + ")", list(tags)
@@ -125,10 +118,7 @@ class PostgresDialect(Dialect):
         return Jsonb(value, dumps=json_text)
 
     def elements(self, column: str, alias: str) -> str:
-        return f"jsonb_array_elements_text({column}) WITH ORDINALITY AS {alias}(value, idx)"
-
-    def place(self, alias: str) -> str:
-        return f"{alias}.idx"
+        return f"jsonb_array_elements_text({column}) AS {alias}(value)"
 
     def outer_elements(self, column: str, alias: str) -> str:
         return "LATERAL " + self.elements(column, alias)
@@ -138,7 +128,6 @@ class PostgresDialect(Dialect):
 
     def objects(self, column: str, alias: str) -> str:
         return f"jsonb_array_elements({column}) AS {alias}(value)"
-
 
     def has_tags(self, column: str, tags: Sequence[str]) -> tuple[str, Params]:
         return f"{column} @> ?::jsonb", [json_text(list(tags))]
@@ -300,6 +289,17 @@ class SqlAnalytics:
             f"GROUP BY q.query ORDER BY n DESC, q.query{self.dialect.text_order} "
             "LIMIT ? OFFSET ?", [*scope.params, limit, offset])
         return [TopSearch(q, int(n), int(hits), int(f)) for q, n, hits, f in rows]
+
+    async def popular_queries(self, handle: str, start: date, end: date, *,
+                              min_count: int, limit: int) -> list[PopularQuery]:
+        scope = self._scope(handle, start, end)
+        average = _AVERAGE_HITS.format(total="hits_sum", count="searches")
+        rows = await self._rows(
+            f"SELECT q.query, sum(q.searches) AS n, {average} FROM analytics_query_days q "
+            f"WHERE {scope.where} AND q.query <> '' GROUP BY q.query "
+            f"HAVING sum(q.searches) >= ? ORDER BY n DESC, q.query{self.dialect.text_order} "
+            "LIMIT ?", [*scope.params, min_count, limit])
+        return [PopularQuery(q, int(n), int(hits)) for q, n, hits in rows]
 
     async def _events_by_day(self, scope: Scope, kind: str) -> list[DayClicks]:
         d = self.dialect

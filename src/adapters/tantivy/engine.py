@@ -50,9 +50,19 @@ class TantivyEngine:
         """Build the index when missing or stale, then open it."""
         self._index = await asyncio.to_thread(self._open)
 
+    async def reopen(self) -> None:
+        """Open the live generation of the index folder (built since ``start``, by this
+        process or another) in place of the one open; searches under way finish on the
+        one they started on."""
+        self._index = await asyncio.to_thread(self._open_live)
+
     def _open(self) -> OpenIndex:
         with _as_domain_errors(f"The embedded index of {self._handle} cannot be opened"):
             build_index(self._handle, self._config, self._base_dir)
+        return self._open_live()
+
+    def _open_live(self) -> OpenIndex:
+        with _as_domain_errors(f"The embedded index of {self._handle} cannot be opened"):
             folder = index_folder(self._handle, self._config, self._base_dir)
             meta = folder.read_meta()
             if meta is None:

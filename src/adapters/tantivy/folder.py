@@ -86,11 +86,12 @@ class IndexFolder:
                 "folder (indexes.<handle>.path, or XDG_CACHE_HOME for the built-in demo)")
 
     @contextlib.contextmanager
-    def build_lock(self) -> Iterator[None]:
-        """One build at a time per folder, across processes (a server and the CLI)."""
+    def build_lock(self, name: str = LOCK_FILE) -> Iterator[None]:
+        """One build at a time per folder, across processes (a server and the CLI);
+        ``name``: another lock file, for work around a build."""
         try:
             self.path.mkdir(parents=True, exist_ok=True)
-            lock = (self.path / LOCK_FILE).open("a+b")
+            lock = (self.path / name).open("a+b")
         except OSError as exc:
             raise EngineUnavailable(self.unwritable(exc.strerror or str(exc))) from exc
         with lock as handle:

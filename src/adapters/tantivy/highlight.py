@@ -68,6 +68,10 @@ class Highlighter:
         self._seen: dict[str, int] = {}  # document word -> letters marked
         self._terms = match.terms
         self._words = match.words
+        # the listed typo terms come from the searched fields' words: other fields' words
+        # are checked by their distance alone
+        searched = set(match.text_fields)
+        self._near = match.near if all(s.name in searched for s in specs) else {}
 
     def highlight(self, row: dict[str, Any]) -> dict[str, list[str]]:
         found: dict[str, list[str]] = {}
@@ -121,7 +125,8 @@ class Highlighter:
         if found is None:
             found = len(word) if word in self._terms else 0
             for query_word in self._words if not found else ():
-                found = max(found, _matched_letters(word, query_word))
+                found = max(found, _matched_letters(word, query_word,
+                                                    self._near.get(query_word.text)))
             self._seen[word] = found
         return found
 
@@ -149,13 +154,20 @@ def _tokens(items: list[str]) -> list[Tokens]:
     return [found[item] for item in items]
 
 
-def _matched_letters(word: str, query: QueryWord) -> int:
+def _matched_letters(word: str, query: QueryWord, listed: frozenset[str] | None) -> int:
+    """``listed``: ``TextMatch.near``'s terms for ``query``, when it has them."""
     if word == query.text:
         return len(word)
     if query.prefix and word.startswith(query.text):
         return len(query.text)
     if query.typos == 0:
         return 0
+    if listed is not None:  # the words, or shortest prefixes, within one typo: a quick no
+        size = len(query.text)
+        if (word not in listed if not query.prefix else
+                word[:size - 1] not in listed and word[:size] not in listed
+                and word[:size + 1] not in listed):
+            return 0
     if len(word) < len(query.text) - query.typos:
         return 0
     # a prefix longer than the typed word and its typos is too far from it

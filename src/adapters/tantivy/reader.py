@@ -42,7 +42,9 @@ class OpenIndex:
         self._distinct: dict[str, float] = {}
         # (segment, document) -> stored row; a generation never changes, so neither do they
         self._rows: dict[tuple[int, int], bytes] = {}
-        self.vocabulary = Vocabulary(self.searcher, self.schema, layout.of_type("text"))
+        # the words behind the one-typo ways (none to read when typos are off)
+        self.vocabulary = Vocabulary(self.searcher, self.schema,
+                                     layout.of_type("text") if layout.typos.enabled else [])
         self.text = TextQueryBuilder(layout, self.schema, self.vocabulary)
 
     @property

@@ -38,6 +38,7 @@ from searchport.domain.query import FieldWeight
 from searchport.domain.typos import allowed_typos
 
 MATCHES_CACHED = 2_048  # built text queries kept per index
+_NOT_BUILT = object()
 _MAX_WORDS = 32  # beyond this a query is a paste, not a search; extra words are ignored
 _BEST_FIELD = 2  # the field level of the highest weight; the next weight is 1, others 0
 
@@ -83,6 +84,8 @@ class Ways(msgspec.Struct, kw_only=True):
     exact: list[tantivy.Query] = msgspec.field(default_factory=list)
     typos: list[tantivy.Query] = msgspec.field(default_factory=list)
     widest: list[tantivy.Query] = msgspec.field(default_factory=list)
+    # the terms of a listed one-typo way (typo_words.py); None: an automaton, or none
+    near: frozenset[str] | None = None
 
 
 class TextMatch(msgspec.Struct, frozen=True, kw_only=True):
@@ -102,6 +105,9 @@ class TextMatch(msgspec.Struct, frozen=True, kw_only=True):
     words: tuple[QueryWord, ...]
     folded: frozenset[str]  # the whole text and each word, folded like keywords
     text_fields: tuple[str, ...]  # the text fields searched
+    # for a word with one typo listed on every text field: the words, or for the word being
+    # typed the shortest prefixes, within one typo of it on any of them
+    near: dict[str, frozenset[str]] = msgspec.field(default_factory=dict)
 
     @property
     def terms(self) -> frozenset[str]:
@@ -122,13 +128,23 @@ class TextQueryBuilder:
         # Built queries are immutable and search-as-you-type asks the same texts again and
         # again: each is built once. (Those built before the vocabulary was read are built
         # again once it is: the key holds whether it was.)
-        self._built = functools.lru_cache(maxsize=MATCHES_CACHED)(self._build)
+        self._built: dict[tuple[str, tuple[FieldWeight, ...], bool, bool], TextMatch | None] = {}
 
     def build(self, text: str, search_fields: tuple[FieldWeight, ...],
               prefix_last_word: bool) -> TextMatch | None:
         """``None`` for a blank text, which matches every document."""
         ready = self._vocabulary is None or self._vocabulary.ready
-        return self._built(text, search_fields, prefix_last_word, ready)
+        key = (text, search_fields, prefix_last_word, ready)
+        found = self._built.get(key, _NOT_BUILT)
+        if found is not _NOT_BUILT:
+            return found  # type: ignore[return-value]  # a TextMatch or None
+        deferred: list[str] = []  # words whose listed typo ways wait for a second search
+        match = self._build(text, search_fields, prefix_last_word, deferred)
+        if not deferred:
+            if len(self._built) >= MATCHES_CACHED:
+                self._built.clear()
+            self._built[key] = match
+        return match
 
     def words(self, text: str, prefix_last_word: bool) -> list[QueryWord]:
         analysed = self._text.analyze(text)
@@ -140,7 +156,7 @@ class TextQueryBuilder:
                 for t in tokens]
 
     def _build(self, text: str, search_fields: tuple[FieldWeight, ...],
-               prefix_last_word: bool, vocabulary_ready: bool) -> TextMatch | None:
+               prefix_last_word: bool, deferred: list[str]) -> TextMatch | None:
         if not text.strip():
             return None
         targets = self._targets(search_fields)
@@ -151,14 +167,21 @@ class TextQueryBuilder:
         tiers = Tiers(len(words))
         levels = _field_levels(targets)
         scored, exact, matching = [], [], []
+        near: dict[str, frozenset[str]] = {}
         any_typos = False
         for word in words:
             exact_ways, typo_ways, widest = [], [], []
+            listed: list[frozenset[str] | None] = []
             for spec, weight in targets:
-                found = self._ways(spec, word, levels[weight], tiers, whole)
+                found = self._ways(spec, word, levels[weight], tiers, whole, deferred)
                 exact_ways.extend(found.exact)
                 typo_ways.extend(found.typos)
                 widest.extend(found.widest)
+                if spec.type == "text" and word.typos:
+                    listed.append(found.near)
+            known = [terms for terms in listed if terms is not None]
+            if listed and len(known) == len(listed):
+                near[word.text] = frozenset(itertools.chain.from_iterable(known))
             any_typos = any_typos or bool(typo_ways)
             if exact_ways or typo_ways:
                 scored.append(tantivy.Query.disjunction_max_query(exact_ways + typo_ways))
@@ -176,10 +199,11 @@ class TextQueryBuilder:
             words=tuple(words),
             folded=folded,
             text_fields=tuple(spec.name for spec, _ in targets if spec.type == "text"),
+            near=near,
         )
 
     def _ways(self, spec: FieldSpec, word: QueryWord, level: int, tiers: Tiers,
-              whole: frozenset[str]) -> Ways:
+              whole: frozenset[str], deferred: list[str]) -> Ways:
         """Every way ``word`` can match ``spec``, each scoring its tier."""
         def scoring(query: tantivy.Query, typos: int = 0) -> tantivy.Query:
             return tantivy.Query.const_score_query(query, tiers.word_score(typos, level))
@@ -198,17 +222,24 @@ class TextQueryBuilder:
             ways.exact.append(scoring(starting))
             ways.widest[:] = [starting]  # a word is one of its own prefixes
         for typos in range(1, word.typos + 1):
-            fuzzy = self._fuzzy(name, word, typos)
+            fuzzy, ways.near = self._fuzzy(name, word, typos, deferred)
             ways.typos.append(scoring(fuzzy, typos))
             ways.widest[:] = [fuzzy]  # within more typos: within fewer too
         return ways
 
-    def _fuzzy(self, field: str, word: QueryWord, typos: int) -> tantivy.Query:
+    def _fuzzy(self, field: str, word: QueryWord, typos: int, deferred: list[str]
+               ) -> tuple[tantivy.Query, frozenset[str] | None]:
         listed = (self._vocabulary.words(field)
                   if self._vocabulary is not None and typos == 1 else None)
         if listed is not None and (not word.prefix or len(word.text) < MAX_PREFIX_CHARS):
-            # the same terms as the automata below, listed once per word (typo_words.py)
-            return listed.prefix_way(word.text) if word.prefix else listed.word_way(word.text)
+            if listed.asked_before(word.text, word.prefix):
+                # the same terms as the automata below, listed once per word (typo_words.py)
+                return (listed.prefix_way(word.text) if word.prefix
+                        else listed.word_way(word.text))
+            deferred.append(word.text)
+        return self._automaton(field, word, typos), None
+
+    def _automaton(self, field: str, word: QueryWord, typos: int) -> tantivy.Query:
         if word.prefix and len(word.text) + typos <= MAX_PREFIX_CHARS:
             # A word starts within ``typos`` of the typed one when one of its prefixes is
             # within ``typos`` of it: the prefix field holds those prefixes, and its

@@ -7,7 +7,8 @@ for the word being typed, the prefixes) within one typo of a query word are foun
 (every deletion, transposition, substitution and insertion of a letter the field holds,
 looked up among its words) and the typo way becomes a disjunction of term queries over
 exactly those terms: the same documents as the automaton, which counts a transposition as
-one typo too. Two typos, or a field with too many words or letters, keep the automaton.
+one typo too. A word's first search, two typos, and a field with too many words or letters keep the
+automaton.
 """
 
 from __future__ import annotations
@@ -23,7 +24,10 @@ from searchport.adapters.tantivy.schema import prefix_field
 MAX_WORDS = 400_000  # a field with more words keeps the automaton (memory)
 MAX_LETTERS = 64  # so does one written with more letters (each typo tries every letter)
 EXPANSIONS_CACHED = 4_096  # per field
+ASKED_REMEMBERED = 16_384  # per field: query words asked once
 _SHORT = 2  # words and prefixes of up to this many letters are kept in sets
+# a typo way, and its terms: the words (or the shortest prefixes) within one typo
+Way = tuple[tantivy.Query, frozenset[str]]
 
 
 class FieldWords:
@@ -50,6 +54,19 @@ class FieldWords:
                               .union(*self._short_words) - {"\n"})
         self.word_way = functools.lru_cache(maxsize=EXPANSIONS_CACHED)(self._word_way)
         self.prefix_way = functools.lru_cache(maxsize=EXPANSIONS_CACHED)(self._prefix_way)
+        self._asked: set[tuple[str, bool]] = set()
+
+    def asked_before(self, word: str, prefix: bool) -> bool:
+        """Whether ``word`` was asked before (as the word being typed or not), noting that it
+        is now. Listing a word's neighbours costs about what one or two automaton walks
+        do: a word asked once (a typo is often asked only once) keeps its automaton."""
+        key = (word, prefix)
+        if key in self._asked:
+            return True
+        if len(self._asked) >= ASKED_REMEMBERED:
+            self._asked.clear()
+        self._asked.add(key)
+        return False
 
     def _has(self, word: str) -> bool:
         if len(word) <= _SHORT:
@@ -63,12 +80,13 @@ class FieldWords:
         group = self._groups.get(prefix[:_SHORT + 1])
         return group is not None and f"\n{prefix}" in group
 
-    def _word_way(self, word: str) -> tantivy.Query:
+    def _word_way(self, word: str) -> Way:
         """The words of the field within one typo of ``word``."""
         found = sorted(c for c in set(_one_typo(word, self.letters)) if c and self._has(c))
-        return any_of([tantivy.Query.term_query(self._schema, self._field, c) for c in found])
+        terms = [tantivy.Query.term_query(self._schema, self._field, c) for c in found]
+        return any_of(terms), frozenset(found)
 
-    def _prefix_way(self, word: str) -> tantivy.Query:
+    def _prefix_way(self, word: str) -> Way:
         """The words of the field starting within one typo of ``word``, as the shortest
         such prefixes (a word starting with "ros" also starts with "rost")."""
         kept: set[str] = set()
@@ -79,7 +97,8 @@ class FieldWords:
                                 for n in range(shortest, len(candidate)))):
                 kept.add(candidate)
         name = prefix_field(self._field)
-        return any_of([tantivy.Query.term_query(self._schema, name, c) for c in sorted(kept)])
+        terms = [tantivy.Query.term_query(self._schema, name, c) for c in sorted(kept)]
+        return any_of(terms), frozenset(kept)
 
 
 def _one_typo(word: str, letters: list[str]) -> list[str]:

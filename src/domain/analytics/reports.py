@@ -117,3 +117,12 @@ class Revenue(msgspec.Struct, frozen=True):
     key: str
     currency: str
     revenue: float
+
+
+class PopularQuery(msgspec.Struct, frozen=True):
+    """One normalised query, how many times it was searched in a period, and its average
+    number of hits (rounded half up to a whole number)."""
+
+    query: str
+    count: int
+    nb_hits: int

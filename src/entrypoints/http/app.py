@@ -129,11 +129,16 @@ def create_app(
         logger.info("cache: %s", await container.cache().probe())
         recorder = container.recorder()
         await recorder.start()
+        suggestions = container.suggestions()
+        for refresher in suggestions:
+            refresher.start()
         if listen_url:
             logger.info("searchport %s listening on %s", __version__, listen_url)
         try:
             yield
         finally:
+            for refresher in suggestions:
+                await refresher.close()
             await container.engine_health().close()
             for engine in catalog.engines():
                 await engine.close()

@@ -1,0 +1,83 @@
+"""BuildSuggestions: a ``querySuggestions`` handle's records, from the query log of its
+source handle and what the source finds for each popular query."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterator
+from datetime import timedelta
+from typing import TYPE_CHECKING
+
+import msgspec
+
+from searchport.domain.analytics.records import Tracking, utc_day
+from searchport.domain.analytics.reports import PopularQuery
+from searchport.domain.catalog import Catalog
+from searchport.domain.config import IndexConfig
+from searchport.domain.responses import SearchResponse
+from searchport.domain.search_request import SearchRequest
+from searchport.domain.suggestions.records import (
+    Suggestion,
+    top_values,
+    without_typing_prefixes,
+)
+from searchport.domain.suggestions.selection import eligible, exclusion, nb_words
+
+if TYPE_CHECKING:
+    from searchport.domain.usecases.search import Search
+    from searchport.ports.analytics import AnalyticsStore
+
+# the most popular queries read from the log for one build, and how many the source is
+# asked about at once
+MAX_SUGGESTIONS = 100_000
+CONCURRENCY = 8
+UNLOGGED = Tracking(analytics=False)  # the build's own searches stay out of the log
+_decode = msgspec.json.Decoder(SearchResponse).decode
+
+
+class BuildSuggestions:
+    """The suggestions of one ``querySuggestions`` handle, most popular first."""
+
+    def __init__(self, *, catalog: Catalog, store: AnalyticsStore, search: Search,
+                 clock: Callable[[], float]) -> None:
+        self._catalog = catalog
+        self._store = store
+        self._search = search
+        self._clock = clock
+
+    async def __call__(self, handle: str) -> list[Suggestion]:
+        config = self._catalog.get_entry(handle).config
+        source = config.source or ""
+        today = utc_day(self._clock())
+        popular = await self._store.popular_queries(
+            source, today - timedelta(days=config.period - 1), today,
+            min_count=config.min_count, limit=MAX_SUGGESTIONS)
+        excluded = exclusion(config.exclude)
+        # a query whose searches found fewer than minHits records on average is not asked
+        # again
+        candidates = iter([p for p in without_typing_prefixes(popular)
+                           if p.nb_hits >= config.min_hits
+                           and eligible(p.query, min_letters=config.min_letters,
+                                        excluded=excluded)])
+        found: dict[str, Suggestion] = {}
+        await asyncio.gather(*(self._ask(source, config, candidates, found)
+                               for _ in range(CONCURRENCY)))
+        return sorted(found.values(), key=lambda s: (-s.popularity, s.query))
+
+    async def _ask(self, source: str, config: IndexConfig, candidates: Iterator[PopularQuery],
+                   found: dict[str, Suggestion]) -> None:
+        """Ask the source about the candidates, one at a time, until none is left."""
+        attributes = [facet.attribute for facet in config.facets]
+        for candidate in candidates:
+            request = SearchRequest(
+                handle=source, q=candidate.query, per_page=1, highlight="false",
+                facets=",".join(attributes) or None, tracking=UNLOGGED)
+            encoded = await self._search(request)
+            answer = encoded.value if encoded.value is not None else _decode(encoded.body)
+            if answer.total_hits < config.min_hits:
+                continue
+            found[candidate.query] = Suggestion(
+                query=candidate.query, popularity=candidate.count,
+                nb_words=nb_words(candidate.query), exact_nb_hits=answer.total_hits,
+                facets={f.attribute: top_values(answer.facets.get(f.attribute, ()), f.amount)
+                        for f in config.facets})
