@@ -113,6 +113,9 @@ async def time_routes(store: AnalyticsStore, period: int, until: str | None) -> 
     variants = [(path, ASKED.get(path, {})) for path in routes]
     variants.append(("/2/searches", {}))
     variants.append(("/2/searches/count", {"tags": "mobile"}))
+    # one query's objects are read from the log: the most searched query with results
+    variants.append(("/2/hits", {"search": "query 1", "click_analytics": True,
+                                 "revenue_analytics": True}))
     for path, extra in variants:
         use_case = routes[path](catalog=catalog(), store=store)
         request = AnalyticsRequest(index=HANDLE, start_date=start.isoformat(),

@@ -26,6 +26,7 @@ from searchport.domain.errors import AnalyticsUnavailable
 
 T = TypeVar("T")
 MIGRATION_LOCK = 0x73706F7274  # pg_advisory_xact_lock key of the schema migrations
+ROLLUP_BATCH = rollups.rollup_searches(POSTGRES, rollups.BATCH)  # no parameters: no %s
 
 
 class PostgresAnalyticsStore(SqlAnalytics):
@@ -46,6 +47,7 @@ class PostgresAnalyticsStore(SqlAnalytics):
         )
         try:
             await _migrate(db)
+            await db.execute(rollups.create_batch(POSTGRES))
         except BaseException:
             await db.close()
             raise
@@ -94,16 +96,16 @@ class PostgresAnalyticsStore(SqlAnalytics):
 
     async def write_searches(self, records: Sequence[SearchRecord]) -> None:
         """The searches and their rollups; the events already kept that name them."""
-        steps = rollups.plan_searches(POSTGRES, records)
-        tracked = [r.query_id for r in records if r.query_id]
+        rows = sql.search_rows(POSTGRES, records)
 
         async def write(db: psycopg.AsyncConnection[Any]) -> None:
             async with db.transaction():
-                await _steps(db, steps)
-                found = []
-                for part in rollups.chunks(tracked):
-                    found += await (await db.execute(
-                        POSTGRES.sql(rollups.lookup_events(len(part))), part)).fetchall()
+                async with db.cursor() as cursor:
+                    await cursor.executemany(POSTGRES.sql(rollups.INSERT_BATCH), rows)
+                await db.execute(rollups.KEEP_BATCH)
+                for statement in ROLLUP_BATCH:
+                    await db.execute(statement)
+                found = await (await db.execute(rollups.BATCH_EVENTS)).fetchall()
                 if found:
                     await _apply(db, [rollups.event_of(row) for row in found], written=True)
 
@@ -177,11 +179,8 @@ def _first_line(exc: BaseException) -> str:
 
 async def _replay(db: psycopg.AsyncConnection[Any]) -> None:
     """The rollups of a database kept before them, from its searches and events."""
-    async with db.cursor(name="searchport_replay") as searches:
-        await searches.execute(rollups.REPLAY_SEARCHES)
-        while batch := await searches.fetchmany(5000):
-            await _steps(db, rollups.plan_searches(
-                POSTGRES, [rollups.record_of(r) for r in batch], written=True))
+    for statement in rollups.rollup_searches(POSTGRES, "analytics_searches"):
+        await db.execute(statement)
     async with db.cursor(name="searchport_replay_events") as events:
         await events.execute(rollups.REPLAY_EVENTS)
         while batch := await events.fetchmany(5000):

@@ -5,12 +5,19 @@ Per day, handle and set of ``analyticsTags`` (the segments' unit): the searches,
 without results, the tracked ones, clicked and converted (``analytics_days``); per query
 too: the searches,
 those without results, their hits, the tracked ones and what the events did to them
-(``analytics_query_days``); per object shown (``analytics_object_days``, and per query:
-``analytics_hit_days``); per refinement (``analytics_refinement_days``, and per query:
-``analytics_filter_days``); per combination of refinements of the searches without
-results (``analytics_no_result_days``); the clicks per position by the click's own day
-(``analytics_click_days``); revenue per currency (``analytics_revenue_days``, ``hit`` ''
-for a query's).
+(``analytics_query_days``); per object shown (``analytics_object_days``); per refinement
+(``analytics_refinement_days``, and per query: ``analytics_filter_days``); per combination
+of refinements of the searches without results (``analytics_no_result_days``); the clicks
+per position by the click's own day (``analytics_click_days``); revenue per currency
+(``analytics_revenue_days``, ``hit`` '' for a query's). The objects of one query's
+searches are read from the log itself (by its ``(handle, query, day)`` index): a rollup per
+query and object would add a row per object of nearly every new query.
+
+A batch of searches is written to a table of the connection's own (``BATCH``), then, in
+the same transaction, into the log and into the rollups by ``INSERT ... SELECT ... GROUP
+BY`` statements the database runs by itself (``ROLLUP_SEARCHES``): nothing per search or
+per object is planned here, each search is counted once (a batch that fails is rolled
+back whole, and another instance's batch is in its own connection's table).
 
 An event counts once its search is in the log: writing events looks their searches up
 (``LOOKUP``) and adds to the search's rows; writing searches looks up the events already
@@ -28,16 +35,15 @@ from typing import Any
 
 import msgspec
 
+from searchport.adapters.analytics import schema
 from searchport.adapters.analytics.sql import (
     INSERT_EVENT,
-    INSERT_SEARCH,
+    SEARCH_COLUMNS,
     Dialect,
     event_rows,
-    search_rows,
 )
 from searchport.domain.analytics.insights import InsightsEvent
-from searchport.domain.analytics.records import SearchRecord, utc_day
-from searchport.domain.analytics.refinements import Refinement
+from searchport.domain.analytics.records import utc_day
 from searchport.domain.usecases.click_positions import RANGES
 
 Step = tuple[str, list[tuple[Any, ...]]]  # one statement, the rows it runs with
@@ -56,7 +62,6 @@ DAY_COUNTERS = ("searches", "no_results", "tracked", "clicked", "clicks", "conve
 TABLES = {  # table: its key columns, its counters
     "analytics_days": (("handle", "day", "tags"), DAY_COUNTERS),
     "analytics_query_days": (("handle", "day", "query", "tags"), QUERY_COUNTERS),
-    "analytics_hit_days": (("handle", "day", "query", "hit", "tags"), HIT_COUNTERS),
     "analytics_object_days": (("handle", "day", "hit", "tags"), HIT_COUNTERS),
     "analytics_filter_days": (("handle", "day", "query", "attribute", "operator", "value",
                                "tags"), ("count",)),
@@ -102,24 +107,12 @@ def lookup_hit_states(count: int) -> str:
             f"FROM analytics_hit_events WHERE query_id IN ({', '.join('?' * count)})")
 
 
-# a database kept before the rollups: every search, then every event, replayed into them
-REPLAY_SEARCHES = ("SELECT at, handle, query, nb_hits, page, refinements, tags, user_token, "
-                   "latency_ms, query_id, hits FROM analytics_searches")
+# a database kept before the rollups: its events replayed into them (its searches are
+# rolled up by ``rollup_searches`` over the whole log)
 REPLAY_EVENTS = ("SELECT at, handle, type, subtype, object_ids, positions, query_id, "
                  "object_query_ids, revenue, currency, object_revenues FROM analytics_events "
                  "ORDER BY id")
 REBUILT_AT = 2  # the schema version that brought the rollups
-
-
-def record_of(row: Sequence[Any]) -> SearchRecord:
-    """A search read back (``REPLAY_SEARCHES``)."""
-    (at, handle, query, nb_hits, page, refinements, tags, user_token, latency_ms, query_id,
-     hits) = row
-    return SearchRecord(
-        at=float(at), handle=handle, query=query, nb_hits=int(nb_hits), page=int(page),
-        refinements=tuple(Refinement(*r) for r in _list(refinements)),
-        tags=tuple(_list(tags)), user_token=user_token, latency_ms=float(latency_ms),
-        query_id=query_id, hits=tuple(_list(hits)))
 
 
 def lookup_events(count: int) -> str:
@@ -232,38 +225,89 @@ def _range(position: int) -> int:
                 if low <= position and (high == -1 or position <= high))
 
 
-def plan_searches(d: Dialect, records: Sequence[SearchRecord], *,
-                  written: bool = False) -> list[Step]:
-    """The searches written (unless ``written``: already kept), and added to the
-    rollups."""
-    sums = _Sums()
-    for r in records:
-        day, empty = utc_day(r.at), r.nb_hits == 0
-        tracked = r.query_id is not None
-        sums.add("analytics_days", (r.handle, day, r.tags), searches=1, no_results=empty,
-                 tracked=tracked)
-        sums.add("analytics_query_days", (r.handle, day, r.query, r.tags), searches=1,
-                 no_results=empty, no_results_filtered=empty and bool(r.refinements),
-                 filtered=bool(r.refinements), hits_sum=r.nb_hits, tracked=tracked,
-                 unclicked=tracked, unclicked_hits_sum=r.nb_hits if tracked else 0)
-        for hit in dict.fromkeys(r.hits):
-            sums.add("analytics_hit_days", (r.handle, day, r.query, hit, r.tags), count=1,
-                     tracked=tracked)
-            sums.add("analytics_object_days", (r.handle, day, hit, r.tags), count=1,
-                     tracked=tracked)
-        for f in r.refinements:
-            sums.add("analytics_filter_days",
-                     (r.handle, day, r.query, f.attribute, f.operator, f.value, r.tags),
-                     count=1)
-            sums.add("analytics_refinement_days",
-                     (r.handle, day, f.attribute, f.operator, f.value, r.tags), count=1)
-        if empty and r.refinements:
-            sums.add("analytics_no_result_days",
-                     (r.handle, day, r.query, tuple(tuple(f) for f in
-                                                    (msgspec.structs.astuple(x)
-                                                     for x in r.refinements)), r.tags),
-                     count=1)
-    return ([] if written else [(INSERT_SEARCH, search_rows(d, records))]) + sums.steps(d)
+BATCH = "analytics_batch"  # a connection's own table: the searches of the batch it writes
+_BATCH_TYPES = {"at": "real", "day": "day", "nb_hits": "bigint", "page": "bigint",
+                "latency_ms": "real", "refinements": "json", "tags": "json", "hits": "json"}
+
+
+def create_batch(d: Dialect) -> str:
+    """The statement creating ``BATCH`` for this connection (its columns: the log's)."""
+    types = schema.TYPES[d.name]
+    columns = ", ".join(f"{c} {types[_BATCH_TYPES[c]] if c in _BATCH_TYPES else 'TEXT'}"
+                        for c in SEARCH_COLUMNS)
+    return f"CREATE TEMPORARY TABLE IF NOT EXISTS {BATCH} ({columns}){d.batch_suffix}"
+
+
+_COLUMNS = ", ".join(SEARCH_COLUMNS)
+INSERT_BATCH = (f"INSERT INTO {BATCH} ({_COLUMNS}) "
+                f"VALUES ({', '.join('?' * len(SEARCH_COLUMNS))})")
+KEEP_BATCH = f"INSERT INTO analytics_searches ({_COLUMNS}) SELECT {_COLUMNS} FROM {BATCH}"
+CLEAR_BATCH = f"DELETE FROM {BATCH}"
+# the events already kept that name the batch's searches (they arrived first)
+BATCH_EVENTS = ("SELECT at, handle, type, subtype, object_ids, positions, query_id, "
+                "object_query_ids, revenue, currency, object_revenues FROM analytics_events "
+                f"WHERE query_id IN (SELECT query_id FROM {BATCH} "
+                "WHERE query_id IS NOT NULL) ORDER BY id")
+
+
+def _add(d: Dialect, table: str, columns: Sequence[str], select: str) -> str:
+    """``INSERT INTO table SELECT ... ON CONFLICT``: the counters of the rows ``select``
+    (its key columns, then ``columns``' counts) added to ``table``'s. On a database that
+    several writers share, in key order: they lock the rows they add to in the same order,
+    so that two of them never wait for each other."""
+    keys = TABLES[table][0]
+    if d.upserts_once:
+        select += " ORDER BY " + ", ".join(str(i + 1) for i in range(len(keys)))
+    return (f"INSERT INTO {table} ({', '.join((*keys, *columns))}) {select} "
+            f"ON CONFLICT ({', '.join(keys)}) DO UPDATE SET "
+            + ", ".join(f"{c} = {table}.{c} + excluded.{c}" for c in columns))
+
+
+def rollup_searches(d: Dialect, source: str) -> list[str]:
+    """The statements adding the searches of the table ``source`` (``BATCH``, or the
+    whole log when a database is migrated) to the rollups. (``WHERE`` before each ``GROUP
+    BY``: SQLite reads an ``ON`` after a bare ``FROM`` as a join's.)"""
+    empty = "CASE WHEN s.nb_hits = 0 THEN 1 ELSE 0 END"
+    refined = f"{d.array_length('s.refinements')} > 0"
+    tracked_hits = "CASE WHEN s.query_id IS NULL THEN 0 ELSE s.nb_hits END"
+    refinement = "r.value ->> 0, r.value ->> 1, r.value ->> 2"
+
+    def add(counter: str) -> str:
+        return f"sum({counter})" if d.upserts_once else counter
+
+    return [
+        _add(d, "analytics_days", ("searches", "no_results", "tracked"),
+             f"SELECT s.handle, s.day, s.tags, count(*), sum({empty}), count(s.query_id) "
+             f"FROM {source} s WHERE true GROUP BY s.handle, s.day, s.tags"),
+        _add(d, "analytics_query_days",
+             ("searches", "no_results", "no_results_filtered", "filtered", "hits_sum",
+              "tracked", "unclicked", "unclicked_hits_sum"),
+             f"SELECT s.handle, s.day, s.query, s.tags, count(*), sum({empty}), "
+             f"sum(CASE WHEN s.nb_hits = 0 AND {refined} THEN 1 ELSE 0 END), "
+             f"sum(CASE WHEN {refined} THEN 1 ELSE 0 END), sum(s.nb_hits), "
+             f"count(s.query_id), count(s.query_id), sum({tracked_hits}) "
+             f"FROM {source} s WHERE true GROUP BY s.handle, s.day, s.query, s.tags"),
+        # the searches with the same objects counted together first (a query asked again
+        # shows the same page), then each object of each list added
+        _add(d, "analytics_object_days", ("count", "tracked"),
+             f"SELECT g.handle, g.day, h.value, g.tags, {add('g.n')}, {add('g.t')} "
+             "FROM (SELECT s.handle, s.day, s.tags, s.hits, count(*) AS n, "
+             f"count(s.query_id) AS t FROM {source} s GROUP BY s.handle, s.day, s.tags, "
+             f"s.hits) g, {d.elements('g.hits', 'h')} WHERE true"
+             + (" GROUP BY g.handle, g.day, h.value, g.tags" if d.upserts_once else "")),
+        _add(d, "analytics_filter_days", ("count",),
+             f"SELECT s.handle, s.day, s.query, {refinement}, s.tags, count(*) "
+             f"FROM {source} s, {d.objects('s.refinements', 'r')} WHERE true "
+             "GROUP BY 1, 2, 3, 4, 5, 6, 7"),
+        _add(d, "analytics_refinement_days", ("count",),
+             f"SELECT s.handle, s.day, {refinement}, s.tags, count(*) "
+             f"FROM {source} s, {d.objects('s.refinements', 'r')} WHERE true "
+             "GROUP BY 1, 2, 3, 4, 5, 6"),
+        _add(d, "analytics_no_result_days", ("count",),
+             f"SELECT s.handle, s.day, s.query, s.refinements, s.tags, count(*) "
+             f"FROM {source} s WHERE s.nb_hits = 0 AND {refined} "
+             "GROUP BY s.handle, s.day, s.query, s.refinements, s.tags"),
+    ]
 
 
 def plan_events(d: Dialect, events: Sequence[InsightsEvent], searches: dict[str, Search],
@@ -356,7 +400,6 @@ def _apply_hit(sums: _Sums, e: InsightsEvent, s: Search, hit: str, state: list[i
         if state[kind] == 0:
             counts[_FIRST[kind]] = 1
         state[kind] += 1
-    sums.add("analytics_hit_days", (s.handle, s.day, s.query, hit, s.tags), **counts)
     sums.add("analytics_object_days", (s.handle, s.day, hit, s.tags), **counts)
     if e.subtype == "purchase" and revenue is not None and e.currency:
         sums.add("analytics_revenue_days", (s.handle, s.day, s.query, hit, s.tags,

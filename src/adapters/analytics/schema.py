@@ -216,6 +216,12 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             PRIMARY KEY (query_id, hit)
         ){keyed}""",
     ),
+    (  # the objects of one query's searches read from the log, not from a rollup per query
+        # and object; (handle, day) lookups served by the users' index
+        "DROP TABLE analytics_hit_days",
+        "DROP INDEX analytics_searches_handle_day",
+        "CREATE INDEX analytics_searches_query ON analytics_searches (handle, query, day)",
+    ),
 )
 
 VERSION = len(MIGRATIONS)

@@ -47,7 +47,13 @@ def json_text(value: object) -> str:
 class Dialect:
     """What SQLite and PostgreSQL spell differently (the subclasses below)."""
 
+    name = ""  # as in schema.TYPES
     text_order = ""  # appended to an ORDER BY on text: byte order on both
+    # an INSERT ... ON CONFLICT DO UPDATE may meet each key once only (PostgreSQL), so its
+    # rows are grouped first; SQLite updates a row again as often as it is met, which costs
+    # less than sorting the rows to group them
+    upserts_once = False
+    batch_suffix = ""  # the end of the statement creating a connection's batch table
 
     def sql(self, statement: str) -> str:
         """``statement`` with this database's placeholders (``?`` as written)."""
@@ -62,15 +68,35 @@ class Dialect:
     def json(self, value: object) -> Any:
         return json_text(value)
 
+    def elements(self, column: str, alias: str) -> str:
+        """A FROM item: the elements of the JSON array ``column``, ``alias.value`` (text)."""
+        raise NotImplementedError
+
+    def outer_elements(self, column: str, alias: str) -> str:
+        """``elements`` for a LEFT JOIN (its ON clause follows)."""
+        return self.elements(column, alias)
+
+    def array_length(self, column: str) -> str:
+        return f"json_array_length({column})"
+
+    def objects(self, column: str, alias: str) -> str:
+        """A FROM item: the elements of the JSON array ``column`` as JSON, ``alias.value``
+        (``alias.value ->> 0``: the first item of an element that is an array)."""
+        return f"json_each({column}) AS {alias}"
+
     def has_tags(self, column: str, tags: Sequence[str]) -> tuple[str, Params]:
         """A condition: the JSON array ``column`` holds every one of ``tags``."""
         raise NotImplementedError
 
 
 class SqliteDialect(Dialect):
+    name = "sqlite"
 
     def day(self, day: date) -> Any:
         return day.isoformat()
+
+    def elements(self, column: str, alias: str) -> str:
+        return f"json_each({column}) AS {alias}"
 
     def has_tags(self, column: str, tags: Sequence[str]) -> tuple[str, Params]:
         one = f"EXISTS (SELECT 1 FROM json_each({column}) AS tg WHERE tg.value = ?)"
@@ -78,7 +104,10 @@ class SqliteDialect(Dialect):
 
 
 class PostgresDialect(Dialect):
+    name = "postgres"
     text_order = ' COLLATE "C"'
+    upserts_once = True
+    batch_suffix = " ON COMMIT DELETE ROWS"  # emptied by the commit, no dead rows kept
 
     def sql(self, statement: str) -> str:
         return statement.replace("%", "%%").replace("?", "%s")
@@ -87,6 +116,18 @@ class PostgresDialect(Dialect):
         from psycopg.types.json import Jsonb  # the postgres extra, imported when used
 
         return Jsonb(value, dumps=json_text)
+
+    def elements(self, column: str, alias: str) -> str:
+        return f"jsonb_array_elements_text({column}) AS {alias}(value)"
+
+    def outer_elements(self, column: str, alias: str) -> str:
+        return "LATERAL " + self.elements(column, alias)
+
+    def array_length(self, column: str) -> str:
+        return f"jsonb_array_length({column})"
+
+    def objects(self, column: str, alias: str) -> str:
+        return f"jsonb_array_elements({column}) AS {alias}(value)"
 
     def has_tags(self, column: str, tags: Sequence[str]) -> tuple[str, Params]:
         return f"{column} @> ?::jsonb", [json_text(list(tags))]
@@ -120,9 +161,10 @@ PURGE = ("DELETE FROM analytics_searches WHERE day < ?",
 
 
 def search_rows(d: Dialect, records: Sequence[SearchRecord]) -> list[tuple[Any, ...]]:
+    """The rows of ``records`` (each objectID once per search, as the rollups count it)."""
     return [(r.at, d.day(utc_day(r.at)), r.handle, r.query, r.nb_hits, r.page,
              d.json(r.refinements), d.json(r.tags), r.user_token, r.latency_ms, r.query_id,
-             d.json(r.hits)) for r in records]
+             d.json(list(dict.fromkeys(r.hits)))) for r in records]
 
 
 def event_rows(d: Dialect, events: Sequence[InsightsEvent]) -> list[tuple[Any, ...]]:
@@ -168,6 +210,11 @@ _EVENT_FIGURES = ("sum(q.tracked), sum(q.clicked), sum(q.clicks), sum(q.converte
 _HIT_FIGURES = ("sum(q.tracked), sum(q.clicked), sum(q.clicks), sum(q.converted), "
                 "sum(q.conversions), sum(q.carted), sum(q.carts), sum(q.purchased), "
                 "sum(q.purchases)")
+# the same figures of the searches ``s`` of the log, each with one of its objects and what
+# the events did to that object after that search (``e``, when any)
+_LOGGED_HIT_FIGURES = ("count(s.query_id), "
+                       + ", ".join(f"sum(CASE WHEN e.{n} > 0 THEN 1 ELSE 0 END), sum(e.{n})"
+                                   for n in ("clicks", "conversions", "carts", "purchases")))
 
 
 def _counts(row: Sequence[Any]) -> EventCounts:
@@ -330,13 +377,24 @@ class SqlAnalytics:
         by objectID), with (``with_events``) what the events after their tracked searches
         did to each."""
         d = self.dialect
-        scope = self._scope(handle, start, end, segment, search)
-        figures = f", {_HIT_FIGURES}" if with_events else ""
-        table = "analytics_object_days" if search is None else "analytics_hit_days"
-        rows = await self._rows(
-            f"SELECT q.hit, sum(q.count) AS n{figures} FROM {table} q "
-            f"WHERE {scope.where} GROUP BY q.hit ORDER BY n DESC, q.hit{d.text_order} "
-            "LIMIT ? OFFSET ?", [*scope.params, limit, offset])
+        if search is not None:  # one query's searches, read from the log by its index
+            scope = self._scope(handle, start, end, segment, search, alias="s")
+            figures = f", {_LOGGED_HIT_FIGURES}" if with_events else ""
+            rows = await self._rows(
+                f"SELECT h.value, count(*) AS n{figures} FROM analytics_searches s "
+                f"CROSS JOIN {d.outer_elements('s.hits', 'h')} "
+                + ("LEFT JOIN analytics_hit_events e ON e.query_id = s.query_id "
+                   "AND e.hit = h.value " if with_events else "")
+                + f"WHERE {scope.where} GROUP BY h.value "
+                f"ORDER BY n DESC, h.value{d.text_order} LIMIT ? OFFSET ?",
+                [*scope.params, limit, offset])
+        else:
+            scope = self._scope(handle, start, end, segment)
+            figures = f", {_HIT_FIGURES}" if with_events else ""
+            rows = await self._rows(
+                f"SELECT q.hit, sum(q.count) AS n{figures} FROM analytics_object_days q "
+                f"WHERE {scope.where} GROUP BY q.hit ORDER BY n DESC, q.hit{d.text_order} "
+                "LIMIT ? OFFSET ?", [*scope.params, limit, offset])
         return [HitStats(hit=hit, count=int(n),
                          events=_counts(rest) if with_events else EventCounts())
                 for hit, n, *rest in rows]

@@ -63,7 +63,9 @@ class SqliteAnalyticsStore(SqlAnalytics):
         try:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
+            db.execute("PRAGMA temp_store=MEMORY")
             _migrate(db)
+            db.execute(rollups.create_batch(SQLITE))
         except BaseException:
             db.close()
             raise
@@ -84,16 +86,11 @@ class SqliteAnalyticsStore(SqlAnalytics):
 
     async def write_searches(self, records: Sequence[SearchRecord]) -> None:
         """The searches and their rollups; the events already kept that name them."""
-        steps = rollups.plan_searches(SQLITE, records)
-        tracked = [r.query_id for r in records if r.query_id]
-
         def write(db: sqlite3.Connection) -> None:
+            rows = sql.search_rows(SQLITE, records)  # in this thread, off the event loop
             with _transaction(db):
-                _steps(db, steps)
-                found = [row for part in rollups.chunks(tracked)
-                         for row in db.execute(rollups.lookup_events(len(part)), part)]
-                if found:
-                    _apply(db, [rollups.event_of(row) for row in found], written=True)
+                db.executemany(rollups.INSERT_BATCH, rows)
+                _keep_batch(db)
 
         if records:
             await self._run(write)
@@ -165,12 +162,22 @@ def _apply(db: sqlite3.Connection, events: Sequence[InsightsEvent], *, written: 
                                    replayed=replayed))
 
 
+def _keep_batch(db: sqlite3.Connection) -> None:
+    """Inside a transaction: the searches of ``BATCH`` kept in the log and added to the
+    rollups, the events that named them before applied, ``BATCH`` emptied."""
+    db.execute(rollups.KEEP_BATCH)
+    for statement in rollups.rollup_searches(SQLITE, rollups.BATCH):
+        db.execute(statement)
+    found = db.execute(rollups.BATCH_EVENTS).fetchall()
+    if found:
+        _apply(db, [rollups.event_of(row) for row in found], written=True)
+    db.execute(rollups.CLEAR_BATCH)
+
+
 def _replay(db: sqlite3.Connection) -> None:
     """The rollups of a database kept before them, from its searches and events."""
-    searches = db.execute(rollups.REPLAY_SEARCHES)
-    while batch := searches.fetchmany(5000):
-        _steps(db, rollups.plan_searches(SQLITE, [rollups.record_of(r) for r in batch],
-                                         written=True))
+    for statement in rollups.rollup_searches(SQLITE, "analytics_searches"):
+        db.execute(statement)
     events = db.execute(rollups.REPLAY_EVENTS)
     while batch := events.fetchmany(5000):
         _apply(db, [rollups.event_of(r) for r in batch], written=True,

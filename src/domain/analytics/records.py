@@ -9,9 +9,10 @@ pseudonym of its address for that UTC day). The address itself is never stored.
 from __future__ import annotations
 
 import hmac
+import itertools
 import re
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import UTC, date, datetime
 from hashlib import sha256
 from typing import Any
@@ -133,6 +134,12 @@ def hit_ids_of(answer: bytes) -> tuple[str, ...]:
     except msgspec.DecodeError:
         return ()
     return tuple(h.object_id[:200] for h in hits[:MAX_HITS] if h.object_id is not None)
+
+
+def kept_hit_ids(ids: Iterable[Any]) -> tuple[str, ...]:
+    """The ``objectID`` of each hit of an answer still in hand (not decoded again), as
+    ``hit_ids_of`` keeps them."""
+    return tuple(str(i)[:200] for i in itertools.islice(ids, MAX_HITS) if i is not None)
 
 
 class _Counts(msgspec.Struct):
