@@ -53,8 +53,10 @@ def expected(rows: list[tuple[str, float | None, float | None]], strictness: int
     pool = rows[:max_hits]
     scores = [s for _, s, _ in pool if s is not None]
     best = max(scores) if scores else None
+    # at least strictness % of the best, compared without a division (the best itself is
+    # always kept: best * 100 / 100 is not always best in floating point)
     kept = [r for r in pool if strictness == 0 or best is None or r[1] is None
-            or r[1] >= best * strictness / 100]
+            or r[1] * 100 >= best * strictness]
     with_price = sorted((r for r in kept if r[2] is not None), key=lambda r: -(r[2] or 0))
     # a stable sort: equal prices keep the relevance order
     return [r[0] for r in with_price] + [r[0] for r in kept if r[2] is None]
