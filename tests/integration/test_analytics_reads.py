@@ -7,7 +7,7 @@ few against figures counted by hand."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Sequence
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
@@ -34,21 +34,6 @@ TAGS = ((), ("mobile",), ("desktop", "lang:en"), ("mobile", "lang:en"),
         ("device:mobile phone",))
 SEGMENTS = ("", "mobile", "mobile OR desktop", "lang:en AND mobile",
             "(mobile OR desktop) AND lang:en", "device:mobile phone", "nobody")
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
-def postgres() -> Iterator[PostgresServer]:
-    server = PostgresServer()
-    server.start()
-    try:
-        yield server
-    finally:
-        server.remove()
 
 
 def at(day: date, second: int = 0) -> float:

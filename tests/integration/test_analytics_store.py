@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 from collections import Counter, defaultdict
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from datetime import UTC, date, datetime, timedelta
 from fractions import Fraction
 from pathlib import Path
@@ -30,21 +30,6 @@ pytestmark = pytest.mark.anyio
 DAY0 = date(2026, 3, 1)
 HANDLES = ("books", "films")
 QUERIES = ("paris", "lyon", "", "new york", "zurich")
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
-def postgres() -> Iterator[PostgresServer]:
-    server = PostgresServer()
-    server.start()
-    try:
-        yield server
-    finally:
-        server.remove()
 
 
 def open_store(kind: str, tmp_path: Path, postgres: PostgresServer | None,

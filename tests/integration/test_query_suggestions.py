@@ -11,7 +11,7 @@ import json
 import re
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from fractions import Fraction
 from pathlib import Path
@@ -145,21 +145,6 @@ def expected(rows: list[SearchRecord], now: float) -> list[dict[str, Any]]:
                 "country": [{"value": v, "count": c} for v, c in top]}}},
         })
     return sorted(made, key=lambda s: (-s["popularity"], s["query"]))
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
-def postgres() -> Iterator[PostgresServer]:
-    server = PostgresServer()
-    server.start()
-    try:
-        yield server
-    finally:
-        server.remove()
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
