@@ -20,6 +20,7 @@ from searchport.adapters.analytics.postgres import PostgresAnalyticsStore
 from searchport.adapters.analytics.sql import POSTGRES, SQLITE, json_text
 from searchport.adapters.analytics.sqlite import SqliteAnalyticsStore
 from searchport.domain.analytics.insights import InsightsEvent
+from searchport.domain.analytics.period import MAX_OFFSET
 from searchport.domain.analytics.records import Refinement, SearchRecord
 from searchport.domain.analytics.segments import read_segment
 from searchport.ports.analytics import AnalyticsStore
@@ -324,3 +325,19 @@ async def test_a_log_kept_before_the_rollups_is_rolled_up_when_migrated(
         assert any(d.clicks for d in await store.clicks_by_day("books", start, end))
     finally:
         await store.close()
+
+
+async def test_an_offset_past_every_row_reads_an_empty_page(
+        stores: tuple[AnalyticsStore, FakeAnalyticsStore]) -> None:
+    """The largest offset a request may carry (``period.MAX_OFFSET``, what any larger one
+    reads as) goes through either SQL dialect and leaves no row."""
+    store, _ = stores
+    start, end = PERIODS[0]
+    paged = {"limit": 10, "offset": MAX_OFFSET, "segment": read_segment("")}
+    assert await store.top_searches("books", start, end, **paged) == []
+    assert await store.search_stats("books", start, end, **paged) == []
+    assert await store.hit_stats("books", start, end, **paged) == []
+    assert await store.filter_counts("books", start, end, **paged) == []
+    assert await store.no_result_filters("books", start, end, **paged) == []
+    unpaged = {**paged, "offset": 0}
+    assert await store.top_searches("books", start, end, **unpaged), "the rows hold searches"

@@ -13,7 +13,7 @@ import pytest
 
 from searchport.domain.access import FULL_ACCESS, Access
 from searchport.domain.analytics.insights import InsightsEvent
-from searchport.domain.analytics.period import AnalyticsRequest, read_period
+from searchport.domain.analytics.period import MAX_OFFSET, AnalyticsRequest, read_period
 from searchport.domain.analytics.records import Refinement, SearchRecord
 from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.config import IndexConfig
@@ -317,3 +317,10 @@ async def test_searches_without_clicks() -> None:
     assert body == {"searches": [{"search": "a", "count": 2, "nbHits": 2},
                                  {"search": "c", "count": 1, "nbHits": 1},
                                  {"search": "d", "count": 1, "nbHits": 1}]}
+
+
+def test_an_offset_beyond_any_store_reads_as_the_largest_one() -> None:
+    huge = 15896023332937070152777728
+    period = read_period(AnalyticsRequest(index="b", offset=huge), date(2026, 5, 1))
+    assert period.offset == MAX_OFFSET < huge
+    assert read_period(AnalyticsRequest(index="b", offset=7), date(2026, 5, 1)).offset == 7

@@ -17,6 +17,9 @@ from searchport.domain.errors import InvalidRequest
 DEFAULT_DAYS = 8
 MAX_DAYS = 400  # searchport's own bound on one period (a daily breakdown stays small)
 MAX_LIMIT = 1000
+# past any row a store can hold: a larger offset reads as this one (an empty page), and
+# stays within a 64-bit SQL integer
+MAX_OFFSET = 2**62
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
@@ -79,4 +82,5 @@ def read_period(request: AnalyticsRequest, today: date) -> Period:
         raise InvalidRequest(f"limit must be between 1 and {MAX_LIMIT}")
     if request.offset < 0:
         raise InvalidRequest("offset must be 0 or more")
-    return Period(request.index, start, end, request.limit, request.offset, segment)
+    return Period(request.index, start, end, request.limit, min(request.offset, MAX_OFFSET),
+                  segment)
