@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 import psycopg
 
-from searchport.adapters.analytics import rollups, schema, sql
+from searchport.adapters.analytics import rollups, schema, sql, users
 from searchport.adapters.analytics.sql import POSTGRES, SqlAnalytics
 from searchport.domain.analytics.insights import InsightsEvent
 from searchport.domain.analytics.records import SearchRecord
@@ -26,7 +26,9 @@ from searchport.domain.errors import AnalyticsUnavailable
 
 T = TypeVar("T")
 MIGRATION_LOCK = 0x73706F7274  # pg_advisory_xact_lock key of the schema migrations
-ROLLUP_BATCH = rollups.rollup_searches(POSTGRES, rollups.BATCH)  # no parameters: no %s
+# no parameters: no %s; the users' first (their lock before any row lock of the batch)
+ROLLUP_BATCH = (*users.rollup(POSTGRES, rollups.BATCH),
+                *rollups.rollup_searches(POSTGRES, rollups.BATCH))
 
 
 class PostgresAnalyticsStore(SqlAnalytics):
@@ -128,6 +130,8 @@ class PostgresAnalyticsStore(SqlAnalytics):
             async with db.transaction():
                 for statement in rollups.PURGE:
                     await db.execute(POSTGRES.sql(statement), (before,))
+                for statement, params in users.purge(POSTGRES, before):
+                    await db.execute(POSTGRES.sql(statement), params)
                 for statement in sql.PURGE:
                     removed += (await db.execute(POSTGRES.sql(statement), (before,))).rowcount
             return removed
@@ -201,6 +205,9 @@ async def _migrate(db: psycopg.AsyncConnection[Any]) -> None:
             await db.execute(statement)
         if 0 < found < rollups.REBUILT_AT:
             await _replay(db)
+        if 0 < found < schema.USERS_AT:
+            for statement in users.rollup(POSTGRES, "analytics_searches"):
+                await db.execute(statement)
         if row is None:
             await db.execute("INSERT INTO analytics_schema (version) VALUES (%s)",
                              (schema.VERSION,))

@@ -222,7 +222,40 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "DROP INDEX analytics_searches_handle_day",
         "CREATE INDEX analytics_searches_query ON analytics_searches (handle, query, day)",
     ),
+    (  # the distinct users: per day, and each user's days in blocks of USER_BLOCK days
+        # (one bit a day), all searches and per set of tags (tagged searches only)
+        """CREATE TABLE analytics_day_users (
+            handle TEXT NOT NULL,
+            day {day} NOT NULL,
+            users {bigint} NOT NULL DEFAULT 0,
+            PRIMARY KEY (handle, day)
+        ){keyed}""",
+        """CREATE TABLE analytics_tag_day_users (
+            handle TEXT NOT NULL,
+            day {day} NOT NULL,
+            tags {json} NOT NULL,
+            users {bigint} NOT NULL DEFAULT 0,
+            PRIMARY KEY (handle, day, tags)
+        ){keyed}""",
+        """CREATE TABLE analytics_user_blocks (
+            handle TEXT NOT NULL,
+            block {bigint} NOT NULL,
+            user_token TEXT NOT NULL,
+            days {bigint} NOT NULL,
+            PRIMARY KEY (handle, block, user_token)
+        ){keyed}""",
+        """CREATE TABLE analytics_tag_user_blocks (
+            handle TEXT NOT NULL,
+            block {bigint} NOT NULL,
+            tags {json} NOT NULL,
+            user_token TEXT NOT NULL,
+            days {bigint} NOT NULL,
+            PRIMARY KEY (handle, block, tags, user_token)
+        ){keyed}""",
+    ),
 )
+USER_BLOCK = 32  # days per row of analytics_user_blocks: one bit each in a BIGINT
+USERS_AT = 4  # the schema version that brought the distinct users' rollups
 
 VERSION = len(MIGRATIONS)
 

@@ -17,6 +17,7 @@ from typing import Any
 
 import msgspec
 
+from searchport.adapters.analytics import users
 from searchport.domain.analytics.insights import InsightsEvent
 from searchport.domain.analytics.records import SearchRecord, utc_day
 from searchport.domain.analytics.reports import (
@@ -88,6 +89,14 @@ class Dialect:
         """A condition: the JSON array ``column`` holds every one of ``tags``."""
         raise NotImplementedError
 
+    def epoch_day(self, column: str) -> str:
+        """The day ``column`` as a number of days since 1970-01-01 (an integer)."""
+        raise NotImplementedError
+
+    def or_bits(self, column: str) -> str:
+        """The aggregate OR of the integers ``column`` (PostgreSQL; SQLite adds again)."""
+        return f"bit_or({column})"
+
 
 class SqliteDialect(Dialect):
     name = "sqlite"
@@ -101,6 +110,9 @@ class SqliteDialect(Dialect):
     def has_tags(self, column: str, tags: Sequence[str]) -> tuple[str, Params]:
         one = f"EXISTS (SELECT 1 FROM json_each({column}) AS tg WHERE tg.value = ?)"
         return "(" + " AND ".join([one] * len(tags)) + ")", list(tags)
+
+    def epoch_day(self, column: str) -> str:
+        return f"CAST(julianday({column}) - 2440587.5 AS INTEGER)"
 
 
 class PostgresDialect(Dialect):
@@ -131,6 +143,9 @@ class PostgresDialect(Dialect):
 
     def has_tags(self, column: str, tags: Sequence[str]) -> tuple[str, Params]:
         return f"{column} @> ?::jsonb", [json_text(list(tags))]
+
+    def epoch_day(self, column: str) -> str:
+        return f"({column} - DATE '1970-01-01')"
 
 
 SQLITE = SqliteDialect()
@@ -241,8 +256,8 @@ _AVERAGE_HITS = "CAST(round(sum(q.{total}) * 1.0 / sum(q.{count})) AS BIGINT)"
 
 class SqlAnalytics:
     """The reads of ``AnalyticsStore``, over ``_rows`` (one statement's rows, with
-    ``?`` placeholders) and ``dialect``. Every read but the users' adds up the daily
-    rollups (``rollups.py``)."""
+    ``?`` placeholders) and ``dialect``. Every read adds up the daily rollups
+    (``rollups.py``; the users': ``users.py``) but that of one query's objects."""
 
     dialect: Dialect
 
@@ -264,13 +279,7 @@ class SqlAnalytics:
 
     async def users(self, handle: str, start: date, end: date, *,
                     segment: Segment = EVERY_SEARCH) -> tuple[int, list[DayUsers]]:
-        scope = self._scope(handle, start, end, segment, alias="s")
-        total = await self._rows("SELECT count(DISTINCT s.user_token) FROM analytics_searches "
-                                 f"s WHERE {scope.where}", scope.params)
-        days = await self._rows(
-            "SELECT s.day, count(DISTINCT s.user_token) FROM analytics_searches s "
-            f"WHERE {scope.where} GROUP BY s.day ORDER BY s.day", scope.params)
-        return int(total[0][0]), [DayUsers(self.dialect.read_day(d), n) for d, n in days]
+        return await users.users(self._rows, self.dialect, handle, start, end, segment)
 
     async def top_searches(self, handle: str, start: date, end: date, *, limit: int,
                            offset: int = 0, no_results: bool = False,

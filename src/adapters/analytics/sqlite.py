@@ -17,13 +17,15 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
-from searchport.adapters.analytics import rollups, schema, sql
+from searchport.adapters.analytics import rollups, schema, sql, users
 from searchport.adapters.analytics.sql import SQLITE, SqlAnalytics
 from searchport.domain.analytics.insights import InsightsEvent
 from searchport.domain.analytics.records import SearchRecord
 from searchport.domain.errors import AnalyticsUnavailable
 
 T = TypeVar("T")
+ROLLUP_BATCH = (*users.rollup(SQLITE, rollups.BATCH),
+                *rollups.rollup_searches(SQLITE, rollups.BATCH))
 
 
 class SqliteAnalyticsStore(SqlAnalytics):
@@ -109,6 +111,8 @@ class SqliteAnalyticsStore(SqlAnalytics):
             with _transaction(db):
                 for statement in rollups.PURGE:
                     db.execute(statement, (before.isoformat(),))
+                for statement, params in users.purge(SQLITE, before):
+                    db.execute(statement, params)
                 return sum(db.execute(statement, (before.isoformat(),)).rowcount
                            for statement in sql.PURGE)
 
@@ -166,7 +170,7 @@ def _keep_batch(db: sqlite3.Connection) -> None:
     """Inside a transaction: the searches of ``BATCH`` kept in the log and added to the
     rollups, the events that named them before applied, ``BATCH`` emptied."""
     db.execute(rollups.KEEP_BATCH)
-    for statement in rollups.rollup_searches(SQLITE, rollups.BATCH):
+    for statement in ROLLUP_BATCH:
         db.execute(statement)
     found = db.execute(rollups.BATCH_EVENTS).fetchall()
     if found:
@@ -195,6 +199,9 @@ def _migrate(db: sqlite3.Connection) -> None:
             db.execute(statement)
         if 0 < found < rollups.REBUILT_AT:
             _replay(db)
+        if 0 < found < schema.USERS_AT:
+            for statement in users.rollup(SQLITE, "analytics_searches"):
+                db.execute(statement)
         if row is None:
             db.execute("INSERT INTO analytics_schema (version) VALUES (?)", (schema.VERSION,))
         elif found < schema.VERSION:
