@@ -2,22 +2,29 @@
 
     .venv/bin/python bench/analytics_reads.py [--backend sqlite|postgres] [--url ...]
         [--rows 10000000] [--days 90] [--period 30] [--file analytics.sqlite3]
+        [--end YYYY-MM-DD] [--rounds 5]
 
 Writes ``--rows`` searches spread over the last ``--days`` days on one handle through the
-store's own writes (so the daily rollups are kept as in production), in batches: 20,000
-distinct queries of a skewed popularity (a few are most of the searches), four objectIDs
-per query, 100,000 users, a third tracked (``queryID``), a refinement on one search in
-four, ``analyticsTags`` on one in three; a click on one tracked search in three, and a
-purchase with a value on one in twenty. Then it times every route's use case (the store's
-reads: what a request waits on) over the last ``--period`` days, best of three, one line
-per route. With ``--file``, an SQLite log already written is reused (``--end``: the last
-day of the period read, today by default).
+store's own writes (so the daily rollups are kept as in production), in batches of a day's
+searches at 10 million over 90 days, one transaction each: 20,000 distinct queries of a
+skewed popularity (a few are most of the searches), four objectIDs per query, 100,000
+users, a third tracked (``queryID``), a refinement on one search in four,
+``analyticsTags`` on one in three; a click on one tracked search in three, and a purchase
+with a value on one in twenty. Then it times every route's use case (the store's reads:
+what a request waits on) over the last ``--period`` days, each as asked by default and in
+a segment (``tags``), ``/2/searches`` in each order, ``/2/hits`` and ``/2/filters...`` of
+one query too: the median (and the slowest) of ``--rounds``, one line each, with the load
+average. A log already written is reused, not written again: ``--file`` (SQLite) or
+``--url`` (PostgreSQL) naming a database that holds searches of the handle (``--end``: the
+last day of the period read, today by default).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
+import statistics
 import tempfile
 import time
 from datetime import UTC, datetime, timedelta
@@ -36,7 +43,7 @@ from searchport.ports.analytics import AnalyticsStore
 
 HANDLE = "cities"
 QUERIES = 20_000
-BATCH = 20_000
+BATCH = 120_000  # a day's searches of 10 million over 90 days: one transaction each
 
 
 def query_of(n: int) -> int:
@@ -104,49 +111,69 @@ ASKED: dict[str, dict[str, Any]] = {
     "/2/hits": {"click_analytics": True, "revenue_analytics": True},
     "/2/filters/{attribute:str}": {"attribute": "country"},
 }
+EVENTS = {"click_analytics": True, "revenue_analytics": True}
+SEGMENT = {"tags": "mobile"}  # a third of the searches
 
 
-async def time_routes(store: AnalyticsStore, period: int, until: str | None) -> None:
+def variants(routes: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """Every route as asked by default, then with a segment (``tags``); ``/2/searches``
+    plain and in each of Algolia's orders; ``/2/hits`` and ``/2/filters...`` of one query
+    (the most searched with results, ``query 1``) too."""
+    found = []
+    for path in routes:
+        found.append((path, ASKED.get(path, {})))
+        if path != "/2/status":
+            found.append((path, {**ASKED.get(path, {}), **SEGMENT}))
+    found.append(("/2/searches", {}))
+    for order in ("clickThroughRate", "conversionRate", "averageClickPosition"):
+        for direction in ("desc", "asc"):
+            found.append(("/2/searches", {**EVENTS, "order_by": order, "direction": direction}))
+    for path in ("/2/hits", "/2/filters", "/2/filters/noResults", "/2/filters/{attribute:str}"):
+        for extra in ({}, SEGMENT):
+            found.append((path, {**ASKED.get(path, {}), "search": "query 1", **extra}))
+    return found
+
+
+async def time_routes(store: AnalyticsStore, period: int, until: str | None,
+                      rounds: int) -> None:
     end = datetime.fromisoformat(until).date() if until else datetime.now(UTC).date()
     start = end - timedelta(days=period - 1)
     routes = dict(ANALYTICS_REPORTS)
-    variants = [(path, ASKED.get(path, {})) for path in routes]
-    variants.append(("/2/searches", {}))
-    variants.append(("/2/searches/count", {"tags": "mobile"}))
-    # one query's objects are read from the log: the most searched query with results
-    variants.append(("/2/hits", {"search": "query 1", "click_analytics": True,
-                                 "revenue_analytics": True}))
-    for path, extra in variants:
+    print(f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}; median of "
+          f"{rounds} (slowest):")
+    for path, extra in variants(routes):
         use_case = routes[path](catalog=catalog(), store=store)
         request = AnalyticsRequest(index=HANDLE, start_date=start.isoformat(),
                                    end_date=end.isoformat(), **extra)
-        best = float("inf")
-        for _ in range(3):
+        took = []
+        for _ in range(rounds):
             started = time.perf_counter()
             await use_case(request)
-            best = min(best, time.perf_counter() - started)
-        print(f"{path:32} {' '.join(f'{k}={v}' for k, v in extra.items()):48} "
-              f"{best * 1000:9.1f} ms")
+            took.append(time.perf_counter() - started)
+        print(f"{path:28} {' '.join(f'{k}={v}' for k, v in extra.items()):84} "
+              f"{statistics.median(took) * 1000:8.1f} ms ({max(took) * 1000:.1f})",
+              flush=True)
+    print(f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
 
 async def run(args: argparse.Namespace, folder: str) -> None:
     store: AnalyticsStore
     started = time.perf_counter()
-    fresh = True
     if args.backend == "sqlite":
         path = Path(args.file) if args.file else Path(folder) / "analytics.sqlite3"
-        fresh = not path.exists()
-        store = SqliteAnalyticsStore(path, timeout=600)
+        store = SqliteAnalyticsStore(path, timeout=3600)
     else:
-        store = PostgresAnalyticsStore(args.url, timeout=600)
+        store = PostgresAnalyticsStore(args.url, timeout=3600)
     await store.open()
-    if fresh:
+    print(f"opened (its schema created or migrated) in {time.perf_counter() - started:.1f} s")
+    started = time.perf_counter()
+    if await store.last_update(HANDLE) is None:
         await fill(store, args.rows, args.days)
         took = time.perf_counter() - started
         print(f"{args.rows} searches over {args.days} days written in {took:.0f} s "
               f"({args.rows / took:.0f}/s with their events and rollups)")
     print(f"reads of the {args.period} days to {args.end or 'today'}:")
-    await time_routes(store, args.period, args.end)
+    await time_routes(store, args.period, args.end, args.rounds)
     await store.close()
 
 
@@ -159,6 +186,7 @@ def main() -> None:
     parser.add_argument("--period", type=int, default=30)
     parser.add_argument("--file")
     parser.add_argument("--end", help="the last day read (YYYY-MM-DD), today by default")
+    parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         asyncio.run(run(args, folder))

@@ -130,25 +130,41 @@ async def users(rows: Rows, d: Dialect, handle: str, start: date, end: date,
                           [handle, d.day(start), d.day(end)])
         return int(total[0][0]), [DayUsers(d.read_day(day), int(n)) for day, n in days]
     matches, more = _segment(d, segment)
-    total = await rows(f"SELECT count(DISTINCT q.user_token) FROM analytics_tag_user_blocks q "
-                       f"WHERE q.handle = ? AND {in_period} AND {matches}",
-                       [handle, *params, *more])
-    found = await rows(f"SELECT q.day, q.users FROM analytics_tag_day_users q "
+    found = await rows(f"SELECT q.day, q.tags, q.users FROM analytics_tag_day_users q "
                        f"WHERE q.handle = ? AND q.day BETWEEN ? AND ? AND {matches} "
                        "ORDER BY q.day", [handle, d.day(start), d.day(end), *more])
+    # the sets of tags of the segment met in the period: the users' rows read by their key
+    sets = list({_key(tags): tags for _, tags, _ in found}.values())
+    if not sets:
+        return 0, []
+    distinct = await _distinct(rows, d, handle, start, end, sets)
     per_day: dict[date, list[int]] = {}
-    for day, n in found:
+    for day, _, n in found:
         per_day.setdefault(d.read_day(day), []).append(int(n))
     counted = []
     for day, counts in sorted(per_day.items()):
         if len(counts) > 1:  # several sets of tags that day: a user may be in more than one
-            one_day, params = _in_blocks(day, day)
-            counts = [int((await rows(
-                f"SELECT count(DISTINCT q.user_token) FROM analytics_tag_user_blocks q "
-                f"WHERE q.handle = ? AND {one_day} AND {matches}",
-                [handle, *params, *more]))[0][0])]
+            counts = [await _distinct(rows, d, handle, day, day, sets)]
         counted.append(DayUsers(day, counts[0]))
-    return int(total[0][0]), counted
+    return distinct, counted
+
+
+def _key(tags: Any) -> str:
+    return tags if isinstance(tags, str) else repr(tags)
+
+
+async def _distinct(rows: Rows, d: Dialect, handle: str, start: date, end: date,
+                    sets: list[Any]) -> int:
+    """The distinct users of the days from ``start`` to ``end`` under one of ``sets`` (as
+    the database gave them: SQLite's JSON text is compared as it was written)."""
+    in_period, params = _in_blocks(start, end)
+    one = len(sets) == 1 and len(_blocks(start, end)) == 1
+    count = "count(*)" if one else "count(DISTINCT q.user_token)"
+    values = [tags if isinstance(tags, str) else d.json(tags) for tags in sets]
+    found = await rows(f"SELECT {count} FROM analytics_tag_user_blocks q WHERE q.handle = ? "
+                       f"AND q.tags IN ({', '.join('?' * len(values))}) AND {in_period}",
+                       [handle, *values, *params])
+    return int(found[0][0])
 
 
 def _segment(d: Dialect, segment: Segment) -> tuple[str, list[Any]]:
