@@ -252,6 +252,10 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             days {bigint} NOT NULL,
             PRIMARY KEY (handle, block, tags, user_token)
         ){keyed}""",
+        # the queries' rows with searches that found nothing (/2/searches/noResults): a
+        # few of the period's rows, read without the others
+        "CREATE INDEX analytics_query_days_no_results ON analytics_query_days "
+        "(handle, day, query, tags, no_results, no_results_filtered) WHERE no_results > 0",
     ),
 )
 USER_BLOCK = 32  # days per row of analytics_user_blocks: one bit each in a BIGINT
