@@ -110,19 +110,21 @@ async def test_a_purge_forgets_the_users_of_the_days_before(store: AnalyticsStor
 
 
 def _forget_users(store: AnalyticsStore) -> None:
-    """The database set back to the schema before the users' rollups."""
+    """The database set back to the schema before the users' rollups (version 3)."""
     tables = ("analytics_day_users", "analytics_tag_day_users", "analytics_user_blocks",
               "analytics_tag_user_blocks")
+    dropped = [*(f"DROP TABLE {table}" for table in tables),
+               "DROP INDEX analytics_query_days_no_results"]
     if isinstance(store, SqliteAnalyticsStore):
         with sqlite3.connect(store.path) as db:
-            for table in tables:
-                db.execute(f"DROP TABLE {table}")
+            for statement in dropped:
+                db.execute(statement)
             db.execute("UPDATE analytics_schema SET version = ?", (schema.USERS_AT - 1,))
     else:
         assert isinstance(store, PostgresAnalyticsStore)
         with psycopg.connect(store.url) as db:
-            for table in tables:
-                db.execute(f"DROP TABLE {table}")
+            for statement in dropped:
+                db.execute(statement)
             db.execute("UPDATE analytics_schema SET version = %s", (schema.USERS_AT - 1,))
 
 
