@@ -51,7 +51,7 @@ from searchport.entrypoints.container import Container, create_container
 from searchport.entrypoints.http.timing import TimedEngine
 
 DAYS = 30
-BATCH = 20_000
+BATCH = 100_000  # one transaction each (within the store timeout the config allows)
 
 
 def vocabulary(size: int, rng: random.Random) -> list[str]:
@@ -181,7 +181,7 @@ def main() -> None:
     data.mkdir(parents=True, exist_ok=True)
     server = None
     if args.backend == "sqlite":
-        analytics = "  backend: sqlite\n  path: analytics.sqlite3"
+        analytics = "  backend: sqlite\n  path: analytics.sqlite3\n  timeout: 60"
     else:
         url = args.url
         if url is None:
@@ -191,7 +191,7 @@ def main() -> None:
             server = PostgresServer()
             server.start()
             url = server.create_database()
-        analytics = f"  backend: postgres\n  url: {url}"
+        analytics = f"  backend: postgres\n  url: {url}\n  timeout: 60"
     try:
         asyncio.run(rebuild(config_for(analytics), data, args.searches, args.vocabulary,
                             args.rounds))
