@@ -27,6 +27,7 @@ from searchport.domain.errors import AnalyticsUnavailable
 T = TypeVar("T")
 MIGRATION_LOCK = 0x73706F7274  # pg_advisory_xact_lock key of the schema migrations
 ROLLUP_BATCH = rollups.rollup_searches(POSTGRES, rollups.BATCH)  # no parameters: no %s
+INSERT_ARRAY = POSTGRES.sql(rollups.insert_array(POSTGRES))
 
 
 class PostgresAnalyticsStore(SqlAnalytics):
@@ -96,12 +97,11 @@ class PostgresAnalyticsStore(SqlAnalytics):
 
     async def write_searches(self, records: Sequence[SearchRecord]) -> None:
         """The searches and their rollups; the events already kept that name them."""
-        rows = sql.search_rows(POSTGRES, records)
+        rows = sql.search_array(records)
 
         async def write(db: psycopg.AsyncConnection[Any]) -> None:
             async with db.transaction():
-                async with db.cursor() as cursor:
-                    await cursor.executemany(POSTGRES.sql(rollups.INSERT_BATCH), rows)
+                await db.execute(INSERT_ARRAY, (rows,))
                 await db.execute(rollups.KEEP_BATCH)
                 for statement in ROLLUP_BATCH:
                     await db.execute(statement)

@@ -241,6 +241,16 @@ def create_batch(d: Dialect) -> str:
 _COLUMNS = ", ".join(SEARCH_COLUMNS)
 INSERT_BATCH = (f"INSERT INTO {BATCH} ({_COLUMNS}) "
                 f"VALUES ({', '.join('?' * len(SEARCH_COLUMNS))})")
+
+
+def insert_array(d: Dialect) -> str:
+    """The statement filling ``BATCH`` from the one parameter ``sql.search_array`` makes
+    (on SQLite, taking each value out of the JSON costs more than binding it)."""
+    values = ", ".join(d.item("r", i, _BATCH_TYPES.get(c, "text"))
+                       for i, c in enumerate(SEARCH_COLUMNS))
+    return f"INSERT INTO {BATCH} ({_COLUMNS}) SELECT {values} FROM {d.json_rows('r')}"
+
+
 KEEP_BATCH = f"INSERT INTO analytics_searches ({_COLUMNS}) SELECT {_COLUMNS} FROM {BATCH}"
 CLEAR_BATCH = f"DELETE FROM {BATCH}"
 # the events already kept that name the batch's searches (they arrived first)

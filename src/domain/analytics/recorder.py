@@ -46,6 +46,7 @@ T = TypeVar("T")
 PURGE_EVERY = 86_400.0  # seconds
 _NOBODY = Visitor()
 RETRY_AFTER = 1.0  # seconds between writes while the store is failing
+MAX_PSEUDONYMS = 100_000  # addresses whose pseudonym of the day is kept, made again past it
 
 
 class AnalyticsRecorder:
@@ -72,6 +73,7 @@ class AnalyticsRecorder:
         self._searches: deque[ObservedSearch] = deque()
         self._events: deque[InsightsEvent] = deque()
         self._salts: dict[date, bytes] = {}
+        self._pseudonyms: dict[date, dict[str, str]] = {}  # by day, by address
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._purged_at: float | None = None
@@ -206,7 +208,11 @@ class AnalyticsRecorder:
                 salt = self._salts[day] = await self.store.day_salt(day)
                 for old in [d for d in self._salts if d < day - timedelta(days=1)]:
                     del self._salts[old]
-            records.append(to_record(seen, salt))
+                    self._pseudonyms.pop(old, None)
+            pseudonyms = self._pseudonyms.setdefault(day, {})
+            if len(pseudonyms) >= MAX_PSEUDONYMS:
+                pseudonyms.clear()
+            records.append(to_record(seen, salt, pseudonyms))
         return records
 
     async def _purge_when_due(self) -> None:
