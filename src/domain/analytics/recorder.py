@@ -18,7 +18,7 @@ import contextvars
 import logging
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -98,11 +98,11 @@ class AnalyticsRecorder:
     def observe(self, *, handle: str, query: str, tracking: Tracking, visitor: Visitor | None,
                 nb_hits: int = -1, answer: bytes | None = None, page: int = 0,
                 filters: tuple[Any, ...] = (), public: Callable[[str], str] | None = None,
-                hit_ids: Iterable[Any] | None = None) -> str | None:
+                hits: Sequence[Mapping[str, Any]] | None = None) -> str | None:
         """Record one search as its request and answer say (unless ``analytics`` is false);
         its new ``queryID`` when it asked for ``clickAnalytics`` (and the recorder is
         enabled), else None. ``nb_hits`` -1: read from ``answer`` (a cached answer);
-        ``hit_ids``: the answer's objectIDs when still in hand, else read from ``answer``."""
+        ``hits``: the answer's hits when still in hand, else read from ``answer``."""
         if not self.enabled:  # analytics off: no log, no queryID either
             return None
         query_id = new_query_id() if tracking.click_analytics else None
@@ -116,7 +116,7 @@ class AnalyticsRecorder:
             filters=filters, public=public,
             tags=tracking.tags, user_token=tracking.user_token or visitor.user_token,
             client=visitor.client, query_id=query_id,
-            hits=(kept_hit_ids(hit_ids) if hit_ids is not None
+            hits=(kept_hit_ids(hits) if hits is not None
                   else hit_ids_of(answer) if answer else ()),
             latency_ms=(time.perf_counter() - started) * 1000 if started is not None else 0.0,
         ))
