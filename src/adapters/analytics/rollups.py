@@ -239,8 +239,13 @@ def create_batch(d: Dialect) -> str:
 
 
 _COLUMNS = ", ".join(SEARCH_COLUMNS)
-INSERT_BATCH = (f"INSERT INTO {BATCH} ({_COLUMNS}) "
-                f"VALUES ({', '.join('?' * len(SEARCH_COLUMNS))})")
+_ROW = f"({', '.join('?' * len(SEARCH_COLUMNS))})"
+
+
+def insert_batch(rows: int) -> str:
+    """The statement adding ``rows`` searches to ``BATCH`` (their values one after the
+    other): one statement run for many rows, not one each."""
+    return f"INSERT INTO {BATCH} ({_COLUMNS}) VALUES {', '.join([_ROW] * rows)}"
 
 
 def insert_array(d: Dialect) -> str:

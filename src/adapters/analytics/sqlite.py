@@ -9,6 +9,7 @@ which sorts as the days do.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import secrets
 import sqlite3
 from collections.abc import Callable, Sequence
@@ -89,7 +90,7 @@ class SqliteAnalyticsStore(SqlAnalytics):
         def write(db: sqlite3.Connection) -> None:
             rows = sql.search_rows(SQLITE, records)  # in this thread, off the event loop
             with _transaction(db):
-                db.executemany(rollups.INSERT_BATCH, rows)
+                _insert_batch(db, rows)
                 _keep_batch(db)
 
         if records:
@@ -160,6 +161,22 @@ def _apply(db: sqlite3.Connection, events: Sequence[InsightsEvent], *, written: 
         for row in db.execute(rollups.lookup_hit_states(len(part)), part))
     _steps(db, rollups.plan_events(SQLITE, events, searches, states, written=written,
                                    replayed=replayed))
+
+
+ROWS_PER_INSERT = 64
+INSERT_ROWS = rollups.insert_batch(ROWS_PER_INSERT)
+
+
+def _insert_batch(db: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> None:
+    """``rows`` into ``BATCH``, ``ROWS_PER_INSERT`` to a statement. Each run of a statement
+    lets the event loop's thread take the interpreter's lock (in turn with this one): per
+    row, the requests' thread and this one would take turns thousands of times a batch."""
+    full = len(rows) - len(rows) % ROWS_PER_INSERT
+    flat = itertools.chain.from_iterable
+    db.executemany(INSERT_ROWS, (tuple(flat(rows[start:start + ROWS_PER_INSERT]))
+                                 for start in range(0, full, ROWS_PER_INSERT)))
+    if full < len(rows):
+        db.execute(rollups.insert_batch(len(rows) - full), tuple(flat(rows[full:])))
 
 
 def _keep_batch(db: sqlite3.Connection) -> None:

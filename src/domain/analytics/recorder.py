@@ -55,7 +55,7 @@ class AnalyticsRecorder:
         *,
         store: AnalyticsStore,
         capacity: int = 50_000,
-        batch: int = 1000,
+        batch: int = 5000,
         interval: float = 1.0,
         retention_days: int = 90,
         on_drop: Callable[[int], None] | None = None,
