@@ -278,19 +278,20 @@ def _add(d: Dialect, table: str, columns: Sequence[str], select: str) -> str:
             + ", ".join(f"{c} = {table}.{c} + excluded.{c}" for c in columns))
 
 
-def rollup_searches(d: Dialect, source: str) -> list[str]:
+def rollup_searches(d: Dialect, source: str, with_refinements: bool = True) -> list[str]:
     """The statements adding the searches of the table ``source`` (``BATCH``, or the
-    whole log when a database is migrated) to the rollups. (``WHERE`` before each ``GROUP
-    BY``: SQLite reads an ``ON`` after a bare ``FROM`` as a join's.)"""
+    whole log when a database is migrated) to the rollups; when no search of ``source``
+    has a refinement (not ``with_refinements``), without those of refinements. (``WHERE``
+    before each ``GROUP BY``: SQLite reads an ``ON`` after a bare ``FROM`` as a join's.)"""
     empty = "CASE WHEN s.nb_hits = 0 THEN 1 ELSE 0 END"
-    refined = f"{d.array_length('s.refinements')} > 0"
+    refined = f"{d.array_length('s.refinements')} > 0" if with_refinements else "false"
     tracked_hits = "CASE WHEN s.query_id IS NULL THEN 0 ELSE s.nb_hits END"
     refinement = "r.value ->> 0, r.value ->> 1, r.value ->> 2"
 
     def add(counter: str) -> str:
         return f"sum({counter})" if d.upserts_once else counter
 
-    return [
+    everyone = [
         _add(d, "analytics_days", ("searches", "no_results", "tracked"),
              f"SELECT s.handle, s.day, s.tags, count(*), sum({empty}), count(s.query_id) "
              f"FROM {source} s WHERE true GROUP BY s.handle, s.day, s.tags"),
@@ -310,6 +311,11 @@ def rollup_searches(d: Dialect, source: str) -> list[str]:
              f"count(s.query_id) AS t FROM {source} s GROUP BY s.handle, s.day, s.tags, "
              f"s.hits) g, {d.elements('g.hits', 'h')} WHERE true"
              + (" GROUP BY g.handle, g.day, h.value, g.tags" if d.upserts_once else "")),
+    ]
+    if not with_refinements:
+        return everyone
+    return [
+        *everyone,
         _add(d, "analytics_filter_days", ("count",),
              f"SELECT s.handle, s.day, s.query, {refinement}, s.tags, count(*) "
              f"FROM {source} s, {d.objects('s.refinements', 'r')} WHERE true "

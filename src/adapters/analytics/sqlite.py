@@ -91,7 +91,8 @@ class SqliteAnalyticsStore(SqlAnalytics):
             rows = sql.search_rows(SQLITE, records)  # in this thread, off the event loop
             with _transaction(db):
                 _insert_batch(db, rows)
-                _keep_batch(db)
+                _keep_batch(db, refined=any(r.refinements for r in records),
+                            tracked={r.query_id for r in records if r.query_id})
 
         if records:
             await self._run(write)
@@ -179,13 +180,26 @@ def _insert_batch(db: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> None:
         db.execute(rollups.insert_batch(len(rows) - full), tuple(flat(rows[full:])))
 
 
-def _keep_batch(db: sqlite3.Connection) -> None:
+ROLLUP_BATCH = {refined: rollups.rollup_searches(SQLITE, rollups.BATCH, refined)
+                for refined in (False, True)}
+
+
+# the events kept whose queryID sorts between the batch's first and last (queryIDs begin
+# with their time: a few at most), then those naming one of its searches
+EVENTS_BETWEEN = ("SELECT at, handle, type, subtype, object_ids, positions, query_id, "
+                  "object_query_ids, revenue, currency, object_revenues "
+                  "FROM analytics_events WHERE query_id BETWEEN ? AND ? ORDER BY id")
+
+
+def _keep_batch(db: sqlite3.Connection, *, refined: bool, tracked: set[str]) -> None:
     """Inside a transaction: the searches of ``BATCH`` kept in the log and added to the
-    rollups, the events that named them before applied, ``BATCH`` emptied."""
+    rollups, the events that named them before applied (``tracked``: their queryIDs),
+    ``BATCH`` emptied."""
     db.execute(rollups.KEEP_BATCH)
-    for statement in rollups.rollup_searches(SQLITE, rollups.BATCH):
+    for statement in ROLLUP_BATCH[refined]:
         db.execute(statement)
-    found = db.execute(rollups.BATCH_EVENTS).fetchall()
+    found = [row for row in db.execute(EVENTS_BETWEEN, (min(tracked), max(tracked)))
+             if row[6] in tracked] if tracked else []
     if found:
         _apply(db, [rollups.event_of(row) for row in found], written=True)
     db.execute(rollups.CLEAR_BATCH)
