@@ -13,11 +13,13 @@ per position by the click's own day (``analytics_click_days``); revenue per curr
 searches are read from the log itself (by its ``(handle, query, day)`` index): a rollup per
 query and object would add a row per object of nearly every new query.
 
-A batch of searches is written to a table of the connection's own (``BATCH``), then, in
-the same transaction, into the log and into the rollups by ``INSERT ... SELECT ... GROUP
-BY`` statements the database runs by itself (``ROLLUP_SEARCHES``): nothing per search or
-per object is planned here, each search is counted once (a batch that fails is rolled
-back whole, and another instance's batch is in its own connection's table).
+On PostgreSQL, a batch of searches is written to a table of the connection's own
+(``BATCH``), then, in the same transaction, into the log and into the rollups by ``INSERT
+... SELECT ... GROUP BY`` statements the database runs by itself (``rollup_searches``);
+SQLite (one writer at a time) writes a batch straight into the log and rolls up the rows
+it has just added. Nothing per search or per object is planned here, each search is
+counted once (a batch that fails is rolled back whole, and another instance's batch is in
+its own connection's table).
 
 An event counts once its search is in the log: writing events looks their searches up
 (``LOOKUP``) and adds to the search's rows; writing searches looks up the events already
@@ -242,10 +244,10 @@ _COLUMNS = ", ".join(SEARCH_COLUMNS)
 _ROW = f"({', '.join('?' * len(SEARCH_COLUMNS))})"
 
 
-def insert_batch(rows: int) -> str:
-    """The statement adding ``rows`` searches to ``BATCH`` (their values one after the
-    other): one statement run for many rows, not one each."""
-    return f"INSERT INTO {BATCH} ({_COLUMNS}) VALUES {', '.join([_ROW] * rows)}"
+def insert_searches(table: str, rows: int) -> str:
+    """The statement adding ``rows`` searches to ``table`` (the log or ``BATCH``), their
+    values one after the other: one statement run for many rows, not one each."""
+    return f"INSERT INTO {table} ({_COLUMNS}) VALUES {', '.join([_ROW] * rows)}"
 
 
 def insert_array(d: Dialect) -> str:

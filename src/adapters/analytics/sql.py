@@ -11,7 +11,7 @@ transactions and migrations.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import date
 from typing import Any
 
@@ -67,11 +67,6 @@ class Dialect:
         """``day`` of the UTC day of the instant ``at``."""
         return self.day(utc_day(at))
 
-    @property
-    def empty(self) -> Any:
-        """``json`` of an empty list."""
-        return self.json([])
-
     def read_day(self, value: Any) -> date:
         return value if isinstance(value, date) else date.fromisoformat(value)
 
@@ -111,8 +106,6 @@ class Dialect:
 
 class SqliteDialect(Dialect):
     name = "sqlite"
-
-    empty = "[]"
 
     def day(self, day: date) -> Any:
         return day.isoformat()
@@ -195,12 +188,26 @@ PURGE = ("DELETE FROM analytics_searches WHERE day < ?",
          "DELETE FROM analytics_events WHERE day < ?")
 
 
+class _Encoded(dict[Any, Any]):
+    """``encode(key)`` by key, each made once (the searches of a batch often show the same
+    objects, have the same tags or none)."""
+
+    def __init__(self, encode: Callable[[Any], Any]) -> None:
+        super().__init__()
+        self.encode = encode
+
+    def __missing__(self, key: Any) -> Any:
+        made = self[key] = self.encode(key)
+        return made
+
+
 def search_rows(d: Dialect, records: Sequence[SearchRecord]) -> list[tuple[Any, ...]]:
     """The rows of ``records`` (each objectID once per search, as the rollups count it)."""
+    lists = _Encoded(d.json)
+    hits = _Encoded(lambda ids: d.json(tuple(dict.fromkeys(ids))))
     return [(r.at, d.day_at(r.at), r.handle, r.query, r.nb_hits, r.page,
-             d.json(r.refinements) if r.refinements else d.empty,
-             d.json(r.tags) if r.tags else d.empty, r.user_token, r.latency_ms, r.query_id,
-             d.json(tuple(dict.fromkeys(r.hits)))) for r in records]
+             lists[r.refinements], lists[r.tags], r.user_token, r.latency_ms, r.query_id,
+             hits[r.hits]) for r in records]
 
 
 def search_array(records: Sequence[SearchRecord]) -> str:
