@@ -43,8 +43,8 @@ SNIPPET_WORDS = 2  # configure({attributesToSnippet: ["name:2"]})
 SMALLEST_PAGE = 5  # the smallest-places index widget's configure({hitsPerPage})
 STATS = "#stats .ais-Stats-text"
 CONTEXT = "ais-region-Europe"  # what queryRuleContext sends for region = Europe
-RULE_ORDER = ["countryCode", "currency"]  # the rule's facet ordering
-DEFAULT_ORDER = ["currency", "lvl0"]  # the handle's defaults.facets
+RULE_ORDER = ["countryCode", "lvl0"]  # the rule's facet ordering
+DEFAULT_ORDER = ["lvl0", "countryCode"]  # the handle's defaults.facets
 RULES = [{
     "objectID": "europe-banner",
     "conditions": [{"context": CONTEXT}],
@@ -61,7 +61,10 @@ def handles_yaml(engine_yaml: str) -> str:
     fields = FIELDS_YAML.replace("facets: [region, country]",
                                  f"facets: [{', '.join(DEFAULT_ORDER)}]")
     return (
-        f"indexes:\n  cities:\n{engine_yaml}{fields}"
+        f"indexes:\n  cities:\n{engine_yaml}"
+        # no typos: Typesense is asked for none, and the rows' words decide every match
+        "    typoTolerance: {enabled: false}\n"
+        f"{fields}"
         f"    rules: {json.dumps(RULES)}\n"
         "  cities-smallest:\n    replicaOf: cities\n"
         "    sort: [{field: population, order: asc}]\n"
@@ -131,9 +134,28 @@ def served(request: pytest.FixtureRequest, server_factory: Callable[..., Server]
     typesense.drop_collection(name)
 
 
+# Headless Chromium has no microphone: this stand-in for the Web Speech API hears
+# ``window.spoken`` when the voiceSearch widget starts listening, as the browser's would.
+SPEECH = """
+class Heard extends EventTarget {
+  start() {
+    setTimeout(() => {
+      this.dispatchEvent(new Event("start"));
+      const result = Object.assign([{ transcript: window.spoken }], { isFinal: true });
+      this.dispatchEvent(Object.assign(new Event("result"), { results: [result] }));
+      this.dispatchEvent(new Event("end"));
+    });
+  }
+  stop() {}
+}
+window.SpeechRecognition = window.webkitSpeechRecognition = Heard;
+"""
+
+
 @pytest.fixture
 def widgets(page: Page, page_origin: str, served: Server, rows: list[Row]) -> Iterator[Page]:
     """The page, open on every row; no error shown at the end."""
+    page.add_init_script(SPEECH)
     page.goto(f"{page_origin}/widgets.html?host={served.url.removeprefix('http://')}")
     expect(page.locator(STATS)).to_have_text(stats_text(len(rows)))
     yield page
@@ -194,6 +216,18 @@ def hit_ids(page: Page, where: str = "#hits") -> list[str]:
     ids: list[str] = page.locator(f"{where} article.hit").evaluate_all(
         "els => els.map(e => e.dataset.id)")
     return ids
+
+
+def expect_ids(page: Page, ids: list[str], where: str = "#hits") -> None:
+    """Wait until the hits of ``where`` are ``ids``, in that order."""
+    try:
+        page.wait_for_function(
+            "([where, ids]) => JSON.stringify([...document.querySelectorAll("
+            "`${where} article.hit`)].map(e => e.dataset.id)) === JSON.stringify(ids)",
+            arg=[where, ids], timeout=10_000)
+    except Exception:
+        assert hit_ids(page, where) == ids
+        raise
 
 
 def by_population(rows: list[Row], descending: bool = False) -> list[str]:
@@ -296,3 +330,209 @@ def test_menus_lists_ranges_toggle_and_current_refinements(widgets: Page, rows: 
     capitals = [r for r in rows if r["capital"] is True]
     expect(page.locator(STATS)).to_have_text(stats_text(len(capitals)))
     assert sorted(hit_ids(page)) == sorted(r["id"] for r in capitals)
+
+
+def test_sort_by_replicas_relevant_sort_hits_per_page_and_pagination(
+        widgets: Page, rows: list[Row]) -> None:
+    page = widgets
+    sort = page.locator("#sort select.ais-SortBy-select")
+    smallest = by_population(rows)
+    sort.select_option("cities-smallest")  # the standard replica: population ascending
+    expect_ids(page, smallest[:PER_PAGE])
+    page.locator("#per-page select.ais-HitsPerPage-select").select_option("25")
+    expect_ids(page, smallest[:25])
+    page.locator("#pagination").get_by_role("link", name="Page 2", exact=True).click()
+    expect_ids(page, smallest[25:50])
+    expect(page.locator("#pagination .ais-Pagination-item--page")).to_have_count(
+        min(7, -(-len(rows) // 25)))  # the current page and 3 on each side
+    expect(page.locator("#pagination .ais-Pagination-item--selected")).to_have_text("2")
+    expect(page.locator(STATS)).to_have_text(stats_text(len(rows)))
+    expect(page.locator("#relevant .ais-RelevantSort")).to_have_count(0)  # not virtual
+
+    # the virtual replica: without text every record is as relevant, all sorted
+    sort.select_option("cities-relevant")
+    largest = by_population(rows, descending=True)
+    expect_ids(page, largest[:25])
+    expect(page.locator(STATS)).to_have_text(stats_text(len(rows)))
+    button = page.locator("#relevant button.ais-RelevantSort-button")
+    expect(button).to_have_text("See all results")
+
+    # two words, both optional: the records with either match, only the most relevant
+    # (those with both) are sorted and shown
+    page.evaluate("page.configure({optionalWords: ['ciudad', 'miguel']})")
+    page.locator("#searchbox input.ais-SearchBox-input").fill("ciudad miguel")
+    either = [r for r in rows if has_word(r, "ciudad") or has_word(r, "miguel", prefix=True)]
+    both = [r for r in either if has_word(r, "ciudad") and has_word(r, "miguel", prefix=True)]
+    assert len(both) == 1 and len(either) > 3
+    assert not [w for w in every_word(rows) if w.startswith("miguel") and w != "miguel"]
+    expect(page.locator(STATS)).to_have_text(stats_text(len(either), len(both)))
+    expect_ids(page, [r["id"] for r in both])
+    # relevantSort: every match, sorted (strictness 0), and back
+    button.click()
+    expect(page.locator(STATS)).to_have_text(stats_text(len(either)))
+    expect_ids(page, by_population(either, descending=True))
+    expect(button).to_have_text("See relevant results")
+    button.click()
+    expect(page.locator(STATS)).to_have_text(stats_text(len(either), len(both)))
+    expect_ids(page, [r["id"] for r in both])
+
+
+def test_query_rule_context_custom_data_and_dynamic_widgets(widgets: Page, rows: list[Row]
+                                                            ) -> None:
+    page = widgets
+    lists = page.locator("#dynamic .ais-DynamicWidgets-widget")
+
+    def order() -> list[str]:
+        found: list[str] = lists.evaluate_all(
+            "els => els.map(e => e.querySelector('[data-attribute]')?.dataset.attribute"
+            " ?? e.dataset.attribute)")
+        return found
+
+    # the handle's defaults.facets, in order, each list with its counts
+    expect(lists).to_have_count(len(DEFAULT_ORDER))
+    assert order() == DEFAULT_ORDER
+    expect(lists.nth(0).locator(".ais-RefinementList-item")).to_have_text(
+        items(counts_of(rows, DEFAULT_ORDER[0]), 10))
+    expect(page.locator("#banner .banner")).to_have_count(0)
+
+    # Europe in the region menu: queryRuleContext sends its context, the rule applies
+    page.locator("#region .ais-Menu-link", has_text="Europe").click()
+    europe = [r for r in rows if r["continent"] == "Europe"]
+    expect(page.locator(STATS)).to_have_text(stats_text(len(europe)))
+    banner = page.locator("#banner .banner")
+    expect(banner).to_have_text(RULES[0]["consequence"]["userData"]["title"])
+    expect(banner).to_have_attribute("data-link", RULES[0]["consequence"]["userData"]["link"])
+    page.wait_for_function(
+        "order => JSON.stringify([...document.querySelectorAll('#dynamic [data-attribute]')]"
+        ".map(e => e.dataset.attribute)) === JSON.stringify(order)", arg=RULE_ORDER)
+    codes = counts_of(europe, "countryCode")
+    assert len(codes) <= 100  # every value in the answer: the list's top 10 is exact
+    first = lists.nth(0).locator(".ais-RefinementList-item")
+    expect(first).to_have_text(items(codes, 10))
+    # a list the rule brought refines like any other
+    code = by_count(codes, 1)[0]
+    lists.nth(0).locator(f'input.ais-RefinementList-checkbox[value="{code}"]').click()
+    chosen = [r for r in europe if r["countryCode"] == code]
+    expect(page.locator(STATS)).to_have_text(stats_text(len(chosen)))
+    assert sorted(hit_ids(page)) == sorted(r["id"] for r in chosen)
+
+    # clearing: no context, no banner, the handle's own ordering again
+    page.locator("#clear button.ais-ClearRefinements-button").click()
+    expect(page.locator(STATS)).to_have_text(stats_text(len(rows)))
+    expect(page.locator("#banner .banner")).to_have_count(0)
+    page.wait_for_function(
+        "order => JSON.stringify([...document.querySelectorAll('#dynamic [data-attribute]')]"
+        ".map(e => e.dataset.attribute)) === JSON.stringify(order)", arg=DEFAULT_ORDER)
+
+
+def markers(page: Page) -> list[tuple[str, float, float]]:
+    found: list[list[Any]] = page.locator("#geo li.marker").evaluate_all(
+        "els => els.map(e => [e.dataset.id, Number(e.dataset.lat), Number(e.dataset.lng)])")
+    return [(i, lat, lng) for i, lat, lng in found]
+
+
+def expect_markers(page: Page, rows: list[Row], inside: list[Row]) -> None:
+    """Stats count ``inside``; each hit shown is one of them, with its marker at its point."""
+    expect(page.locator(STATS)).to_have_text(stats_text(len(inside)))
+    expect(page.locator("#hits article.hit")).to_have_count(min(PER_PAGE, len(inside)))
+    by_id = {r["id"]: r for r in rows}
+    shown = hit_ids(page)
+    assert set(shown) <= {r["id"] for r in inside}
+    assert markers(page) == [(i, by_id[i]["location"]["lat"], by_id[i]["location"]["lon"])
+                             for i in shown if by_id[i].get("location")]
+
+
+def test_geo_search_connector_with_a_box_several_boxes_and_a_polygon(
+        widgets: Page, rows: list[Row]) -> None:
+    page = widgets
+    by_id = {r["id"]: r for r in rows}
+    expect(page.locator("#geo li.marker")).to_have_count(
+        len([i for i in hit_ids(page) if by_id[i].get("location")]))
+    europe_box = (60.0, 30.0, 35.0, -10.0)  # north, east, south, west
+    page.evaluate("([n, e, s, w]) => page.geo.refine("
+                  "{northEast: {lat: n, lng: e}, southWest: {lat: s, lng: w}})", list(europe_box))
+    in_europe = [r for r in rows if in_box(r, *europe_box)]
+    assert 10 < len(in_europe) < len(rows)
+    expect_markers(page, rows, in_europe)
+    assert page.evaluate("page.geo.isRefinedWithMap()") is True
+    page.evaluate("page.geo.clearMapRefinement()")
+    expect(page.locator(STATS)).to_have_text(stats_text(len(rows)))
+
+    # two boxes (Europe, Australia): a record in either
+    australia_box = (-10.0, 155.0, -45.0, 110.0)
+    page.evaluate("boxes => page.configure({insideBoundingBox: boxes})",
+                  [list(europe_box), list(australia_box)])
+    either = [r for r in rows if in_box(r, *europe_box) or in_box(r, *australia_box)]
+    assert len(either) > len(in_europe)
+    expect_markers(page, rows, either)
+
+    # a polygon: a triangle over India (edges straight in latitude/longitude)
+    triangle = [(35.0, 68.0), (8.0, 77.0), (25.0, 92.0)]
+    page.evaluate("polygon => page.configure({insidePolygon: [polygon]})",
+                  [c for corner in triangle for c in corner])
+    inside = [r for r in rows if in_polygon(r, triangle)]
+    assert 10 < len(inside) < len([r for r in rows if r["country"] == "India"]) + 10
+    expect_markers(page, rows, inside)
+
+
+def snippet_of(row: Row, word: str) -> str:
+    """The name's window of SNIPPET_WORDS words from its first word holding ``word``
+    (the first words when only another attribute matched), ellipses where words were cut."""
+    names = row["name"].split()
+    hit = [i for i, w in enumerate(names) if word in re.findall(r"[^\W_]+", fold(w))]
+    first = hit[0] if hit else 0
+    start = max(0, min(first - (SNIPPET_WORDS - 1) // 2, len(names) - SNIPPET_WORDS))
+    end = min(len(names), start + SNIPPET_WORDS)
+    return " ".join([*(["…"] if start > 0 else []), *names[start:end],
+                     *(["…"] if end < len(names) else [])])
+
+
+def test_snippets_and_a_second_handle_with_infinite_hits(widgets: Page, rows: list[Row]
+                                                         ) -> None:
+    page = widgets
+    # index: the smallest places, from the standard replica, five at a time
+    smallest = by_population(rows)
+    expect_ids(page, smallest[:SMALLEST_PAGE], "#smallest")
+    page.locator("#smallest button.ais-InfiniteHits-loadMore").click()
+    expect_ids(page, smallest[:2 * SMALLEST_PAGE], "#smallest")
+
+    word = "ciudad"
+    assert not [w for w in every_word(rows) if w.startswith(word) and w != word]
+    page.locator("#searchbox input.ais-SearchBox-input").fill(word)
+    found = [r for r in rows if has_word(r, word)]
+    expect(page.locator(STATS)).to_have_text(stats_text(len(found)))
+    assert sorted(hit_ids(page)) == sorted(r["id"] for r in found)
+    # the second handle searches the same words: its matches, smallest first
+    expect_ids(page, by_population(found)[:SMALLEST_PAGE], "#smallest")
+    # snippet: two words of the name from the match; the match marked
+    for row in found:
+        hit = page.locator(f'#hits article.hit[data-id="{row["id"]}"]')
+        expect(hit.locator(".hit-snippet")).to_have_text(snippet_of(row, word))
+        marked = hit.locator(".hit-snippet mark.ais-Snippet-highlighted")
+        if any(word in re.findall(r"[^\W_]+", fold(w)) for w in row["name"].split()):
+            expect(marked).to_have_count(1)
+            expect(marked).to_have_text(re.compile(f"^{word}$", re.IGNORECASE))
+        else:
+            expect(marked).to_have_count(0)
+
+
+def test_voice_search_sends_its_language_parameters(
+        widgets: Page, served: Server, rows: list[Row]) -> None:
+    page = widgets
+    sent: list[dict[str, Any]] = []
+    page.on("request", lambda r: sent.extend(json.loads(r.post_data or "{}")["requests"])
+            if r.url.startswith(served.url) else None)
+    page.evaluate("window.spoken = 'ciudad bradford'")
+    page.locator("#voice button.ais-VoiceSearch-button").click()
+    expect(page.locator("#searchbox input.ais-SearchBox-input")).to_have_value(
+        "ciudad bradford")
+    asked = [r for r in sent if r.get("query") == "ciudad bradford"]
+    assert asked and all(
+        (r["queryLanguages"], r["ignorePlurals"], r["removeStopWords"], r["optionalWords"])
+        == (["en"], True, True, "ciudad bradford") for r in asked)
+    # every word optional: a record with either word
+    either = [r for r in rows if has_word(r, "ciudad") or has_word(r, "bradford", prefix=True)]
+    assert len(either) > 2 and not [r for r in either if has_word(r, "ciudad")
+                                   and has_word(r, "bradford", prefix=True)]
+    expect(page.locator(STATS)).to_have_text(stats_text(len(either)))
+    assert sorted(hit_ids(page)) == sorted(r["id"] for r in either)
