@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import FIELDS_YAML, ROWS_FILE, Server
+from tests.e2e.conftest import FIELDS_YAML, Server, load_rows
 from tests.e2e.ui_support import require_chromium
 
 require_chromium()
@@ -57,9 +57,22 @@ RULES = [{
 
 # --- the handles, on each engine ------------------------------------------------------------
 
+def size_class(population: int) -> int:
+    """The rows' ``stars`` (for ratingMenu): 0 to 5 by the population's digits."""
+    return max(0, min(5, len(str(population)) - 3))
+
+
+@pytest.fixture(scope="module")
+def rows() -> list[Row]:
+    """The fixture rows, each with its ``stars``."""
+    return [{**row, "stars": size_class(row["population"])} for row in load_rows()]
+
+
 def handles_yaml(engine_yaml: str) -> str:
     fields = FIELDS_YAML.replace("facets: [region, country]",
-                                 f"facets: [{', '.join(DEFAULT_ORDER)}]")
+                                 f"facets: [{', '.join(DEFAULT_ORDER)}]").replace(
+        "      population: { type: integer }\n",
+        "      population: { type: integer }\n      stars: { type: integer }\n")
     return (
         f"indexes:\n  cities:\n{engine_yaml}"
         # no typos: Typesense is asked for none, and the rows' words decide every match
@@ -77,7 +90,8 @@ TYPESENSE_FIELDS = [
     ("name", "string"), ("alternateNames", "string[]"), ("country", "string"),
     ("countryCode", "string"), ("continent", "string"), ("timezone", "string"),
     ("currency", "string"), ("languages", "string[]"), ("population", "int32"),
-    ("capital", "bool"), ("lvl0", "string"), ("lvl1", "string"), ("location", "geopoint"),
+    ("capital", "bool"), ("stars", "int32"), ("lvl0", "string"), ("lvl1", "string"),
+    ("location", "geopoint"),
 ]
 
 
@@ -122,7 +136,9 @@ def served(request: pytest.FixtureRequest, server_factory: Callable[..., Server]
            rows: list[Row]) -> Iterator[Server]:
     top = f'corsOrigins: ["{page_origin}"]\n'
     if request.param == "tantivy":
-        engine = f"    engine: tantivy\n    path: index/cities\n    source: {ROWS_FILE}\n"
+        source = tmp_path_factory.mktemp("widgets-rows") / "cities.jsonl"
+        source.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+        engine = f"    engine: tantivy\n    path: index/cities\n    source: {source}\n"
         yield server_factory(top + handles_yaml(engine))
         return
     typesense = session_server(request.config, tmp_path_factory)
@@ -521,13 +537,13 @@ def test_snippets_and_a_second_handle_with_infinite_hits(widgets: Page, rows: li
 def test_voice_search_sends_its_language_parameters(
         widgets: Page, served: Server, rows: list[Row]) -> None:
     page = widgets
-    sent: list[dict[str, Any]] = []
-    page.on("request", lambda r: sent.extend(json.loads(r.post_data or "{}")["requests"])
-            if r.url.startswith(served.url) else None)
     page.evaluate("window.spoken = 'ciudad bradford'")
-    page.locator("#voice button.ais-VoiceSearch-button").click()
+    with page.expect_request(lambda r: r.url.startswith(served.url)
+                             and "ciudad bradford" in (r.post_data or "")) as request:
+        page.locator("#voice button.ais-VoiceSearch-button").click()
     expect(page.locator("#searchbox input.ais-SearchBox-input")).to_have_value(
         "ciudad bradford")
+    sent = json.loads(request.value.post_data or "{}")["requests"]
     asked = [r for r in sent if r.get("query") == "ciudad bradford"]
     assert asked and all(
         (r["queryLanguages"], r["ignorePlurals"], r["removeStopWords"], r["optionalWords"])
@@ -538,3 +554,20 @@ def test_voice_search_sends_its_language_parameters(
                                    and has_word(r, "bradford", prefix=True)]
     expect(page.locator(STATS)).to_have_text(stats_text(len(either)))
     assert sorted(hit_ids(page)) == sorted(r["id"] for r in either)
+
+
+def test_rating_menu_counts_each_step_and_refines(widgets: Page, rows: list[Row]) -> None:
+    page = widgets
+    steps = page.locator("#stars .ais-RatingMenu-item")
+    # 4 & up down to 1 & up (the widget's max is 5), each counting the rows from it to 5
+    expect(steps).to_have_text([f"& Up{sum(1 for r in rows if n <= r['stars'] <= 5)}"
+                                for n in (4, 3, 2, 1)])
+    steps.nth(1).locator("a.ais-RatingMenu-link").click()  # 3 & up
+    chosen = [r for r in rows if 3 <= r["stars"] <= 5]
+    expect(page.locator(STATS)).to_have_text(stats_text(len(chosen)))
+    expect(page.locator("#stars .ais-RatingMenu-item--selected")).to_have_text(
+        f"& Up{len(chosen)}")
+    assert set(hit_ids(page)) <= {r["id"] for r in chosen}
+    # the region menu counts within the choice
+    expect(page.locator("#region .ais-Menu-item")).to_have_text(
+        items(counts_of(chosen, "continent"), 10))

@@ -13,7 +13,7 @@ const searchClient = liteClient("searchport-e2e", "no-key", {
 
 const {
   configure, searchBox, voiceSearch, stats, hits, infiniteHits, refinementList, menu,
-  menuSelect, rangeInput, numericMenu, toggleRefinement, sortBy, relevantSort, hitsPerPage,
+  menuSelect, rangeInput, numericMenu, toggleRefinement, ratingMenu, sortBy, relevantSort, hitsPerPage,
   pagination, currentRefinements, clearRefinements, dynamicWidgets, queryRuleCustomData,
   queryRuleContext, index,
 } = instantsearch.widgets;
@@ -90,6 +90,7 @@ search.addWidgets([
     { label: "Over 5M", start: 5000001 },
   ] }),
   toggleRefinement({ container: "#capital", attribute: "capital" }),
+  ratingMenu({ container: "#stars", attribute: "stars" }),  // 0 to 5
   dynamicWidgets({
     container: "#dynamic",
     // the facets of the other widgets, not "*" (InstantSearch's default, which searchport
