@@ -1,6 +1,7 @@
 """Every InstantSearch.js widget that asks something of the server, on one page
 (``tests/e2e/instantsearch/widgets.html``) in Chromium, against a real ``searchport serve``
-over the fixture rows on the embedded engine and on a real Typesense server.
+over the fixture rows (each with a ``stars`` size class for ratingMenu and its ``latitude``
+in whole degrees for rangeSlider) on the embedded engine and on a real Typesense server.
 
 The handles: ``cities`` with a query rule (a context that ``queryRuleContext`` sends when
 the region menu picks Europe: ``userData`` for ``queryRuleCustomData`` and a facet ordering
@@ -62,17 +63,25 @@ def size_class(population: int) -> int:
     return max(0, min(5, len(str(population)) - 3))
 
 
+def latitude(row: Row) -> dict[str, int]:
+    """The rows' ``latitude`` (for rangeSlider): whole degrees, when the row has a point."""
+    point = row.get("location")
+    return {} if point is None else {"latitude": round(point["lat"])}
+
+
 @pytest.fixture(scope="module")
 def rows() -> list[Row]:
-    """The fixture rows, each with its ``stars``."""
-    return [{**row, "stars": size_class(row["population"])} for row in load_rows()]
+    """The fixture rows, each with its ``stars`` and ``latitude``."""
+    return [{**row, "stars": size_class(row["population"]), **latitude(row)}
+            for row in load_rows()]
 
 
 def handles_yaml(engine_yaml: str) -> str:
     fields = FIELDS_YAML.replace("facets: [region, country]",
                                  f"facets: [{', '.join(DEFAULT_ORDER)}]").replace(
         "      population: { type: integer }\n",
-        "      population: { type: integer }\n      stars: { type: integer }\n")
+        "      population: { type: integer }\n      stars: { type: integer }\n"
+        "      latitude: { type: integer }\n")
     return (
         f"indexes:\n  cities:\n{engine_yaml}"
         # no typos: Typesense is asked for none, and the rows' words decide every match
@@ -90,8 +99,8 @@ TYPESENSE_FIELDS = [
     ("name", "string"), ("alternateNames", "string[]"), ("country", "string"),
     ("countryCode", "string"), ("continent", "string"), ("timezone", "string"),
     ("currency", "string"), ("languages", "string[]"), ("population", "int32"),
-    ("capital", "bool"), ("stars", "int32"), ("lvl0", "string"), ("lvl1", "string"),
-    ("location", "geopoint"),
+    ("capital", "bool"), ("stars", "int32"), ("latitude", "int32"), ("lvl0", "string"),
+    ("lvl1", "string"), ("location", "geopoint"),
 ]
 
 
@@ -272,6 +281,19 @@ def in_polygon(row: Row, corners: list[tuple[float, float]]) -> bool:
 
 # --- the tests ------------------------------------------------------------------------------
 
+def expect_slider(page: Page, rows: list[Row], lower: int | None = None) -> None:
+    """The rangeSlider's bounds (from facets_stats) are the rows' extremes, its lower handle
+    at ``lower`` (default: the lowest); each handle moves between the other and its end."""
+    degrees = [r["latitude"] for r in rows if "latitude" in r]
+    low, high = min(degrees), max(degrees)
+    now = low if lower is None else lower
+    for end, at, (start, stop) in (("lower", now, (low, high)), ("upper", high, (now, high))):
+        handle = page.locator(f"#latitude .rheostat-handle-{end}")
+        expect(handle).to_have_attribute("aria-valuemin", str(start))
+        expect(handle).to_have_attribute("aria-valuemax", str(stop))
+        expect(handle).to_have_attribute("aria-valuenow", str(at))
+
+
 def test_menus_lists_ranges_toggle_and_current_refinements(widgets: Page, rows: list[Row]
                                                            ) -> None:
     page = widgets
@@ -286,9 +308,20 @@ def test_menus_lists_ranges_toggle_and_current_refinements(widgets: Page, rows: 
     page.locator("#country button.ais-RefinementList-showMore").click()
     expect(country_items).to_have_text(items(countries, 10))
 
+    expect_slider(page, rows)
+
     # menu: one region
     page.locator("#region .ais-Menu-link", has_text="Europe").click()
     europe = [r for r in rows if r["continent"] == "Europe"]
+    expect(page.locator(STATS)).to_have_text(stats_text(len(europe)))
+    expect_slider(page, europe)
+    # the slider's lower handle to its end, by the keyboard: the northernmost degree only
+    north = max(r["latitude"] for r in europe if "latitude" in r)
+    page.locator("#latitude .rheostat-handle-lower").press("End")
+    northern = [r for r in europe if r.get("latitude") == north]
+    expect(page.locator(STATS)).to_have_text(stats_text(len(northern)))
+    expect_slider(page, europe, lower=north)
+    page.locator("#latitude .rheostat-handle-lower").press("Home")
     expect(page.locator(STATS)).to_have_text(stats_text(len(europe)))
     expect(page.locator("#region .ais-Menu-item--selected")).to_have_text(
         f"Europe{len(europe)}")

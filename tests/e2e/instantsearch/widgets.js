@@ -13,7 +13,7 @@ const searchClient = liteClient("searchport-e2e", "no-key", {
 
 const {
   configure, searchBox, voiceSearch, stats, hits, infiniteHits, refinementList, menu,
-  menuSelect, rangeInput, numericMenu, toggleRefinement, ratingMenu, sortBy, relevantSort, hitsPerPage,
+  menuSelect, rangeSlider, rangeInput, numericMenu, toggleRefinement, ratingMenu, sortBy, relevantSort, hitsPerPage,
   pagination, currentRefinements, clearRefinements, dynamicWidgets, queryRuleCustomData,
   queryRuleContext, index,
 } = instantsearch.widgets;
@@ -82,6 +82,7 @@ search.addWidgets([
                sortBy: ["count:desc", "name:asc"] }),
   refinementList({ container: "#country", attribute: "country", limit: 5, showMore: true,
                    showMoreLimit: 10, searchable: true }),
+  rangeSlider({ container: "#latitude", attribute: "latitude", pips: false }),
   rangeInput({ container: "#population", attribute: "population" }),
   numericMenu({ container: "#size", attribute: "population", items: [
     { label: "All" },
