@@ -13,9 +13,9 @@ const searchClient = liteClient("searchport-e2e", "no-key", {
 
 const {
   configure, searchBox, voiceSearch, stats, hits, infiniteHits, refinementList, menu,
-  menuSelect, rangeSlider, rangeInput, numericMenu, toggleRefinement, ratingMenu, sortBy, relevantSort, hitsPerPage,
-  pagination, currentRefinements, clearRefinements, dynamicWidgets, queryRuleCustomData,
-  queryRuleContext, index,
+  menuSelect, rangeSlider, rangeInput, numericMenu, toggleRefinement, ratingMenu, sortBy,
+  relevantSort, hitsPerPage, pagination, currentRefinements, clearRefinements,
+  dynamicWidgets, queryRuleCustomData, queryRuleContext, index,
 } = instantsearch.widgets;
 const { connectGeoSearch, connectConfigure } = instantsearch.connectors;
 window.page = {};
