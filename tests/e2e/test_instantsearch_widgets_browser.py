@@ -44,8 +44,8 @@ SNIPPET_WORDS = 2  # configure({attributesToSnippet: ["name:2"]})
 SMALLEST_PAGE = 5  # the smallest-places index widget's configure({hitsPerPage})
 STATS = "#stats .ais-Stats-text"
 CONTEXT = "ais-region-Europe"  # what queryRuleContext sends for region = Europe
-RULE_ORDER = ["countryCode", "lvl0"]  # the rule's facet ordering
-DEFAULT_ORDER = ["lvl0", "countryCode"]  # the handle's defaults.facets
+RULE_ORDER = ["countryCode", "hemisphere"]  # the rule's facet ordering
+DEFAULT_ORDER = ["hemisphere", "countryCode"]  # the handle's defaults.facets
 RULES = [{
     "objectID": "europe-banner",
     "conditions": [{"context": CONTEXT}],
@@ -63,15 +63,17 @@ def size_class(population: int) -> int:
     return max(0, min(5, len(str(population)) - 3))
 
 
-def latitude(row: Row) -> dict[str, int]:
-    """The rows' ``latitude`` (for rangeSlider): whole degrees, when the row has a point."""
+def latitude(row: Row) -> dict[str, Any]:
+    """The rows' ``latitude`` (for rangeSlider), whole degrees, and ``hemisphere`` (a list of
+    dynamicWidgets), when the row has a point."""
     point = row.get("location")
-    return {} if point is None else {"latitude": round(point["lat"])}
+    return {} if point is None else {"latitude": round(point["lat"]),
+                                     "hemisphere": "north" if point["lat"] >= 0 else "south"}
 
 
 @pytest.fixture(scope="module")
 def rows() -> list[Row]:
-    """The fixture rows, each with its ``stars`` and ``latitude``."""
+    """The fixture rows, each with its ``stars``, ``latitude`` and ``hemisphere``."""
     return [{**row, "stars": size_class(row["population"]), **latitude(row)}
             for row in load_rows()]
 
@@ -81,7 +83,7 @@ def handles_yaml(engine_yaml: str) -> str:
                                  f"facets: [{', '.join(DEFAULT_ORDER)}]").replace(
         "      population: { type: integer }\n",
         "      population: { type: integer }\n      stars: { type: integer }\n"
-        "      latitude: { type: integer }\n")
+        "      latitude: { type: integer }\n      hemisphere: { type: keyword }\n")
     return (
         f"indexes:\n  cities:\n{engine_yaml}"
         # no typos: Typesense is asked for none, and the rows' words decide every match
@@ -99,8 +101,8 @@ TYPESENSE_FIELDS = [
     ("name", "string"), ("alternateNames", "string[]"), ("country", "string"),
     ("countryCode", "string"), ("continent", "string"), ("timezone", "string"),
     ("currency", "string"), ("languages", "string[]"), ("population", "int32"),
-    ("capital", "bool"), ("stars", "int32"), ("latitude", "int32"), ("lvl0", "string"),
-    ("lvl1", "string"), ("location", "geopoint"),
+    ("capital", "bool"), ("stars", "int32"), ("latitude", "int32"), ("hemisphere", "string"),
+    ("lvl0", "string"), ("lvl1", "string"), ("location", "geopoint"),
 ]
 
 
@@ -604,3 +606,40 @@ def test_rating_menu_counts_each_step_and_refines(widgets: Page, rows: list[Row]
     # the region menu counts within the choice
     expect(page.locator("#region .ais-Menu-item")).to_have_text(
         items(counts_of(chosen, "continent"), 10))
+
+
+def levels(counts: Counter[str]) -> list[str]:
+    """A hierarchicalMenu level as its items read: the last part of each value, then its
+    count, by count then name."""
+    ordered = sorted(counts, key=lambda v: (-counts[v], v.split(" > ")[-1]))
+    return [f"{value.split(' > ')[-1]}{counts[value]}" for value in ordered]
+
+
+def test_hierarchical_menu_and_breadcrumb(widgets: Page, rows: list[Row]) -> None:
+    page = widgets
+    top = page.locator("#hierarchy > .ais-HierarchicalMenu > .ais-HierarchicalMenu-list"
+                       " > .ais-HierarchicalMenu-item")
+    expect(top).to_have_text(levels(counts_of(rows, "lvl0")))
+    page.locator("#hierarchy .ais-HierarchicalMenu-link", has_text="Africa").first.click()
+    africa = [r for r in rows if r["lvl0"] == "Africa"]
+    expect(page.locator(STATS)).to_have_text(stats_text(len(africa)))
+    children = page.locator("#hierarchy .ais-HierarchicalMenu-list--child"
+                            " .ais-HierarchicalMenu-item")
+    countries = counts_of(africa, "lvl1")
+    expect(children).to_have_text(levels(countries))
+    crumbs = page.locator("#breadcrumb .ais-Breadcrumb-item")
+    expect(crumbs).to_have_text(["Home", ">Africa"])
+
+    country = sorted(countries, key=lambda v: (-countries[v], v))[0]
+    name = country.split(" > ")[-1]
+    children.locator(".ais-HierarchicalMenu-link", has_text=name).first.click()
+    chosen = [r for r in africa if r["lvl1"] == country]
+    expect(page.locator(STATS)).to_have_text(stats_text(len(chosen)))
+    expect(crumbs).to_have_text(["Home", ">Africa", f">{name}"])
+    shown = hit_ids(page)
+    assert set(shown) <= {r["id"] for r in chosen} and len(shown) == min(PER_PAGE, len(chosen))
+
+    page.locator("#breadcrumb .ais-Breadcrumb-link", has_text="Africa").click()
+    expect(page.locator(STATS)).to_have_text(stats_text(len(africa)))
+    page.locator("#breadcrumb .ais-Breadcrumb-link", has_text="Home").click()
+    expect(page.locator(STATS)).to_have_text(stats_text(len(rows)))

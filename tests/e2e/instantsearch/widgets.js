@@ -15,7 +15,7 @@ const {
   configure, searchBox, voiceSearch, stats, hits, infiniteHits, refinementList, menu,
   menuSelect, rangeSlider, rangeInput, numericMenu, toggleRefinement, ratingMenu, sortBy,
   relevantSort, hitsPerPage, pagination, currentRefinements, clearRefinements,
-  dynamicWidgets, queryRuleCustomData, queryRuleContext, index,
+  dynamicWidgets, queryRuleCustomData, queryRuleContext, index, hierarchicalMenu, breadcrumb,
 } = instantsearch.widgets;
 const { connectGeoSearch, connectConfigure } = instantsearch.connectors;
 window.page = {};
@@ -92,6 +92,10 @@ search.addWidgets([
   ] }),
   toggleRefinement({ container: "#capital", attribute: "capital" }),
   ratingMenu({ container: "#stars", attribute: "stars" }),  // 0 to 5
+  // the rows' levels: lvl0 the continent, lvl1 "continent > country"
+  hierarchicalMenu({ container: "#hierarchy", attributes: ["lvl0", "lvl1"], limit: 100,
+                     sortBy: ["count:desc", "name:asc"] }),
+  breadcrumb({ container: "#breadcrumb", attributes: ["lvl0", "lvl1"] }),
   dynamicWidgets({
     container: "#dynamic",
     // the facets of the other widgets, not "*" (InstantSearch's default, which searchport
