@@ -1,7 +1,8 @@
 """Every InstantSearch.js widget that asks something of the server, on one page
 (``tests/e2e/instantsearch/widgets.html``) in Chromium, against a real ``searchport serve``
-over the fixture rows (each with a ``stars`` size class for ratingMenu and its ``latitude``
-in whole degrees for rangeSlider) on the embedded engine and on a real Typesense server.
+over the fixture rows (each with a ``stars`` size class for ratingMenu, its ``latitude`` in
+whole degrees for rangeSlider and its ``hemisphere``) on the embedded engine and on a real
+Typesense server.
 
 The handles: ``cities`` with a query rule (a context that ``queryRuleContext`` sends when
 the region menu picks Europe: ``userData`` for ``queryRuleCustomData`` and a facet ordering
