@@ -245,8 +245,8 @@ def to_record(seen: ObservedSearch, salt: bytes,
     return SearchRecord(
         at=seen.at, handle=seen.handle, query=normalise_query(seen.query[:MAX_QUERY]),
         nb_hits=seen.nb_hits, page=seen.page, refinements=refinements,
-        tags=tuple(t[:100] for t in seen.tags[:MAX_TAGS]), user_token=token,
-        latency_ms=seen.latency_ms, query_id=seen.query_id, hits=seen.hits,
+        tags=tuple(t[:100] for t in seen.tags[:MAX_TAGS]) if seen.tags else (),
+        user_token=token, latency_ms=seen.latency_ms, query_id=seen.query_id, hits=seen.hits,
     )
 
 
