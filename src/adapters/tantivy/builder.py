@@ -15,6 +15,7 @@ import tantivy
 from searchport.adapters.tantivy import values
 from searchport.adapters.tantivy.documents import DocumentFactory, UnusableRow, field_value
 from searchport.adapters.tantivy.folder import IndexFolder, IndexMeta, SourceStamp
+from searchport.adapters.tantivy.heap import give_back_freed_memory
 from searchport.adapters.tantivy.ranking import rank_weights
 from searchport.adapters.tantivy.schema import ID_FIELD, IndexLayout, register_analyzers
 from searchport.adapters.tantivy.source import SourceRow, count_rows, file_digest, read_rows
@@ -188,6 +189,9 @@ def _build(handle: str, folder: IndexFolder, layout: IndexLayout, source: Path,
         _discard(writer)
         shutil.rmtree(generation, ignore_errors=True)
         raise
+    writer = None  # its buffers freed, then given back: a small index may be rebuilt often
+    del index
+    give_back_freed_memory()
     meta = IndexMeta(fingerprint=layout.fingerprint(), generation=generation.name,
                      docs=len(seen), skipped_rows=skipped_rows, skipped_values=skipped_values,
                      duplicate_ids=duplicates, built_at=time.time(), source=stamp)

@@ -13,14 +13,13 @@ automaton.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import functools
 import threading
 
 import tantivy
 
 from searchport.adapters.tantivy.filters import any_of
+from searchport.adapters.tantivy.heap import give_back_freed_memory
 from searchport.adapters.tantivy.schema import prefix_field
 
 MAX_WORDS = 400_000  # a field with more words keeps the automaton (memory)
@@ -165,14 +164,3 @@ class Vocabulary:
     def words(self, field: str) -> FieldWords | None:
         return self._fields.get(field)
 
-
-def give_back_freed_memory() -> None:
-    """Return the C heap's free pages to the system (glibc's ``malloc_trim``; nothing
-    elsewhere). Reading a field's words makes and frees as many small blocks in tantivy as
-    the field has words, which glibc otherwise keeps, resident, for the process's life."""
-    name = ctypes.util.find_library("c")
-    if name is None:
-        return
-    trim = getattr(ctypes.CDLL(name), "malloc_trim", None)
-    if trim is not None:
-        trim(0)
