@@ -144,6 +144,9 @@ def main() -> int:
     ap.add_argument("--rules", type=int, default=0, metavar="N",
                     help="give `ours` N generated query rules (bench/rules.py, without "
                          "promotes and hides, as in the runs recorded); base keeps none")
+    ap.add_argument("--analytics", choices=["default", "none"], default="default",
+                    help="ours' query log: the default (SQLite, next to the config) or none; "
+                         "a base older than the query log has no such setting")
     ap.add_argument("rest", nargs="*", help="passed on to run_bench.py (after --)")
     args = ap.parse_args()
 
@@ -153,6 +156,8 @@ def main() -> int:
     for name, cache in (("ours", args.cache), ("base", args.base_cache)):
         configs[name] = workdir / f"{name}.yaml"
         config = {**BENCH_CONFIG, "accessLog": args.access_log, "cache": {"backend": cache}}
+        if name == "ours" and args.analytics == "none":
+            config["analytics"] = {"backend": "none"}
         if name == "ours" and args.rules:
             sys.path.insert(0, str(ROOT / "bench"))
             from rules import generated

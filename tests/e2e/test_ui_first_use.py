@@ -211,4 +211,16 @@ def test_a_key_is_asked_for_before_anything_else(
     shanghai = [r for r in rows if re.search(r"\bshanghai\b", r["name"].lower())]
     expect(page.locator("#hits li.hit").first.locator("h3 mark")).to_have_text("Shanghai")
     assert len(shanghai) >= 1
+    # the header's key button brings the prompt back; "Forget key" drops the stored key
+    page.get_by_role("button", name="API key", exact=True).click()
+    expect(page.locator("#key-panel")).to_be_visible()
+    expect(page.locator("#handle")).to_be_hidden()
+    page.get_by_role("button", name="Forget key").click()
+    assert page.evaluate("sessionStorage.length") == 0
+    expect(page.get_by_role("button", name="Forget key")).to_be_hidden()
+    expect(page.get_by_label("API key")).to_be_focused()
+    page.get_by_label("API key").fill("key-one")
+    page.get_by_role("button", name="Use key").click()
+    expect(page.locator("#handle")).to_be_visible()
+    expect(page.get_by_role("button", name="API key", exact=True)).to_be_visible()
     page.evaluate("sessionStorage.clear()")

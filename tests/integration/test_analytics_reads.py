@@ -144,6 +144,50 @@ async def test_every_read_of_a_segment_is_the_reference_s(
                                                             **flags))
 
 
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+async def test_events_kept_before_their_searches_count_as_after(
+        backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    """Clicks and conversions naming a queryID that reach the store before the searches
+    they name (another instance's, or this one's next batch) are applied when those
+    searches are written. (The positions of a click are counted when it arrives, under
+    the analyticsTags of its search when that is known: only those of every search are
+    compared here.)"""
+    store: AnalyticsStore
+    if backend == "sqlite":
+        store = SqliteAnalyticsStore(tmp_path / "analytics.sqlite3")
+    else:
+        server: PostgresServer = request.getfixturevalue("postgres")
+        store = PostgresAnalyticsStore(server.create_database())
+    await store.open()
+    reference = FakeAnalyticsStore()
+    rows = searches()
+    later = {s.query_id for s in rows[150:] if s.query_id}
+    first = [e for e in events(rows) if e.query_id]
+    try:
+        for target in (store, reference):
+            await target.write_searches(rows[:150])
+            await target.write_events(first)  # those of rows[150:] before them
+            await target.write_searches(rows[150:])
+            await target.write_events([e for e in events(rows) if not e.query_id])
+        assert sum(e.query_id in later for e in first) > 20
+        for handle in ("books", "films"):
+            for start, end in PERIODS:
+                for text in ("", "mobile", "lang:en AND mobile"):
+                    span = (handle, start, end)
+                    segment = read_segment(text)
+                    for name in ("searches_by_day", "clicks_by_day", "conversions_by_day",
+                                 *(("click_positions",) if not text else ())):
+                        assert (await getattr(store, name)(*span, segment=segment)
+                                == await getattr(reference, name)(*span, segment=segment))
+                    for flags in ({"no_clicks": True}, {}):
+                        assert (await store.top_searches(*span, limit=4, segment=segment,
+                                                         **flags)
+                                == await reference.top_searches(*span, limit=4,
+                                                                segment=segment, **flags))
+    finally:
+        await store.close()
+
+
 async def test_top_searches_in_every_order(
         stores: tuple[AnalyticsStore, FakeAnalyticsStore]) -> None:
     store, reference = stores

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from datetime import UTC, date, datetime
 
 import pytest
@@ -15,6 +16,7 @@ from searchport.domain.analytics.records import (
     ObservedSearch,
     Refinement,
     hit_ids_of,
+    kept_hit_ids,
     nb_hits_of,
     new_query_id,
     normalise_query,
@@ -52,6 +54,17 @@ def test_query_ids_are_32_hex_and_fresh() -> None:
     assert all(re.fullmatch(r"[0-9a-f]{32}", i) for i in ids)
 
 
+def test_query_ids_begin_with_their_millisecond() -> None:
+    before = time.time_ns() // 1_000_000
+    first = new_query_id()
+    time.sleep(0.003)
+    second = new_query_id()
+    after = time.time_ns() // 1_000_000
+    assert before <= int(first[:12], 16) < int(second[:12], 16) <= after
+    assert first < second  # made later, sorted later
+    assert len({new_query_id()[12:] for _ in range(5000)}) == 5000  # 80 random bits each
+
+
 def test_pseudonyms_hide_the_address_and_change_every_day() -> None:
     salt, other_salt = b"s" * 32, b"t" * 32
     monday, tuesday = date(2026, 3, 2), date(2026, 3, 3)
@@ -67,6 +80,37 @@ def test_utc_day_is_the_day_in_utc() -> None:
     late = datetime(2026, 3, 1, 23, 59, 59, tzinfo=UTC).timestamp()
     assert utc_day(late) == date(2026, 3, 1)
     assert utc_day(late + 1) == date(2026, 3, 2)
+
+
+@given(st.one_of(st.floats(min_value=-2e9, max_value=4e9, allow_nan=False),
+                 st.builds(lambda day, offset: day * 86_400 + offset,
+                           st.integers(min_value=0, max_value=40_000),
+                           st.sampled_from([-1e-6, -6e-7, -5e-7, -4e-7, -1e-9, 0.0, 1e-7,
+                                            86_399.9999995, 86_399.9999994]))))
+def test_utc_day_rounds_as_datetime_does(at: float) -> None:
+    assert utc_day(at) == datetime.fromtimestamp(at, UTC).date()
+
+
+def test_a_pseudonym_kept_for_an_address_is_the_one_made_again() -> None:
+    at = datetime(2026, 3, 1, 12, tzinfo=UTC).timestamp()
+    kept: dict[str, str] = {}
+    for client in ("198.51.100.4", "198.51.100.5", "198.51.100.4"):
+        seen = ObservedSearch(at=at, handle="books", query="q", nb_hits=1, client=client)
+        assert (to_record(seen, b"k" * 32, kept).user_token
+                == to_record(seen, b"k" * 32).user_token
+                == pseudonym(client, date(2026, 3, 1), b"k" * 32))
+    assert set(kept) == {"198.51.100.4", "198.51.100.5"}
+
+
+def test_the_objects_of_hits_in_hand_are_texts_of_at_most_200_characters() -> None:
+    assert kept_hit_ids([{"objectID": "a"}, {"objectID": "b", "x": 1}]) == ("a", "b")
+    assert kept_hit_ids([{"objectID": 7}, {"name": "no id"}, {"objectID": "x" * 300},
+                         {"objectID": "y"}]) == ("7", "x" * 200, "y")
+    assert kept_hit_ids([{"objectID": f"{n:0250d}"} for n in range(3)]) == tuple(
+        f"{n:0250d}"[:200] for n in range(3))
+    assert kept_hit_ids([{"objectID": str(n)} for n in range(MAX_HITS + 5)]) == tuple(
+        str(n) for n in range(MAX_HITS))
+    assert kept_hit_ids([]) == ()
 
 
 def test_a_record_keeps_the_token_or_a_pseudonym_never_the_address() -> None:

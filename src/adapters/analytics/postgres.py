@@ -26,7 +26,9 @@ from searchport.domain.errors import AnalyticsUnavailable
 
 T = TypeVar("T")
 MIGRATION_LOCK = 0x73706F7274  # pg_advisory_xact_lock key of the schema migrations
-ROLLUP_BATCH = rollups.rollup_searches(POSTGRES, rollups.BATCH)  # no parameters: no %s
+ROLLUP_BATCH = {refined: rollups.rollup_searches(POSTGRES, rollups.BATCH, refined)
+                for refined in (False, True)}  # no parameters: no %s
+INSERT_ARRAY = POSTGRES.sql(rollups.insert_array(POSTGRES))
 
 
 class PostgresAnalyticsStore(SqlAnalytics):
@@ -96,16 +98,16 @@ class PostgresAnalyticsStore(SqlAnalytics):
 
     async def write_searches(self, records: Sequence[SearchRecord]) -> None:
         """The searches and their rollups; the events already kept that name them."""
-        rows = sql.search_rows(POSTGRES, records)
+        rows = sql.search_array(records)
 
         async def write(db: psycopg.AsyncConnection[Any]) -> None:
             async with db.transaction():
-                async with db.cursor() as cursor:
-                    await cursor.executemany(POSTGRES.sql(rollups.INSERT_BATCH), rows)
+                await db.execute(INSERT_ARRAY, (rows,))
                 await db.execute(rollups.KEEP_BATCH)
-                for statement in ROLLUP_BATCH:
+                for statement in ROLLUP_BATCH[any(r.refinements for r in records)]:
                     await db.execute(statement)
-                found = await (await db.execute(rollups.BATCH_EVENTS)).fetchall()
+                found = (await (await db.execute(rollups.BATCH_EVENTS)).fetchall()
+                         if any(r.query_id for r in records) else [])
                 if found:
                     await _apply(db, [rollups.event_of(row) for row in found], written=True)
 

@@ -13,11 +13,13 @@ per position by the click's own day (``analytics_click_days``); revenue per curr
 searches are read from the log itself (by its ``(handle, query, day)`` index): a rollup per
 query and object would add a row per object of nearly every new query.
 
-A batch of searches is written to a table of the connection's own (``BATCH``), then, in
-the same transaction, into the log and into the rollups by ``INSERT ... SELECT ... GROUP
-BY`` statements the database runs by itself (``ROLLUP_SEARCHES``): nothing per search or
-per object is planned here, each search is counted once (a batch that fails is rolled
-back whole, and another instance's batch is in its own connection's table).
+On PostgreSQL, a batch of searches is written to a table of the connection's own
+(``BATCH``), then, in the same transaction, into the log and into the rollups by ``INSERT
+... SELECT ... GROUP BY`` statements the database runs by itself (``rollup_searches``);
+SQLite (one writer at a time) writes a batch straight into the log and rolls up the rows
+it has just added. Nothing per search or per object is planned here, each search is
+counted once (a batch that fails is rolled back whole, and another instance's batch is in
+its own connection's table).
 
 An event counts once its search is in the log: writing events looks their searches up
 (``LOOKUP``) and adds to the search's rows; writing searches looks up the events already
@@ -239,8 +241,23 @@ def create_batch(d: Dialect) -> str:
 
 
 _COLUMNS = ", ".join(SEARCH_COLUMNS)
-INSERT_BATCH = (f"INSERT INTO {BATCH} ({_COLUMNS}) "
-                f"VALUES ({', '.join('?' * len(SEARCH_COLUMNS))})")
+_ROW = f"({', '.join('?' * len(SEARCH_COLUMNS))})"
+
+
+def insert_searches(table: str, rows: int) -> str:
+    """The statement adding ``rows`` searches to ``table`` (the log or ``BATCH``), their
+    values one after the other: one statement run for many rows, not one each."""
+    return f"INSERT INTO {table} ({_COLUMNS}) VALUES {', '.join([_ROW] * rows)}"
+
+
+def insert_array(d: Dialect) -> str:
+    """The statement filling ``BATCH`` from the one parameter ``sql.search_array`` makes
+    (on SQLite, taking each value out of the JSON costs more than binding it)."""
+    values = ", ".join(d.item("r", i, _BATCH_TYPES.get(c, "text"))
+                       for i, c in enumerate(SEARCH_COLUMNS))
+    return f"INSERT INTO {BATCH} ({_COLUMNS}) SELECT {values} FROM {d.json_rows('r')}"
+
+
 KEEP_BATCH = f"INSERT INTO analytics_searches ({_COLUMNS}) SELECT {_COLUMNS} FROM {BATCH}"
 CLEAR_BATCH = f"DELETE FROM {BATCH}"
 # the events already kept that name the batch's searches (they arrived first)
@@ -263,19 +280,20 @@ def _add(d: Dialect, table: str, columns: Sequence[str], select: str) -> str:
             + ", ".join(f"{c} = {table}.{c} + excluded.{c}" for c in columns))
 
 
-def rollup_searches(d: Dialect, source: str) -> list[str]:
+def rollup_searches(d: Dialect, source: str, with_refinements: bool = True) -> list[str]:
     """The statements adding the searches of the table ``source`` (``BATCH``, or the
-    whole log when a database is migrated) to the rollups. (``WHERE`` before each ``GROUP
-    BY``: SQLite reads an ``ON`` after a bare ``FROM`` as a join's.)"""
+    whole log when a database is migrated) to the rollups; when no search of ``source``
+    has a refinement (not ``with_refinements``), without those of refinements. (``WHERE``
+    before each ``GROUP BY``: SQLite reads an ``ON`` after a bare ``FROM`` as a join's.)"""
     empty = "CASE WHEN s.nb_hits = 0 THEN 1 ELSE 0 END"
-    refined = f"{d.array_length('s.refinements')} > 0"
+    refined = f"{d.array_length('s.refinements')} > 0" if with_refinements else "false"
     tracked_hits = "CASE WHEN s.query_id IS NULL THEN 0 ELSE s.nb_hits END"
     refinement = "r.value ->> 0, r.value ->> 1, r.value ->> 2"
 
     def add(counter: str) -> str:
         return f"sum({counter})" if d.upserts_once else counter
 
-    return [
+    everyone = [
         _add(d, "analytics_days", ("searches", "no_results", "tracked"),
              f"SELECT s.handle, s.day, s.tags, count(*), sum({empty}), count(s.query_id) "
              f"FROM {source} s WHERE true GROUP BY s.handle, s.day, s.tags"),
@@ -295,6 +313,11 @@ def rollup_searches(d: Dialect, source: str) -> list[str]:
              f"count(s.query_id) AS t FROM {source} s GROUP BY s.handle, s.day, s.tags, "
              f"s.hits) g, {d.elements('g.hits', 'h')} WHERE true"
              + (" GROUP BY g.handle, g.day, h.value, g.tags" if d.upserts_once else "")),
+    ]
+    if not with_refinements:
+        return everyone
+    return [
+        *everyone,
         _add(d, "analytics_filter_days", ("count",),
              f"SELECT s.handle, s.day, s.query, {refinement}, s.tags, count(*) "
              f"FROM {source} s, {d.objects('s.refinements', 'r')} WHERE true "

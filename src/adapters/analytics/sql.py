@@ -11,12 +11,13 @@ transactions and migrations.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import date
 from typing import Any
 
 import msgspec
 
+from searchport.adapters.analytics import schema
 from searchport.domain.analytics.insights import InsightsEvent
 from searchport.domain.analytics.records import SearchRecord, utc_day
 from searchport.domain.analytics.reports import (
@@ -62,6 +63,10 @@ class Dialect:
     def day(self, day: date) -> Any:
         return day
 
+    def day_at(self, at: float) -> Any:
+        """``day`` of the UTC day of the instant ``at``."""
+        return self.day(utc_day(at))
+
     def read_day(self, value: Any) -> date:
         return value if isinstance(value, date) else date.fromisoformat(value)
 
@@ -88,12 +93,25 @@ class Dialect:
         """A condition: the JSON array ``column`` holds every one of ``tags``."""
         raise NotImplementedError
 
+    def json_rows(self, alias: str) -> str:
+        """A FROM item: the elements of a JSON array given as one text parameter,
+        ``alias.value``, each an array read by ``item``."""
+        return f"json_each(?) AS {alias}"
+
+    def item(self, alias: str, index: int, kind: str) -> str:
+        """The ``index``-th item of the JSON array ``alias.value`` as a value of the column
+        type ``kind`` (``schema.TYPES``' names, ``text`` otherwise; ``json``: the JSON)."""
+        return f"{alias}.value {'->' if kind == 'json' else '->>'} {index}"
+
 
 class SqliteDialect(Dialect):
     name = "sqlite"
 
     def day(self, day: date) -> Any:
         return day.isoformat()
+
+    def day_at(self, at: float) -> Any:
+        return utc_day(at).isoformat()
 
     def elements(self, column: str, alias: str) -> str:
         return f"json_each({column}) AS {alias}"
@@ -132,6 +150,16 @@ class PostgresDialect(Dialect):
     def has_tags(self, column: str, tags: Sequence[str]) -> tuple[str, Params]:
         return f"{column} @> ?::jsonb", [json_text(list(tags))]
 
+    def json_rows(self, alias: str) -> str:
+        return f"json_array_elements(?::json) AS {alias}(value)"
+
+    def item(self, alias: str, index: int, kind: str) -> str:
+        if kind == "json":
+            return f"({alias}.value -> {index})::jsonb"
+        if kind == "text":
+            return f"{alias}.value ->> {index}"
+        return f"({alias}.value ->> {index})::{schema.TYPES[self.name][kind]}"
+
 
 SQLITE = SqliteDialect()
 POSTGRES = PostgresDialect()
@@ -160,11 +188,38 @@ PURGE = ("DELETE FROM analytics_searches WHERE day < ?",
          "DELETE FROM analytics_events WHERE day < ?")
 
 
+class _Encoded(dict[Any, Any]):
+    """``encode(key)`` by key, each made once (the searches of a batch often show the same
+    objects, have the same tags or none)."""
+
+    def __init__(self, encode: Callable[[Any], Any]) -> None:
+        super().__init__()
+        self.encode = encode
+
+    def __missing__(self, key: Any) -> Any:
+        made = self[key] = self.encode(key)
+        return made
+
+
 def search_rows(d: Dialect, records: Sequence[SearchRecord]) -> list[tuple[Any, ...]]:
     """The rows of ``records`` (each objectID once per search, as the rollups count it)."""
-    return [(r.at, d.day(utc_day(r.at)), r.handle, r.query, r.nb_hits, r.page,
-             d.json(r.refinements), d.json(r.tags), r.user_token, r.latency_ms, r.query_id,
-             d.json(list(dict.fromkeys(r.hits)))) for r in records]
+    lists = _Encoded(d.json)
+    hits = _Encoded(lambda ids: d.json(tuple(dict.fromkeys(ids))))
+    return [(r.at, d.day_at(r.at), r.handle, r.query, r.nb_hits, r.page,
+             lists[r.refinements], lists[r.tags], r.user_token, r.latency_ms, r.query_id,
+             hits[r.hits]) for r in records]
+
+
+def search_array(records: Sequence[SearchRecord]) -> str:
+    """``records`` as one JSON array, an array per search with the values of
+    ``SEARCH_COLUMNS`` in order (each objectID once per search): one parameter that the
+    database spreads into rows itself (``rollups.insert_array``) instead of a dozen bound
+    per search."""
+    return _json.encode([
+        (r.at, utc_day(r.at).isoformat(), r.handle, r.query, r.nb_hits, r.page, r.refinements,
+         r.tags,
+         r.user_token, r.latency_ms, r.query_id, tuple(dict.fromkeys(r.hits)))
+        for r in records]).decode("utf-8")
 
 
 def event_rows(d: Dialect, events: Sequence[InsightsEvent]) -> list[tuple[Any, ...]]:

@@ -9,6 +9,7 @@ which sorts as the days do.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import secrets
 import sqlite3
 from collections.abc import Callable, Sequence
@@ -65,7 +66,6 @@ class SqliteAnalyticsStore(SqlAnalytics):
             db.execute("PRAGMA synchronous=NORMAL")
             db.execute("PRAGMA temp_store=MEMORY")
             _migrate(db)
-            db.execute(rollups.create_batch(SQLITE))
         except BaseException:
             db.close()
             raise
@@ -89,8 +89,8 @@ class SqliteAnalyticsStore(SqlAnalytics):
         def write(db: sqlite3.Connection) -> None:
             rows = sql.search_rows(SQLITE, records)  # in this thread, off the event loop
             with _transaction(db):
-                db.executemany(rollups.INSERT_BATCH, rows)
-                _keep_batch(db)
+                _write_batch(db, rows, refined=any(r.refinements for r in records),
+                             tracked={r.query_id for r in records if r.query_id})
 
         if records:
             await self._run(write)
@@ -162,16 +162,49 @@ def _apply(db: sqlite3.Connection, events: Sequence[InsightsEvent], *, written: 
                                    replayed=replayed))
 
 
-def _keep_batch(db: sqlite3.Connection) -> None:
-    """Inside a transaction: the searches of ``BATCH`` kept in the log and added to the
-    rollups, the events that named them before applied, ``BATCH`` emptied."""
-    db.execute(rollups.KEEP_BATCH)
-    for statement in rollups.rollup_searches(SQLITE, rollups.BATCH):
-        db.execute(statement)
-    found = db.execute(rollups.BATCH_EVENTS).fetchall()
+LOG = "analytics_searches"
+ROWS_PER_INSERT = 64
+INSERT_ROWS = rollups.insert_searches(LOG, ROWS_PER_INSERT)
+LAST_ROW = f"SELECT max(rowid) FROM {LOG}"
+# the batch just written: the log's rows after its last one before (one writer at a time:
+# each batch is written in a transaction of its own, BEGIN IMMEDIATE)
+WRITTEN = f"(SELECT * FROM {LOG} NOT INDEXED WHERE rowid > ?)"  # by rowid, no index
+ROLLUP_WRITTEN = {refined: rollups.rollup_searches(SQLITE, WRITTEN, refined)
+                  for refined in (False, True)}
+
+
+def _insert(db: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> None:
+    """``rows`` into the log, ``ROWS_PER_INSERT`` to a statement. Each run of a statement
+    lets the event loop's thread take the interpreter's lock (in turn with this one): per
+    row, the requests' thread and this one would take turns thousands of times a batch."""
+    full = len(rows) - len(rows) % ROWS_PER_INSERT
+    flat = itertools.chain.from_iterable
+    db.executemany(INSERT_ROWS, (tuple(flat(rows[start:start + ROWS_PER_INSERT]))
+                                 for start in range(0, full, ROWS_PER_INSERT)))
+    if full < len(rows):
+        db.execute(rollups.insert_searches(LOG, len(rows) - full), tuple(flat(rows[full:])))
+
+
+# the events kept whose queryID sorts between the batch's first and last (queryIDs begin
+# with their time: a few at most), then those naming one of its searches
+EVENTS_BETWEEN = ("SELECT at, handle, type, subtype, object_ids, positions, query_id, "
+                  "object_query_ids, revenue, currency, object_revenues "
+                  "FROM analytics_events WHERE query_id BETWEEN ? AND ? ORDER BY id")
+
+
+def _write_batch(db: sqlite3.Connection, rows: list[tuple[Any, ...]], *, refined: bool,
+                 tracked: set[str]) -> None:
+    """Inside a transaction: the searches ``rows`` kept in the log and added to the
+    rollups (``refined``: some has a refinement), the events that named them before
+    applied (``tracked``: their queryIDs)."""
+    last = db.execute(LAST_ROW).fetchone()[0] or 0
+    _insert(db, rows)
+    for statement in ROLLUP_WRITTEN[refined]:
+        db.execute(statement, (last,))
+    found = [row for row in db.execute(EVENTS_BETWEEN, (min(tracked), max(tracked)))
+             if row[6] in tracked] if tracked else []
     if found:
         _apply(db, [rollups.event_of(row) for row in found], written=True)
-    db.execute(rollups.CLEAR_BATCH)
 
 
 def _replay(db: sqlite3.Connection) -> None:

@@ -18,7 +18,7 @@ import contextvars
 import logging
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -46,6 +46,7 @@ T = TypeVar("T")
 PURGE_EVERY = 86_400.0  # seconds
 _NOBODY = Visitor()
 RETRY_AFTER = 1.0  # seconds between writes while the store is failing
+MAX_PSEUDONYMS = 100_000  # addresses whose pseudonym of the day is kept, made again past it
 
 
 class AnalyticsRecorder:
@@ -54,7 +55,7 @@ class AnalyticsRecorder:
         *,
         store: AnalyticsStore,
         capacity: int = 50_000,
-        batch: int = 1000,
+        batch: int = 5000,
         interval: float = 1.0,
         retention_days: int = 90,
         on_drop: Callable[[int], None] | None = None,
@@ -72,6 +73,7 @@ class AnalyticsRecorder:
         self._searches: deque[ObservedSearch] = deque()
         self._events: deque[InsightsEvent] = deque()
         self._salts: dict[date, bytes] = {}
+        self._pseudonyms: dict[date, dict[str, str]] = {}  # by day, by address
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._purged_at: float | None = None
@@ -96,11 +98,11 @@ class AnalyticsRecorder:
     def observe(self, *, handle: str, query: str, tracking: Tracking, visitor: Visitor | None,
                 nb_hits: int = -1, answer: bytes | None = None, page: int = 0,
                 filters: tuple[Any, ...] = (), public: Callable[[str], str] | None = None,
-                hit_ids: Iterable[Any] | None = None) -> str | None:
+                hits: Sequence[Mapping[str, Any]] | None = None) -> str | None:
         """Record one search as its request and answer say (unless ``analytics`` is false);
         its new ``queryID`` when it asked for ``clickAnalytics`` (and the recorder is
         enabled), else None. ``nb_hits`` -1: read from ``answer`` (a cached answer);
-        ``hit_ids``: the answer's objectIDs when still in hand, else read from ``answer``."""
+        ``hits``: the answer's hits when still in hand, else read from ``answer``."""
         if not self.enabled:  # analytics off: no log, no queryID either
             return None
         query_id = new_query_id() if tracking.click_analytics else None
@@ -114,7 +116,7 @@ class AnalyticsRecorder:
             filters=filters, public=public,
             tags=tracking.tags, user_token=tracking.user_token or visitor.user_token,
             client=visitor.client, query_id=query_id,
-            hits=(kept_hit_ids(hit_ids) if hit_ids is not None
+            hits=(kept_hit_ids(hits) if hits is not None
                   else hit_ids_of(answer) if answer else ()),
             latency_ms=(time.perf_counter() - started) * 1000 if started is not None else 0.0,
         ))
@@ -206,7 +208,11 @@ class AnalyticsRecorder:
                 salt = self._salts[day] = await self.store.day_salt(day)
                 for old in [d for d in self._salts if d < day - timedelta(days=1)]:
                     del self._salts[old]
-            records.append(to_record(seen, salt))
+                    self._pseudonyms.pop(old, None)
+            pseudonyms = self._pseudonyms.setdefault(day, {})
+            if len(pseudonyms) >= MAX_PSEUDONYMS:
+                pseudonyms.clear()
+            records.append(to_record(seen, salt, pseudonyms))
         return records
 
     async def _purge_when_due(self) -> None:

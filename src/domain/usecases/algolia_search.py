@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterable
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 import msgspec
@@ -92,8 +92,8 @@ class SearchPlan(Protocol):
         """The hit count of an answer ``shape`` made."""
         ...
 
-    def object_ids_of(self, answer: Any) -> Iterable[Any]:
-        """The ``objectID`` of each hit of an answer ``shape`` made, in order."""
+    def answer_hits(self, answer: Any) -> Sequence[Mapping[str, Any]]:
+        """The hits of an answer ``shape`` made, in order."""
         ...
 
 
@@ -163,7 +163,7 @@ class AlgoliaSearch:
             visitor=visitor, nb_hits=-1 if value is None else search_plan.hits_of(value),
             answer=encoded.body, page=asked.offset // asked.limit if asked.limit else 0,
             filters=asked.filters, public=entry.fields.public,
-            hit_ids=None if value is None else search_plan.object_ids_of(value))
+            hits=None if value is None else search_plan.answer_hits(value))
         return encoded.body if query_id is None else with_query_id(encoded.body, query_id)
 
     async def _search(self, entry: IndexEntry, plan: SearchPlan,

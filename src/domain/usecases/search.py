@@ -49,7 +49,7 @@ class Search:
             handle=entry.handle, query=request.q, tracking=request.tracking, visitor=visitor,
             nb_hits=-1 if value is None else value.total_hits, answer=encoded.body,
             page=page - 1, filters=asked, public=entry.fields.public,
-            hit_ids=None if value is None else (hit.get("objectID") for hit in value.hits))
+            hits=None if value is None else value.hits)
         if query_id is None:
             return encoded
         return Encoded(with_query_id(encoded.body, query_id), encoded.cache)

@@ -3,7 +3,7 @@ case runs, and the Algolia answer shaped from the domain result."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import msgspec
@@ -67,8 +67,8 @@ class SearchCall:
     def hits_of(self, answer: AlgoliaResult) -> int:
         return answer.nb_hits
 
-    def object_ids_of(self, answer: AlgoliaResult) -> Iterable[Any]:
-        return (hit.get("objectID") for hit in answer.hits)
+    def answer_hits(self, answer: AlgoliaResult) -> Sequence[Mapping[str, Any]]:
+        return answer.hits
 
 
 class FacetHitsCall(msgspec.Struct, frozen=True):

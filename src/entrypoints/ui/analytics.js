@@ -1,8 +1,9 @@
 // The analytics page: the figures of one handle over a period, read from the Analytics API
 // (GET /2/...) as any client reads them. The handle and the period live in the URL.
 
-import { ApiError, apiKey, getJson } from "./api.js";
+import { ApiError, getJson } from "./api.js";
 import { drawDays, shortDay } from "./day_chart.js";
+import { keyPrompt } from "./key_prompt.js";
 
 const $ = (selector) => document.querySelector(selector);
 const whole = new Intl.NumberFormat("en-US");
@@ -46,23 +47,12 @@ function showError(message) {
   $("#error").textContent = message || "";
 }
 
-function askForKey(message) {
-  $("#key-panel").hidden = false;
-  $("#report").hidden = true;
-  $("#period-form").hidden = true;
-  $("#key-button").hidden = true;
-  $("#key-error").textContent = message || "";
-  $("#key-forget").hidden = !apiKey.get();
-  $("#key").value = "";
-  $("#key").focus();
-}
-
 function failed(error) {
   if (error.name === "AbortError") return;
   if (error instanceof ApiError && error.status === 401) {
-    askForKey(apiKey.get() ? "That key was refused: check it and try again." : "");
+    prompt.refused();
   } else if (error instanceof ApiError && error.status === 403) {
-    askForKey(`This key may not read analytics (${error.message}). Use the service's apiKey `
+    prompt.ask(`This key may not read analytics (${error.message}). Use the service's apiKey `
       + "or a named key with analytics: true.");
   } else {
     showError(error.message);
@@ -91,8 +81,7 @@ function writeUrl() {
 async function loadHandles() {
   const { body } = await getJson("/indexes");
   state.handles = body.indexes.map((i) => i.handle);
-  $("#key-panel").hidden = true;
-  $("#key-button").hidden = !apiKey.get();
+  prompt.accepted();
   if (!state.handles.length) {
     showError("No index is configured: add one under `indexes` in the config file.");
     return;
@@ -254,6 +243,9 @@ function renderTable(panel, result, items, cells) {
 
 // -- wiring --------------------------------------------------------------------------------
 
+// No handle can be listed without the key: the page waits behind the key prompt.
+const prompt = keyPrompt({ covers: ["#report", "#period-form"], load: loadHandles, failed });
+
 function start() {
   $("#period-form").addEventListener("submit", (event) => {
     event.preventDefault();
@@ -267,16 +259,6 @@ function start() {
     loadReport().catch(failed);
   });
   $("#handle").addEventListener("change", () => $("#period-form").requestSubmit());
-  $("#key-form").addEventListener("submit", (event) => {
-    event.preventDefault();
-    apiKey.set($("#key").value.trim());
-    loadHandles().catch(failed);
-  });
-  $("#key-forget").addEventListener("click", () => {
-    apiKey.clear();
-    askForKey("");
-  });
-  $("#key-button").addEventListener("click", () => askForKey(""));
   new ResizeObserver(redrawOnResize).observe($("#per-day .chart"));
   loadHandles().catch(failed);
 }

@@ -1,12 +1,13 @@
 // The built-in search page: state in the URL, one search request per change, DOM built with
 // textContent (highlights through highlight.js only).
 
-import { ApiError, apiKey, getJson } from "./api.js";
+import { ApiError, getJson } from "./api.js";
 import { drawHistogram, drawMap, tileBounds } from "./charts.js";
 import { labelFilterDrawer, setUpFilterDrawer } from "./drawer.js";
 import { appendHighlighted } from "./highlight.js";
 import { fieldLabel as label, formatFacetValue, formatPoint, formatRange, formatValue } from "./labels.js";
 import { parseTile, readState, writeState } from "./url_state.js";
+import { keyPrompt } from "./key_prompt.js";
 
 const $ = (selector) => document.querySelector(selector);
 const whole = new Intl.NumberFormat();
@@ -62,22 +63,10 @@ function busy(on) {
   $("#hits").setAttribute("aria-busy", on ? "true" : "false");
 }
 
-// No handle can be listed without the key: the search box waits behind the key prompt.
-function askForKey(message) {
-  $("#key-panel").hidden = false;
-  $("#app").hidden = true;
-  $("#search-form").hidden = true;
-  $("#key-button").hidden = true;
-  $("#key-error").textContent = message || "";
-  $("#key-forget").hidden = !apiKey.get();
-  $("#key").value = "";
-  $("#key").focus();
-}
-
 function failed(error) {
   if (error.name === "AbortError") return;
   if (error instanceof ApiError && error.status === 401) {
-    askForKey(apiKey.get() ? "That key was refused: check it and try again." : "");
+    prompt.refused();
     return;
   }
   showError(error.message);
@@ -125,8 +114,7 @@ async function loadIndexes() {
   select.disabled = body.indexes.length < 2;
   select.hidden = !body.indexes.length;
   $("#search-form").hidden = false;
-  $("#key-button").hidden = !apiKey.get();
-  $("#key-panel").hidden = true;
+  prompt.accepted();
   $("#app").hidden = false;
   if (!body.indexes.length) {
     showError("No index is configured: add one under `indexes` in the config file.");
@@ -612,6 +600,9 @@ function renderPagination(body) {
 
 // -- wiring --------------------------------------------------------------------------------
 
+// No handle can be listed without the key: the page waits behind the key prompt.
+const prompt = keyPrompt({ covers: ["#app", "#search-form"], load: loadIndexes, failed });
+
 function start() {
   setUpFilterDrawer();
   const typed = debounce(() => {
@@ -629,16 +620,6 @@ function start() {
     state.sort = event.target.value;
     refresh();
   });
-  $("#key-form").addEventListener("submit", (event) => {
-    event.preventDefault();
-    apiKey.set($("#key").value.trim());
-    loadIndexes().catch(failed);
-  });
-  $("#key-forget").addEventListener("click", () => {
-    apiKey.clear();
-    askForKey("");
-  });
-  $("#key-button").addEventListener("click", () => askForKey(""));
   window.addEventListener("popstate", followHistory);
   document.addEventListener("keydown", (event) => {
     const typing = /^(INPUT|SELECT|TEXTAREA)$/.test(document.activeElement?.tagName);
