@@ -12,10 +12,10 @@ from pathlib import Path
 import msgspec
 import tantivy
 
+from searchport.adapters.heap import give_back_freed_memory
 from searchport.adapters.tantivy import values
 from searchport.adapters.tantivy.documents import DocumentFactory, UnusableRow, field_value
 from searchport.adapters.tantivy.folder import IndexFolder, IndexMeta, SourceStamp
-from searchport.adapters.tantivy.heap import give_back_freed_memory
 from searchport.adapters.tantivy.ranking import rank_weights
 from searchport.adapters.tantivy.schema import ID_FIELD, IndexLayout, register_analyzers
 from searchport.adapters.tantivy.source import SourceRow, count_rows, file_digest, read_rows

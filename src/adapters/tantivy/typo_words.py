@@ -18,8 +18,8 @@ import threading
 
 import tantivy
 
+from searchport.adapters.heap import give_back_freed_memory
 from searchport.adapters.tantivy.filters import any_of
-from searchport.adapters.tantivy.heap import give_back_freed_memory
 from searchport.adapters.tantivy.schema import prefix_field
 
 MAX_WORDS = 400_000  # a field with more words keeps the automaton (memory)
