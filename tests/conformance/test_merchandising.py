@@ -6,10 +6,12 @@ the rows in plain Python (``merchandising``), whatever engine is behind the hand
 
 from __future__ import annotations
 
+import json
 import math
 from collections import Counter
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from litestar.testing import TestClient
@@ -249,3 +251,37 @@ def test_the_json_api_on_a_virtual_replica_pages_the_relevant_hits(
     assert fields["replicas"] == [{"handle": STANDARD, "virtual": False},
                                   {"handle": VIRTUAL, "virtual": True}]
     assert api.get(f"/{VIRTUAL}/fields").json()["replicaOf"] == HANDLE
+
+
+def test_promoted_records_count_in_facets_stats_and_histograms(api: TestClient[Any]) -> None:
+    """Every record but the hidden ones matches: the promoted ones (left out of the
+    engine's search and counted by a search of their own) are in the figures."""
+    kept = [r for r in ROWS if r["id"] not in HIDDEN]
+    promoted = {"c41", "c33"}
+    assert promoted <= {r["id"] for r in kept}
+    body = query(api, HANDLE, ruleContexts=["pinned"], facets=["year", "rating"],
+                 hitsPerPage=5)
+    for field in ("year", "rating"):
+        numbers = [v for r in kept for v in values(r, field)]
+        assert body["facets_stats"][field] == pytest.approx({
+            "min": min(numbers), "max": max(numbers), "sum": sum(numbers),
+            "avg": sum(numbers) / len(numbers)}), field
+    # a filter the promoted c41 (poetry) does not match: shown, not counted
+    history = query(api, HANDLE, ruleContexts=["pinned"], facets=["year"],
+                    filters="genre:history", hitsPerPage=20)
+    matching = [r for r in kept if r["genre"] == "history"]
+    assert "c41" in {h["objectID"] for h in history["hits"]}
+    years = [v for r in matching for v in values(r, "year")]
+    assert history["facets_stats"]["year"] == pytest.approx({
+        "min": min(years), "max": max(years), "sum": sum(years), "avg": sum(years) / len(years)})
+
+    response = api.get(f"/{HANDLE}/search", params={
+        "ruleContexts": "pinned", "perPage": 1, "histogram": json.dumps({"year": 10})})
+    if not api.get("/indexes").json()["indexes"][0]["capabilities"]["histogram"]:
+        assert response.status_code == 400
+        return
+    assert response.status_code == 200, response.text
+    keys = Counter(math.floor(v / 10) * 10 for r in kept for v in values(r, "year"))
+    first, last = min(keys), max(keys)
+    assert [(b["key"], b["count"]) for b in response.json()["histograms"]["year"]] == [
+        (key, keys.get(key, 0)) for key in range(first, last + 10, 10)]

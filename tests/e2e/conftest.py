@@ -175,6 +175,14 @@ def ui_rows() -> list[dict[str, Any]]:
     return [*load_rows(), HOSTILE]
 
 
+# a query rule whose userData the page shows (as text: the title holds markup)
+UI_RULE: dict[str, Any] = {
+    "objectID": "london-banner",
+    "conditions": [{"pattern": "london", "anchoring": "is"}],
+    "consequence": {"userData": {"title": "<b>London</b> calling"}},
+}
+
+
 @pytest.fixture(scope="session")
 def ui_server(
     server_factory: Callable[..., Server],
@@ -190,7 +198,7 @@ def ui_server(
     )
     config = (
         "indexes:\n  cities:\n    engine: tantivy\n    path: index/cities\n"
-        f"    source: {source}\n{fields}"
+        f"    source: {source}\n{fields}    rules: {json.dumps([UI_RULE])}\n"
     )
     return server_factory(config)
 

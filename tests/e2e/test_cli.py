@@ -97,8 +97,58 @@ def test_example_config_serves_the_demo(copy_example: Path, tmp_path_factory: An
         continents = {v["value"] for v in body["facets"]["lvl0"]}
         assert {v["value"].split(" > ")[0] for v in body["facets"]["lvl1"]} <= continents
         assert body["totalHits"] >= 1
+        demo_rules_and_replicas(server, copy_example)
     finally:
         server.stop()
+
+
+def demo_rules_and_replicas(server: Server, folder: Path) -> None:
+    """The example's replicas and query rules, each checked against the demo's rows."""
+    import gzip
+    import json
+
+    import yaml
+
+    config = yaml.safe_load((folder / "config.example.yaml").read_text(encoding="utf-8"))
+    with gzip.open(folder / config["indexes"]["cities"]["source"], "rt") as lines:
+        rows = [json.loads(line) for line in lines]
+    listed = [i["handle"] for i in server.client.get("/indexes").json()["indexes"]]
+    assert listed == list(config["indexes"])
+    replicas = {h: i for h, i in config["indexes"].items() if i.get("replicaOf") == "cities"}
+    settings = server.client.get("/1/indexes/cities/settings").json()
+    assert sorted(settings["replicas"]) == sorted(
+        f"virtual({h})" if "relevantSort" in i else h for h, i in replicas.items())
+    (standard,) = [h for h, i in replicas.items() if "sort" in i]
+    (virtual,) = [h for h, i in replicas.items() if "relevantSort" in i]
+    # no text: every record, in the replica's order
+    key, order = replicas[standard]["sort"][0]["field"], replicas[standard]["sort"][0]["order"]
+    ordered = sorted(rows, key=lambda r: r[key], reverse=order == "desc")
+    first = server.client.post(f"/1/indexes/{standard}/query",
+                               json={"params": {"hitsPerPage": 3}}).json()
+    assert [h[key] for h in first["hits"]] == [r[key] for r in ordered[:3]]
+    assert first["nbHits"] == len(rows)
+    ranking = replicas[virtual]["customRanking"][0]
+    relevant = server.client.post(f"/1/indexes/{virtual}/query", json={"params": {
+        "hitsPerPage": 3}}).json()
+    values = sorted((r[ranking["field"]] for r in rows), reverse=ranking["order"] == "desc")
+    assert [h[ranking["field"]] for h in relevant["hits"]] == values[:3]
+    # the best maxHits matches (docs/replicas.md: 1,000 unless set) are sorted
+    max_hits = replicas[virtual]["relevantSort"].get("maxHits", 1000)
+    assert relevant["nbHits"] == len(rows)
+    assert relevant["nbSortedHits"] == min(max_hits, len(rows))
+    assert relevant["appliedRelevancyStrictness"] == replicas[virtual]["relevantSort"][
+        "strictness"]
+    # the rules: "capital" is a filter with a banner; the context "europe" another
+    capitals = server.client.get("/cities/search", params={"q": "capital", "perPage": 1})
+    assert capitals.json()["totalHits"] == sum(1 for r in rows if r["capital"] is True)
+    assert capitals.json()["userData"] == [{"title": "Capital cities"}]
+    europe = server.client.post("/1/indexes/cities/query", json={"params": {
+        "ruleContexts": ["europe"], "hitsPerPage": 0}}).json()
+    assert europe["nbHits"] == sum(1 for r in rows if r["continent"] == "Europe")
+    assert europe["userData"] == [{"title": "Cities of Europe"}]
+    assert europe["appliedRules"] == [{"objectID": "europe-page"}]
+    assert europe["renderingContent"]["facetOrdering"]["facets"]["order"] == [
+        "country", "capital"]
 
 
 def test_reload_mode_picks_up_config_changes(tmp_path: Path) -> None:

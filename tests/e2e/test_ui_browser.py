@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import Server
+from tests.e2e.conftest import UI_RULE, Server
 from tests.e2e.ui_support import (
     ARTIFACTS,
     HOSTILE,
@@ -67,6 +67,25 @@ def test_typing_shows_highlighted_hits_and_never_runs_document_text(
     expected = [r for r in ui_rows if "shanghai" in r["name"].lower()]
     expect(page.locator("#hits li.hit").first.locator("h3 mark")).to_have_text("Shanghai")
     assert len(expected) >= 1
+
+
+def test_a_query_rules_user_data_is_shown_as_text(
+    page: Page, ui_server: Server, ui_rows: list[dict[str, Any]]
+) -> None:
+    open_page(page, ui_server)
+    banner = page.locator("#rule-data")
+    expect(banner).to_be_hidden()
+    page.locator("#q").fill("london")
+    london = [r for r in ui_rows if any(
+        w.startswith("london") for text in [r["name"], *r.get("alternateNames", [])]
+        for w in re.findall(r"[^\W_]+", text.lower()))]
+    expect(page.locator("#status")).to_have_text(status(len(london)))
+    expect(banner).to_be_visible()
+    expect(banner.locator("p")).to_have_text([UI_RULE["consequence"]["userData"]["title"]])
+    assert page.locator("#rule-data b").count() == 0
+    page.locator("#q").fill("shanghai")  # the rule's pattern is the whole query
+    expect(page.locator("#hits li.hit").first.locator("h3 mark")).to_have_text("Shanghai")
+    expect(banner).to_be_hidden()
 
 
 def test_facets_are_disjunctive_and_searchable(

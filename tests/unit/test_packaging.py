@@ -48,7 +48,8 @@ def test_the_wheel_ships_every_module_and_asset(tmp_path: Path) -> None:
 
 
 def test_the_builtin_demo_is_the_example_configs_demo() -> None:
-    """``serve`` with no config serves the same cities handle as config.example.yaml."""
+    """``serve`` with no config serves the same cities handle (rules included) and replicas
+    as config.example.yaml."""
     import yaml
 
     example = yaml.safe_load((ROOT / "config.example.yaml").read_text(encoding="utf-8"))
@@ -57,6 +58,10 @@ def test_the_builtin_demo_is_the_example_configs_demo() -> None:
     assert {k: v for k, v in builtin["indexes"]["cities"].items() if k not in moved} == {
         k: v for k, v in example["indexes"]["cities"].items() if k not in moved
     }
+    # and the same replicas of it
+    replicas = {h: i for h, i in example["indexes"].items() if i.get("replicaOf") == "cities"}
+    assert replicas and replicas == {
+        h: i for h, i in builtin["indexes"].items() if i.get("replicaOf") == "cities"}
     assert (ROOT / example["indexes"]["cities"]["source"]).is_file()
 
 

@@ -6,8 +6,8 @@ Hidden and promoted records are left out of the engine's search by their ids
 promoted ones are fetched by id (``SearchQuery.ids``) in a second search run beside it
 (with the search's filters when the rule asked ``filterPromotes``, with a key's forced
 filters always), and placed into the page. The promoted records that match the search
-(its text and filters) are counted in its facets by a third search, of those records only,
-whose counts are added to the others'.
+(its text and filters) are counted in its facets, stats and histograms by a third search,
+of those records only, whose figures are added to the others' (``tallies``).
 """
 
 from __future__ import annotations
@@ -20,10 +20,11 @@ import msgspec
 
 from searchport.domain.query import FacetValuesQuery, Filter, SearchQuery
 from searchport.domain.replicas import Searcher
-from searchport.domain.results import EngineResult, FacetValue, Hit
+from searchport.domain.results import EngineResult, Hit
 from searchport.domain.rules.effects import Promotion, RulePlan
 from searchport.domain.rules.paging import Window, organic_window, place
 from searchport.domain.rules.ruleset import RuleQuery, selected_values
+from searchport.domain.rules.tallies import added_up
 from searchport.domain.rules.text import FacetValues, keys
 
 if TYPE_CHECKING:
@@ -103,15 +104,15 @@ async def search_with_rules(search: Searcher, query: SearchQuery, plan: RulePlan
                 filters=query.filters if filtered else forced, ids=ids,
                 facets=(), stats=(), histograms=(), geo_grid=None, suggest_field=None,
                 exact_total=False)))
-    if query.facets:  # the promoted records that match the search count in its facets
+    # the promoted records that match the search count in its facets, stats, histograms
+    tallied = bool(promoted_ids) and bool(query.facets or query.stats or query.histograms)
+    if tallied:
         searches.append(search(msgspec.structs.replace(
-            query, offset=0, limit=0, ids=promoted_ids, highlight=False, stats=(),
-            histograms=(), geo_grid=None, suggest_field=None)))
+            query, offset=0, limit=0, ids=promoted_ids, highlight=False, geo_grid=None,
+            suggest_field=None)))
     organic_result, *fetched = await asyncio.gather(*searches)
-    if query.facets:
-        counted = fetched.pop()
-        organic_result = msgspec.structs.replace(organic_result, facets=added_counts(
-            organic_result.facets, counted.facets, query.max_facet_values))
+    if tallied:
+        organic_result = added_up(organic_result, fetched.pop(), query)
     found: dict[str, Hit] = {h.id: h for r in fetched for h in r.hits}
     present = [p for p in plan.promoted if p.object_id in found]
     sorted_total = organic_result.sorted_total  # a virtual replica pages through these
@@ -123,19 +124,6 @@ async def search_with_rules(search: Searcher, query: SearchQuery, plan: RulePlan
         sorted_total=None if sorted_total is None else sorted_total + len(present))
     return RuledResult(result=result, promoted=frozenset(
         x.object_id for x in shown if isinstance(x, Promotion)))
-
-
-def added_counts(facets: dict[str, list[FacetValue]], more: dict[str, list[FacetValue]],
-                 limit: int) -> dict[str, list[FacetValue]]:
-    """Facet counts of two disjoint sets of records added up, most frequent first."""
-    found: dict[str, list[FacetValue]] = {}
-    for name in {*facets, *more}:
-        counts: dict[str, int] = {}
-        for value in (*facets.get(name, ()), *more.get(name, ())):
-            counts[value.value] = counts.get(value.value, 0) + value.count
-        found[name] = [FacetValue(value=v, count=c) for v, c in
-                       sorted(counts.items(), key=lambda vc: (-vc[1], vc[0]))[:limit]]
-    return found
 
 
 class FacetValueCache:

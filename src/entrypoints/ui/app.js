@@ -297,6 +297,7 @@ function render(body, timing) {
   renderChips();
   renderFacets(body.facets || {});
   renderSuggestions(body.suggestions || []);
+  renderRuleData(body.userData || []);
   renderHistogram(body.histograms || {});
   renderMap(body.geoClusters);
   renderHits(body.hits);
@@ -439,6 +440,15 @@ function facetSearchBox(field, facets) {
     "aria-label": `Find a value of ${label(field)}`, "data-facet-search": field,
     value: state.facetQuery[field]?.text || "", oninput: (event) => lookup(event.target.value.trim()),
   });
+}
+
+// what the query rules that applied send to the page (their userData): a title when the
+// rule gives one, else the data as JSON, always as text
+function renderRuleData(items) {
+  const box = $("#rule-data");
+  box.hidden = !items.length;
+  box.replaceChildren(...items.map((item) => el("p", { class: "rule-item" },
+    item && typeof item.title === "string" ? item.title : JSON.stringify(item))));
 }
 
 function renderSuggestions(suggestions) {
