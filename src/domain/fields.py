@@ -33,6 +33,8 @@ class FieldMap:
             if fc.searchable and fc.weight is None
         ]
         self.configured_weights: tuple[FieldWeight, ...] = (*weighted, *searchable)
+        # no alias is named like hit metadata: a row without such names loses no field
+        self._plain_public = METADATA.isdisjoint(self._to_public.values())
 
     @property
     def has_aliases(self) -> bool:
@@ -55,8 +57,11 @@ class FieldMap:
     def document(self, source: Mapping[str, Any]) -> dict[str, Any]:
         """Stored fields under their public names, minus any that clash with hit metadata."""
         to_public = self._to_public
-        if not to_public and METADATA.isdisjoint(source):
-            return dict(source)  # no alias, no clash: a plain copy, cheaper than a rebuild
+        if METADATA.isdisjoint(source):
+            if not to_public:
+                return dict(source)  # no alias, no clash: a plain copy, cheaper than a rebuild
+            if self._plain_public:  # no clash either: each name looked up once
+                return {to_public.get(k, k): v for k, v in source.items()}
         return {
             to_public.get(k, k): v
             for k, v in source.items()

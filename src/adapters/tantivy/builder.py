@@ -12,6 +12,7 @@ from pathlib import Path
 import msgspec
 import tantivy
 
+from searchport.adapters.heap import give_back_freed_memory
 from searchport.adapters.tantivy import values
 from searchport.adapters.tantivy.documents import DocumentFactory, UnusableRow, field_value
 from searchport.adapters.tantivy.folder import IndexFolder, IndexMeta, SourceStamp
@@ -188,6 +189,9 @@ def _build(handle: str, folder: IndexFolder, layout: IndexLayout, source: Path,
         _discard(writer)
         shutil.rmtree(generation, ignore_errors=True)
         raise
+    writer = None  # its buffers freed, then given back: a small index may be rebuilt often
+    del index
+    give_back_freed_memory()
     meta = IndexMeta(fingerprint=layout.fingerprint(), generation=generation.name,
                      docs=len(seen), skipped_rows=skipped_rows, skipped_values=skipped_values,
                      duplicate_ids=duplicates, built_at=time.time(), source=stamp)

@@ -72,6 +72,7 @@ class Highlighter:
         # are checked by their distance alone
         searched = set(match.text_fields)
         self._near = match.near if all(s.name in searched for s in specs) else {}
+        self._starts = _match_starts(match.words, self._near)
 
     def highlight(self, row: dict[str, Any]) -> dict[str, list[str]]:
         found: dict[str, list[str]] = {}
@@ -123,12 +124,41 @@ class Highlighter:
         it for an exact or typo match, the typed part for a prefix match."""
         found = self._seen.get(word)
         if found is None:
+            starts = self._starts
+            if starts is not None and len(word) >= _START and word[:_START] not in starts:
+                self._seen[word] = 0
+                return 0
             found = len(word) if word in self._terms else 0
             for query_word in self._words if not found else ():
                 found = max(found, _matched_letters(word, query_word,
                                                     self._near.get(query_word.text)))
             self._seen[word] = found
         return found
+
+
+_START = 2  # letters of a document word's start looked up in ``_match_starts``
+
+
+def _match_starts(words: tuple[QueryWord, ...], near: dict[str, frozenset[str]]
+                  ) -> frozenset[str] | None:
+    """The first two letters of every document word (of two letters or more) the query
+    words can mark, or None when they cannot be listed: a query word of fewer than two
+    letters typed as a prefix, or with typos and no listed terms (an automaton), or too
+    short a one for its listed prefixes to hold two letters."""
+    starts = set()
+    for word in words:
+        if word.prefix and len(word.text) < _START:
+            return None
+        starts.add(word.text[:_START])  # the word itself, or a word it starts
+        if word.typos == 0:
+            continue
+        listed = near.get(word.text)
+        if listed is None or word.typos > 1 or len(word.text) <= _START:
+            return None
+        # a document word within one typo is a listed term, or (typed) starts with one of
+        # at least len(text) - 1 letters
+        starts.update(term[:_START] for term in listed if len(term) >= _START)
+    return frozenset(starts)
 
 
 def _tokens(items: list[str]) -> list[Tokens]:

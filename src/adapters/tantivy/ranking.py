@@ -73,6 +73,11 @@ def weight_of(rank: int, last: int) -> float:
 _FLOAT32 = struct.Struct("f")
 
 
+# Below this score, dividing by a factor (at most 1 + SPREAD) moves a score by less than a
+# quarter: a score within a quarter of a whole number rounds to it either way.
+_SMALL = 0.25 / SPREAD
+
+
 def _factor(weight: float) -> float:
     """What tantivy multiplies a score by: log2 of ``2 + weight`` rounded to 32 bits."""
     single: float = _FLOAT32.unpack(_FLOAT32.pack(2.0 + weight))[0]
@@ -102,8 +107,11 @@ def ranked_page(searcher: tantivy.Searcher, query: tantivy.Query, offset: int, l
         keyed = []
         for (score, address), weight in zip(hits, weights, strict=True):
             w = float(weight or 0.0)
+            tier = round(score)
+            if score >= _SMALL or abs(score - tier) >= 0.25:  # else the factor cannot move it
+                tier = round(score / _factor(w))
             # negated, so that an ascending (stable) sort puts the best first
-            keyed.append((-round(score / _factor(w)), -w, score, address))
+            keyed.append((-tier, -w, score, address))
         keyed.sort(key=_BEST_FIRST)
         if len(hits) >= total or _settled(keyed[:want], hits[-1][0]):
             every = [address for _, address in hits] if len(hits) >= total else None

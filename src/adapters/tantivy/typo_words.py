@@ -18,6 +18,7 @@ import threading
 
 import tantivy
 
+from searchport.adapters.heap import give_back_freed_memory
 from searchport.adapters.tantivy.filters import any_of
 from searchport.adapters.tantivy.schema import prefix_field
 
@@ -33,25 +34,34 @@ Way = tuple[tantivy.Query, frozenset[str]]
 class FieldWords:
     """The words of one text field, and the typo ways found among them.
 
-    The words are kept by their first three letters, each group in one string
-    (``"\\nrosa\\nrost\\n"``): a tenth of the memory of as many string objects, and a
-    word, or a prefix, is found with one substring search of its group (shorter ones are
-    kept in sets)."""
+    The words are kept in one string, sorted and each between newlines
+    (``"\\nrosa\\nrost\\n"``), with where each group of words sharing their first three
+    letters lies in it: a tenth of the memory of as many string objects, in one block the
+    allocator can give back whole, and a word, or a prefix, is found with one bounded
+    substring search of its group (shorter ones are kept in sets)."""
 
-    def __init__(self, schema: tantivy.Schema, field: str, words: list[str]) -> None:
-        """``words``: sorted, each once, none holding a newline."""
+    def __init__(self, schema: tantivy.Schema, field: str, words: str) -> None:
+        """``words``: sorted, each once, none holding a newline, joined by newlines."""
         self._schema = schema
         self._field = field
-        groups: dict[str, list[str]] = {}
-        for word in words:
-            if len(word) > _SHORT:
-                groups.setdefault(word[:_SHORT + 1], []).append(word)
-        self._groups = {start: "\n" + "\n".join(group) + "\n"
-                        for start, group in groups.items()}
-        self._short_words = frozenset(word for word in words if len(word) <= _SHORT)
-        self._short_starts = frozenset(word[:n] for word in words for n in range(1, _SHORT + 1))
-        self.letters = sorted({c for group in self._groups.values() for c in group}
-                              .union(*self._short_words) - {"\n"})
+        self._text = "\n" + words + "\n" if words else "\n"
+        self._groups: dict[str, tuple[int, int]] = {}
+        short: list[str] = []
+        starts: set[str] = set()
+        text, end = self._text, 0
+        while end < len(text) - 1:
+            begin, end = end, text.index("\n", end + 1)
+            starts.update(text[begin + 1:min(end, begin + 1 + n)] for n in range(1, _SHORT + 1))
+            if end - begin - 1 <= _SHORT:
+                short.append(text[begin + 1:end])
+                continue
+            # words sharing their first three letters are neighbours in sorted order
+            start = text[begin + 1:begin + 2 + _SHORT]
+            found = self._groups.get(start)
+            self._groups[start] = (begin if found is None else found[0], end + 1)
+        self._short_words = frozenset(short)
+        self._short_starts = frozenset(starts)
+        self.letters = sorted(set(self._text) - {"\n"})
         self.word_way = functools.lru_cache(maxsize=EXPANSIONS_CACHED)(self._word_way)
         self.prefix_way = functools.lru_cache(maxsize=EXPANSIONS_CACHED)(self._prefix_way)
         self._asked: set[tuple[str, bool]] = set()
@@ -72,13 +82,13 @@ class FieldWords:
         if len(word) <= _SHORT:
             return word in self._short_words
         group = self._groups.get(word[:_SHORT + 1])
-        return group is not None and f"\n{word}\n" in group
+        return group is not None and self._text.find(f"\n{word}\n", *group) >= 0
 
     def _starts(self, prefix: str) -> bool:
         if len(prefix) <= _SHORT:
             return prefix in self._short_starts
         group = self._groups.get(prefix[:_SHORT + 1])
-        return group is not None and f"\n{prefix}" in group
+        return group is not None and self._text.find(f"\n{prefix}", *group) >= 0
 
     def _word_way(self, word: str) -> Way:
         """The words of the field within one typo of ``word``."""
@@ -135,9 +145,13 @@ class Vocabulary:
             if len(terms) > MAX_WORDS:
                 self._fields[field] = None
                 continue
-            words = FieldWords(schema, field, sorted(term for term, _ in terms))
+            # one string before anything lasting is made: the list's objects are gone when
+            # the words are grouped
+            joined = "\n".join(sorted(term for term, _ in terms))
             del terms
+            words = FieldWords(schema, field, joined)
             self._fields[field] = words if len(words.letters) <= MAX_LETTERS else None
+        give_back_freed_memory()
 
     @property
     def ready(self) -> bool:
@@ -149,3 +163,4 @@ class Vocabulary:
 
     def words(self, field: str) -> FieldWords | None:
         return self._fields.get(field)
+

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from searchport import __version__
 from searchport.adapters.config_loader import load_config, parse_config
+from searchport.adapters.heap import bound_arenas
 from searchport.domain.config import Config, ConfigError, IndexConfig
 from searchport.domain.errors import EngineUnavailable, SearchportError
 from searchport.entrypoints.cli.init_config import add_command as add_init_command
@@ -312,10 +313,16 @@ def cmd_check(args: argparse.Namespace) -> int:
     return asyncio.run(_check(config, base_dir))
 
 
+SERVE_ARENAS = 2  # glibc arenas of the server and its forked workers (adapters/heap.py)
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from granian.constants import Interfaces, Loops
     from granian.server import Server
 
+    # before any thread (index builds, granian's runtime, the workers' searches): each
+    # thread searching at once would otherwise keep an arena of freed memory of its own
+    bound_arenas(SERVE_ARENAS)
     config, path = _load(args.config)
     host = args.host or config.host
     port = config.port if args.port is None else args.port

@@ -68,7 +68,11 @@ class AccessLog:
                 f"{record.ms:.1f} ms (engine {record.engine_ms:.1f} ms){cache} "
                 f"[{record.request_id}]"
             )
-        self.logger.info(line)
+        logger = self.logger
+        if logger.isEnabledFor(logging.INFO):
+            # handed to the handlers as made: the line says where it comes from, so the
+            # caller's file and line (a walk of the stack per request) are not looked up
+            logger.handle(logger.makeRecord(logger.name, logging.INFO, "", 0, line, (), None))
 
 
 class Metrics:
