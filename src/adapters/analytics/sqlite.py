@@ -25,7 +25,6 @@ from searchport.domain.analytics.records import SearchRecord
 from searchport.domain.errors import AnalyticsUnavailable
 
 T = TypeVar("T")
-CACHE_KIB = 65_536  # the connection's page cache at most
 
 
 class SqliteAnalyticsStore(SqlAnalytics):
@@ -66,9 +65,6 @@ class SqliteAnalyticsStore(SqlAnalytics):
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
             db.execute("PRAGMA temp_store=MEMORY")
-            # a month's rollups of a large log are ~100 MB of pages: read through a larger
-            # page cache than the default 2 MB (taken as pages are read, not at once)
-            db.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
             _migrate(db)
         except BaseException:
             db.close()
