@@ -25,6 +25,7 @@ import pytest
 
 from searchport.adapters.network import pools
 from searchport.adapters.network.exchange import Answer, Exchange
+from tests.postgres_server import PostgresServer
 from tests.specs.exchanges import (
     TYPESENSE_ORIGINS,
     VIOLATIONS,
@@ -109,3 +110,15 @@ def exchanges_meet_their_specifications() -> Iterator[None]:
     if found:
         pytest.fail("exchanges refused by their API specification (tests/specs):\n"
                     + "\n".join(found[:10]), pytrace=False)
+
+
+@pytest.fixture(scope="module")
+def postgres() -> Iterator[PostgresServer]:
+    """A real PostgreSQL server for the analytics stores, one per test module (each store
+    makes a database of its own in it)."""
+    server = PostgresServer()
+    server.start()
+    try:
+        yield server
+    finally:
+        server.remove()

@@ -16,8 +16,6 @@ Every expected figure is counted here from what the clients sent and got back.
 
 from __future__ import annotations
 
-import functools
-import http.server
 import json
 import re
 import sqlite3
@@ -35,6 +33,7 @@ import pytest
 from algoliasearch.search.client import SearchClientSync
 
 from tests.e2e.conftest import Server, sample_config, start_server
+from tests.e2e.ui_support import served_folder
 from tests.postgres_server import PostgresServer
 from tests.specs.checker import HERE as SPECS
 from tests.specs.checker import check
@@ -76,17 +75,6 @@ class Store:
     def stop(self) -> None:
         for server in self.servers:
             server.stop()
-
-
-@pytest.fixture(scope="module")
-def postgres() -> Iterator[PostgresServer]:
-    """One PostgreSQL server for the module (a new database per store)."""
-    server = PostgresServer()
-    server.start()
-    try:
-        yield server
-    finally:
-        server.remove()
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -327,24 +315,13 @@ def test_two_instances_on_one_store_give_one_set_of_figures(store: Store) -> Non
 
 # --- a browser page with InstantSearch and search-insights ---------------------------------
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture(scope="module")
 def page_origin(npm_project: Path) -> Iterator[str]:
     """tests/e2e/instantsearch (its page and node_modules) on a port of its own: the page
     is on another origin than searchport, as in production."""
     assert (npm_project / "node_modules/search-insights/dist/search-insights.min.js").is_file()
-    handler = functools.partial(_QuietHandler, directory=str(npm_project))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, name="insights-page", daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
-    thread.join(timeout=10)
+    with served_folder(npm_project, "insights-page") as origin:
+        yield origin
 
 
 def analytics_client(server: Server) -> Any:

@@ -11,11 +11,8 @@ the fixture rows (``region`` is the alias of the rows' ``continent``).
 
 from __future__ import annotations
 
-import functools
-import http.server
 import os
 import re
-import threading
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -25,6 +22,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import Server, sample_config
+from tests.e2e.ui_support import served_folder
 
 CHROMIUM = Path("/usr/bin/chromium")
 BUILDS = (
@@ -90,24 +88,13 @@ def list_items(counts: Counter[str], refined: tuple[str, ...] = ()) -> list[str]
 
 # --- the page, the servers and the browser -----------------------------------------------
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture(scope="module")
 def page_origin(npm_project: Path) -> Iterator[str]:
     """The test page and its node_modules, on 127.0.0.1 at a port of its own."""
     missing = [build for build in BUILDS if not (npm_project / build).is_file()]
     assert missing == [], f"npm ci did not install the page's browser builds: {missing}"
-    handler = functools.partial(_QuietHandler, directory=str(npm_project))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, name="instantsearch-page", daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
-    thread.join(timeout=10)
+    with served_folder(npm_project, "instantsearch-page") as origin:
+        yield origin
 
 
 @pytest.fixture(scope="module")

@@ -14,11 +14,8 @@ chromium, node, npm or typesense-server the module is skipped, except in CI.
 
 from __future__ import annotations
 
-import functools
-import http.server
 import json
 import re
-import threading
 import unicodedata
 import uuid
 from collections import Counter
@@ -29,7 +26,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import FIELDS_YAML, Server, load_rows
-from tests.e2e.ui_support import require_chromium
+from tests.e2e.ui_support import require_chromium, served_folder
 
 require_chromium()
 
@@ -124,22 +121,11 @@ def typesense_collection(name: str, rows: list[Row]) -> tuple[dict[str, Any], li
     return schema, documents
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture(scope="module")
 def page_origin(npm_project: Path) -> Iterator[str]:
     """The page and its node_modules, on 127.0.0.1 at a port of its own (cross-origin)."""
-    handler = functools.partial(_QuietHandler, directory=str(npm_project))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, name="widgets-page", daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
-    thread.join(timeout=10)
+    with served_folder(npm_project, "widgets-page") as origin:
+        yield origin
 
 
 @pytest.fixture(scope="module", params=["tantivy", "typesense"])

@@ -8,10 +8,15 @@ failure: each module calls :func:`require_chromium` first.
 
 from __future__ import annotations
 
+import functools
+import http.server
 import math
 import os
 import re
+import threading
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -81,3 +86,24 @@ def tile(lat: float, lon: float, zoom: int) -> str:
     rad = math.radians(lat)
     y = min(n - 1, int((1 - math.log(math.tan(rad) + 1 / math.cos(rad)) / math.pi) / 2 * n))
     return f"{zoom}/{x}/{y}"
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@contextmanager
+def served_folder(folder: Path, name: str) -> Iterator[str]:
+    """``folder``'s files over HTTP on 127.0.0.1, at a port of their own (a page on another
+    origin than searchport, as in production); yields the origin's URL."""
+    handler = functools.partial(_QuietHandler, directory=str(folder))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, name=name, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(timeout=10)

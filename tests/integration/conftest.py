@@ -20,7 +20,6 @@ import pytest
 from searchport.adapters.tantivy import TantivyEngine
 from searchport.domain.config import IndexConfig
 from tests.edit_distance import edit_distance
-from tests.postgres_server import PostgresServer
 from tests.redis_server import RedisServer
 
 if TYPE_CHECKING:
@@ -50,17 +49,6 @@ KEYWORD_FIELDS = ("genre", "tags", "language")
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
-
-
-@pytest.fixture(scope="module")
-def postgres() -> Iterator[PostgresServer]:
-    """A real PostgreSQL server for the analytics stores, one per test module."""
-    server = PostgresServer()
-    server.start()
-    try:
-        yield server
-    finally:
-        server.remove()
 
 
 def books_config(path: Path, source: Path = BOOKS, **fields: Any) -> IndexConfig:
