@@ -78,3 +78,10 @@ def prefix_distance(word: str, typed: str, limit: int) -> tuple[int, int]:
     if best > limit:
         return limit + 1, 0
     return best, max(j for j, d in enumerate(row) if d == best)
+
+
+def shortest_prefix_within(word: str, typed: str, limit: int) -> int:
+    """The length of the shortest prefix of ``word`` within ``limit`` typos of ``typed``
+    (0 when none is)."""
+    row = _last_row(typed, word, limit)
+    return next((j for j, d in enumerate(row) if d <= limit and j > 0), 0)

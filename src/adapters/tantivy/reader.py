@@ -11,6 +11,7 @@ import tantivy
 
 from searchport.adapters.tantivy.documents import document_id
 from searchport.adapters.tantivy.filters import FilterTranslator, any_of
+from searchport.adapters.tantivy.matched_terms import MatchedTerms
 from searchport.adapters.tantivy.schema import (
     ID_FIELD,
     SEQ_FIELD,
@@ -45,7 +46,8 @@ class OpenIndex:
         # the words behind the one-typo ways (none to read when typos are off)
         self.vocabulary = Vocabulary(self.searcher, self.schema,
                                      layout.of_type("text") if layout.typos.enabled else [])
-        self.text = TextQueryBuilder(layout, self.schema, self.vocabulary)
+        self.text = TextQueryBuilder(layout, self.schema, self.vocabulary,
+                                     MatchedTerms(self.searcher, self.schema, self.row))
 
     @property
     def num_docs(self) -> int:

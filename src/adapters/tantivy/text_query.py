@@ -23,6 +23,7 @@ import tantivy
 
 from searchport.adapters.tantivy import values
 from searchport.adapters.tantivy.filters import any_of, field_spec, must
+from searchport.adapters.tantivy.matched_terms import MatchedTerms
 from searchport.adapters.tantivy.schema import (
     MAX_PREFIX_CHARS,
     FieldSpec,
@@ -116,10 +117,12 @@ class TextMatch(msgspec.Struct, frozen=True, kw_only=True):
 
 class TextQueryBuilder:
     def __init__(self, layout: IndexLayout, schema: tantivy.Schema,
-                 vocabulary: Vocabulary | None = None) -> None:
+                 vocabulary: Vocabulary | None = None, matched: MatchedTerms | None = None
+                 ) -> None:
         self._layout = layout
         self._schema = schema
         self._vocabulary = vocabulary
+        self._matched = matched
         self._typos = layout.typos
         self._prefix_search = layout.prefix_search
         self._text = text_analyzer()
@@ -252,7 +255,16 @@ class TextQueryBuilder:
                 return (listed.prefix_way(word.text) if word.prefix
                         else listed.word_way(word.text))
             deferred.append(word.text)
-        return self._automaton(field, word, typos), None
+        automaton = self._automaton(field, word, typos)
+        if (typos == 2 and self._matched is not None
+                and self._matched.listable(word.text, word.prefix)):
+            # the terms it matched, read back once asked again (matched_terms.py)
+            listed_way, settled = self._matched.way(field, word.text, word.prefix, automaton)
+            if listed_way is not None:
+                return listed_way, None
+            if not settled:
+                deferred.append(word.text)
+        return automaton, None
 
     def _automaton(self, field: str, word: QueryWord, typos: int) -> tantivy.Query:
         if word.prefix and len(word.text) + typos <= MAX_PREFIX_CHARS:
