@@ -12,6 +12,7 @@ import tantivy
 from searchport.adapters.tantivy.documents import document_id
 from searchport.adapters.tantivy.filters import FilterTranslator, any_of
 from searchport.adapters.tantivy.matched_terms import MatchedTerms
+from searchport.adapters.tantivy.ranked_facets import RankedValues
 from searchport.adapters.tantivy.schema import (
     ID_FIELD,
     SEQ_FIELD,
@@ -41,6 +42,7 @@ class OpenIndex:
         self.searcher = self.index.searcher()
         self.filters = FilterTranslator(layout, self.schema, self.points_in)
         self._distinct: dict[str, float] = {}
+        self.ranked = RankedValues(self.searcher)  # keyword facets counted by rank
         # (segment, document) -> stored row; a generation never changes, so neither do they
         self._rows: dict[tuple[int, int], bytes] = {}
         # the words behind the one-typo ways (none to read when typos are off)
