@@ -49,7 +49,8 @@ class OpenIndex:
         self.vocabulary = Vocabulary(self.searcher, self.schema,
                                      layout.of_type("text") if layout.typos.enabled else [])
         self.text = TextQueryBuilder(layout, self.schema, self.vocabulary,
-                                     MatchedTerms(self.searcher, self.schema, self.row))
+                                     MatchedTerms(self.searcher, self.schema, self.row),
+                                     self.searcher.doc_freq)
 
     @property
     def num_docs(self) -> int:

@@ -61,7 +61,9 @@ def run_search(ix: OpenIndex, query: SearchQuery) -> EngineResult:
 
     full = combined(set())
     first = None
-    if match is not None and match.exact is not None:
+    if (match is not None and match.exact is not None
+            and (match.exact_most is None or match.exact_most >= query.offset + query.limit)):
+        # (fewer documents than the page needs match every word without a typo: no try)
         first = (must([match.exact, *(unscored(q) for q in filters)]), match.exact_floor)
     counted_total, page, every = sorted_page(ix, combined(set(), scored=True), query.sort,
                                      query.offset, query.limit, matching=full, first=first)
