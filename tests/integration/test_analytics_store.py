@@ -430,7 +430,7 @@ async def test_a_sqlite_write_locked_out_past_its_timeout_leaves_nothing(tmp_pat
     await store.open()
     other = sqlite3.connect(path, isolation_level=None)
     other.execute("BEGIN IMMEDIATE")
-    with pytest.raises(AnalyticsUnavailable, match="within 0.3 s"):
+    with pytest.raises(AnalyticsUnavailable, match=r"within 0\.3 s"):
         await store.write_searches(rows()[:20])
     other.execute("COMMIT")
     other.close()
