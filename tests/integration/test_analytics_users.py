@@ -114,7 +114,8 @@ def _forget_users(store: AnalyticsStore) -> None:
     tables = ("analytics_day_users", "analytics_tag_day_users", "analytics_user_blocks",
               "analytics_tag_user_blocks")
     dropped = [*(f"DROP TABLE {table}" for table in tables),
-               "DROP INDEX analytics_query_days_no_results"]
+               "DROP INDEX analytics_query_days_no_results",
+               "DROP TABLE analytics_early_events"]  # and what came after
     if isinstance(store, SqliteAnalyticsStore):
         with sqlite3.connect(store.path) as db:
             for statement in dropped:

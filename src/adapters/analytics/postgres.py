@@ -108,10 +108,12 @@ class PostgresAnalyticsStore(SqlAnalytics):
                 await db.execute(rollups.KEEP_BATCH)
                 for statement in ROLLUP_BATCH[any(r.refinements for r in records)]:
                     await db.execute(statement)
-                found = (await (await db.execute(rollups.BATCH_EVENTS)).fetchall()
+                found = (await (await db.execute(rollups.BATCH_EARLY)).fetchall()
                          if any(r.query_id for r in records) else [])
                 if found:
-                    await _apply(db, [rollups.event_of(row) for row in found], written=True)
+                    found.sort(key=lambda row: row[0])  # in the order they came
+                    await _apply(db, [rollups.event_of(row[2:]) for row in found],
+                                 early=[row[1] for row in found])
 
         if records:
             await self._run(write)
@@ -121,7 +123,7 @@ class PostgresAnalyticsStore(SqlAnalytics):
         rows locked meanwhile, so that two instances count each first click once)."""
         async def write(db: psycopg.AsyncConnection[Any]) -> None:
             async with db.transaction():
-                await _apply(db, events, written=False)
+                await _apply(db, events)
 
         if events:
             await self._run(write)
@@ -160,11 +162,12 @@ async def _steps(db: psycopg.AsyncConnection[Any], steps: list[rollups.Step]) ->
 
 
 async def _apply(db: psycopg.AsyncConnection[Any], events: Sequence[InsightsEvent], *,
-                 written: bool,
-           replayed: bool = False) -> None:
-    """Inside a transaction: ``events`` (kept unless ``written``) added to the rollups of
-    the searches they name, whose rows are locked until it ends."""
-    names = sorted({q for e in events for q in rollups.named(e)})
+                 early: Sequence[str] | None = None, replayed: bool = False) -> None:
+    """Inside a transaction: ``events`` (kept unless ``early`` or ``replayed``: as
+    ``rollups.plan_events`` says) added to the rollups of the searches they name, whose
+    rows are locked until it ends."""
+    names = sorted({q for e in events for q in rollups.named(e)} if early is None
+                   else set(early))
     rows: list[tuple[Any, ...]] = []
     for part in rollups.chunks(names):
         rows += await (await db.execute(
@@ -175,8 +178,8 @@ async def _apply(db: psycopg.AsyncConnection[Any], events: Sequence[InsightsEven
         states += await (await db.execute(
             POSTGRES.sql(rollups.lookup_hit_states(len(part))), part)).fetchall()
     await _steps(db, rollups.plan_events(POSTGRES, events, searches,
-                                         rollups.hit_states_of(states), written=written,
-                                   replayed=replayed))
+                                         rollups.hit_states_of(states), early=early,
+                                         replayed=replayed))
 
 
 def _first_line(exc: BaseException) -> str:
@@ -190,8 +193,7 @@ async def _replay(db: psycopg.AsyncConnection[Any]) -> None:
     async with db.cursor(name="searchport_replay_events") as events:
         await events.execute(rollups.REPLAY_EVENTS)
         while batch := await events.fetchmany(5000):
-            await _apply(db, [rollups.event_of(r) for r in batch], written=True,
-                         replayed=True)
+            await _apply(db, [rollups.event_of(r) for r in batch], replayed=True)
 
 
 async def _migrate(db: psycopg.AsyncConnection[Any]) -> None:
@@ -209,6 +211,9 @@ async def _migrate(db: psycopg.AsyncConnection[Any]) -> None:
             await _replay(db)
         if 0 < found < schema.USERS_AT:
             for statement in users.rollup(POSTGRES, "analytics_searches"):
+                await db.execute(statement)
+        if 0 < found < schema.EARLY_AT:
+            for statement in rollups.fill_early(POSTGRES):
                 await db.execute(statement)
         if row is None:
             await db.execute("INSERT INTO analytics_schema (version) VALUES (%s)",

@@ -22,9 +22,14 @@ counted once (a batch that fails is rolled back whole, and another instance's ba
 its own connection's table).
 
 An event counts once its search is in the log: writing events looks their searches up
-(``LOOKUP``) and adds to the search's rows; writing searches looks up the events already
-kept that name them (a click can reach another instance's database first). What a search
-has had (clicks, conversions...) is kept on its row and per object
+(``lookup_searches``) and adds to the search's rows. An event naming a search not yet in
+the log (a click can reach another instance's database first, or this one's before the
+recorder's next batch) is also kept in ``analytics_early_events``, once per such search,
+whether it names it by its ``queryID`` or (a conversion) per object; writing searches
+looks up the early events naming them, applies each to its search, and forgets them. The
+positions of an early click are counted when it arrives, under no ``analyticsTags`` (its
+search unknown), and moved to its search's tags when that search is written. What a
+search has had (clicks, conversions...) is kept on its row and per object
 (``analytics_hit_events``), so that "searches with at least one click" counts each once.
 Every function here plans statements; the adapters run them in one transaction.
 """
@@ -95,7 +100,42 @@ HIT_STATE = ("INSERT INTO analytics_hit_events (query_id, hit, day, clicks, conv
              "DO UPDATE SET clicks = excluded.clicks, conversions = excluded.conversions, "
              "carts = excluded.carts, purchases = excluded.purchases")
 PURGE = tuple(f"DELETE FROM {table} WHERE day < ?" for table in
-              (*TABLES, "analytics_hit_events"))
+              (*TABLES, "analytics_hit_events", "analytics_early_events"))
+# an event as the rollups read it back (``event_of``)
+EVENT_FIELDS = ("at, handle, type, subtype, object_ids, positions, query_id, "
+                "object_query_ids, revenue, currency, object_revenues")
+EARLY_COLUMNS = ("name", "at", "day", "handle", "type", "subtype", "object_ids", "positions",
+                 "query_id", "object_query_ids", "revenue", "currency", "object_revenues")
+INSERT_EARLY = (f"INSERT INTO analytics_early_events ({', '.join(EARLY_COLUMNS)}) "
+                f"VALUES ({', '.join('?' * len(EARLY_COLUMNS))})")
+# SQLite: the early events whose search's queryID sorts between a batch's first and last
+# (queryIDs begin with their time: a few at most), then those naming one of its searches
+EARLY_BETWEEN = (f"SELECT id, name, {EVENT_FIELDS} FROM analytics_early_events "
+                 "WHERE name BETWEEN ? AND ? ORDER BY id")
+
+
+def forget_early(count: int) -> str:
+    return f"DELETE FROM analytics_early_events WHERE id IN ({', '.join('?' * count)})"
+
+
+def fill_early(d: Dialect) -> list[str]:
+    """The statements keeping apart the events of a database kept before
+    ``analytics_early_events`` that name a search not in its log, once per such search."""
+    copied = ("e.at, e.day, e.handle, e.type, e.subtype, e.object_ids, e.positions, "
+              "e.query_id, e.object_query_ids, e.revenue, e.currency, e.object_revenues")
+    into = f"INSERT INTO analytics_early_events ({', '.join(EARLY_COLUMNS)}) "
+    missing = "NOT EXISTS (SELECT 1 FROM analytics_searches s WHERE s.query_id = {})"
+    by_object = (f"SELECT DISTINCT o.id, n.value AS name FROM analytics_events o, "
+                 f"{d.elements('o.object_query_ids', 'n')} WHERE o.query_id IS NULL "
+                 "AND o.type = 'conversion' AND n.value <> ''")
+    return [
+        f"{into}SELECT e.query_id, {copied} FROM analytics_events e "
+        "WHERE e.query_id IS NOT NULL AND e.type IN ('click', 'conversion') "
+        f"AND {missing.format('e.query_id')} ORDER BY e.id",
+        f"{into}SELECT w.name, {copied} FROM analytics_events e "
+        f"JOIN ({by_object}) w ON w.id = e.id WHERE {missing.format('w.name')} "
+        "ORDER BY e.id, w.name",
+    ]
 
 
 def lookup_searches(count: int) -> str:
@@ -111,17 +151,8 @@ def lookup_hit_states(count: int) -> str:
 
 # a database kept before the rollups: its events replayed into them (its searches are
 # rolled up by ``rollup_searches`` over the whole log)
-REPLAY_EVENTS = ("SELECT at, handle, type, subtype, object_ids, positions, query_id, "
-                 "object_query_ids, revenue, currency, object_revenues FROM analytics_events "
-                 "ORDER BY id")
+REPLAY_EVENTS = f"SELECT {EVENT_FIELDS} FROM analytics_events ORDER BY id"
 REBUILT_AT = 2  # the schema version that brought the rollups
-
-
-def lookup_events(count: int) -> str:
-    """The events naming searches by their ``queryID``."""
-    return ("SELECT at, handle, type, subtype, object_ids, positions, query_id, "
-            "object_query_ids, revenue, currency, object_revenues FROM analytics_events "
-            f"WHERE query_id IN ({', '.join('?' * count)}) ORDER BY id")
 
 
 def chunks(items: Sequence[Any], size: int = 500) -> Iterable[Sequence[Any]]:
@@ -153,7 +184,7 @@ def searches_of(rows: Iterable[Sequence[Any]], d: Dialect) -> dict[str, Search]:
 
 
 def event_of(row: Sequence[Any]) -> InsightsEvent:
-    """An event read back (``lookup_events``), as far as the rollups need it."""
+    """An event read back (``EVENT_FIELDS``), as far as the rollups need it."""
     (at, handle, kind, subtype, objects, positions, query_id, object_query_ids, revenue,
      currency, object_revenues) = row
     return InsightsEvent(at=float(at), handle=handle, type=kind, subtype=subtype, name="",
@@ -260,11 +291,11 @@ def insert_array(d: Dialect) -> str:
 
 KEEP_BATCH = f"INSERT INTO analytics_searches ({_COLUMNS}) SELECT {_COLUMNS} FROM {BATCH}"
 CLEAR_BATCH = f"DELETE FROM {BATCH}"
-# the events already kept that name the batch's searches (they arrived first)
-BATCH_EVENTS = ("SELECT at, handle, type, subtype, object_ids, positions, query_id, "
-                "object_query_ids, revenue, currency, object_revenues FROM analytics_events "
-                f"WHERE query_id IN (SELECT query_id FROM {BATCH} "
-                "WHERE query_id IS NOT NULL) ORDER BY id")
+# the early events naming the batch's searches (they arrived first), forgotten as they are
+# read (PostgreSQL): in the order they came
+BATCH_EARLY = ("DELETE FROM analytics_early_events WHERE name IN "
+               f"(SELECT query_id FROM {BATCH} WHERE query_id IS NOT NULL) "
+               f"RETURNING id, name, {EVENT_FIELDS}")
 
 
 def _add(d: Dialect, table: str, columns: Sequence[str], select: str) -> str:
@@ -335,22 +366,33 @@ def rollup_searches(d: Dialect, source: str, with_refinements: bool = True) -> l
 
 def plan_events(d: Dialect, events: Sequence[InsightsEvent], searches: dict[str, Search],
                 hit_states: dict[tuple[str, str], list[int]], *,
-                written: bool = False, replayed: bool = False) -> list[Step]:
-    """``events`` written (unless ``written``: already kept, now applied to searches
-    that arrived after them; or ``replayed`` into new rollups), and what they did added to
-    the rollups of the ``searches`` they name (``hit_states``: what each object of a search
-    has had so far)."""
+                early: Sequence[str] | None = None, replayed: bool = False) -> list[Step]:
+    """``events`` written, and what they did added to the rollups of the ``searches`` they
+    name (``hit_states``: what each object of a search has had so far); those naming a
+    search not in ``searches`` kept as early events too. Given ``early`` (the name of each
+    event: early events, already kept, now applied to the one search each waited for) or
+    ``replayed`` (every event kept, replayed into new rollups), nothing is written but what
+    they add."""
     sums = _Sums()
     touched: dict[tuple[str, str], Search] = {}
-    for e in events:
+    waiting: list[tuple[str, InsightsEvent]] = []
+    for n, e in enumerate(events):
         own = searches.get(e.query_id or "")
-        if e.type == "click" and (replayed or not written):
+        day = utc_day(e.at)
+        if e.type == "click" and early is None:
             for p in e.positions:  # by the click's own day and handle
-                sums.add("analytics_click_days",
-                         (e.handle, utc_day(e.at), p, own.tags if own else ()), clicks=1)
-        for q in named(e):
+                sums.add("analytics_click_days", (e.handle, day, p, own.tags if own else ()),
+                         clicks=1)
+        elif e.type == "click" and own is not None and own.tags and not replayed:
+            for p in e.positions:  # counted under no tags when it came: now its search's
+                sums.add("analytics_click_days", (e.handle, day, p, ()), clicks=-1)
+                sums.add("analytics_click_days", (e.handle, day, p, own.tags), clicks=1)
+        names = named(e) if early is None else {early[n]}
+        for q in sorted(names):
             s = searches.get(q)
             if s is None:
+                if early is None and not replayed and e.type in ("click", "conversion"):
+                    waiting.append((q, e))
                 continue
             _apply(sums, e, s)
             for i, hit in enumerate(e.object_ids):
@@ -361,7 +403,9 @@ def plan_events(d: Dialect, events: Sequence[InsightsEvent], searches: dict[str,
                 state = hit_states.setdefault((q, hit), [0, 0, 0, 0])
                 touched[(q, hit)] = s
                 _apply_hit(sums, e, s, hit, state, _object_revenue(e, i))
-    steps = [] if written else [(INSERT_EVENT, event_rows(d, events))]
+    steps = [] if early is not None or replayed else [(INSERT_EVENT, event_rows(d, events))]
+    if waiting:
+        steps.append((INSERT_EARLY, early_rows(d, waiting)))
     steps += sums.steps(d)
     changed = sorted((s for s in searches.values() if s.changed), key=lambda s: s.query_id)
     if changed:
@@ -370,6 +414,13 @@ def plan_events(d: Dialect, events: Sequence[InsightsEvent], searches: dict[str,
         steps.append((HIT_STATE, [(q, hit, d.day(s.day), *hit_states[(q, hit)])
                                   for (q, hit), s in sorted(touched.items())]))
     return steps
+
+
+def early_rows(d: Dialect, waiting: Sequence[tuple[str, InsightsEvent]]
+               ) -> list[tuple[Any, ...]]:
+    return [(name, e.at, d.day_at(e.at), e.handle, e.type, e.subtype, d.json(e.object_ids),
+             d.json(e.positions), e.query_id, d.json(e.object_query_ids), e.revenue,
+             e.currency, d.json(e.object_revenues)) for name, e in waiting]
 
 
 def _kinds(e: InsightsEvent) -> list[int]:

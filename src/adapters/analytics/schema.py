@@ -257,9 +257,30 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX analytics_query_days_no_results ON analytics_query_days "
         "(handle, day, query, tags, no_results, no_results_filtered) WHERE no_results > 0",
     ),
+    (  # the events kept before a search they name, once per such search (``name``): what
+        # a batch of searches looks up, by its queryIDs, and applies (then forgets)
+        """CREATE TABLE analytics_early_events (
+            id {id},
+            name TEXT NOT NULL,
+            at {real} NOT NULL,
+            day {day} NOT NULL,
+            handle TEXT NOT NULL,
+            type TEXT NOT NULL,
+            subtype TEXT,
+            object_ids {json} NOT NULL,
+            positions {json} NOT NULL,
+            query_id TEXT,
+            object_query_ids {json} NOT NULL,
+            revenue {real},
+            currency TEXT,
+            object_revenues {json} NOT NULL
+        )""",
+        "CREATE INDEX analytics_early_events_name ON analytics_early_events (name)",
+    ),
 )
 USER_BLOCK = 32  # days per row of analytics_user_blocks: one bit each in a BIGINT
 USERS_AT = 4  # the schema version that brought the distinct users' rollups
+EARLY_AT = 5  # the schema version that keeps the events waiting for their searches apart
 
 VERSION = len(MIGRATIONS)
 

@@ -99,7 +99,7 @@ class SqliteAnalyticsStore(SqlAnalytics):
         """The events, and what they did added to their searches' rollups."""
         def write(db: sqlite3.Connection) -> None:
             with _transaction(db):
-                _apply(db, events, written=False)
+                _apply(db, events)
 
         if events:
             await self._run(write)
@@ -148,11 +148,12 @@ def _steps(db: sqlite3.Connection, steps: list[rollups.Step]) -> None:
             db.executemany(statement, rows)
 
 
-def _apply(db: sqlite3.Connection, events: Sequence[InsightsEvent], *, written: bool,
-           replayed: bool = False) -> None:
-    """Inside a transaction: ``events`` (kept unless ``written``) added to the rollups of
-    the searches they name."""
-    names = sorted({q for e in events for q in rollups.named(e)})
+def _apply(db: sqlite3.Connection, events: Sequence[InsightsEvent], *,
+           early: Sequence[str] | None = None, replayed: bool = False) -> None:
+    """Inside a transaction: ``events`` (kept unless ``early`` or ``replayed``: as
+    ``rollups.plan_events`` says) added to the rollups of the searches they name."""
+    names = sorted({q for e in events for q in rollups.named(e)} if early is None
+                   else set(early))
     searches = rollups.searches_of(
         (row for part in rollups.chunks(names)
          for row in db.execute(rollups.lookup_searches(len(part)), part)), SQLITE)
@@ -160,7 +161,7 @@ def _apply(db: sqlite3.Connection, events: Sequence[InsightsEvent], *, written: 
     states = rollups.hit_states_of(
         row for part in rollups.chunks(known)
         for row in db.execute(rollups.lookup_hit_states(len(part)), part))
-    _steps(db, rollups.plan_events(SQLITE, events, searches, states, written=written,
+    _steps(db, rollups.plan_events(SQLITE, events, searches, states, early=early,
                                    replayed=replayed))
 
 
@@ -188,26 +189,23 @@ def _insert(db: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> None:
         db.execute(rollups.insert_searches(LOG, len(rows) - full), tuple(flat(rows[full:])))
 
 
-# the events kept whose queryID sorts between the batch's first and last (queryIDs begin
-# with their time: a few at most), then those naming one of its searches
-EVENTS_BETWEEN = ("SELECT at, handle, type, subtype, object_ids, positions, query_id, "
-                  "object_query_ids, revenue, currency, object_revenues "
-                  "FROM analytics_events WHERE query_id BETWEEN ? AND ? ORDER BY id")
-
-
 def _write_batch(db: sqlite3.Connection, rows: list[tuple[Any, ...]], *, refined: bool,
                  tracked: set[str]) -> None:
     """Inside a transaction: the searches ``rows`` kept in the log and added to the
-    rollups (``refined``: some has a refinement), the events that named them before
-    applied (``tracked``: their queryIDs)."""
+    rollups (``refined``: some has a refinement), the early events that named them
+    applied and forgotten (``tracked``: their queryIDs)."""
     last = db.execute(LAST_ROW).fetchone()[0] or 0
     _insert(db, rows)
     for statement in ROLLUP_WRITTEN[refined]:
         db.execute(statement, (last,))
-    found = [row for row in db.execute(EVENTS_BETWEEN, (min(tracked), max(tracked)))
-             if row[6] in tracked] if tracked else []
+    found = [row for row in db.execute(rollups.EARLY_BETWEEN, (min(tracked), max(tracked)))
+             if row[1] in tracked] if tracked else []
     if found:
-        _apply(db, [rollups.event_of(row) for row in found], written=True)
+        _apply(db, [rollups.event_of(row[2:]) for row in found],
+               early=[row[1] for row in found])
+        ids = [row[0] for row in found]
+        for part in rollups.chunks(ids):
+            db.execute(rollups.forget_early(len(part)), part)
 
 
 def _replay(db: sqlite3.Connection) -> None:
@@ -216,8 +214,7 @@ def _replay(db: sqlite3.Connection) -> None:
         db.execute(statement)
     events = db.execute(rollups.REPLAY_EVENTS)
     while batch := events.fetchmany(5000):
-        _apply(db, [rollups.event_of(r) for r in batch], written=True,
-                         replayed=True)
+        _apply(db, [rollups.event_of(r) for r in batch], replayed=True)
 
 
 def _migrate(db: sqlite3.Connection) -> None:
@@ -233,6 +230,9 @@ def _migrate(db: sqlite3.Connection) -> None:
             _replay(db)
         if 0 < found < schema.USERS_AT:
             for statement in users.rollup(SQLITE, "analytics_searches"):
+                db.execute(statement)
+        if 0 < found < schema.EARLY_AT:
+            for statement in rollups.fill_early(SQLITE):
                 db.execute(statement)
         if row is None:
             db.execute("INSERT INTO analytics_schema (version) VALUES (?)", (schema.VERSION,))
