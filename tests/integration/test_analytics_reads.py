@@ -206,6 +206,11 @@ async def assert_same_events(store: AnalyticsStore, reference: FakeAnalyticsStor
                             *span, [h.hit for h in hits], segment=segment)))
 
 
+# what the migrations after version 4 added (their indexes go with their tables)
+AFTER_4 = ("DROP TABLE analytics_early_events", "DROP TABLE analytics_query_spans",
+           "DROP TABLE analytics_object_spans")
+
+
 @pytest.mark.parametrize("backend", ["sqlite", "postgres"])
 async def test_events_kept_early_at_version_4_are_applied_after_the_migration(
         backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
@@ -220,7 +225,7 @@ async def test_events_kept_early_at_version_4_are_applied_after_the_migration(
         await target.write_searches(rows[:150])
         await target.write_events(events(rows))
     await store.close()
-    back = ("DROP TABLE analytics_early_events", "UPDATE analytics_schema SET version = 4")
+    back = (*AFTER_4, "UPDATE analytics_schema SET version = 4")
     again: AnalyticsStore
     if isinstance(store, SqliteAnalyticsStore):
         with sqlite3.connect(store.path) as db:
@@ -491,3 +496,115 @@ async def test_an_offset_past_every_row_reads_an_empty_page(
     assert await store.no_result_filters("books", start, end, **paged) == []
     unpaged = {**paged, "offset": 0}
     assert await store.top_searches("books", start, end, **unpaged), "the rows hold searches"
+
+
+def months() -> list[SearchRecord]:
+    """``searches()`` spread over 45 days instead of 6 (the period reads whole blocks of 4
+    and 16 days where they fit)."""
+    return [msgspec.structs.replace(s, at=s.at + 86400 * (n % 45 - n % 6),
+                                    query_id=f"{n:032x}" if s.query_id else None)
+            for n, s in enumerate(searches() * 4)][:1000]
+
+
+def spans_periods() -> list[tuple[date, date]]:
+    """Periods of 1 to 45 days, starting on days of every remainder of 16."""
+    found = []
+    for first in range(0, 18):
+        for length in (1, 3, 5, 16, 17, 27):
+            start = DAY0 + timedelta(days=first)
+            found.append((start, start + timedelta(days=length - 1)))
+    found.append((DAY0, DAY0 + timedelta(days=44)))
+    return found
+
+
+async def assert_same_rankings(store: AnalyticsStore, reference: FakeAnalyticsStore,
+                               periods: Sequence[tuple[date, date]]) -> int:
+    """The rankings that add up the queries' and objects' rows over each period are the
+    reference's, in every order; how many queries they ranked."""
+    ranked = 0
+    for start, end in periods:
+        for text in ("", "mobile OR lang:en"):
+            span = ("books", start, end)
+            segment = read_segment(text)
+            for flags in ({"no_results": True}, {"no_clicks": True}, {}):
+                found = await store.top_searches(*span, limit=8, segment=segment, **flags)
+                assert found == await reference.top_searches(*span, limit=8,
+                                                             segment=segment, **flags)
+                ranked += len(found)
+            for order_by in ("searchCount", "clickThroughRate", "conversionRate",
+                             "averageClickPosition"):
+                for descending in (False, True):
+                    asked = {"limit": 5, "offset": 1, "segment": segment,
+                             "order_by": order_by, "descending": descending,
+                             "with_events": True}
+                    assert (await store.search_stats(*span, **asked)
+                            == await reference.search_stats(*span, **asked)), asked
+            asked = {"limit": 6, "segment": segment, "with_events": True}
+            assert (await store.hit_stats(*span, **asked)
+                    == await reference.hit_stats(*span, **asked))
+        assert (await store.popular_queries("books", start, end, min_count=2, limit=5)
+                == await reference.popular_queries("books", start, end, min_count=2,
+                                                   limit=5))
+    return ranked
+
+
+async def written_months(store: AnalyticsStore) -> FakeAnalyticsStore:
+    reference = FakeAnalyticsStore()
+    rows = sorted(months(), key=lambda s: s.at)
+    for target in (store, reference):
+        for part in (rows[:400], rows[400:]):
+            await target.write_searches(part)
+            await target.write_events(events(part))
+    return reference
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+async def test_rankings_over_blocks_of_days_are_the_reference_s(
+        backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    """Periods that hold blocks of 4 and 16 days (read from their own rows) and days at
+    their edges rank the queries and objects as the rows of each day would."""
+    store = made(backend, request, tmp_path)
+    await store.open()
+    try:
+        reference = await written_months(store)
+        assert len({s.at // 86400 for s in reference.searches}) == 45
+        assert await assert_same_rankings(store, reference, spans_periods()) > 500
+        # a purge within a block: what is left of its days, no more
+        after = DAY0
+        for before in (DAY0 + timedelta(days=9), DAY0 + timedelta(days=15)):
+            gone = sum(after <= datetime.fromtimestamp(e.at, UTC).date() < before
+                       for e in reference.events)  # the reference keeps its events
+            assert await store.purge(before) == await reference.purge(before) + gone > 0
+            await assert_same_rankings(store, reference, spans_periods()[::7])
+            after = before
+    finally:
+        await store.close()
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+async def test_blocks_of_days_are_added_up_when_a_version_5_database_is_migrated(
+        backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    store = made(backend, request, tmp_path)
+    await store.open()
+    reference = await written_months(store)
+    await store.close()
+    back = ("DROP TABLE analytics_query_spans", "DROP TABLE analytics_object_spans",
+            "UPDATE analytics_schema SET version = 5")
+    again: AnalyticsStore
+    if isinstance(store, SqliteAnalyticsStore):
+        with sqlite3.connect(store.path) as db:
+            for statement in back:
+                db.execute(statement)
+        again = SqliteAnalyticsStore(store.path)
+    else:
+        assert isinstance(store, PostgresAnalyticsStore)
+        with psycopg.connect(store.url) as db:
+            for statement in back:
+                db.execute(statement)
+        again = PostgresAnalyticsStore(store.url)
+    assert schema.SPANS_AT == 6 == schema.VERSION
+    await again.open()
+    try:
+        assert await assert_same_rankings(again, reference, spans_periods()[::5]) > 100
+    finally:
+        await again.close()

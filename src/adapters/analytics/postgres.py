@@ -134,6 +134,8 @@ class PostgresAnalyticsStore(SqlAnalytics):
             async with db.transaction():
                 for statement in rollups.PURGE:
                     await db.execute(POSTGRES.sql(statement), (before,))
+                for statement, params in rollups.purge_spans(POSTGRES, before):
+                    await db.execute(POSTGRES.sql(statement), params)
                 for statement, params in users.purge(POSTGRES, before):
                     await db.execute(POSTGRES.sql(statement), params)
                 for statement in sql.PURGE:
@@ -214,6 +216,9 @@ async def _migrate(db: psycopg.AsyncConnection[Any]) -> None:
                 await db.execute(statement)
         if 0 < found < schema.EARLY_AT:
             for statement in rollups.fill_early(POSTGRES):
+                await db.execute(statement)
+        if rollups.REBUILT_AT <= found < schema.SPANS_AT:  # else rolled up with the rest
+            for statement in rollups.fill_spans(POSTGRES):
                 await db.execute(statement)
         if row is None:
             await db.execute("INSERT INTO analytics_schema (version) VALUES (%s)",

@@ -37,17 +37,22 @@ Every function here plans statements; the adapters run them in one transaction.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from datetime import date
+from datetime import date, timedelta
 from typing import Any
 
 import msgspec
 
 from searchport.adapters.analytics import schema
 from searchport.adapters.analytics.sql import (
+    HIT_COUNTERS,
     INSERT_EVENT,
+    QUERY_COUNTERS,
     SEARCH_COLUMNS,
+    SPANNED,
+    SPANS,
     Dialect,
     event_rows,
+    span_start,
 )
 from searchport.domain.analytics.insights import InsightsEvent
 from searchport.domain.analytics.records import utc_day
@@ -56,13 +61,6 @@ from searchport.domain.usecases.click_positions import RANGES
 Step = tuple[str, list[tuple[Any, ...]]]  # one statement, the rows it runs with
 _strings = msgspec.json.Decoder(list[str])
 
-QUERY_COUNTERS = ("searches", "no_results", "no_results_filtered", "filtered", "hits_sum",
-                  "tracked", "unclicked", "unclicked_hits_sum", "clicked", "clicks",
-                  "converted", "conversions", "carted", "carts", "purchased", "purchases",
-                  "position_sum", "positions",
-                  *(f"range{i}" for i in range(len(RANGES))))
-HIT_COUNTERS = ("count", "tracked", "clicked", "clicks", "converted", "conversions",
-                "carted", "carts", "purchased", "purchases")
 EVENT_STATE = ("clicks", "conversions", "carts", "purchases")
 DAY_COUNTERS = ("searches", "no_results", "tracked", "clicked", "clicks", "converted",
                 "conversions")
@@ -81,6 +79,11 @@ TABLES = {  # table: its key columns, its counters
                                ("revenue",)),
 }
 JSON_KEYS = {"tags", "refinements"}
+SPAN_TABLES = {  # a table of blocks of days (``SPANS``): its table of days, its keys
+    SPANNED[days]: (days, (*TABLES[days][0][:1], "span", *TABLES[days][0][1:]))
+    for days in SPANNED}
+PER_DAY = dict(TABLES)  # the tables of days (and of what no day holds)
+TABLES.update({spans: (keys, TABLES[days][1]) for spans, (days, keys) in SPAN_TABLES.items()})
 
 
 def _upsert(table: str) -> str:
@@ -100,7 +103,45 @@ HIT_STATE = ("INSERT INTO analytics_hit_events (query_id, hit, day, clicks, conv
              "DO UPDATE SET clicks = excluded.clicks, conversions = excluded.conversions, "
              "carts = excluded.carts, purchases = excluded.purchases")
 PURGE = tuple(f"DELETE FROM {table} WHERE day < ?" for table in
-              (*TABLES, "analytics_hit_events", "analytics_early_events"))
+              (*PER_DAY, "analytics_hit_events", "analytics_early_events"))
+
+
+def _sums_of_days(d: Dialect, spans: str, span: int, where: str) -> str:
+    """``INSERT INTO spans SELECT``: the blocks of ``span`` days added up from the rows of
+    days ``where`` says (alias ``r``)."""
+    days, keys = SPAN_TABLES[spans]
+    counters = TABLES[days][1]
+    own = keys[3]  # query or hit
+    return (f"INSERT INTO {spans} ({', '.join((*keys, *counters))}) "
+            f"SELECT r.handle, {span}, {d.span_day('r.day', span)}, r.{own}, r.tags, "
+            + ", ".join(f"sum(r.{c})" for c in counters)
+            + f" FROM {days} r WHERE {where} GROUP BY 1, 3, 4, 5")
+
+
+def purge_spans(d: Dialect, before: date) -> list[tuple[str, list[Any]]]:
+    """The statements forgetting the days before ``before`` in the blocks: the blocks of
+    these days only removed, the one that holds ``before`` and days before it added up
+    again from its days kept."""
+    found: list[tuple[str, list[Any]]] = []
+    for spans in SPAN_TABLES:
+        for span in SPANS:
+            first = span_start(before, span)
+            if first == before:
+                found.append((f"DELETE FROM {spans} WHERE span = ? AND day < ?",
+                              [span, d.day(before)]))
+                continue
+            found.append((f"DELETE FROM {spans} WHERE span = ? AND day <= ?",
+                          [span, d.day(first)]))
+            found.append((_sums_of_days(d, spans, span, "r.day >= ? AND r.day < ?"),
+                          [d.day(before), d.day(first + timedelta(days=span))]))
+    return found
+
+
+def fill_spans(d: Dialect) -> list[str]:
+    """The statements adding up the blocks of a database kept before them, from its
+    rows of days."""
+    return [_sums_of_days(d, spans, span, "true")
+            for spans in SPAN_TABLES for span in SPANS]
 # an event as the rollups read it back (``event_of``)
 EVENT_FIELDS = ("at, handle, type, subtype, object_ids, positions, query_id, "
                 "object_query_ids, revenue, currency, object_revenues")
@@ -324,26 +365,40 @@ def rollup_searches(d: Dialect, source: str, with_refinements: bool = True) -> l
     def add(counter: str) -> str:
         return f"sum({counter})" if d.upserts_once else counter
 
+    def queries(table: str, span: int) -> str:
+        key = "s.day, s.query, s.tags" if span == 1 else (
+            f"{span}, {d.span_day('s.day', span)}, s.query, s.tags")
+        return _add(d, table,
+                    ("searches", "no_results", "no_results_filtered", "filtered", "hits_sum",
+                     "tracked", "unclicked", "unclicked_hits_sum"),
+                    f"SELECT s.handle, {key}, count(*), sum({empty}), "
+                    f"sum(CASE WHEN s.nb_hits = 0 AND {refined} THEN 1 ELSE 0 END), "
+                    f"sum(CASE WHEN {refined} THEN 1 ELSE 0 END), sum(s.nb_hits), "
+                    f"count(s.query_id), count(s.query_id), sum({tracked_hits}) "
+                    f"FROM {source} s WHERE true GROUP BY "
+                    + ("1, 2, 3, 4" if span == 1 else "1, 3, 4, 5"))
+
+    def objects(table: str, span: int) -> str:
+        # the searches with the same objects counted together first (a query asked again
+        # shows the same page), then each object of each list added
+        day = "s.day" if span == 1 else d.span_day("s.day", span)
+        size = "" if span == 1 else f"{span}, "
+        return _add(d, table, ("count", "tracked"),
+                    f"SELECT g.handle, {size}g.day, h.value, g.tags, {add('g.n')}, "
+                    f"{add('g.t')} FROM (SELECT s.handle, {day} AS day, s.tags, s.hits, "
+                    f"count(*) AS n, count(s.query_id) AS t FROM {source} s "
+                    f"GROUP BY 1, 2, 3, 4) g, {d.elements('g.hits', 'h')} WHERE true"
+                    + (" GROUP BY g.handle, g.day, h.value, g.tags" if d.upserts_once
+                       else ""))
+
     everyone = [
         _add(d, "analytics_days", ("searches", "no_results", "tracked"),
              f"SELECT s.handle, s.day, s.tags, count(*), sum({empty}), count(s.query_id) "
              f"FROM {source} s WHERE true GROUP BY s.handle, s.day, s.tags"),
-        _add(d, "analytics_query_days",
-             ("searches", "no_results", "no_results_filtered", "filtered", "hits_sum",
-              "tracked", "unclicked", "unclicked_hits_sum"),
-             f"SELECT s.handle, s.day, s.query, s.tags, count(*), sum({empty}), "
-             f"sum(CASE WHEN s.nb_hits = 0 AND {refined} THEN 1 ELSE 0 END), "
-             f"sum(CASE WHEN {refined} THEN 1 ELSE 0 END), sum(s.nb_hits), "
-             f"count(s.query_id), count(s.query_id), sum({tracked_hits}) "
-             f"FROM {source} s WHERE true GROUP BY s.handle, s.day, s.query, s.tags"),
-        # the searches with the same objects counted together first (a query asked again
-        # shows the same page), then each object of each list added
-        _add(d, "analytics_object_days", ("count", "tracked"),
-             f"SELECT g.handle, g.day, h.value, g.tags, {add('g.n')}, {add('g.t')} "
-             "FROM (SELECT s.handle, s.day, s.tags, s.hits, count(*) AS n, "
-             f"count(s.query_id) AS t FROM {source} s GROUP BY s.handle, s.day, s.tags, "
-             f"s.hits) g, {d.elements('g.hits', 'h')} WHERE true"
-             + (" GROUP BY g.handle, g.day, h.value, g.tags" if d.upserts_once else "")),
+        queries("analytics_query_days", 1),
+        objects("analytics_object_days", 1),
+        *(queries("analytics_query_spans", span) for span in SPANS),
+        *(objects("analytics_object_spans", span) for span in SPANS),
     ]
     if not with_refinements:
         return everyone
@@ -455,6 +510,9 @@ def _apply(sums: _Sums, e: InsightsEvent, s: Search) -> None:
         sums.add("analytics_revenue_days", (s.handle, s.day, s.query, "", s.tags, e.currency),
                  revenue=e.revenue)
     sums.add("analytics_query_days", key, **counts)
+    for span in SPANS:
+        sums.add("analytics_query_spans",
+                 (s.handle, span, span_start(s.day, span), s.query, s.tags), **counts)
     daily = {name: n for name, n in counts.items() if name in _PLACES["analytics_days"]}
     if daily:
         sums.add("analytics_days", (s.handle, s.day, s.tags), **daily)
@@ -475,6 +533,9 @@ def _apply_hit(sums: _Sums, e: InsightsEvent, s: Search, hit: str, state: list[i
             counts[_FIRST[kind]] = 1
         state[kind] += 1
     sums.add("analytics_object_days", (s.handle, s.day, hit, s.tags), **counts)
+    for span in SPANS:
+        sums.add("analytics_object_spans",
+                 (s.handle, span, span_start(s.day, span), hit, s.tags), **counts)
     if e.subtype == "purchase" and revenue is not None and e.currency:
         sums.add("analytics_revenue_days", (s.handle, s.day, s.query, hit, s.tags,
                                             e.currency), revenue=revenue)

@@ -277,10 +277,37 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )""",
         "CREATE INDEX analytics_early_events_name ON analytics_early_events (name)",
     ),
+    (  # the queries' and objects' rows per block of days too (rollups.SPANS), ``day`` the
+        # block's first: a period reads whole blocks where it can
+        *(f"""CREATE TABLE analytics_{kind}_spans (
+            handle TEXT NOT NULL,
+            span INTEGER NOT NULL,
+            day {{day}} NOT NULL,
+            {key} TEXT NOT NULL,
+            tags {{json}} NOT NULL,
+            {counters},
+            PRIMARY KEY (handle, span, day, {key}, tags)
+        ){{keyed}}""" for kind, key, counters in (
+            ("query", "query", ",\n            ".join(
+                f"{c} {{bigint}} NOT NULL DEFAULT 0" for c in (
+                    "searches", "no_results", "no_results_filtered", "filtered",
+                    "hits_sum", "tracked", "unclicked", "unclicked_hits_sum", "clicked",
+                    "clicks", "converted", "conversions", "carted", "carts", "purchased",
+                    "purchases", "position_sum", "positions",
+                    *(f"range{i}" for i in range(12))))),
+            ("object", "hit", ",\n            ".join(
+                f"{c} {{bigint}} NOT NULL DEFAULT 0" for c in (
+                    "count", "tracked", "clicked", "clicks", "converted", "conversions",
+                    "carted", "carts", "purchased", "purchases"))))),
+        "CREATE INDEX analytics_query_spans_no_results ON analytics_query_spans "
+        "(handle, span, day, query, tags, no_results, no_results_filtered) "
+        "WHERE no_results > 0",
+    ),
 )
 USER_BLOCK = 32  # days per row of analytics_user_blocks: one bit each in a BIGINT
 USERS_AT = 4  # the schema version that brought the distinct users' rollups
 EARLY_AT = 5  # the schema version that keeps the events waiting for their searches apart
+SPANS_AT = 6  # the schema version that brought the blocks of days (rollups.SPANS)
 
 VERSION = len(MIGRATIONS)
 

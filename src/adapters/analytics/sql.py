@@ -12,7 +12,7 @@ transactions and migrations.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from datetime import date
+from datetime import date, timedelta
 from typing import Any
 
 import msgspec
@@ -35,6 +35,7 @@ from searchport.domain.analytics.reports import (
     TopSearch,
 )
 from searchport.domain.analytics.segments import EVERY_SEARCH, Segment
+from searchport.domain.usecases.click_positions import RANGES
 
 Params = list[Any]
 _json = msgspec.json.Encoder()
@@ -97,6 +98,11 @@ class Dialect:
         """The day ``column`` as a number of days since 1970-01-01 (an integer)."""
         raise NotImplementedError
 
+    def span_day(self, column: str, span: int) -> str:
+        """The first day of the block of ``span`` days (from 1970-01-01) holding the day
+        ``column``, as a day."""
+        raise NotImplementedError
+
     def or_bits(self, column: str) -> str:
         """The aggregate OR of the integers ``column`` (PostgreSQL; SQLite adds again)."""
         return f"bit_or({column})"
@@ -131,6 +137,9 @@ class SqliteDialect(Dialect):
     def epoch_day(self, column: str) -> str:
         return f"CAST(julianday({column}) - 2440587.5 AS INTEGER)"
 
+    def span_day(self, column: str, span: int) -> str:
+        return f"date({column}, '-' || ({self.epoch_day(column)} % {span}) || ' days')"
+
 
 class PostgresDialect(Dialect):
     name = "postgres"
@@ -164,6 +173,9 @@ class PostgresDialect(Dialect):
     def epoch_day(self, column: str) -> str:
         return f"({column} - DATE '1970-01-01')"
 
+    def span_day(self, column: str, span: int) -> str:
+        return f"({column} - {self.epoch_day(column)} % {span})"
+
     def json_rows(self, alias: str) -> str:
         return f"json_array_elements(?::json) AS {alias}(value)"
 
@@ -177,6 +189,47 @@ class PostgresDialect(Dialect):
 
 SQLITE = SqliteDialect()
 POSTGRES = PostgresDialect()
+
+# -- the rollups' tables read here ----------------------------------------------------------
+
+QUERY_COUNTERS = ("searches", "no_results", "no_results_filtered", "filtered", "hits_sum",
+                  "tracked", "unclicked", "unclicked_hits_sum", "clicked", "clicks",
+                  "converted", "conversions", "carted", "carts", "purchased", "purchases",
+                  "position_sum", "positions",
+                  *(f"range{i}" for i in range(len(RANGES))))
+HIT_COUNTERS = ("count", "tracked", "clicked", "clicks", "converted", "conversions",
+                "carted", "carts", "purchased", "purchases")
+# blocks of days (counted from 1970-01-01) the queries' and objects' rows are also kept
+# for, ``day`` their first: a period reads whole blocks where it can, days at its edges
+SPANS = (4, 16)
+SPANNED = {"analytics_query_days": "analytics_query_spans",
+           "analytics_object_days": "analytics_object_spans"}
+_SPANNED_COLUMNS = {"analytics_query_days": ("query", QUERY_COUNTERS),
+                    "analytics_object_days": ("hit", HIT_COUNTERS)}
+EPOCH = date(1970, 1, 1)
+
+
+def span_start(day: date, span: int) -> date:
+    """The first day of the block of ``span`` days that holds ``day``."""
+    return day - timedelta(days=(day - EPOCH).days % span)
+
+
+def cover(start: date, end: date) -> list[tuple[int, date, date]]:
+    """The days from ``start`` to ``end`` as whole blocks where they can be (the largest
+    first) and days: ``(span, first, last)``, the blocks of ``span`` days (1: days) whose
+    first day is from ``first`` to ``last``."""
+    found: list[tuple[int, date, date]] = []
+    day = start
+    while day <= end:
+        span = next(n for n in (*sorted(SPANS, reverse=True), 1)
+                    if span_start(day, n) == day and day + timedelta(days=n - 1) <= end)
+        if found and found[-1][0] == span:
+            found[-1] = (span, found[-1][1], day)
+        else:
+            found.append((span, day, day))
+        day += timedelta(days=span)
+    return found
+
 
 # -- writes --------------------------------------------------------------------------------
 
@@ -318,6 +371,30 @@ class SqlAnalytics:
     async def _rows(self, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
         raise NotImplementedError
 
+    def _spanned(self, days: str, scope: Scope, only: str = "") -> tuple[str, Params]:
+        """A FROM item, for ``scope``'s period: the rows of the table of days ``days``
+        (``analytics_query_days`` or ``analytics_object_days``), whole blocks of days
+        from its table of blocks where the period holds them (``cover``); ``only``: a
+        condition on the rows."""
+        pieces = cover(scope.start, scope.end)
+        if all(span == 1 for span, _, _ in pieces):
+            return days, []
+        d = self.dialect
+        key, counters = _SPANNED_COLUMNS[days]
+        columns = ", ".join(("handle", "day", key, "tags", *counters))
+        more = f" AND {only}" if only else ""
+        parts, params = [], []
+        for span, first, last in pieces:
+            if span == 1:
+                parts.append(f"SELECT {columns} FROM {days} "
+                             f"WHERE handle = ? AND day BETWEEN ? AND ?{more}")
+                params += [scope.handle, d.day(first), d.day(last)]
+            else:
+                parts.append(f"SELECT {columns} FROM {SPANNED[days]} "
+                             f"WHERE handle = ? AND span = ? AND day BETWEEN ? AND ?{more}")
+                params += [scope.handle, span, d.day(first), d.day(last)]
+        return "(" + " UNION ALL ".join(parts) + ")", params
+
     def _scope(self, handle: str, start: date, end: date, segment: Segment = EVERY_SEARCH,
                search: str | None = None, alias: str = "q") -> Scope:
         return Scope(self.dialect, handle, start, end, segment, search, alias)
@@ -346,22 +423,24 @@ class SqlAnalytics:
         elif no_clicks:
             count, total, filtered = "unclicked", "unclicked_hits_sum", "0"
         average = "0" if no_results else _AVERAGE_HITS.format(total=total, count=count)
+        source, params = self._spanned("analytics_query_days", scope, f"{count} > 0")
         rows = await self._rows(
             f"SELECT q.query, sum(q.{count}) AS n, {average}, {filtered} "
-            f"FROM analytics_query_days q WHERE {scope.where} AND q.{count} > 0 "
+            f"FROM {source} q WHERE {scope.where} AND q.{count} > 0 "
             f"GROUP BY q.query ORDER BY n DESC, q.query{self.dialect.text_order} "
-            "LIMIT ? OFFSET ?", [*scope.params, limit, offset])
+            "LIMIT ? OFFSET ?", [*params, *scope.params, limit, offset])
         return [TopSearch(q, int(n), int(hits), int(f)) for q, n, hits, f in rows]
 
     async def popular_queries(self, handle: str, start: date, end: date, *,
                               min_count: int, limit: int) -> list[PopularQuery]:
         scope = self._scope(handle, start, end)
         average = _AVERAGE_HITS.format(total="hits_sum", count="searches")
+        source, params = self._spanned("analytics_query_days", scope)
         rows = await self._rows(
-            f"SELECT q.query, sum(q.searches) AS n, {average} FROM analytics_query_days q "
+            f"SELECT q.query, sum(q.searches) AS n, {average} FROM {source} q "
             f"WHERE {scope.where} AND q.query <> '' GROUP BY q.query "
             f"HAVING sum(q.searches) >= ? ORDER BY n DESC, q.query{self.dialect.text_order} "
-            "LIMIT ?", [*scope.params, min_count, limit])
+            "LIMIT ?", [*params, *scope.params, min_count, limit])
         return [PopularQuery(q, int(n), int(hits)) for q, n, hits in rows]
 
     async def _events_by_day(self, scope: Scope, kind: str) -> list[DayClicks]:
@@ -407,12 +486,13 @@ class SqlAnalytics:
         if order_by != "searchCount":
             order = f"{_SEARCH_ORDER[order_by]} IS NULL, {order}"
         figures = f", {_EVENT_FIGURES}" if with_events else ""
+        source, params = self._spanned("analytics_query_days", scope)
         rows = await self._rows(
             f"SELECT q.query, sum(q.searches), "
             f"{_AVERAGE_HITS.format(total='hits_sum', count='searches')}{figures} "
-            f"FROM analytics_query_days q WHERE {scope.where} GROUP BY q.query "
+            f"FROM {source} q WHERE {scope.where} GROUP BY q.query "
             f"ORDER BY {order}, q.query{d.text_order} LIMIT ? OFFSET ?",
-            [*scope.params, limit, offset])
+            [*params, *scope.params, limit, offset])
         return [SearchStats(query=q, count=int(n), nb_hits=int(h),
                             events=_counts(rest) if with_events else EventCounts())
                 for q, n, h, *rest in rows]
@@ -454,10 +534,11 @@ class SqlAnalytics:
         else:
             scope = self._scope(handle, start, end, segment)
             figures = f", {_HIT_FIGURES}" if with_events else ""
+            source, params = self._spanned("analytics_object_days", scope)
             rows = await self._rows(
-                f"SELECT q.hit, sum(q.count) AS n{figures} FROM analytics_object_days q "
+                f"SELECT q.hit, sum(q.count) AS n{figures} FROM {source} q "
                 f"WHERE {scope.where} GROUP BY q.hit ORDER BY n DESC, q.hit{d.text_order} "
-                "LIMIT ? OFFSET ?", [*scope.params, limit, offset])
+                "LIMIT ? OFFSET ?", [*params, *scope.params, limit, offset])
         return [HitStats(hit=hit, count=int(n),
                          events=_counts(rest) if with_events else EventCounts())
                 for hit, n, *rest in rows]

@@ -109,6 +109,8 @@ class SqliteAnalyticsStore(SqlAnalytics):
             with _transaction(db):
                 for statement in rollups.PURGE:
                     db.execute(statement, (before.isoformat(),))
+                for statement, params in rollups.purge_spans(SQLITE, before):
+                    db.execute(statement, params)
                 for statement, params in users.purge(SQLITE, before):
                     db.execute(statement, params)
                 return sum(db.execute(statement, (before.isoformat(),)).rowcount
@@ -233,6 +235,9 @@ def _migrate(db: sqlite3.Connection) -> None:
                 db.execute(statement)
         if 0 < found < schema.EARLY_AT:
             for statement in rollups.fill_early(SQLITE):
+                db.execute(statement)
+        if rollups.REBUILT_AT <= found < schema.SPANS_AT:  # else rolled up with the rest
+            for statement in rollups.fill_spans(SQLITE):
                 db.execute(statement)
         if row is None:
             db.execute("INSERT INTO analytics_schema (version) VALUES (?)", (schema.VERSION,))
