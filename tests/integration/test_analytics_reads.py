@@ -539,9 +539,11 @@ async def assert_same_rankings(store: AnalyticsStore, reference: FakeAnalyticsSt
                              "with_events": True}
                     assert (await store.search_stats(*span, **asked)
                             == await reference.search_stats(*span, **asked)), asked
-            asked = {"limit": 6, "segment": segment, "with_events": True}
-            assert (await store.hit_stats(*span, **asked)
-                    == await reference.hit_stats(*span, **asked))
+            for with_events, offset in ((True, 0), (True, 2), (False, 1)):
+                asked = {"limit": 6, "offset": offset, "segment": segment,
+                         "with_events": with_events}
+                assert (await store.hit_stats(*span, **asked)
+                        == await reference.hit_stats(*span, **asked))
         assert (await store.popular_queries("books", start, end, min_count=2, limit=5)
                 == await reference.popular_queries("books", start, end, min_count=2,
                                                    limit=5))

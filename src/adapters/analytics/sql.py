@@ -204,8 +204,7 @@ HIT_COUNTERS = ("count", "tracked", "clicked", "clicks", "converted", "conversio
 SPANS = (4, 16)
 SPANNED = {"analytics_query_days": "analytics_query_spans",
            "analytics_object_days": "analytics_object_spans"}
-_SPANNED_COLUMNS = {"analytics_query_days": ("query", QUERY_COUNTERS),
-                    "analytics_object_days": ("hit", HIT_COUNTERS)}
+_SPANNED_KEYS = {"analytics_query_days": "query", "analytics_object_days": "hit"}
 EPOCH = date(1970, 1, 1)
 
 
@@ -308,8 +307,8 @@ class Scope:
                  alias: str = "q") -> None:
         self.d, self.handle, self.start, self.end = d, handle, start, end
         self.segment, self.search = segment, search
-        where = [f"{alias}.handle = ?", f"{alias}.day BETWEEN ? AND ?"]
-        params: Params = [handle, d.day(start), d.day(end)]
+        where: list[str] = []
+        params: Params = []
         if search is not None:
             where.append(f"{alias}.query = ?")
             params.append(search)
@@ -320,8 +319,11 @@ class Scope:
                 alternatives.append(sql)
                 params.extend(more)
             where.append("(" + " OR ".join(alternatives) + ")")
-        self.where = " AND ".join(where)
-        self.params = params
+        # the conditions but the handle's and the days'
+        self.filters, self.filter_params = where, params
+        self.where = " AND ".join([f"{alias}.handle = ?", f"{alias}.day BETWEEN ? AND ?",
+                                   *where])
+        self.params = [handle, d.day(start), d.day(end), *params]
 
 
 # the figures of a set of tracked searches, summed over rollup rows ``q``
@@ -359,6 +361,9 @@ _SEARCH_ORDER = {
     "averageClickPosition": "sum(q.position_sum) * 1.0 / nullif(sum(q.positions), 0)",
 }
 _AVERAGE_HITS = "CAST(round(sum(q.{total}) * 1.0 / sum(q.{count})) AS BIGINT)"
+_ORDER_SUMS = {"searchCount": ("searches",), "clickThroughRate": ("clicked", "tracked"),
+               "conversionRate": ("converted", "tracked"),
+               "averageClickPosition": ("position_sum", "positions")}
 
 
 class SqlAnalytics:
@@ -371,29 +376,37 @@ class SqlAnalytics:
     async def _rows(self, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
         raise NotImplementedError
 
-    def _spanned(self, days: str, scope: Scope, only: str = "") -> tuple[str, Params]:
-        """A FROM item, for ``scope``'s period: the rows of the table of days ``days``
-        (``analytics_query_days`` or ``analytics_object_days``), whole blocks of days
-        from its table of blocks where the period holds them (``cover``); ``only``: a
-        condition on the rows."""
+    def _spanned(self, days: str, scope: Scope, counters: Sequence[str],
+                 only: str = "", only_params: Sequence[Any] = ()
+                 ) -> tuple[str, str, Params]:
+        """For ``scope``'s period: a FROM item (alias ``q``), its WHERE condition and
+        their parameters, giving the rows of the table of days ``days``
+        (``analytics_query_days`` or ``analytics_object_days``) that ``scope`` counts,
+        with their key (``query`` or ``hit``) and ``counters``: whole blocks of days from
+        its table of blocks where the period holds them (``cover``), days elsewhere.
+        ``only``: a condition more on the rows (unqualified names), with
+        ``only_params``."""
         pieces = cover(scope.start, scope.end)
-        if all(span == 1 for span, _, _ in pieces):
-            return days, []
-        d = self.dialect
-        key, counters = _SPANNED_COLUMNS[days]
-        columns = ", ".join(("handle", "day", key, "tags", *counters))
         more = f" AND {only}" if only else ""
+        if all(span == 1 for span, _, _ in pieces):
+            return days, scope.where + more, [*scope.params, *only_params]
+        d = self.dialect
+        inner = Scope(d, scope.handle, scope.start, scope.end, scope.segment, scope.search,
+                      alias="r")
+        more = "".join(f" AND {f}" for f in inner.filters) + more
+        columns = ", ".join((f"r.{_SPANNED_KEYS[days]}", *(f"r.{c}" for c in counters)))
         parts, params = [], []
         for span, first, last in pieces:
             if span == 1:
-                parts.append(f"SELECT {columns} FROM {days} "
-                             f"WHERE handle = ? AND day BETWEEN ? AND ?{more}")
+                parts.append(f"SELECT {columns} FROM {days} r "
+                             f"WHERE r.handle = ? AND r.day BETWEEN ? AND ?{more}")
                 params += [scope.handle, d.day(first), d.day(last)]
             else:
-                parts.append(f"SELECT {columns} FROM {SPANNED[days]} "
-                             f"WHERE handle = ? AND span = ? AND day BETWEEN ? AND ?{more}")
+                parts.append(f"SELECT {columns} FROM {SPANNED[days]} r WHERE r.handle = ? "
+                             f"AND r.span = ? AND r.day BETWEEN ? AND ?{more}")
                 params += [scope.handle, span, d.day(first), d.day(last)]
-        return "(" + " UNION ALL ".join(parts) + ")", params
+            params += [*inner.filter_params, *only_params]
+        return "(" + " UNION ALL ".join(parts) + ")", "true", params
 
     def _scope(self, handle: str, start: date, end: date, segment: Segment = EVERY_SEARCH,
                search: str | None = None, alias: str = "q") -> Scope:
@@ -417,30 +430,35 @@ class SqlAnalytics:
                            no_clicks: bool = False,
                            segment: Segment = EVERY_SEARCH) -> list[TopSearch]:
         scope = self._scope(handle, start, end, segment)
-        count, total, filtered = "searches", "hits_sum", "sum(q.filtered)"
+        count, total, refined = "searches", "hits_sum", "filtered"
         if no_results:
-            count, total, filtered = "no_results", "no_results", "sum(q.no_results_filtered)"
+            count, total, refined = "no_results", "no_results", "no_results_filtered"
         elif no_clicks:
-            count, total, filtered = "unclicked", "unclicked_hits_sum", "0"
+            count, total, refined = "unclicked", "unclicked_hits_sum", ""
+        filtered = f"sum(q.{refined})" if refined else "0"
         average = "0" if no_results else _AVERAGE_HITS.format(total=total, count=count)
-        source, params = self._spanned("analytics_query_days", scope, f"{count} > 0")
+        source, where, params = self._spanned(
+            "analytics_query_days", scope,
+            [*dict.fromkeys((count, total)), *((refined,) if refined else ())],
+            f"{count} > 0")
         rows = await self._rows(
             f"SELECT q.query, sum(q.{count}) AS n, {average}, {filtered} "
-            f"FROM {source} q WHERE {scope.where} AND q.{count} > 0 "
+            f"FROM {source} q WHERE {where} "
             f"GROUP BY q.query ORDER BY n DESC, q.query{self.dialect.text_order} "
-            "LIMIT ? OFFSET ?", [*params, *scope.params, limit, offset])
+            "LIMIT ? OFFSET ?", [*params, limit, offset])
         return [TopSearch(q, int(n), int(hits), int(f)) for q, n, hits, f in rows]
 
     async def popular_queries(self, handle: str, start: date, end: date, *,
                               min_count: int, limit: int) -> list[PopularQuery]:
         scope = self._scope(handle, start, end)
         average = _AVERAGE_HITS.format(total="hits_sum", count="searches")
-        source, params = self._spanned("analytics_query_days", scope)
+        source, where, params = self._spanned("analytics_query_days", scope,
+                                              ("searches", "hits_sum"), "query <> ''")
         rows = await self._rows(
             f"SELECT q.query, sum(q.searches) AS n, {average} FROM {source} q "
-            f"WHERE {scope.where} AND q.query <> '' GROUP BY q.query "
+            f"WHERE {where} GROUP BY q.query "
             f"HAVING sum(q.searches) >= ? ORDER BY n DESC, q.query{self.dialect.text_order} "
-            "LIMIT ?", [*params, *scope.params, min_count, limit])
+            "LIMIT ?", [*params, min_count, limit])
         return [PopularQuery(q, int(n), int(hits)) for q, n, hits in rows]
 
     async def _events_by_day(self, scope: Scope, kind: str) -> list[DayClicks]:
@@ -485,16 +503,31 @@ class SqlAnalytics:
         order = f"{_SEARCH_ORDER[order_by]} {'DESC' if descending else 'ASC'}"
         if order_by != "searchCount":
             order = f"{_SEARCH_ORDER[order_by]} IS NULL, {order}"
-        figures = f", {_EVENT_FIGURES}" if with_events else ""
-        source, params = self._spanned("analytics_query_days", scope)
+        order += f", q.query{d.text_order}"
+        average = _AVERAGE_HITS.format(total="hits_sum", count="searches")
+        if not with_events:
+            source, where, params = self._spanned("analytics_query_days", scope,
+                                                  ("searches", "hits_sum"))
+            rows = await self._rows(
+                f"SELECT q.query, sum(q.searches), {average} FROM {source} q "
+                f"WHERE {where} GROUP BY q.query ORDER BY {order} LIMIT ? OFFSET ?",
+                [*params, limit, offset])
+            return [SearchStats(query=q, count=int(n), nb_hits=int(h)) for q, n, h in rows]
+        # the page's queries first, by the sums their order needs; then their figures
+        source, where, params = self._spanned("analytics_query_days", scope,
+                                              _ORDER_SUMS[order_by])
+        page = (f"SELECT q.query FROM {source} q WHERE {where} GROUP BY q.query "
+                f"ORDER BY {order} LIMIT ? OFFSET ?")
+        page_params = [*params, limit, offset]
+        source, where, params = self._spanned(
+            "analytics_query_days", scope, QUERY_COUNTERS,
+            "query IN (SELECT query FROM page)")
         rows = await self._rows(
-            f"SELECT q.query, sum(q.searches), "
-            f"{_AVERAGE_HITS.format(total='hits_sum', count='searches')}{figures} "
-            f"FROM {source} q WHERE {scope.where} GROUP BY q.query "
-            f"ORDER BY {order}, q.query{d.text_order} LIMIT ? OFFSET ?",
-            [*params, *scope.params, limit, offset])
-        return [SearchStats(query=q, count=int(n), nb_hits=int(h),
-                            events=_counts(rest) if with_events else EventCounts())
+            f"WITH page AS ({page}) "
+            f"SELECT q.query, sum(q.searches), {average}, {_EVENT_FIGURES} "
+            f"FROM {source} q WHERE {where} GROUP BY q.query ORDER BY {order}",
+            [*page_params, *params])
+        return [SearchStats(query=q, count=int(n), nb_hits=int(h), events=_counts(rest))
                 for q, n, h, *rest in rows]
 
     async def query_revenue(self, handle: str, start: date, end: date,
@@ -533,12 +566,22 @@ class SqlAnalytics:
                 [*scope.params, limit, offset])
         else:
             scope = self._scope(handle, start, end, segment)
-            figures = f", {_HIT_FIGURES}" if with_events else ""
-            source, params = self._spanned("analytics_object_days", scope)
-            rows = await self._rows(
-                f"SELECT q.hit, sum(q.count) AS n{figures} FROM {source} q "
-                f"WHERE {scope.where} GROUP BY q.hit ORDER BY n DESC, q.hit{d.text_order} "
-                "LIMIT ? OFFSET ?", [*params, *scope.params, limit, offset])
+            source, where, params = self._spanned("analytics_object_days", scope,
+                                                  ("count",))
+            order = f"ORDER BY sum(q.count) DESC, q.hit{d.text_order}"
+            page = (f"SELECT q.hit, sum(q.count) FROM {source} q WHERE {where} "
+                    f"GROUP BY q.hit {order} LIMIT ? OFFSET ?")
+            if not with_events:
+                rows = await self._rows(page, [*params, limit, offset])
+            else:  # the page's objects first, then their figures
+                page_params = [*params, limit, offset]
+                source, where, params = self._spanned(
+                    "analytics_object_days", scope, HIT_COUNTERS,
+                    "hit IN (SELECT hit FROM page)")
+                rows = await self._rows(
+                    f"WITH page AS ({page}) SELECT q.hit, sum(q.count), {_HIT_FIGURES} "
+                    f"FROM {source} q WHERE {where} GROUP BY q.hit {order}",
+                    [*page_params, *params])
         return [HitStats(hit=hit, count=int(n),
                          events=_counts(rest) if with_events else EventCounts())
                 for hit, n, *rest in rows]
