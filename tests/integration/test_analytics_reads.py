@@ -539,11 +539,13 @@ async def assert_same_rankings(store: AnalyticsStore, reference: FakeAnalyticsSt
                              "with_events": True}
                     assert (await store.search_stats(*span, **asked)
                             == await reference.search_stats(*span, **asked)), asked
-            for with_events, offset in ((True, 0), (True, 2), (False, 1)):
+            for with_events, offset, search in ((True, 0, None), (True, 2, None),
+                                                (False, 1, None), (True, 0, "paris"),
+                                                (False, 2, "paris"), (True, 1, "lyon")):
                 asked = {"limit": 6, "offset": offset, "segment": segment,
-                         "with_events": with_events}
+                         "with_events": with_events, "search": search}
                 assert (await store.hit_stats(*span, **asked)
-                        == await reference.hit_stats(*span, **asked))
+                        == await reference.hit_stats(*span, **asked)), asked
         assert (await store.popular_queries("books", start, end, min_count=2, limit=5)
                 == await reference.popular_queries("books", start, end, min_count=2,
                                                    limit=5))

@@ -334,10 +334,9 @@ _EVENT_FIGURES = ("sum(q.tracked), sum(q.clicked), sum(q.clicks), sum(q.converte
 _HIT_FIGURES = ("sum(q.tracked), sum(q.clicked), sum(q.clicks), sum(q.converted), "
                 "sum(q.conversions), sum(q.carted), sum(q.carts), sum(q.purchased), "
                 "sum(q.purchases)")
-# the same figures of the searches ``s`` of the log, each with one of its objects and what
-# the events did to that object after that search (``e``, when any)
-_LOGGED_HIT_FIGURES = ("count(s.query_id), "
-                       + ", ".join(f"sum(CASE WHEN e.{n} > 0 THEN 1 ELSE 0 END), sum(e.{n})"
+# the same figures (but the tracked searches) of the events ``e`` naming one object of
+# the tracked searches of the log (what each search had of it, when any)
+_LOGGED_HIT_FIGURES = (", ".join(f"sum(CASE WHEN e.{n} > 0 THEN 1 ELSE 0 END), sum(e.{n})"
                                    for n in ("clicks", "conversions", "carts", "purchases")))
 
 
@@ -554,16 +553,30 @@ class SqlAnalytics:
         did to each."""
         d = self.dialect
         if search is not None:  # one query's searches, read from the log by its index
+            # the searches with the same objects counted together first (a query asked
+            # again shows the same page), then each object of each list; the events of
+            # the page's objects only, from the tracked searches that had some
             scope = self._scope(handle, start, end, segment, search, alias="s")
-            figures = f", {_LOGGED_HIT_FIGURES}" if with_events else ""
-            rows = await self._rows(
-                f"SELECT h.value, count(*) AS n{figures} FROM analytics_searches s "
-                f"CROSS JOIN {d.outer_elements('s.hits', 'h')} "
-                + ("LEFT JOIN analytics_hit_events e ON e.query_id = s.query_id "
-                   "AND e.hit = h.value " if with_events else "")
-                + f"WHERE {scope.where} GROUP BY h.value "
-                f"ORDER BY n DESC, h.value{d.text_order} LIMIT ? OFFSET ?",
-                [*scope.params, limit, offset])
+            counted = (
+                "WITH lists AS (SELECT s.hits, count(*) AS n, count(s.query_id) AS t "
+                f"FROM analytics_searches s WHERE {scope.where} GROUP BY s.hits), "
+                "counted AS (SELECT h.value AS hit, sum(l.n) AS n, sum(l.t) AS t "
+                f"FROM lists l, {d.elements('l.hits', 'h')} WHERE true GROUP BY h.value), "
+                "page AS (SELECT c.hit, c.n, c.t FROM counted c "
+                f"ORDER BY c.n DESC, c.hit{d.text_order} LIMIT ? OFFSET ?) ")
+            order = f"ORDER BY p.n DESC, p.hit{d.text_order}"
+            if not with_events:
+                rows = await self._rows(f"{counted}SELECT p.hit, p.n FROM page p {order}",
+                                        [*scope.params, limit, offset])
+            else:
+                rows = await self._rows(
+                    f"{counted}SELECT p.hit, p.n, p.t, {_LOGGED_HIT_FIGURES} FROM page p "
+                    "LEFT JOIN (SELECT e.hit, e.clicks, e.conversions, e.carts, e.purchases "
+                    "FROM analytics_searches s JOIN analytics_hit_events e "
+                    f"ON e.query_id = s.query_id WHERE {scope.where} "
+                    "AND e.hit IN (SELECT hit FROM page)) e ON e.hit = p.hit "
+                    f"GROUP BY p.hit, p.n, p.t {order}",
+                    [*scope.params, limit, offset, *scope.params])
         else:
             scope = self._scope(handle, start, end, segment)
             source, where, params = self._spanned("analytics_object_days", scope,
