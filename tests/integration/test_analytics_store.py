@@ -16,6 +16,7 @@ import psycopg
 import pytest
 
 from searchport.adapters.analytics import schema
+from searchport.adapters.analytics import sqlite as sqlite_store
 from searchport.adapters.analytics.none import NullAnalyticsStore
 from searchport.adapters.analytics.postgres import PostgresAnalyticsStore
 from searchport.adapters.analytics.sqlite import SqliteAnalyticsStore
@@ -342,6 +343,136 @@ async def test_sqlite_is_in_wal_mode_and_keeps_json(tmp_path: Path) -> None:
         refinements, tags = db.execute(
             "SELECT refinements, tags FROM analytics_searches").fetchone()
     assert (refinements, tags) == ('[["genre",":","g1"]]', "[]")
+
+
+def table_rows(path: Path) -> dict[str, list[tuple[object, ...]]]:
+    """Every analytics table of an SQLite file, its rows sorted (the log's without its
+    rowids, which differ between files)."""
+    with sqlite3.connect(path) as db:
+        names = [n for (n,) in db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'analytics%' "
+            "AND name NOT IN ('analytics_salts', 'analytics_schema') ORDER BY name")]
+        return {n: sorted(db.execute(f"SELECT * FROM {n}").fetchall(), key=repr)
+                for n in names}
+
+
+async def test_sqlite_batches_written_in_slices_add_up_as_in_one_piece(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A batch is inserted and rolled up a slice at a time (the event loop's turn between
+    two statements): slices of 7 searches leave every table as one slice of all does."""
+    searches = rows()
+    events = clicks(searches)
+    early = [e for e in events if e.query_id in {s.query_id for s in searches[100:]}]
+    files = {}
+    for slice_size in (7, 100_000):
+        monkeypatch.setattr(sqlite_store, "SLICE", slice_size)
+        files[slice_size] = tmp_path / f"slices-{slice_size}.sqlite3"
+        store = SqliteAnalyticsStore(files[slice_size])
+        await store.open()
+        await store.write_events(early)  # kept, then applied when their searches come
+        await store.write_searches(searches[:100])
+        await store.write_searches(searches[100:])
+        await store.write_events([e for e in events if e not in early])
+        await store.close()
+    sliced, whole = table_rows(files[7]), table_rows(files[100_000])
+    assert sliced == whole
+    assert len(sliced["analytics_searches"]) == len(searches)
+    assert sliced["analytics_query_days"] and sliced["analytics_user_blocks"]
+
+
+async def test_sqlite_writes_give_the_event_loop_turns(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The writer's connection is used on the event loop: other tasks run between the
+    statements of one batch (a batch of 140 searches in slices of 10: 14 slices, each
+    an insert and its rollups)."""
+    monkeypatch.setattr(sqlite_store, "SLICE", 10)
+    store = SqliteAnalyticsStore(tmp_path / "a.sqlite3")
+    await store.open()
+    turns = 0
+    done = asyncio.Event()
+
+    async def other_task() -> None:
+        nonlocal turns
+        while not done.is_set():
+            turns += 1
+            await asyncio.sleep(0)
+
+    ticking = asyncio.create_task(other_task())
+    await asyncio.sleep(0)
+    before = turns
+    await store.write_searches(rows())
+    done.set()
+    await ticking
+    await store.close()
+    assert turns - before >= 14 * 2
+
+
+async def test_a_sqlite_write_waits_for_another_writer_then_lands(tmp_path: Path) -> None:
+    path = tmp_path / "a.sqlite3"
+    store = SqliteAnalyticsStore(path)
+    await store.open()
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # as the purge or another process writing
+    writing = asyncio.create_task(store.write_searches(rows()[:20]))
+    await asyncio.sleep(0.1)
+    assert not writing.done()  # waiting for the lock, without holding the event loop
+    other.execute("COMMIT")
+    await writing
+    other.close()
+    await store.close()
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT count(*) FROM analytics_searches").fetchone()[0] == 20
+
+
+async def test_a_sqlite_write_locked_out_past_its_timeout_leaves_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "a.sqlite3"
+    store = SqliteAnalyticsStore(path, timeout=0.3)
+    await store.open()
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    with pytest.raises(AnalyticsUnavailable, match=r"within 0\.3 s"):
+        await store.write_searches(rows()[:20])
+    other.execute("COMMIT")
+    other.close()
+    await store.write_searches(rows()[20:30])  # the store works again
+    await store.close()
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT count(*) FROM analytics_searches").fetchone()[0] == 10
+        assert db.execute("SELECT sum(searches) FROM analytics_days").fetchone()[0] == 10
+
+
+async def test_a_sqlite_write_cancelled_mid_batch_is_rolled_back(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sqlite_store, "SLICE", 5)
+    path = tmp_path / "a.sqlite3"
+    store = SqliteAnalyticsStore(path)
+    await store.open()
+    writing = asyncio.create_task(store.write_searches(rows()))
+    for _ in range(6):  # a few slices in
+        await asyncio.sleep(0)
+    assert not writing.done()
+    writing.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await writing
+    await store.write_searches(rows()[:3])
+    await store.close()
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT count(*) FROM analytics_searches").fetchone()[0] == 3
+        assert db.execute("SELECT sum(searches) FROM analytics_days").fetchone()[0] == 3
+
+
+async def test_sqlite_writes_reach_the_database_file_itself(tmp_path: Path) -> None:
+    """The writer's connection never checkpoints (that syncs the disk): the thread does,
+    after each write, so the rows are in the file, not only in its write-ahead log."""
+    path = tmp_path / "a.sqlite3"
+    store = SqliteAnalyticsStore(path)
+    await store.open()
+    await store.write_searches(rows())
+    copy = tmp_path / "copy.sqlite3"
+    copy.write_bytes(path.read_bytes())  # the file alone, without its -wal
+    await store.close()
+    with sqlite3.connect(copy) as db:
+        assert db.execute("SELECT count(*) FROM analytics_searches").fetchone()[0] == len(rows())
 
 
 async def test_an_unusable_sqlite_path_is_unavailable(tmp_path: Path) -> None:

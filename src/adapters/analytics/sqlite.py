@@ -1,18 +1,29 @@
 """The query log in an SQLite file (the standard library's ``sqlite3``), the default store.
 
-One connection in one thread of its own: every call runs there in turn, off the event
-loop, so a slow disk never holds a request. The file is in WAL mode (readers do not wait
-for the writer), and each batch is one transaction. Days are kept as ``YYYY-MM-DD`` text,
-which sorts as the days do.
+Two connections to one file in WAL mode (readers never wait for the writer):
+
+- **the writer's**, on the event loop: each batch of the recorder is one transaction of
+  short statements (a slice of at most ``SLICE`` searches each), and the loop serves
+  requests between any two of them. The interpreter's lock is never handed to another
+  thread for this work: a writer thread beside the loop, taking turns with it for every
+  statement, cost the searches several times the statements' own CPU. Nothing on this
+  connection waits for the disk: commits in WAL mode with ``synchronous=NORMAL`` do not
+  sync, and its automatic checkpoints are off;
+- **the thread's**, in one thread of its own: the reads of the Analytics API (long on a
+  big log), the checkpoints that copy the log's pages into the file and sync it, the
+  daily salt, the purge and the migrations.
+
+Days are kept as ``YYYY-MM-DD`` text, which sorts as the days do.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import secrets
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import date, timedelta
 from pathlib import Path
@@ -37,7 +48,9 @@ class SqliteAnalyticsStore(SqlAnalytics):
         self.timeout = timeout
         self._executor = ThreadPoolExecutor(max_workers=1,
                                             thread_name_prefix="searchport-analytics")
-        self._db: sqlite3.Connection | None = None
+        self._db: sqlite3.Connection | None = None  # the thread's
+        self._writer: sqlite3.Connection | None = None  # the event loop's
+        self._writing = asyncio.Lock()  # one transaction at a time on the writer's
 
     async def _run(self, work: Callable[[sqlite3.Connection], T]) -> T:
         def call() -> T:
@@ -71,6 +84,52 @@ class SqliteAnalyticsStore(SqlAnalytics):
             raise
         return db
 
+    async def _write(self, work: Callable[[sqlite3.Connection], Iterator[None]]) -> None:
+        """``work`` in one transaction on the writer's connection, the event loop's turn
+        after each of its steps; rolled back when it fails or passes the timeout."""
+        async with self._writing:
+            try:
+                async with asyncio.timeout(self.timeout):
+                    db = await self._writer_connection()
+                    await _begin(db)
+                    try:
+                        for _ in work(db):
+                            await asyncio.sleep(0)
+                        db.execute("COMMIT")
+                    except BaseException:
+                        db.rollback()
+                        raise
+            except TimeoutError:
+                raise AnalyticsUnavailable(
+                    f"The analytics file did not answer within {self.timeout:g} s") from None
+            except (sqlite3.Error, OSError) as exc:
+                self._close_writer()  # opened again by the next write
+                raise AnalyticsUnavailable(
+                    f"The analytics file cannot be used: {exc}") from None
+        # when this fails, the pages stay in the write-ahead log, as committed as they were
+        with contextlib.suppress(AnalyticsUnavailable):
+            await self._run(_checkpoint)
+
+    def _close_writer(self) -> None:
+        db, self._writer = self._writer, None
+        if db is not None:
+            with contextlib.suppress(sqlite3.Error):
+                db.close()
+
+    async def _writer_connection(self) -> sqlite3.Connection:
+        if self._writer is None:
+            await self.open()  # the file made and migrated (in the thread)
+            db = sqlite3.connect(self.path, timeout=0, isolation_level=None)
+            try:
+                db.execute("PRAGMA synchronous=NORMAL")
+                db.execute("PRAGMA temp_store=MEMORY")
+                db.execute("PRAGMA wal_autocheckpoint=0")  # the thread checkpoints
+            except BaseException:
+                db.close()
+                raise
+            self._writer = db
+        return self._writer
+
     async def open(self) -> None:
         await self._run(lambda db: None)
 
@@ -86,23 +145,13 @@ class SqliteAnalyticsStore(SqlAnalytics):
 
     async def write_searches(self, records: Sequence[SearchRecord]) -> None:
         """The searches and their rollups; the events already kept that name them."""
-        def write(db: sqlite3.Connection) -> None:
-            rows = sql.search_rows(SQLITE, records)  # in this thread, off the event loop
-            with _transaction(db):
-                _write_batch(db, rows, refined=any(r.refinements for r in records),
-                             tracked={r.query_id for r in records if r.query_id})
-
         if records:
-            await self._run(write)
+            await self._write(lambda db: _write_batch(db, records))
 
     async def write_events(self, events: Sequence[InsightsEvent]) -> None:
         """The events, and what they did added to their searches' rollups."""
-        def write(db: sqlite3.Connection) -> None:
-            with _transaction(db):
-                _apply(db, events)
-
         if events:
-            await self._run(write)
+            await self._write(lambda db: _apply(db, events))
 
     async def purge(self, before: date) -> int:
         def purge(db: sqlite3.Connection) -> int:
@@ -127,8 +176,40 @@ class SqliteAnalyticsStore(SqlAnalytics):
                 self._db.close()
                 self._db = None
 
+        async with self._writing:
+            self._close_writer()
         await asyncio.get_running_loop().run_in_executor(self._executor, close)
         self._executor.shutdown(wait=False)
+
+
+def _checkpoint(db: sqlite3.Connection) -> None:
+    """In the thread, between two batches: the pages written copied into the file (synced),
+    and, when all were, the write-ahead log begun anew here with a write of the file's
+    ``user_version`` (otherwise unused): SQLite syncs the header of a log begun anew, and
+    the writer's next batch, on the event loop, then appends to this one instead."""
+    busy, frames, copied = db.execute(CHECKPOINT).fetchone()
+    if not busy and 0 < frames == copied:
+        with _transaction(db):
+            flipped = db.execute("PRAGMA user_version").fetchone()[0] ^ 1
+            db.execute(f"PRAGMA user_version = {flipped:d}")
+
+
+CHECKPOINT = "PRAGMA wal_checkpoint(PASSIVE)"  # never waits for the writer
+BUSY_RETRY = 0.005  # seconds between tries while another connection writes
+
+
+async def _begin(db: sqlite3.Connection) -> None:
+    """``BEGIN IMMEDIATE`` on the writer's connection, which never waits inside SQLite
+    (that would hold the event loop): tried again while the thread's connection writes
+    (a salt, the purge), until the caller's deadline."""
+    while True:
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            return
+        except sqlite3.OperationalError as exc:
+            if exc.sqlite_errorcode != sqlite3.SQLITE_BUSY:
+                raise
+        await asyncio.sleep(BUSY_RETRY)
 
 
 class _transaction:
@@ -144,70 +225,76 @@ class _transaction:
         self.db.execute("COMMIT" if kind is None else "ROLLBACK")
 
 
-def _steps(db: sqlite3.Connection, steps: list[rollups.Step]) -> None:
-    for statement, rows in steps:
-        if rows:
-            db.executemany(statement, rows)
-
-
 def _apply(db: sqlite3.Connection, events: Sequence[InsightsEvent], *,
-           early: Sequence[str] | None = None, replayed: bool = False) -> None:
+           early: Sequence[str] | None = None, replayed: bool = False) -> Iterator[None]:
     """Inside a transaction: ``events`` (kept unless ``early`` or ``replayed``: as
-    ``rollups.plan_events`` says) added to the rollups of the searches they name."""
+    ``rollups.plan_events`` says) added to the rollups of the searches they name; a step
+    per statement."""
     names = sorted({q for e in events for q in rollups.named(e)} if early is None
                    else set(early))
     searches = rollups.searches_of(
         (row for part in rollups.chunks(names)
          for row in db.execute(rollups.lookup_searches(len(part)), part)), SQLITE)
+    yield
     known = sorted(searches)
     states = rollups.hit_states_of(
         row for part in rollups.chunks(known)
         for row in db.execute(rollups.lookup_hit_states(len(part)), part))
-    _steps(db, rollups.plan_events(SQLITE, events, searches, states, early=early,
-                                   replayed=replayed))
+    yield
+    for statement, rows in rollups.plan_events(SQLITE, events, searches, states,
+                                               early=early, replayed=replayed):
+        if rows:
+            db.executemany(statement, rows)
+            yield
 
 
 LOG = "analytics_searches"
 ROWS_PER_INSERT = 64
+SLICE = 256  # searches inserted and rolled up in one step of a batch
 INSERT_ROWS = rollups.insert_searches(LOG, ROWS_PER_INSERT)
 LAST_ROW = f"SELECT max(rowid) FROM {LOG}"
-# the batch just written: the log's rows after its last one before (one writer at a time:
-# each batch is written in a transaction of its own, BEGIN IMMEDIATE)
-WRITTEN = f"(SELECT * FROM {LOG} NOT INDEXED WHERE rowid > ?)"  # by rowid, no index
+# one slice just written: the log's rows after its last one before, up to its own last
+# (one writer at a time: each batch is written in a transaction of its own)
+WRITTEN = f"(SELECT * FROM {LOG} NOT INDEXED WHERE rowid > ? AND rowid <= ?)"  # by rowid
 ROLLUP_WRITTEN = {refined: (*users.rollup(SQLITE, WRITTEN),
                             *rollups.rollup_searches(SQLITE, WRITTEN, refined))
                   for refined in (False, True)}
 
 
-def _insert(db: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> None:
-    """``rows`` into the log, ``ROWS_PER_INSERT`` to a statement. Each run of a statement
-    lets the event loop's thread take the interpreter's lock (in turn with this one): per
-    row, the requests' thread and this one would take turns thousands of times a batch."""
-    full = len(rows) - len(rows) % ROWS_PER_INSERT
+def _insert(db: sqlite3.Connection, records: Sequence[SearchRecord]) -> Iterator[None]:
+    """``records`` into the log, ``ROWS_PER_INSERT`` to a statement (one run of a statement
+    for many rows, not one each); a step per statement."""
     flat = itertools.chain.from_iterable
-    db.executemany(INSERT_ROWS, (tuple(flat(rows[start:start + ROWS_PER_INSERT]))
-                                 for start in range(0, full, ROWS_PER_INSERT)))
-    if full < len(rows):
-        db.execute(rollups.insert_searches(LOG, len(rows) - full), tuple(flat(rows[full:])))
+    for start in range(0, len(records), ROWS_PER_INSERT):
+        rows = sql.search_rows(SQLITE, records[start:start + ROWS_PER_INSERT])
+        statement = (INSERT_ROWS if len(rows) == ROWS_PER_INSERT
+                     else rollups.insert_searches(LOG, len(rows)))
+        db.execute(statement, tuple(flat(rows)))
+        yield
 
 
-def _write_batch(db: sqlite3.Connection, rows: list[tuple[Any, ...]], *, refined: bool,
-                 tracked: set[str]) -> None:
-    """Inside a transaction: the searches ``rows`` kept in the log and added to the
-    rollups (``refined``: some has a refinement), the early events that named them
-    applied and forgotten (``tracked``: their queryIDs)."""
+def _write_batch(db: sqlite3.Connection, records: Sequence[SearchRecord]) -> Iterator[None]:
+    """Inside a transaction: ``records`` kept in the log and added to the rollups, slice
+    by slice, then the early events that named them applied and forgotten; a step per
+    statement."""
     last = db.execute(LAST_ROW).fetchone()[0] or 0
-    _insert(db, rows)
-    for statement in ROLLUP_WRITTEN[refined]:
-        db.execute(statement, (last,))
+    for start in range(0, len(records), SLICE):
+        part = records[start:start + SLICE]
+        yield from _insert(db, part)
+        end = db.execute(LAST_ROW).fetchone()[0]
+        for statement in ROLLUP_WRITTEN[any(r.refinements for r in part)]:
+            db.execute(statement, (last, end))
+            yield
+        last = end
+    tracked = {r.query_id for r in records if r.query_id}
     found = [row for row in db.execute(rollups.EARLY_BETWEEN, (min(tracked), max(tracked)))
              if row[1] in tracked] if tracked else []
     if found:
-        _apply(db, [rollups.event_of(row[2:]) for row in found],
-               early=[row[1] for row in found])
+        yield from _apply(db, [rollups.event_of(row[2:]) for row in found],
+                          early=[row[1] for row in found])
         ids = [row[0] for row in found]
-        for part in rollups.chunks(ids):
-            db.execute(rollups.forget_early(len(part)), part)
+        for part_ids in rollups.chunks(ids):
+            db.execute(rollups.forget_early(len(part_ids)), part_ids)
 
 
 def _replay(db: sqlite3.Connection) -> None:
@@ -216,7 +303,8 @@ def _replay(db: sqlite3.Connection) -> None:
         db.execute(statement)
     events = db.execute(rollups.REPLAY_EVENTS)
     while batch := events.fetchmany(5000):
-        _apply(db, [rollups.event_of(r) for r in batch], replayed=True)
+        for _ in _apply(db, [rollups.event_of(r) for r in batch], replayed=True):
+            pass
 
 
 def _migrate(db: sqlite3.Connection) -> None:

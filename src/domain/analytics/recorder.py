@@ -46,6 +46,7 @@ T = TypeVar("T")
 PURGE_EVERY = 86_400.0  # seconds
 _NOBODY = Visitor()
 RETRY_AFTER = 1.0  # seconds between writes while the store is failing
+TURN = 256  # records made between two turns of the requests on the event loop
 MAX_PSEUDONYMS = 100_000  # addresses whose pseudonym of the day is kept, made again past it
 
 
@@ -165,20 +166,28 @@ class AnalyticsRecorder:
                 async with asyncio.timeout(RETRY_AFTER if self._failing else self._interval):
                     await self._wake.wait()
             self._wake.clear()
-            await self.flush()
             if self._closing:
+                await self.flush()
                 return
+            await self.flush(self.pending)
             await self._purge_when_due()
 
-    async def flush(self) -> None:
-        """Write everything buffered now, batch by batch; what fails is dropped."""
-        while self._searches or self._events:
-            if not await self._write_one():
+    async def flush(self, count: int | None = None) -> None:
+        """Write what is buffered, batch by batch, until nothing is; what fails is dropped.
+        ``count``: only that many, the records already buffered when a round begins:
+        those arriving meanwhile wait for the next round, so that a steady stream of
+        searches is written in a few large batches, not in a run of small ones each as it
+        comes."""
+        while self.pending and (count is None or count > 0):
+            size = self._batch if count is None else min(count, self._batch)
+            if count is not None:
+                count -= size
+            if not await self._write_one(size):
                 return
 
-    async def _write_one(self) -> bool:
-        searches = _take(self._searches, self._batch)
-        events = _take(self._events, self._batch - len(searches))
+    async def _write_one(self, size: int) -> bool:
+        searches = _take(self._searches, size)
+        events = _take(self._events, size - len(searches))
         try:
             if searches:
                 await self.store.write_searches(await self._records(searches))
@@ -201,7 +210,9 @@ class AnalyticsRecorder:
 
     async def _records(self, batch: list[ObservedSearch]) -> list[SearchRecord]:
         records = []
-        for seen in batch:
+        for n, seen in enumerate(batch):
+            if n and not n % TURN:
+                await asyncio.sleep(0)  # the requests' turn on the event loop
             day = utc_day(seen.at)
             salt = self._salts.get(day)
             if salt is None:
