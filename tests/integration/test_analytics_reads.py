@@ -208,7 +208,21 @@ async def assert_same_events(store: AnalyticsStore, reference: FakeAnalyticsStor
 
 # what the migrations after version 4 added (their indexes go with their tables)
 AFTER_4 = ("DROP TABLE analytics_early_events", "DROP TABLE analytics_query_spans",
-           "DROP TABLE analytics_object_spans")
+           "DROP TABLE analytics_object_spans", "DROP TABLE analytics_span_blocks")
+LONG_AGO = date(2000, 1, 1)  # a purge before it forgets nothing, and adds up the blocks
+
+
+def blocks_of(store: AnalyticsStore) -> int:
+    """How many blocks of days the store has added up."""
+    statement = "SELECT count(*) FROM analytics_span_blocks"
+    if isinstance(store, SqliteAnalyticsStore):
+        with sqlite3.connect(store.path) as db:
+            return int(db.execute(statement).fetchone()[0])
+    assert isinstance(store, PostgresAnalyticsStore)
+    with psycopg.connect(store.url) as db:
+        row = db.execute(statement).fetchone()
+        assert row is not None
+        return int(row[0])
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgres"])
@@ -572,7 +586,24 @@ async def test_rankings_over_blocks_of_days_are_the_reference_s(
     try:
         reference = await written_months(store)
         assert len({s.at // 86400 for s in reference.searches}) == 45
+        await assert_same_rankings(store, reference, spans_periods()[::5])  # days only
+        assert blocks_of(store) == 0
+        assert await store.purge(LONG_AGO) == 0  # the blocks added up
+        # days 2026-03-01 to 04-14: the blocks of 4 days from 02-28 to 04-13, of 16 from
+        # 02-28 to 04-01 (every one ended)
+        assert blocks_of(store) == 12 + 3
         assert await assert_same_rankings(store, reference, spans_periods()) > 500
+        # late searches and events on days of blocks added up: read from their days
+        late = [msgspec.structs.replace(s, at=s.at + 3600, query_id=f"{9_000 + n:032x}")
+                for n, s in enumerate(months()[20:60]) if s.query_id]
+        for target in (store, reference):
+            await target.write_searches(late)
+            await target.write_events(events(late))
+        assert blocks_of(store) < 15
+        await assert_same_rankings(store, reference, spans_periods()[::4])
+        assert await store.purge(LONG_AGO) == 0
+        assert blocks_of(store) == 15
+        await assert_same_rankings(store, reference, spans_periods()[::3])
         # a purge within a block: what is left of its days, no more
         after = DAY0
         for before in (DAY0 + timedelta(days=9), DAY0 + timedelta(days=15)):
@@ -586,14 +617,14 @@ async def test_rankings_over_blocks_of_days_are_the_reference_s(
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgres"])
-async def test_blocks_of_days_are_added_up_when_a_version_5_database_is_migrated(
+async def test_blocks_of_days_are_added_up_after_a_version_5_database_is_migrated(
         backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
     store = made(backend, request, tmp_path)
     await store.open()
     reference = await written_months(store)
     await store.close()
     back = ("DROP TABLE analytics_query_spans", "DROP TABLE analytics_object_spans",
-            "UPDATE analytics_schema SET version = 5")
+            "DROP TABLE analytics_span_blocks", "UPDATE analytics_schema SET version = 5")
     again: AnalyticsStore
     if isinstance(store, SqliteAnalyticsStore):
         with sqlite3.connect(store.path) as db:
@@ -609,6 +640,8 @@ async def test_blocks_of_days_are_added_up_when_a_version_5_database_is_migrated
     assert schema.SPANS_AT == 6 == schema.VERSION
     await again.open()
     try:
+        assert await again.purge(LONG_AGO) == 0
+        assert blocks_of(again) == 15
         assert await assert_same_rankings(again, reference, spans_periods()[::5]) > 100
     finally:
         await again.close()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import secrets
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import date, timedelta
 from typing import Any, TypeVar
@@ -21,7 +22,7 @@ import psycopg
 from searchport.adapters.analytics import rollups, schema, sql, users
 from searchport.adapters.analytics.sql import POSTGRES, SqlAnalytics
 from searchport.domain.analytics.insights import InsightsEvent
-from searchport.domain.analytics.records import SearchRecord
+from searchport.domain.analytics.records import SearchRecord, utc_day
 from searchport.domain.errors import AnalyticsUnavailable
 
 T = TypeVar("T")
@@ -114,6 +115,9 @@ class PostgresAnalyticsStore(SqlAnalytics):
                     found.sort(key=lambda row: row[0])  # in the order they came
                     await _apply(db, [rollups.event_of(row[2:]) for row in found],
                                  early=[row[1] for row in found])
+                for statement, params in rollups.invalidate(
+                        POSTGRES, {utc_day(r.at) for r in records}, utc_day(time.time())):
+                    await db.execute(POSTGRES.sql(statement), params)
 
         if records:
             await self._run(write)
@@ -129,6 +133,30 @@ class PostgresAnalyticsStore(SqlAnalytics):
             await self._run(write)
 
     async def purge(self, before: date) -> int:
+        """The days before ``before`` forgotten, then the blocks of days that ended since
+        added up (``rollups.build_spans``), each in a transaction of its own."""
+        removed = await self._run(self._purge(before))
+        async def blocks(db: psycopg.AsyncConnection[Any]
+                         ) -> list[list[tuple[str, list[Any]]]]:
+            kept = await (await db.execute(rollups.DAYS_KEPT)).fetchone()
+            built = await (await db.execute(rollups.BUILT)).fetchall()
+            return rollups.build_spans(POSTGRES, kept or (None, None), utc_day(time.time()),
+                                       built)
+
+        def build(statements: list[tuple[str, list[Any]]]) -> Callable[
+                [psycopg.AsyncConnection[Any]], Awaitable[None]]:
+            async def run(db: psycopg.AsyncConnection[Any]) -> None:
+                async with db.transaction():
+                    for statement, params in (*rollups.lock_spans(POSTGRES), *statements):
+                        await db.execute(POSTGRES.sql(statement), params)
+            return run
+
+        for statements in await self._run(blocks):
+            await self._run(build(statements))
+        return removed
+
+    def _purge(self, before: date) -> Callable[[psycopg.AsyncConnection[Any]],
+                                               Awaitable[int]]:
         async def purge(db: psycopg.AsyncConnection[Any]) -> int:
             removed = 0
             async with db.transaction():
@@ -142,7 +170,7 @@ class PostgresAnalyticsStore(SqlAnalytics):
                     removed += (await db.execute(POSTGRES.sql(statement), (before,))).rowcount
             return removed
 
-        return await self._run(purge)
+        return purge
 
     async def _rows(self, statement: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
         async def rows(db: psycopg.AsyncConnection[Any]) -> list[tuple[Any, ...]]:
@@ -181,7 +209,8 @@ async def _apply(db: psycopg.AsyncConnection[Any], events: Sequence[InsightsEven
             POSTGRES.sql(rollups.lookup_hit_states(len(part))), part)).fetchall()
     await _steps(db, rollups.plan_events(POSTGRES, events, searches,
                                          rollups.hit_states_of(states), early=early,
-                                         replayed=replayed))
+                                         replayed=replayed,
+                                         today=None if replayed else utc_day(time.time())))
 
 
 def _first_line(exc: BaseException) -> str:
@@ -216,9 +245,6 @@ async def _migrate(db: psycopg.AsyncConnection[Any]) -> None:
                 await db.execute(statement)
         if 0 < found < schema.EARLY_AT:
             for statement in rollups.fill_early(POSTGRES):
-                await db.execute(statement)
-        if rollups.REBUILT_AT <= found < schema.SPANS_AT:  # else rolled up with the rest
-            for statement in rollups.fill_spans(POSTGRES):
                 await db.execute(statement)
         if row is None:
             await db.execute("INSERT INTO analytics_schema (version) VALUES (%s)",

@@ -31,6 +31,12 @@ positions of an early click are counted when it arrives, under no ``analyticsTag
 search unknown), and moved to its search's tags when that search is written. What a
 search has had (clicks, conversions...) is kept on its row and per object
 (``analytics_hit_events``), so that "searches with at least one click" counts each once.
+The queries' and objects' rows are also added up per block of days (``sql.SPANS``) once
+a block has ended (``build_spans``, run by the daily purge, each block in a transaction of
+its own; ``analytics_span_blocks`` lists those added up); a later write to one of its days
+forgets that it was (``invalidate``), and the reads take its days again until the next
+build. On PostgreSQL, a build and such writes take turns on a transaction-scoped advisory
+lock, so that no write falls between a build's reading of the days and its record.
 Every function here plans statements; the adapters run them in one transaction.
 """
 
@@ -82,8 +88,6 @@ JSON_KEYS = {"tags", "refinements"}
 SPAN_TABLES = {  # a table of blocks of days (``SPANS``): its table of days, its keys
     SPANNED[days]: (days, (*TABLES[days][0][:1], "span", *TABLES[days][0][1:]))
     for days in SPANNED}
-PER_DAY = dict(TABLES)  # the tables of days (and of what no day holds)
-TABLES.update({spans: (keys, TABLES[days][1]) for spans, (days, keys) in SPAN_TABLES.items()})
 
 
 def _upsert(table: str) -> str:
@@ -103,7 +107,7 @@ HIT_STATE = ("INSERT INTO analytics_hit_events (query_id, hit, day, clicks, conv
              "DO UPDATE SET clicks = excluded.clicks, conversions = excluded.conversions, "
              "carts = excluded.carts, purchases = excluded.purchases")
 PURGE = tuple(f"DELETE FROM {table} WHERE day < ?" for table in
-              (*PER_DAY, "analytics_hit_events", "analytics_early_events"))
+              (*TABLES, "analytics_hit_events", "analytics_early_events"))
 
 
 def _sums_of_days(d: Dialect, spans: str, span: int, where: str) -> str:
@@ -118,31 +122,78 @@ def _sums_of_days(d: Dialect, spans: str, span: int, where: str) -> str:
             + f" FROM {days} r WHERE {where} GROUP BY 1, 3, 4, 5")
 
 
+SPANS_LOCK = 0x7370616E73  # pg_advisory_xact_lock key of the blocks' building
+BUILT_AFTER = 2  # days after its last day before a block is added up
+BLOCKS = "analytics_span_blocks"  # the blocks added up: (span, day), day its first
+
+
 def purge_spans(d: Dialect, before: date) -> list[tuple[str, list[Any]]]:
-    """The statements forgetting the days before ``before`` in the blocks: the blocks of
-    these days only removed, the one that holds ``before`` and days before it added up
-    again from its days kept."""
+    """The statements forgetting the blocks that hold a day before ``before`` (the one
+    that also holds later days is added up again from them by the next ``build_spans``)."""
     found: list[tuple[str, list[Any]]] = []
-    for spans in SPAN_TABLES:
-        for span in SPANS:
-            first = span_start(before, span)
-            if first == before:
-                found.append((f"DELETE FROM {spans} WHERE span = ? AND day < ?",
-                              [span, d.day(before)]))
-                continue
-            found.append((f"DELETE FROM {spans} WHERE span = ? AND day <= ?",
-                          [span, d.day(first)]))
-            found.append((_sums_of_days(d, spans, span, "r.day >= ? AND r.day < ?"),
-                          [d.day(before), d.day(first + timedelta(days=span))]))
+    for span in SPANS:
+        last = d.day(span_start(before - timedelta(days=1), span))
+        found += [(f"DELETE FROM {table} WHERE span = ? AND day <= ?", [span, last])
+                  for table in (*SPAN_TABLES, BLOCKS)]
     return found
 
 
-def fill_spans(d: Dialect) -> list[str]:
-    """The statements adding up the blocks of a database kept before them, from its
-    rows of days."""
-    return [_sums_of_days(d, spans, span, "true")
-            for spans in SPAN_TABLES for span in SPANS]
-# an event as the rollups read it back (``event_of``)
+def closed(today: date) -> date:
+    """The last day of the blocks that may be added up on ``today``: a block's days are
+    left a day more than the last one's to take late events and searches."""
+    return today - timedelta(days=BUILT_AFTER)
+
+
+def build_spans(d: Dialect, kept: Sequence[Any], today: date,
+                built: Iterable[tuple[int, Any]]) -> list[list[tuple[str, list[Any]]]]:
+    """The blocks not yet added up (``built``: those that are) of the days ``kept`` (the
+    first and last with rows, ``DAYS_KEPT``) that ended by ``closed(today)``: the
+    statements of each, to run in a transaction of its own (on PostgreSQL,
+    ``lock_spans`` first)."""
+    if kept[0] is None:
+        return []
+    first, last = (d.read_day(day) for day in kept)
+    done = {(int(span), d.read_day(day)) for span, day in built}
+    found = []
+    for span in SPANS:
+        day = span_start(first, span)
+        while day <= last and day + timedelta(days=span - 1) <= closed(today):
+            if (span, day) not in done:
+                params = [span, d.day(day)]
+                found.append([
+                    *((f"DELETE FROM {spans} WHERE span = ? AND day = ?", params)
+                      for spans in SPAN_TABLES),
+                    *((_sums_of_days(d, spans, span, "r.day BETWEEN ? AND ?"),
+                       [d.day(day), d.day(day + timedelta(days=span - 1))])
+                      for spans in SPAN_TABLES),
+                    (f"INSERT INTO {BLOCKS} (span, day) VALUES (?, ?) "
+                     "ON CONFLICT (span, day) DO NOTHING", params)])
+            day += timedelta(days=span)
+    return found
+
+
+DAYS_KEPT = "SELECT min(day), max(day) FROM analytics_query_days"
+BUILT = f"SELECT span, day FROM {BLOCKS}"
+
+
+def lock_spans(d: Dialect) -> list[tuple[str, list[Any]]]:
+    """On a database several writers share: the lock that a block's building and the
+    writes to its days take turns on."""
+    return [(f"SELECT pg_advisory_xact_lock({SPANS_LOCK})", [])] if d.upserts_once else []
+
+
+def invalidate(d: Dialect, days: Iterable[date], today: date) -> list[tuple[str, list[Any]]]:
+    """The statements forgetting that the blocks holding ``days`` (written to now) were
+    added up, for those that may have been: they are read from their days until added up
+    again. (After the writes to these days, in their transaction.)"""
+    old = sorted({day for day in days if day <= closed(today)})
+    if not old:
+        return []
+    blocks = sorted({(span, span_start(day, span)) for day in old for span in SPANS})
+    return [*lock_spans(d), *((f"DELETE FROM {BLOCKS} WHERE span = ? AND day = ?",
+                               [span, d.day(day)]) for span, day in blocks)]
+
+
 EVENT_FIELDS = ("at, handle, type, subtype, object_ids, positions, query_id, "
                 "object_query_ids, revenue, currency, object_revenues")
 EARLY_COLUMNS = ("name", "at", "day", "handle", "type", "subtype", "object_ids", "positions",
@@ -194,6 +245,7 @@ def lookup_hit_states(count: int) -> str:
 # rolled up by ``rollup_searches`` over the whole log)
 REPLAY_EVENTS = f"SELECT {EVENT_FIELDS} FROM analytics_events ORDER BY id"
 REBUILT_AT = 2  # the schema version that brought the rollups
+
 
 
 def chunks(items: Sequence[Any], size: int = 500) -> Iterable[Sequence[Any]]:
@@ -365,40 +417,26 @@ def rollup_searches(d: Dialect, source: str, with_refinements: bool = True) -> l
     def add(counter: str) -> str:
         return f"sum({counter})" if d.upserts_once else counter
 
-    def queries(table: str, span: int) -> str:
-        key = "s.day, s.query, s.tags" if span == 1 else (
-            f"{span}, {d.span_day('s.day', span)}, s.query, s.tags")
-        return _add(d, table,
-                    ("searches", "no_results", "no_results_filtered", "filtered", "hits_sum",
-                     "tracked", "unclicked", "unclicked_hits_sum"),
-                    f"SELECT s.handle, {key}, count(*), sum({empty}), "
-                    f"sum(CASE WHEN s.nb_hits = 0 AND {refined} THEN 1 ELSE 0 END), "
-                    f"sum(CASE WHEN {refined} THEN 1 ELSE 0 END), sum(s.nb_hits), "
-                    f"count(s.query_id), count(s.query_id), sum({tracked_hits}) "
-                    f"FROM {source} s WHERE true GROUP BY "
-                    + ("1, 2, 3, 4" if span == 1 else "1, 3, 4, 5"))
-
-    def objects(table: str, span: int) -> str:
-        # the searches with the same objects counted together first (a query asked again
-        # shows the same page), then each object of each list added
-        day = "s.day" if span == 1 else d.span_day("s.day", span)
-        size = "" if span == 1 else f"{span}, "
-        return _add(d, table, ("count", "tracked"),
-                    f"SELECT g.handle, {size}g.day, h.value, g.tags, {add('g.n')}, "
-                    f"{add('g.t')} FROM (SELECT s.handle, {day} AS day, s.tags, s.hits, "
-                    f"count(*) AS n, count(s.query_id) AS t FROM {source} s "
-                    f"GROUP BY 1, 2, 3, 4) g, {d.elements('g.hits', 'h')} WHERE true"
-                    + (" GROUP BY g.handle, g.day, h.value, g.tags" if d.upserts_once
-                       else ""))
-
     everyone = [
         _add(d, "analytics_days", ("searches", "no_results", "tracked"),
              f"SELECT s.handle, s.day, s.tags, count(*), sum({empty}), count(s.query_id) "
              f"FROM {source} s WHERE true GROUP BY s.handle, s.day, s.tags"),
-        queries("analytics_query_days", 1),
-        objects("analytics_object_days", 1),
-        *(queries("analytics_query_spans", span) for span in SPANS),
-        *(objects("analytics_object_spans", span) for span in SPANS),
+        _add(d, "analytics_query_days",
+             ("searches", "no_results", "no_results_filtered", "filtered", "hits_sum",
+              "tracked", "unclicked", "unclicked_hits_sum"),
+             f"SELECT s.handle, s.day, s.query, s.tags, count(*), sum({empty}), "
+             f"sum(CASE WHEN s.nb_hits = 0 AND {refined} THEN 1 ELSE 0 END), "
+             f"sum(CASE WHEN {refined} THEN 1 ELSE 0 END), sum(s.nb_hits), "
+             f"count(s.query_id), count(s.query_id), sum({tracked_hits}) "
+             f"FROM {source} s WHERE true GROUP BY s.handle, s.day, s.query, s.tags"),
+        # the searches with the same objects counted together first (a query asked again
+        # shows the same page), then each object of each list added
+        _add(d, "analytics_object_days", ("count", "tracked"),
+             f"SELECT g.handle, g.day, h.value, g.tags, {add('g.n')}, {add('g.t')} "
+             "FROM (SELECT s.handle, s.day, s.tags, s.hits, count(*) AS n, "
+             f"count(s.query_id) AS t FROM {source} s GROUP BY s.handle, s.day, s.tags, "
+             f"s.hits) g, {d.elements('g.hits', 'h')} WHERE true"
+             + (" GROUP BY g.handle, g.day, h.value, g.tags" if d.upserts_once else "")),
     ]
     if not with_refinements:
         return everyone
@@ -421,16 +459,19 @@ def rollup_searches(d: Dialect, source: str, with_refinements: bool = True) -> l
 
 def plan_events(d: Dialect, events: Sequence[InsightsEvent], searches: dict[str, Search],
                 hit_states: dict[tuple[str, str], list[int]], *,
-                early: Sequence[str] | None = None, replayed: bool = False) -> list[Step]:
+                early: Sequence[str] | None = None, replayed: bool = False,
+                today: date | None = None) -> list[Step]:
     """``events`` written, and what they did added to the rollups of the ``searches`` they
     name (``hit_states``: what each object of a search has had so far); those naming a
     search not in ``searches`` kept as early events too. Given ``early`` (the name of each
     event: early events, already kept, now applied to the one search each waited for) or
     ``replayed`` (every event kept, replayed into new rollups), nothing is written but what
-    they add."""
+    they add. Given ``today``, the blocks of days holding the searches added to are
+    forgotten as added up (``invalidate``)."""
     sums = _Sums()
     touched: dict[tuple[str, str], Search] = {}
     waiting: list[tuple[str, InsightsEvent]] = []
+    days: set[date] = set()
     for n, e in enumerate(events):
         own = searches.get(e.query_id or "")
         day = utc_day(e.at)
@@ -450,6 +491,7 @@ def plan_events(d: Dialect, events: Sequence[InsightsEvent], searches: dict[str,
                     waiting.append((q, e))
                 continue
             _apply(sums, e, s)
+            days.add(s.day)
             for i, hit in enumerate(e.object_ids):
                 object_q = e.query_id or (e.object_query_ids[i]
                                           if i < len(e.object_query_ids) else "")
@@ -468,6 +510,9 @@ def plan_events(d: Dialect, events: Sequence[InsightsEvent], searches: dict[str,
     if touched:
         steps.append((HIT_STATE, [(q, hit, d.day(s.day), *hit_states[(q, hit)])
                                   for (q, hit), s in sorted(touched.items())]))
+    if today is not None:
+        steps += [(statement, [tuple(params)])
+                  for statement, params in invalidate(d, days, today)]
     return steps
 
 
@@ -510,9 +555,6 @@ def _apply(sums: _Sums, e: InsightsEvent, s: Search) -> None:
         sums.add("analytics_revenue_days", (s.handle, s.day, s.query, "", s.tags, e.currency),
                  revenue=e.revenue)
     sums.add("analytics_query_days", key, **counts)
-    for span in SPANS:
-        sums.add("analytics_query_spans",
-                 (s.handle, span, span_start(s.day, span), s.query, s.tags), **counts)
     daily = {name: n for name, n in counts.items() if name in _PLACES["analytics_days"]}
     if daily:
         sums.add("analytics_days", (s.handle, s.day, s.tags), **daily)
@@ -533,9 +575,6 @@ def _apply_hit(sums: _Sums, e: InsightsEvent, s: Search, hit: str, state: list[i
             counts[_FIRST[kind]] = 1
         state[kind] += 1
     sums.add("analytics_object_days", (s.handle, s.day, hit, s.tags), **counts)
-    for span in SPANS:
-        sums.add("analytics_object_spans",
-                 (s.handle, span, span_start(s.day, span), hit, s.tags), **counts)
     if e.subtype == "purchase" and revenue is not None and e.currency:
         sums.add("analytics_revenue_days", (s.handle, s.day, s.query, hit, s.tags,
                                             e.currency), revenue=revenue)

@@ -277,8 +277,9 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )""",
         "CREATE INDEX analytics_early_events_name ON analytics_early_events (name)",
     ),
-    (  # the queries' and objects' rows per block of days too (rollups.SPANS), ``day`` the
-        # block's first: a period reads whole blocks where it can
+    (  # the queries' and objects' rows per block of days too (sql.SPANS), ``day`` the
+        # block's first, added up once the block has ended: a period reads them where it
+        # can
         *(f"""CREATE TABLE analytics_{kind}_spans (
             handle TEXT NOT NULL,
             span INTEGER NOT NULL,
@@ -302,12 +303,18 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX analytics_query_spans_no_results ON analytics_query_spans "
         "(handle, span, day, query, tags, no_results, no_results_filtered) "
         "WHERE no_results > 0",
+        # the blocks added up (all handles'), which the reads may use
+        """CREATE TABLE analytics_span_blocks (
+            span INTEGER NOT NULL,
+            day {day} NOT NULL,
+            PRIMARY KEY (span, day)
+        ){keyed}""",
     ),
 )
 USER_BLOCK = 32  # days per row of analytics_user_blocks: one bit each in a BIGINT
 USERS_AT = 4  # the schema version that brought the distinct users' rollups
 EARLY_AT = 5  # the schema version that keeps the events waiting for their searches apart
-SPANS_AT = 6  # the schema version that brought the blocks of days (rollups.SPANS)
+SPANS_AT = 6  # the schema version that brought the blocks of days (sql.SPANS)
 
 VERSION = len(MIGRATIONS)
 

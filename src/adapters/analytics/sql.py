@@ -205,6 +205,7 @@ SPANS = (4, 16)
 SPANNED = {"analytics_query_days": "analytics_query_spans",
            "analytics_object_days": "analytics_object_spans"}
 _SPANNED_KEYS = {"analytics_query_days": "query", "analytics_object_days": "hit"}
+_BUILT_BETWEEN = "SELECT span, day FROM analytics_span_blocks WHERE day BETWEEN ? AND ?"
 EPOCH = date(1970, 1, 1)
 
 
@@ -213,15 +214,17 @@ def span_start(day: date, span: int) -> date:
     return day - timedelta(days=(day - EPOCH).days % span)
 
 
-def cover(start: date, end: date) -> list[tuple[int, date, date]]:
+def cover(start: date, end: date, built: set[tuple[int, date]]
+          ) -> list[tuple[int, date, date]]:
     """The days from ``start`` to ``end`` as whole blocks where they can be (the largest
-    first) and days: ``(span, first, last)``, the blocks of ``span`` days (1: days) whose
-    first day is from ``first`` to ``last``."""
+    first; those ``built`` only: ``(span, first day)``) and days: ``(span, first,
+    last)``, the blocks of ``span`` days (1: days) whose first day is from ``first`` to
+    ``last``."""
     found: list[tuple[int, date, date]] = []
     day = start
     while day <= end:
         span = next(n for n in (*sorted(SPANS, reverse=True), 1)
-                    if span_start(day, n) == day and day + timedelta(days=n - 1) <= end)
+                    if n == 1 or ((n, day) in built and day + timedelta(days=n - 1) <= end))
         if found and found[-1][0] == span:
             found[-1] = (span, found[-1][1], day)
         else:
@@ -375,21 +378,25 @@ class SqlAnalytics:
     async def _rows(self, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
         raise NotImplementedError
 
-    def _spanned(self, days: str, scope: Scope, counters: Sequence[str],
-                 only: str = "", only_params: Sequence[Any] = ()
-                 ) -> tuple[str, str, Params]:
+    async def _spanned(self, days: str, scope: Scope, counters: Sequence[str],
+                       only: str = "", only_params: Sequence[Any] = ()
+                       ) -> tuple[str, str, Params]:
         """For ``scope``'s period: a FROM item (alias ``q``), its WHERE condition and
         their parameters, giving the rows of the table of days ``days``
         (``analytics_query_days`` or ``analytics_object_days``) that ``scope`` counts,
         with their key (``query`` or ``hit``) and ``counters``: whole blocks of days from
-        its table of blocks where the period holds them (``cover``), days elsewhere.
-        ``only``: a condition more on the rows (unqualified names), with
-        ``only_params``."""
-        pieces = cover(scope.start, scope.end)
+        its table of blocks where the period holds them and they were added up
+        (``cover``), days elsewhere. ``only``: a condition more on the rows (unqualified
+        names), with ``only_params``."""
+        d = self.dialect
+        pieces = [(1, scope.start, scope.end)]
+        if (scope.end - scope.start).days + 1 >= min(SPANS):
+            built = await self._rows(_BUILT_BETWEEN, [d.day(scope.start), d.day(scope.end)])
+            pieces = cover(scope.start, scope.end,
+                           {(int(span), d.read_day(day)) for span, day in built})
         more = f" AND {only}" if only else ""
         if all(span == 1 for span, _, _ in pieces):
             return days, scope.where + more, [*scope.params, *only_params]
-        d = self.dialect
         inner = Scope(d, scope.handle, scope.start, scope.end, scope.segment, scope.search,
                       alias="r")
         more = "".join(f" AND {f}" for f in inner.filters) + more
@@ -436,7 +443,7 @@ class SqlAnalytics:
             count, total, refined = "unclicked", "unclicked_hits_sum", ""
         filtered = f"sum(q.{refined})" if refined else "0"
         average = "0" if no_results else _AVERAGE_HITS.format(total=total, count=count)
-        source, where, params = self._spanned(
+        source, where, params = await self._spanned(
             "analytics_query_days", scope,
             [*dict.fromkeys((count, total)), *((refined,) if refined else ())],
             f"{count} > 0")
@@ -451,7 +458,7 @@ class SqlAnalytics:
                               min_count: int, limit: int) -> list[PopularQuery]:
         scope = self._scope(handle, start, end)
         average = _AVERAGE_HITS.format(total="hits_sum", count="searches")
-        source, where, params = self._spanned("analytics_query_days", scope,
+        source, where, params = await self._spanned("analytics_query_days", scope,
                                               ("searches", "hits_sum"), "query <> ''")
         rows = await self._rows(
             f"SELECT q.query, sum(q.searches) AS n, {average} FROM {source} q "
@@ -505,7 +512,7 @@ class SqlAnalytics:
         order += f", q.query{d.text_order}"
         average = _AVERAGE_HITS.format(total="hits_sum", count="searches")
         if not with_events:
-            source, where, params = self._spanned("analytics_query_days", scope,
+            source, where, params = await self._spanned("analytics_query_days", scope,
                                                   ("searches", "hits_sum"))
             rows = await self._rows(
                 f"SELECT q.query, sum(q.searches), {average} FROM {source} q "
@@ -513,12 +520,12 @@ class SqlAnalytics:
                 [*params, limit, offset])
             return [SearchStats(query=q, count=int(n), nb_hits=int(h)) for q, n, h in rows]
         # the page's queries first, by the sums their order needs; then their figures
-        source, where, params = self._spanned("analytics_query_days", scope,
+        source, where, params = await self._spanned("analytics_query_days", scope,
                                               _ORDER_SUMS[order_by])
         page = (f"SELECT q.query FROM {source} q WHERE {where} GROUP BY q.query "
                 f"ORDER BY {order} LIMIT ? OFFSET ?")
         page_params = [*params, limit, offset]
-        source, where, params = self._spanned(
+        source, where, params = await self._spanned(
             "analytics_query_days", scope, QUERY_COUNTERS,
             "query IN (SELECT query FROM page)")
         rows = await self._rows(
@@ -579,7 +586,7 @@ class SqlAnalytics:
                     [*scope.params, limit, offset, *scope.params])
         else:
             scope = self._scope(handle, start, end, segment)
-            source, where, params = self._spanned("analytics_object_days", scope,
+            source, where, params = await self._spanned("analytics_object_days", scope,
                                                   ("count",))
             order = f"ORDER BY sum(q.count) DESC, q.hit{d.text_order}"
             page = (f"SELECT q.hit, sum(q.count) FROM {source} q WHERE {where} "
@@ -588,7 +595,7 @@ class SqlAnalytics:
                 rows = await self._rows(page, [*params, limit, offset])
             else:  # the page's objects first, then their figures
                 page_params = [*params, limit, offset]
-                source, where, params = self._spanned(
+                source, where, params = await self._spanned(
                     "analytics_object_days", scope, HIT_COUNTERS,
                     "hit IN (SELECT hit FROM page)")
                 rows = await self._rows(

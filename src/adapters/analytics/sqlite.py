@@ -23,6 +23,7 @@ import contextlib
 import itertools
 import secrets
 import sqlite3
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import date, timedelta
@@ -32,7 +33,7 @@ from typing import Any, TypeVar
 from searchport.adapters.analytics import rollups, schema, sql, users
 from searchport.adapters.analytics.sql import SQLITE, SqlAnalytics
 from searchport.domain.analytics.insights import InsightsEvent
-from searchport.domain.analytics.records import SearchRecord
+from searchport.domain.analytics.records import SearchRecord, utc_day
 from searchport.domain.errors import AnalyticsUnavailable
 
 T = TypeVar("T")
@@ -154,6 +155,9 @@ class SqliteAnalyticsStore(SqlAnalytics):
             await self._write(lambda db: _apply(db, events))
 
     async def purge(self, before: date) -> int:
+        """The days before ``before`` forgotten, then the blocks of days that ended since
+        added up (``rollups.build_spans``), each in a transaction of its own (the writer
+        takes its turns between them)."""
         def purge(db: sqlite3.Connection) -> int:
             with _transaction(db):
                 for statement in rollups.PURGE:
@@ -165,7 +169,23 @@ class SqliteAnalyticsStore(SqlAnalytics):
                 return sum(db.execute(statement, (before.isoformat(),)).rowcount
                            for statement in sql.PURGE)
 
-        return await self._run(purge)
+        def blocks(db: sqlite3.Connection) -> list[list[tuple[str, list[Any]]]]:
+            return rollups.build_spans(SQLITE, db.execute(rollups.DAYS_KEPT).fetchone(),
+                                       utc_day(time.time()),
+                                       db.execute(rollups.BUILT).fetchall())
+
+        def build(statements: list[tuple[str, list[Any]]]) -> Callable[
+                [sqlite3.Connection], None]:
+            def run(db: sqlite3.Connection) -> None:
+                with _transaction(db):
+                    for statement, params in statements:
+                        db.execute(statement, params)
+            return run
+
+        removed = await self._run(purge)
+        for statements in await self._run(blocks):
+            await self._run(build(statements))
+        return removed
 
     async def _rows(self, statement: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
         return await self._run(lambda db: db.execute(statement, params).fetchall())
@@ -241,8 +261,9 @@ def _apply(db: sqlite3.Connection, events: Sequence[InsightsEvent], *,
         row for part in rollups.chunks(known)
         for row in db.execute(rollups.lookup_hit_states(len(part)), part))
     yield
+    today = None if replayed else utc_day(time.time())
     for statement, rows in rollups.plan_events(SQLITE, events, searches, states,
-                                               early=early, replayed=replayed):
+                                               early=early, replayed=replayed, today=today):
         if rows:
             db.executemany(statement, rows)
             yield
@@ -295,6 +316,9 @@ def _write_batch(db: sqlite3.Connection, records: Sequence[SearchRecord]) -> Ite
         ids = [row[0] for row in found]
         for part_ids in rollups.chunks(ids):
             db.execute(rollups.forget_early(len(part_ids)), part_ids)
+    for statement, params in rollups.invalidate(SQLITE, {utc_day(r.at) for r in records},
+                                                utc_day(time.time())):
+        db.execute(statement, params)
 
 
 def _replay(db: sqlite3.Connection) -> None:
@@ -323,9 +347,6 @@ def _migrate(db: sqlite3.Connection) -> None:
                 db.execute(statement)
         if 0 < found < schema.EARLY_AT:
             for statement in rollups.fill_early(SQLITE):
-                db.execute(statement)
-        if rollups.REBUILT_AT <= found < schema.SPANS_AT:  # else rolled up with the rest
-            for statement in rollups.fill_spans(SQLITE):
                 db.execute(statement)
         if row is None:
             db.execute("INSERT INTO analytics_schema (version) VALUES (?)", (schema.VERSION,))
