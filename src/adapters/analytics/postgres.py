@@ -115,8 +115,9 @@ class PostgresAnalyticsStore(SqlAnalytics):
                     found.sort(key=lambda row: row[0])  # in the order they came
                     await _apply(db, [rollups.event_of(row[2:]) for row in found],
                                  early=[row[1] for row in found])
+                today = utc_day(time.time())
                 for statement, params in rollups.invalidate(
-                        POSTGRES, {utc_day(r.at) for r in records}, utc_day(time.time())):
+                        POSTGRES, rollups.old_days(records, today), today):
                     await db.execute(POSTGRES.sql(statement), params)
 
         if records:

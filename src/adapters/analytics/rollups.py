@@ -61,7 +61,7 @@ from searchport.adapters.analytics.sql import (
     span_start,
 )
 from searchport.domain.analytics.insights import InsightsEvent
-from searchport.domain.analytics.records import utc_day
+from searchport.domain.analytics.records import SearchRecord, utc_day
 from searchport.domain.usecases.click_positions import RANGES
 
 Step = tuple[str, list[tuple[Any, ...]]]  # one statement, the rows it runs with
@@ -180,6 +180,14 @@ def lock_spans(d: Dialect) -> list[tuple[str, list[Any]]]:
     """On a database several writers share: the lock that a block's building and the
     writes to its days take turns on."""
     return [(f"SELECT pg_advisory_xact_lock({SPANS_LOCK})", [])] if d.upserts_once else []
+
+
+def old_days(records: Sequence[SearchRecord], today: date) -> set[date]:
+    """The days of ``records`` that a block added up may hold (mostly none: the oldest
+    search is looked at first)."""
+    if not records or utc_day(min(r.at for r in records)) > closed(today):
+        return set()
+    return {utc_day(r.at) for r in records}
 
 
 def invalidate(d: Dialect, days: Iterable[date], today: date) -> list[tuple[str, list[Any]]]:

@@ -316,8 +316,9 @@ def _write_batch(db: sqlite3.Connection, records: Sequence[SearchRecord]) -> Ite
         ids = [row[0] for row in found]
         for part_ids in rollups.chunks(ids):
             db.execute(rollups.forget_early(len(part_ids)), part_ids)
-    for statement, params in rollups.invalidate(SQLITE, {utc_day(r.at) for r in records},
-                                                utc_day(time.time())):
+    today = utc_day(time.time())
+    for statement, params in rollups.invalidate(SQLITE, rollups.old_days(records, today),
+                                                today):
         db.execute(statement, params)
 
 
