@@ -110,16 +110,17 @@ PURGE = tuple(f"DELETE FROM {table} WHERE day < ?" for table in
               (*TABLES, "analytics_hit_events", "analytics_early_events"))
 
 
-def _sums_of_days(d: Dialect, spans: str, span: int, where: str) -> str:
+def _sums_of_days(d: Dialect, spans: str, span: int, where: str,
+                  source: str | None = None) -> str:
     """``INSERT INTO spans SELECT``: the blocks of ``span`` days added up from the rows of
-    days ``where`` says (alias ``r``)."""
+    days (or of the table ``source``) ``where`` says (alias ``r``)."""
     days, keys = SPAN_TABLES[spans]
     counters = TABLES[days][1]
     own = keys[3]  # query or hit
     return (f"INSERT INTO {spans} ({', '.join((*keys, *counters))}) "
             f"SELECT r.handle, {span}, {d.span_day('r.day', span)}, r.{own}, r.tags, "
             + ", ".join(f"sum(r.{c})" for c in counters)
-            + f" FROM {days} r WHERE {where} GROUP BY 1, 3, 4, 5")
+            + f" FROM {source or days} r WHERE {where} GROUP BY 1, 3, 4, 5")
 
 
 SPANS_LOCK = 0x7370616E73  # pg_advisory_xact_lock key of the blocks' building
@@ -160,14 +161,29 @@ def build_spans(d: Dialect, kept: Sequence[Any], today: date,
         while day <= last and day + timedelta(days=span - 1) <= closed(today):
             if (span, day) not in done:
                 params = [span, d.day(day)]
-                found.append([
-                    *((f"DELETE FROM {spans} WHERE span = ? AND day = ?", params)
-                      for spans in SPAN_TABLES),
-                    *((_sums_of_days(d, spans, span, "r.day BETWEEN ? AND ?"),
-                       [d.day(day), d.day(day + timedelta(days=span - 1))])
-                      for spans in SPAN_TABLES),
-                    (f"INSERT INTO {BLOCKS} (span, day) VALUES (?, ?) "
-                     "ON CONFLICT (span, day) DO NOTHING", params)])
+                days = [d.day(day), d.day(day + timedelta(days=span - 1))]
+                statements = [(f"DELETE FROM {spans} WHERE span = ? AND day = ?", params)
+                              for spans in SPAN_TABLES]
+                smaller = [n for n in SPANS if n < span and span % n == 0]
+                if smaller:  # from the smaller blocks when each was added up, else days
+                    n = max(smaller)
+                    whole = (f"(SELECT count(*) FROM {BLOCKS} "
+                             "WHERE span = ? AND day BETWEEN ? AND ?)")
+                    check = [n, *days, span // n]
+                    for spans in SPAN_TABLES:
+                        statements += [
+                            (_sums_of_days(d, spans, span,
+                                           f"r.span = ? AND r.day BETWEEN ? AND ? "
+                                           f"AND {whole} = ?", spans),
+                             [n, *days, *check]),
+                            (_sums_of_days(d, spans, span,
+                                           f"r.day BETWEEN ? AND ? AND {whole} < ?"),
+                             [*days, *check])]
+                else:
+                    statements += [(_sums_of_days(d, spans, span, "r.day BETWEEN ? AND ?"),
+                                    days) for spans in SPAN_TABLES]
+                found.append([*statements, (f"INSERT INTO {BLOCKS} (span, day) VALUES (?, ?) "
+                                            "ON CONFLICT (span, day) DO NOTHING", params)])
             day += timedelta(days=span)
     return found
 
