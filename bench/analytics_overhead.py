@@ -9,7 +9,9 @@ bench/README.md), interleaved round by round.
 Two `searchport serve` processes (one worker each, production install, the harness's
 gateway config; one with `analytics: {backend: none}`, one logging to a fresh SQLite file)
 are pinned to core 0 and loaded one at a time by wrk on core 1 (2 threads, 32 connections,
-`get_uniq.lua`: a new `q` on every request). Each round runs the three cases in turn;
+`get_uniq.lua`: a new `q` on every request). Each round runs the three cases in turn,
+with a pause after each logging case for its last batch to be written (on the same core,
+that work would otherwise fall into the next case's measure);
 the table gives the medians and each case's ratio to "off" within its round, then the
 median of those ratios. At the end the SQLite log is counted: every answered search of
 the "on" cases must be there (nothing dropped), or the run fails.
@@ -102,6 +104,7 @@ def main() -> int:
                 rows[case].append(figures)
                 if server == "on":
                     logged += int(figures["requests"])
+                    time.sleep(2)  # its last records written before the next case's load
                 print(f"round {round_number + 1} {case}: {figures['rps']:.0f} req/s, "
                       f"p99 {figures['p99_ms']:.1f} ms", flush=True)
             for case in CASES:

@@ -424,6 +424,26 @@ async def test_a_sqlite_write_waits_for_another_writer_then_lands(tmp_path: Path
         assert db.execute("SELECT count(*) FROM analytics_searches").fetchone()[0] == 20
 
 
+async def test_two_sqlite_stores_on_one_file_write_in_turn(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two processes' stores on one file (here two stores on one event loop): their
+    batches, each a transaction in steps, wait for each other and both land whole."""
+    monkeypatch.setattr(sqlite_store, "SLICE", 10)
+    path = tmp_path / "a.sqlite3"
+    first, second = SqliteAnalyticsStore(path), SqliteAnalyticsStore(path)
+    await first.open()
+    await second.open()
+    searches = rows()
+    await asyncio.gather(first.write_searches(searches[:70]),
+                         second.write_searches(searches[70:]))
+    await first.close()
+    await second.close()
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT count(*) FROM analytics_searches").fetchone()[0] == 140
+        per_day = dict(db.execute("SELECT day, sum(searches) FROM analytics_days GROUP BY day"))
+    assert per_day == {d.isoformat(): n for d, n in Counter(s.day for s in searches).items()}
+
+
 async def test_a_sqlite_write_locked_out_past_its_timeout_leaves_nothing(tmp_path: Path) -> None:
     path = tmp_path / "a.sqlite3"
     store = SqliteAnalyticsStore(path, timeout=0.3)

@@ -115,6 +115,29 @@ async def test_a_full_batch_is_written_at_once() -> None:
     await rec.close()
 
 
+async def test_a_round_writes_what_it_found_buffered_and_leaves_later_arrivals() -> None:
+    """Searches keep arriving while a write is under way: the round does not chase them
+    (a steady stream would become a run of small writes); the next round takes them in
+    one write."""
+    store = FakeAnalyticsStore()
+    store.hold = asyncio.Event()
+    rec = recorder(store, batch=100, interval=0.2)
+    await rec.start()
+    for n in range(10):
+        rec.record(seen(n))
+    store.hold.set()  # the round's write waits while more searches arrive
+    await wait_for(lambda: rec.pending == 0)  # the round took all ten
+    for n in range(10, 40):
+        rec.record(seen(n))
+    store.hold.clear()
+    await wait_for(lambda: len(store.searches) == 10)
+    await asyncio.sleep(0.05)
+    assert store.writes == 1 and rec.pending == 30  # left for the next round
+    await wait_for(lambda: len(store.searches) == 40)
+    assert store.writes == 2  # the thirty in one write
+    await rec.close()
+
+
 async def test_close_writes_what_is_buffered() -> None:
     store = FakeAnalyticsStore()
     rec = recorder(store, batch=2, interval=60)
