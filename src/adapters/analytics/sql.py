@@ -303,11 +303,13 @@ def event_rows(d: Dialect, events: Sequence[InsightsEvent]) -> list[tuple[Any, .
 class Scope:
     """The searches a read counts: one handle, the days from ``start`` to ``end``, the
     searches of one ``segment`` (``tags``), of one query (``search``), and how to say it
-    on ``d`` of a table (the log or a rollup) under ``alias``."""
+    on ``d`` of a table (the log or a rollup) under ``alias``; given ``sets`` (the sets
+    of tags of the period that the segment holds, as the database gave them), the
+    segment is said as one of them, compared whole."""
 
     def __init__(self, d: Dialect, handle: str, start: date, end: date,
                  segment: Segment = EVERY_SEARCH, search: str | None = None,
-                 alias: str = "q") -> None:
+                 alias: str = "q", sets: Sequence[Any] | None = None) -> None:
         self.d, self.handle, self.start, self.end = d, handle, start, end
         self.segment, self.search = segment, search
         where: list[str] = []
@@ -315,7 +317,11 @@ class Scope:
         if search is not None:
             where.append(f"{alias}.query = ?")
             params.append(search)
-        if segment:
+        if segment and sets is not None:  # the sets of tags in the segment, given
+            where.append(f"{alias}.tags IN ({', '.join('?' * len(sets))})" if sets
+                         else "1 = 0")
+            params.extend(sets)
+        elif segment:
             alternatives = []
             for tags in segment:
                 sql, more = d.has_tags(f"{alias}.tags", tags)
@@ -396,10 +402,10 @@ class SqlAnalytics:
                            {(int(span), d.read_day(day)) for span, day in built})
         more = f" AND {only}" if only else ""
         if all(span == 1 for span, _, _ in pieces):
+            scope = await self._in_sets(scope, "q")
             return days, scope.where + more, [*scope.params, *only_params]
-        inner = Scope(d, scope.handle, scope.start, scope.end, scope.segment, scope.search,
-                      alias="r")
-        more = "".join(f" AND {f}" for f in inner.filters) + more
+        inner = await self._in_sets(scope, "r")
+        more += "".join(f" AND {f}" for f in inner.filters)
         columns = ", ".join((f"r.{_SPANNED_KEYS[days]}", *(f"r.{c}" for c in counters)))
         parts, params = [], []
         for span, first, last in pieces:
@@ -411,8 +417,23 @@ class SqlAnalytics:
                 parts.append(f"SELECT {columns} FROM {SPANNED[days]} r WHERE r.handle = ? "
                              f"AND r.span = ? AND r.day BETWEEN ? AND ?{more}")
                 params += [scope.handle, span, d.day(first), d.day(last)]
-            params += [*inner.filter_params, *only_params]
+            params += [*only_params, *inner.filter_params]
         return "(" + " UNION ALL ".join(parts) + ")", "true", params
+
+    async def _in_sets(self, scope: Scope, alias: str) -> Scope:
+        """``scope`` under ``alias``, its segment said by the sets of tags of its period
+        that the segment holds (a few, read from ``analytics_days``), each compared whole:
+        instead of looking into the tags of every row read."""
+        d = self.dialect
+        if not scope.segment:
+            return Scope(d, scope.handle, scope.start, scope.end, search=scope.search,
+                         alias=alias)
+        days = Scope(d, scope.handle, scope.start, scope.end, scope.segment)
+        rows = await self._rows(
+            f"SELECT DISTINCT q.tags FROM analytics_days q WHERE {days.where}", days.params)
+        sets = [tags if isinstance(tags, str) else d.json(tags) for tags, in rows]
+        return Scope(d, scope.handle, scope.start, scope.end, scope.segment, scope.search,
+                     alias, sets)
 
     def _scope(self, handle: str, start: date, end: date, segment: Segment = EVERY_SEARCH,
                search: str | None = None, alias: str = "q") -> Scope:
@@ -563,7 +584,8 @@ class SqlAnalytics:
             # the searches with the same objects counted together first (a query asked
             # again shows the same page), then each object of each list; the events of
             # the page's objects only, from the tracked searches that had some
-            scope = self._scope(handle, start, end, segment, search, alias="s")
+            scope = await self._in_sets(self._scope(handle, start, end, segment, search),
+                                        "s")
             counted = (
                 "WITH lists AS (SELECT s.hits, count(*) AS n, count(s.query_id) AS t "
                 f"FROM analytics_searches s WHERE {scope.where} GROUP BY s.hits), "
