@@ -377,7 +377,8 @@ _ORDER_SUMS = {"searchCount": ("searches",), "clickThroughRate": ("clicked", "tr
 class SqlAnalytics:
     """The reads of ``AnalyticsStore``, over ``_rows`` (one statement's rows, with
     ``?`` placeholders) and ``dialect``. Every read adds up the daily rollups
-    (``rollups.py``; the users': ``users.py``) but that of one query's objects."""
+    (``rollups.py``; the users': ``users.py``) but that of one query's objects; the
+    rankings also their blocks of days (``_spanned``)."""
 
     dialect: Dialect
 
