@@ -22,6 +22,7 @@ from searchport.adapters.analytics.sqlite import SqliteAnalyticsStore
 from searchport.domain.analytics.insights import InsightsEvent
 from searchport.domain.analytics.period import MAX_OFFSET
 from searchport.domain.analytics.records import Refinement, SearchRecord
+from searchport.domain.analytics.reports import DayClicks, DayPosition
 from searchport.domain.analytics.segments import read_segment
 from searchport.ports.analytics import AnalyticsStore
 from tests.fakes import FakeAnalyticsStore
@@ -144,46 +145,170 @@ async def test_every_read_of_a_segment_is_the_reference_s(
                                                             **flags))
 
 
+def made(backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> AnalyticsStore:
+    if backend == "sqlite":
+        return SqliteAnalyticsStore(tmp_path / "analytics.sqlite3")
+    server: PostgresServer = request.getfixturevalue("postgres")
+    return PostgresAnalyticsStore(server.create_database())
+
+
 @pytest.mark.parametrize("backend", ["sqlite", "postgres"])
 async def test_events_kept_before_their_searches_count_as_after(
         backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
-    """Clicks and conversions naming a queryID that reach the store before the searches
-    they name (another instance's, or this one's next batch) are applied when those
-    searches are written. (The positions of a click are counted when it arrives, under
-    the analyticsTags of its search when that is known: only those of every search are
-    compared here.)"""
-    store: AnalyticsStore
-    if backend == "sqlite":
-        store = SqliteAnalyticsStore(tmp_path / "analytics.sqlite3")
-    else:
-        server: PostgresServer = request.getfixturevalue("postgres")
-        store = PostgresAnalyticsStore(server.create_database())
+    """Clicks and conversions naming a queryID, or (conversions) naming searches per
+    object, that reach the store before the searches they name (another instance's, or
+    this one's next batch) are applied when those searches are written: the positions of
+    the clicks too, under the analyticsTags of their searches."""
+    store = made(backend, request, tmp_path)
     await store.open()
     reference = FakeAnalyticsStore()
     rows = searches()
     later = {s.query_id for s in rows[150:] if s.query_id}
-    first = [e for e in events(rows) if e.query_id]
+    every = events(rows)
     try:
         for target in (store, reference):
             await target.write_searches(rows[:150])
-            await target.write_events(first)  # those of rows[150:] before them
+            await target.write_events(every)  # those of rows[150:] before them
             await target.write_searches(rows[150:])
-            await target.write_events([e for e in events(rows) if not e.query_id])
-        assert sum(e.query_id in later for e in first) > 20
-        for handle in ("books", "films"):
-            for start, end in PERIODS:
-                for text in ("", "mobile", "lang:en AND mobile"):
-                    span = (handle, start, end)
-                    segment = read_segment(text)
-                    for name in ("searches_by_day", "clicks_by_day", "conversions_by_day",
-                                 *(("click_positions",) if not text else ())):
-                        assert (await getattr(store, name)(*span, segment=segment)
-                                == await getattr(reference, name)(*span, segment=segment))
-                    for flags in ({"no_clicks": True}, {}):
-                        assert (await store.top_searches(*span, limit=4, segment=segment,
-                                                         **flags)
-                                == await reference.top_searches(*span, limit=4,
-                                                                segment=segment, **flags))
+        assert sum(e.query_id in later for e in every) > 20
+        assert sum(not e.query_id and bool(set(e.object_query_ids) & later)
+                   for e in every) > 3
+        await assert_same_events(store, reference)
+    finally:
+        await store.close()
+
+
+async def assert_same_events(store: AnalyticsStore, reference: FakeAnalyticsStore) -> None:
+    """What the events did, in every read that counts it, is the reference's."""
+    for handle in ("books", "films"):
+        for start, end in PERIODS:
+            for text in ("", "mobile", "lang:en AND mobile", "desktop"):
+                span = (handle, start, end)
+                segment = read_segment(text)
+                for name in ("searches_by_day", "clicks_by_day", "conversions_by_day",
+                             "click_positions"):
+                    assert (await getattr(store, name)(*span, segment=segment)
+                            == await getattr(reference, name)(*span, segment=segment)
+                            ), (name, text)
+                for flags in ({"no_clicks": True}, {}):
+                    assert (await store.top_searches(*span, limit=4, segment=segment,
+                                                     **flags)
+                            == await reference.top_searches(*span, limit=4,
+                                                            segment=segment, **flags))
+                asked = {"limit": 10, "segment": segment, "with_events": True}
+                assert (await store.search_stats(*span, **asked)
+                        == await reference.search_stats(*span, **asked))
+                hits = await store.hit_stats(*span, **asked)
+                assert hits == await reference.hit_stats(*span, **asked)
+                assert (ordered(await store.hit_revenue(
+                            *span, [h.hit for h in hits], segment=segment))
+                        == ordered(await reference.hit_revenue(
+                            *span, [h.hit for h in hits], segment=segment)))
+
+
+# what the migrations after version 4 added (their indexes go with their tables)
+AFTER_4 = ("DROP TABLE analytics_early_events", "DROP TABLE analytics_query_spans",
+           "DROP TABLE analytics_object_spans", "DROP TABLE analytics_span_blocks")
+LONG_AGO = date(2000, 1, 1)  # a purge before it forgets nothing, and adds up the blocks
+
+
+def blocks_of(store: AnalyticsStore) -> int:
+    """How many blocks of days the store has added up."""
+    statement = "SELECT count(*) FROM analytics_span_blocks"
+    if isinstance(store, SqliteAnalyticsStore):
+        with sqlite3.connect(store.path) as db:
+            return int(db.execute(statement).fetchone()[0])
+    assert isinstance(store, PostgresAnalyticsStore)
+    with psycopg.connect(store.url) as db:
+        row = db.execute(statement).fetchone()
+        assert row is not None
+        return int(row[0])
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+async def test_events_kept_early_at_version_4_are_applied_after_the_migration(
+        backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    """A database at schema version 4 kept its early events only in its events' table:
+    migrated, those naming a search not in its log (by queryID or per object) are applied
+    when that search is written."""
+    store = made(backend, request, tmp_path)
+    await store.open()
+    reference = FakeAnalyticsStore()
+    rows = searches()
+    for target in (store, reference):
+        await target.write_searches(rows[:150])
+        await target.write_events(events(rows))
+    await store.close()
+    back = (*AFTER_4, "UPDATE analytics_schema SET version = 4")
+    again: AnalyticsStore
+    if isinstance(store, SqliteAnalyticsStore):
+        with sqlite3.connect(store.path) as db:
+            for statement in back:
+                db.execute(statement)
+        again = SqliteAnalyticsStore(store.path)
+    else:
+        assert isinstance(store, PostgresAnalyticsStore)
+        with psycopg.connect(store.url) as db:
+            for statement in back:
+                db.execute(statement)
+        again = PostgresAnalyticsStore(store.url)
+    assert schema.EARLY_AT == 5
+    await again.open()
+    try:
+        for target in (again, reference):
+            await target.write_searches(rows[150:])
+        await assert_same_events(again, reference)
+    finally:
+        await again.close()
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+async def test_an_early_click_and_an_early_conversion_by_object_count_by_hand(
+        backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    """A click (queryID, position 3) and a conversion naming its search only through
+    ``objectData[].queryID``, both kept before their searches: once the searches are
+    written, the click's position counts in its search's segment and the conversion
+    counts."""
+    store = made(backend, request, tmp_path)
+    await store.open()
+    tagged, plain = "a" * 32, "b" * 32
+    base = {"handle": "books", "page": 0, "refinements": (), "user_token": "u",
+            "latency_ms": 1.0, "nb_hits": 5, "query": "paris", "hits": ("o1", "o2")}
+    rows = [SearchRecord(at=at(DAY0, 10), tags=("mobile",), query_id=tagged, **base),
+            SearchRecord(at=at(DAY0, 11), tags=(), query_id=plain, **base)]
+    early = [
+        InsightsEvent(at=at(DAY0, 20), handle="books", type="click", subtype=None, name="c",
+                      user_token="u", object_ids=("o2",), positions=(3,), query_id=tagged),
+        InsightsEvent(at=at(DAY0, 30), handle="books", type="conversion", subtype=None,
+                      name="v", user_token="u", object_ids=("o1", "o2"),
+                      object_query_ids=(tagged, plain)),
+    ]
+    mobile = read_segment("mobile")
+    span = ("books", DAY0, DAY0)
+    try:
+        await store.write_events(early)
+        await store.write_searches(rows)
+        assert await store.click_positions(*span, segment=mobile) == [
+            DayPosition(DAY0, 3, 1)]
+        assert await store.click_positions(*span) == [DayPosition(DAY0, 3, 1)]
+        assert await store.click_positions(*span, segment=read_segment("desktop")) == []
+        # two tracked searches, each converted once by the one conversion
+        assert await store.conversions_by_day(*span) == [DayClicks(DAY0, 2, 2, 2)]
+        assert await store.conversions_by_day(*span, segment=mobile) == [
+            DayClicks(DAY0, 1, 1, 1)]
+        assert await store.clicks_by_day(*span, segment=mobile) == [DayClicks(DAY0, 1, 1, 1)]
+        [stats] = await store.search_stats(*span, limit=10, segment=mobile,
+                                           with_events=True)
+        assert (stats.events.clicked_positions, stats.events.positions,
+                stats.events.converted) == (1, 3, 1)
+        found = {h.hit: h.events.converted
+                 for h in await store.hit_stats(*span, limit=10, with_events=True)}
+        assert found == {"o1": 1, "o2": 1}  # o1 after the tagged search, o2 the other
+        more = SearchRecord(at=at(DAY0, 40), tags=(), query_id="c" * 32, **base)
+        await store.write_searches([more])  # applied once: not again with a later batch
+        assert await store.conversions_by_day(*span) == [DayClicks(DAY0, 3, 2, 2)]
+        assert await store.click_positions(*span, segment=mobile) == [
+            DayPosition(DAY0, 3, 1)]
     finally:
         await store.close()
 
@@ -385,3 +510,139 @@ async def test_an_offset_past_every_row_reads_an_empty_page(
     assert await store.no_result_filters("books", start, end, **paged) == []
     unpaged = {**paged, "offset": 0}
     assert await store.top_searches("books", start, end, **unpaged), "the rows hold searches"
+
+
+def months() -> list[SearchRecord]:
+    """``searches()`` spread over 45 days instead of 6 (the period reads whole blocks of 4
+    and 16 days where they fit)."""
+    return [msgspec.structs.replace(s, at=s.at + 86400 * (n % 45 - n % 6),
+                                    query_id=f"{n:032x}" if s.query_id else None)
+            for n, s in enumerate(searches() * 4)][:1000]
+
+
+def spans_periods() -> list[tuple[date, date]]:
+    """Periods of 1 to 46 days, starting on days of every remainder of 16 (the first the
+    day before the searches: 2026-02-28, the first day of a block of 16)."""
+    found = []
+    for first in range(-1, 18):
+        for length in (1, 3, 5, 16, 17, 27):
+            start = DAY0 + timedelta(days=first)
+            found.append((start, start + timedelta(days=length - 1)))
+    found.append((DAY0 - timedelta(days=1), DAY0 + timedelta(days=44)))
+    return found
+
+
+async def assert_same_rankings(store: AnalyticsStore, reference: FakeAnalyticsStore,
+                               periods: Sequence[tuple[date, date]]) -> int:
+    """The rankings that add up the queries' and objects' rows over each period are the
+    reference's, in every order; how many queries they ranked."""
+    ranked = 0
+    for start, end in periods:
+        for text in ("", "mobile OR lang:en"):
+            span = ("books", start, end)
+            segment = read_segment(text)
+            for flags in ({"no_results": True}, {"no_clicks": True}, {}):
+                found = await store.top_searches(*span, limit=8, segment=segment, **flags)
+                assert found == await reference.top_searches(*span, limit=8,
+                                                             segment=segment, **flags)
+                ranked += len(found)
+            for order_by in ("searchCount", "clickThroughRate", "conversionRate",
+                             "averageClickPosition"):
+                for descending in (False, True):
+                    asked = {"limit": 5, "offset": 1, "segment": segment,
+                             "order_by": order_by, "descending": descending,
+                             "with_events": True}
+                    assert (await store.search_stats(*span, **asked)
+                            == await reference.search_stats(*span, **asked)), asked
+            for with_events, offset, search in ((True, 0, None), (True, 2, None),
+                                                (False, 1, None), (True, 0, "paris"),
+                                                (False, 2, "paris"), (True, 1, "lyon")):
+                asked = {"limit": 6, "offset": offset, "segment": segment,
+                         "with_events": with_events, "search": search}
+                assert (await store.hit_stats(*span, **asked)
+                        == await reference.hit_stats(*span, **asked)), asked
+        assert (await store.popular_queries("books", start, end, min_count=2, limit=5)
+                == await reference.popular_queries("books", start, end, min_count=2,
+                                                   limit=5))
+    return ranked
+
+
+async def written_months(store: AnalyticsStore) -> FakeAnalyticsStore:
+    reference = FakeAnalyticsStore()
+    rows = sorted(months(), key=lambda s: s.at)
+    for target in (store, reference):
+        for part in (rows[:400], rows[400:]):
+            await target.write_searches(part)
+            await target.write_events(events(part))
+    return reference
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+async def test_rankings_over_blocks_of_days_are_the_reference_s(
+        backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    """Periods that hold blocks of 4 and 16 days (read from their own rows) and days at
+    their edges rank the queries and objects as the rows of each day would."""
+    store = made(backend, request, tmp_path)
+    await store.open()
+    try:
+        reference = await written_months(store)
+        assert len({s.at // 86400 for s in reference.searches}) == 45
+        await assert_same_rankings(store, reference, spans_periods()[::5])  # days only
+        assert blocks_of(store) == 0
+        assert await store.purge(LONG_AGO) == 0  # the blocks added up
+        # days 2026-03-01 to 04-14: the blocks of 4 days from 02-28 to 04-13, of 16 from
+        # 02-28 to 04-01 (every one ended)
+        assert blocks_of(store) == 12 + 3
+        assert await assert_same_rankings(store, reference, spans_periods()) > 500
+        # late searches and events on days of blocks added up: read from their days
+        late = [msgspec.structs.replace(s, at=s.at + 3600, query_id=f"{9_000 + n:032x}")
+                for n, s in enumerate(months()[20:60]) if s.query_id]
+        for target in (store, reference):
+            await target.write_searches(late)
+            await target.write_events(events(late))
+        assert blocks_of(store) < 15
+        await assert_same_rankings(store, reference, spans_periods()[::4])
+        assert await store.purge(LONG_AGO) == 0
+        assert blocks_of(store) == 15
+        await assert_same_rankings(store, reference, spans_periods()[::3])
+        # a purge within a block: what is left of its days, no more
+        after = DAY0
+        for before in (DAY0 + timedelta(days=9), DAY0 + timedelta(days=15)):
+            gone = sum(after <= datetime.fromtimestamp(e.at, UTC).date() < before
+                       for e in reference.events)  # the reference keeps its events
+            assert await store.purge(before) == await reference.purge(before) + gone > 0
+            await assert_same_rankings(store, reference, spans_periods()[3::7])
+            after = before
+    finally:
+        await store.close()
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+async def test_blocks_of_days_are_added_up_after_a_version_5_database_is_migrated(
+        backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    store = made(backend, request, tmp_path)
+    await store.open()
+    reference = await written_months(store)
+    await store.close()
+    back = ("DROP TABLE analytics_query_spans", "DROP TABLE analytics_object_spans",
+            "DROP TABLE analytics_span_blocks", "UPDATE analytics_schema SET version = 5")
+    again: AnalyticsStore
+    if isinstance(store, SqliteAnalyticsStore):
+        with sqlite3.connect(store.path) as db:
+            for statement in back:
+                db.execute(statement)
+        again = SqliteAnalyticsStore(store.path)
+    else:
+        assert isinstance(store, PostgresAnalyticsStore)
+        with psycopg.connect(store.url) as db:
+            for statement in back:
+                db.execute(statement)
+        again = PostgresAnalyticsStore(store.url)
+    assert schema.SPANS_AT == 6 == schema.VERSION
+    await again.open()
+    try:
+        assert await again.purge(LONG_AGO) == 0
+        assert blocks_of(again) == 15
+        assert await assert_same_rankings(again, reference, spans_periods()[::5]) > 100
+    finally:
+        await again.close()

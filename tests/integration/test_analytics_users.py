@@ -22,6 +22,7 @@ from searchport.domain.analytics.records import SearchRecord
 from searchport.domain.analytics.segments import read_segment
 from searchport.ports.analytics import AnalyticsStore
 from tests.fakes import FakeAnalyticsStore
+from tests.integration.test_analytics_reads import AFTER_4
 from tests.postgres_server import PostgresServer
 
 pytestmark = pytest.mark.anyio
@@ -114,7 +115,8 @@ def _forget_users(store: AnalyticsStore) -> None:
     tables = ("analytics_day_users", "analytics_tag_day_users", "analytics_user_blocks",
               "analytics_tag_user_blocks")
     dropped = [*(f"DROP TABLE {table}" for table in tables),
-               "DROP INDEX analytics_query_days_no_results"]
+               "DROP INDEX analytics_query_days_no_results",
+               *AFTER_4]  # and what came after
     if isinstance(store, SqliteAnalyticsStore):
         with sqlite3.connect(store.path) as db:
             for statement in dropped:

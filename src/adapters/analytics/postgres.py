@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import secrets
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import date, timedelta
 from typing import Any, TypeVar
@@ -21,7 +22,7 @@ import psycopg
 from searchport.adapters.analytics import rollups, schema, sql, users
 from searchport.adapters.analytics.sql import POSTGRES, SqlAnalytics
 from searchport.domain.analytics.insights import InsightsEvent
-from searchport.domain.analytics.records import SearchRecord
+from searchport.domain.analytics.records import SearchRecord, utc_day
 from searchport.domain.errors import AnalyticsUnavailable
 
 T = TypeVar("T")
@@ -108,10 +109,16 @@ class PostgresAnalyticsStore(SqlAnalytics):
                 await db.execute(rollups.KEEP_BATCH)
                 for statement in ROLLUP_BATCH[any(r.refinements for r in records)]:
                     await db.execute(statement)
-                found = (await (await db.execute(rollups.BATCH_EVENTS)).fetchall()
+                found = (await (await db.execute(rollups.BATCH_EARLY)).fetchall()
                          if any(r.query_id for r in records) else [])
                 if found:
-                    await _apply(db, [rollups.event_of(row) for row in found], written=True)
+                    found.sort(key=lambda row: row[0])  # in the order they came
+                    await _apply(db, [rollups.event_of(row[2:]) for row in found],
+                                 early=[row[1] for row in found])
+                today = utc_day(time.time())
+                for statement, params in rollups.invalidate(
+                        POSTGRES, rollups.old_days(records, today), today):
+                    await db.execute(POSTGRES.sql(statement), params)
 
         if records:
             await self._run(write)
@@ -121,24 +128,50 @@ class PostgresAnalyticsStore(SqlAnalytics):
         rows locked meanwhile, so that two instances count each first click once)."""
         async def write(db: psycopg.AsyncConnection[Any]) -> None:
             async with db.transaction():
-                await _apply(db, events, written=False)
+                await _apply(db, events)
 
         if events:
             await self._run(write)
 
     async def purge(self, before: date) -> int:
+        """The days before ``before`` forgotten, then the blocks of days that ended since
+        added up (``rollups.build_spans``), each in a transaction of its own."""
+        removed = await self._run(self._purge(before))
+        async def blocks(db: psycopg.AsyncConnection[Any]
+                         ) -> list[list[tuple[str, list[Any]]]]:
+            kept = await (await db.execute(rollups.DAYS_KEPT)).fetchone()
+            built = await (await db.execute(rollups.BUILT)).fetchall()
+            return rollups.build_spans(POSTGRES, kept or (None, None), utc_day(time.time()),
+                                       built)
+
+        def build(statements: list[tuple[str, list[Any]]]) -> Callable[
+                [psycopg.AsyncConnection[Any]], Awaitable[None]]:
+            async def run(db: psycopg.AsyncConnection[Any]) -> None:
+                async with db.transaction():
+                    for statement, params in (*rollups.lock_spans(POSTGRES), *statements):
+                        await db.execute(POSTGRES.sql(statement), params)
+            return run
+
+        for statements in await self._run(blocks):
+            await self._run(build(statements))
+        return removed
+
+    def _purge(self, before: date) -> Callable[[psycopg.AsyncConnection[Any]],
+                                               Awaitable[int]]:
         async def purge(db: psycopg.AsyncConnection[Any]) -> int:
             removed = 0
             async with db.transaction():
                 for statement in rollups.PURGE:
                     await db.execute(POSTGRES.sql(statement), (before,))
+                for statement, params in rollups.purge_spans(POSTGRES, before):
+                    await db.execute(POSTGRES.sql(statement), params)
                 for statement, params in users.purge(POSTGRES, before):
                     await db.execute(POSTGRES.sql(statement), params)
                 for statement in sql.PURGE:
                     removed += (await db.execute(POSTGRES.sql(statement), (before,))).rowcount
             return removed
 
-        return await self._run(purge)
+        return purge
 
     async def _rows(self, statement: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
         async def rows(db: psycopg.AsyncConnection[Any]) -> list[tuple[Any, ...]]:
@@ -160,11 +193,12 @@ async def _steps(db: psycopg.AsyncConnection[Any], steps: list[rollups.Step]) ->
 
 
 async def _apply(db: psycopg.AsyncConnection[Any], events: Sequence[InsightsEvent], *,
-                 written: bool,
-           replayed: bool = False) -> None:
-    """Inside a transaction: ``events`` (kept unless ``written``) added to the rollups of
-    the searches they name, whose rows are locked until it ends."""
-    names = sorted({q for e in events for q in rollups.named(e)})
+                 early: Sequence[str] | None = None, replayed: bool = False) -> None:
+    """Inside a transaction: ``events`` (kept unless ``early`` or ``replayed``: as
+    ``rollups.plan_events`` says) added to the rollups of the searches they name, whose
+    rows are locked until it ends."""
+    names = sorted({q for e in events for q in rollups.named(e)} if early is None
+                   else set(early))
     rows: list[tuple[Any, ...]] = []
     for part in rollups.chunks(names):
         rows += await (await db.execute(
@@ -175,8 +209,9 @@ async def _apply(db: psycopg.AsyncConnection[Any], events: Sequence[InsightsEven
         states += await (await db.execute(
             POSTGRES.sql(rollups.lookup_hit_states(len(part))), part)).fetchall()
     await _steps(db, rollups.plan_events(POSTGRES, events, searches,
-                                         rollups.hit_states_of(states), written=written,
-                                   replayed=replayed))
+                                         rollups.hit_states_of(states), early=early,
+                                         replayed=replayed,
+                                         today=None if replayed else utc_day(time.time())))
 
 
 def _first_line(exc: BaseException) -> str:
@@ -190,8 +225,7 @@ async def _replay(db: psycopg.AsyncConnection[Any]) -> None:
     async with db.cursor(name="searchport_replay_events") as events:
         await events.execute(rollups.REPLAY_EVENTS)
         while batch := await events.fetchmany(5000):
-            await _apply(db, [rollups.event_of(r) for r in batch], written=True,
-                         replayed=True)
+            await _apply(db, [rollups.event_of(r) for r in batch], replayed=True)
 
 
 async def _migrate(db: psycopg.AsyncConnection[Any]) -> None:
@@ -209,6 +243,9 @@ async def _migrate(db: psycopg.AsyncConnection[Any]) -> None:
             await _replay(db)
         if 0 < found < schema.USERS_AT:
             for statement in users.rollup(POSTGRES, "analytics_searches"):
+                await db.execute(statement)
+        if 0 < found < schema.EARLY_AT:
+            for statement in rollups.fill_early(POSTGRES):
                 await db.execute(statement)
         if row is None:
             await db.execute("INSERT INTO analytics_schema (version) VALUES (%s)",

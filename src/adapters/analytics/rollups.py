@@ -22,42 +22,51 @@ counted once (a batch that fails is rolled back whole, and another instance's ba
 its own connection's table).
 
 An event counts once its search is in the log: writing events looks their searches up
-(``LOOKUP``) and adds to the search's rows; writing searches looks up the events already
-kept that name them (a click can reach another instance's database first). What a search
-has had (clicks, conversions...) is kept on its row and per object
+(``lookup_searches``) and adds to the search's rows. An event naming a search not yet in
+the log (a click can reach another instance's database first, or this one's before the
+recorder's next batch) is also kept in ``analytics_early_events``, once per such search,
+whether it names it by its ``queryID`` or (a conversion) per object; writing searches
+looks up the early events naming them, applies each to its search, and forgets them. The
+positions of an early click are counted when it arrives, under no ``analyticsTags`` (its
+search unknown), and moved to its search's tags when that search is written. What a
+search has had (clicks, conversions...) is kept on its row and per object
 (``analytics_hit_events``), so that "searches with at least one click" counts each once.
+The queries' and objects' rows are also added up per block of days (``sql.SPANS``) once
+a block has ended (``build_spans``, run by the daily purge, each block in a transaction of
+its own; ``analytics_span_blocks`` lists those added up); a later write to one of its days
+forgets that it was (``invalidate``), and the reads take its days again until the next
+build. On PostgreSQL, a build and such writes take turns on a transaction-scoped advisory
+lock, so that no write falls between a build's reading of the days and its record.
 Every function here plans statements; the adapters run them in one transaction.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from datetime import date
+from datetime import date, timedelta
 from typing import Any
 
 import msgspec
 
 from searchport.adapters.analytics import schema
 from searchport.adapters.analytics.sql import (
+    HIT_COUNTERS,
     INSERT_EVENT,
+    QUERY_COUNTERS,
     SEARCH_COLUMNS,
+    SPANNED,
+    SPANS,
     Dialect,
     event_rows,
+    span_start,
 )
 from searchport.domain.analytics.insights import InsightsEvent
-from searchport.domain.analytics.records import utc_day
+from searchport.domain.analytics.records import SearchRecord, utc_day
 from searchport.domain.usecases.click_positions import RANGES
 
 Step = tuple[str, list[tuple[Any, ...]]]  # one statement, the rows it runs with
 _strings = msgspec.json.Decoder(list[str])
 
-QUERY_COUNTERS = ("searches", "no_results", "no_results_filtered", "filtered", "hits_sum",
-                  "tracked", "unclicked", "unclicked_hits_sum", "clicked", "clicks",
-                  "converted", "conversions", "carted", "carts", "purchased", "purchases",
-                  "position_sum", "positions",
-                  *(f"range{i}" for i in range(len(RANGES))))
-HIT_COUNTERS = ("count", "tracked", "clicked", "clicks", "converted", "conversions",
-                "carted", "carts", "purchased", "purchases")
 EVENT_STATE = ("clicks", "conversions", "carts", "purchases")
 DAY_COUNTERS = ("searches", "no_results", "tracked", "clicked", "clicks", "converted",
                 "conversions")
@@ -76,6 +85,9 @@ TABLES = {  # table: its key columns, its counters
                                ("revenue",)),
 }
 JSON_KEYS = {"tags", "refinements"}
+SPAN_TABLES = {  # a table of blocks of days (``SPANS``): its table of days, its keys
+    SPANNED[days]: (days, (*TABLES[days][0][:1], "span", *TABLES[days][0][1:]))
+    for days in SPANNED}
 
 
 def _upsert(table: str) -> str:
@@ -95,7 +107,151 @@ HIT_STATE = ("INSERT INTO analytics_hit_events (query_id, hit, day, clicks, conv
              "DO UPDATE SET clicks = excluded.clicks, conversions = excluded.conversions, "
              "carts = excluded.carts, purchases = excluded.purchases")
 PURGE = tuple(f"DELETE FROM {table} WHERE day < ?" for table in
-              (*TABLES, "analytics_hit_events"))
+              (*TABLES, "analytics_hit_events", "analytics_early_events"))
+
+
+def _sums_of_days(d: Dialect, spans: str, span: int, where: str,
+                  source: str | None = None) -> str:
+    """``INSERT INTO spans SELECT``: the blocks of ``span`` days added up from the rows of
+    days (or of the table ``source``) ``where`` says (alias ``r``)."""
+    days, keys = SPAN_TABLES[spans]
+    counters = TABLES[days][1]
+    own = keys[3]  # query or hit
+    return (f"INSERT INTO {spans} ({', '.join((*keys, *counters))}) "
+            f"SELECT r.handle, {span}, {d.span_day('r.day', span)}, r.{own}, r.tags, "
+            + ", ".join(f"sum(r.{c})" for c in counters)
+            + f" FROM {source or days} r WHERE {where} GROUP BY 1, 3, 4, 5")
+
+
+SPANS_LOCK = 0x7370616E73  # pg_advisory_xact_lock key of the blocks' building
+BUILT_AFTER = 2  # days after its last day before a block is added up
+BLOCKS = "analytics_span_blocks"  # the blocks added up: (span, day), day its first
+
+
+def purge_spans(d: Dialect, before: date) -> list[tuple[str, list[Any]]]:
+    """The statements forgetting the blocks that hold a day before ``before`` (the one
+    that also holds later days is added up again from them by the next ``build_spans``)."""
+    found: list[tuple[str, list[Any]]] = []
+    for span in SPANS:
+        last = d.day(span_start(before - timedelta(days=1), span))
+        found += [(f"DELETE FROM {table} WHERE span = ? AND day <= ?", [span, last])
+                  for table in (*SPAN_TABLES, BLOCKS)]
+    return found
+
+
+def closed(today: date) -> date:
+    """The last day of the blocks that may be added up on ``today``: a block's days are
+    left a day more than the last one's to take late events and searches."""
+    return today - timedelta(days=BUILT_AFTER)
+
+
+def build_spans(d: Dialect, kept: Sequence[Any], today: date,
+                built: Iterable[tuple[int, Any]]) -> list[list[tuple[str, list[Any]]]]:
+    """The blocks not yet added up (``built``: those that are) of the days ``kept`` (the
+    first and last with rows, ``DAYS_KEPT``) that ended by ``closed(today)``: the
+    statements of each, to run in a transaction of its own (on PostgreSQL,
+    ``lock_spans`` first)."""
+    if kept[0] is None:
+        return []
+    first, last = (d.read_day(day) for day in kept)
+    done = {(int(span), d.read_day(day)) for span, day in built}
+    found = []
+    for span in SPANS:
+        day = span_start(first, span)
+        while day <= last and day + timedelta(days=span - 1) <= closed(today):
+            if (span, day) not in done:
+                params = [span, d.day(day)]
+                days = [d.day(day), d.day(day + timedelta(days=span - 1))]
+                statements = [(f"DELETE FROM {spans} WHERE span = ? AND day = ?", params)
+                              for spans in SPAN_TABLES]
+                smaller = [n for n in SPANS if n < span and span % n == 0]
+                if smaller:  # from the smaller blocks when each was added up, else days
+                    n = max(smaller)
+                    whole = (f"(SELECT count(*) FROM {BLOCKS} "
+                             "WHERE span = ? AND day BETWEEN ? AND ?)")
+                    check = [n, *days, span // n]
+                    for spans in SPAN_TABLES:
+                        statements += [
+                            (_sums_of_days(d, spans, span,
+                                           f"r.span = ? AND r.day BETWEEN ? AND ? "
+                                           f"AND {whole} = ?", spans),
+                             [n, *days, *check]),
+                            (_sums_of_days(d, spans, span,
+                                           f"r.day BETWEEN ? AND ? AND {whole} < ?"),
+                             [*days, *check])]
+                else:
+                    statements += [(_sums_of_days(d, spans, span, "r.day BETWEEN ? AND ?"),
+                                    days) for spans in SPAN_TABLES]
+                found.append([*statements, (f"INSERT INTO {BLOCKS} (span, day) VALUES (?, ?) "
+                                            "ON CONFLICT (span, day) DO NOTHING", params)])
+            day += timedelta(days=span)
+    return found
+
+
+DAYS_KEPT = "SELECT min(day), max(day) FROM analytics_query_days"
+BUILT = f"SELECT span, day FROM {BLOCKS}"
+
+
+def lock_spans(d: Dialect) -> list[tuple[str, list[Any]]]:
+    """On a database several writers share: the lock that a block's building and the
+    writes to its days take turns on."""
+    return [(f"SELECT pg_advisory_xact_lock({SPANS_LOCK})", [])] if d.upserts_once else []
+
+
+def old_days(records: Sequence[SearchRecord], today: date) -> set[date]:
+    """The days of ``records`` that a block added up may hold (mostly none: the oldest
+    search is looked at first)."""
+    if not records or utc_day(min(r.at for r in records)) > closed(today):
+        return set()
+    return {utc_day(r.at) for r in records}
+
+
+def invalidate(d: Dialect, days: Iterable[date], today: date) -> list[tuple[str, list[Any]]]:
+    """The statements forgetting that the blocks holding ``days`` (written to now) were
+    added up, for those that may have been: they are read from their days until added up
+    again. (After the writes to these days, in their transaction.)"""
+    old = sorted({day for day in days if day <= closed(today)})
+    if not old:
+        return []
+    blocks = sorted({(span, span_start(day, span)) for day in old for span in SPANS})
+    return [*lock_spans(d), *((f"DELETE FROM {BLOCKS} WHERE span = ? AND day = ?",
+                               [span, d.day(day)]) for span, day in blocks)]
+
+
+EVENT_FIELDS = ("at, handle, type, subtype, object_ids, positions, query_id, "
+                "object_query_ids, revenue, currency, object_revenues")
+EARLY_COLUMNS = ("name", "at", "day", "handle", "type", "subtype", "object_ids", "positions",
+                 "query_id", "object_query_ids", "revenue", "currency", "object_revenues")
+INSERT_EARLY = (f"INSERT INTO analytics_early_events ({', '.join(EARLY_COLUMNS)}) "
+                f"VALUES ({', '.join('?' * len(EARLY_COLUMNS))})")
+# SQLite: the early events whose search's queryID sorts between a batch's first and last
+# (queryIDs begin with their time: a few at most), then those naming one of its searches
+EARLY_BETWEEN = (f"SELECT id, name, {EVENT_FIELDS} FROM analytics_early_events "
+                 "WHERE name BETWEEN ? AND ? ORDER BY id")
+
+
+def forget_early(count: int) -> str:
+    return f"DELETE FROM analytics_early_events WHERE id IN ({', '.join('?' * count)})"
+
+
+def fill_early(d: Dialect) -> list[str]:
+    """The statements keeping apart the events of a database kept before
+    ``analytics_early_events`` that name a search not in its log, once per such search."""
+    copied = ("e.at, e.day, e.handle, e.type, e.subtype, e.object_ids, e.positions, "
+              "e.query_id, e.object_query_ids, e.revenue, e.currency, e.object_revenues")
+    into = f"INSERT INTO analytics_early_events ({', '.join(EARLY_COLUMNS)}) "
+    missing = "NOT EXISTS (SELECT 1 FROM analytics_searches s WHERE s.query_id = {})"
+    by_object = (f"SELECT DISTINCT o.id, n.value AS name FROM analytics_events o, "
+                 f"{d.elements('o.object_query_ids', 'n')} WHERE o.query_id IS NULL "
+                 "AND o.type = 'conversion' AND n.value <> ''")
+    return [
+        f"{into}SELECT e.query_id, {copied} FROM analytics_events e "
+        "WHERE e.query_id IS NOT NULL AND e.type IN ('click', 'conversion') "
+        f"AND {missing.format('e.query_id')} ORDER BY e.id",
+        f"{into}SELECT w.name, {copied} FROM analytics_events e "
+        f"JOIN ({by_object}) w ON w.id = e.id WHERE {missing.format('w.name')} "
+        "ORDER BY e.id, w.name",
+    ]
 
 
 def lookup_searches(count: int) -> str:
@@ -111,17 +267,9 @@ def lookup_hit_states(count: int) -> str:
 
 # a database kept before the rollups: its events replayed into them (its searches are
 # rolled up by ``rollup_searches`` over the whole log)
-REPLAY_EVENTS = ("SELECT at, handle, type, subtype, object_ids, positions, query_id, "
-                 "object_query_ids, revenue, currency, object_revenues FROM analytics_events "
-                 "ORDER BY id")
+REPLAY_EVENTS = f"SELECT {EVENT_FIELDS} FROM analytics_events ORDER BY id"
 REBUILT_AT = 2  # the schema version that brought the rollups
 
-
-def lookup_events(count: int) -> str:
-    """The events naming searches by their ``queryID``."""
-    return ("SELECT at, handle, type, subtype, object_ids, positions, query_id, "
-            "object_query_ids, revenue, currency, object_revenues FROM analytics_events "
-            f"WHERE query_id IN ({', '.join('?' * count)}) ORDER BY id")
 
 
 def chunks(items: Sequence[Any], size: int = 500) -> Iterable[Sequence[Any]]:
@@ -153,7 +301,7 @@ def searches_of(rows: Iterable[Sequence[Any]], d: Dialect) -> dict[str, Search]:
 
 
 def event_of(row: Sequence[Any]) -> InsightsEvent:
-    """An event read back (``lookup_events``), as far as the rollups need it."""
+    """An event read back (``EVENT_FIELDS``), as far as the rollups need it."""
     (at, handle, kind, subtype, objects, positions, query_id, object_query_ids, revenue,
      currency, object_revenues) = row
     return InsightsEvent(at=float(at), handle=handle, type=kind, subtype=subtype, name="",
@@ -260,11 +408,11 @@ def insert_array(d: Dialect) -> str:
 
 KEEP_BATCH = f"INSERT INTO analytics_searches ({_COLUMNS}) SELECT {_COLUMNS} FROM {BATCH}"
 CLEAR_BATCH = f"DELETE FROM {BATCH}"
-# the events already kept that name the batch's searches (they arrived first)
-BATCH_EVENTS = ("SELECT at, handle, type, subtype, object_ids, positions, query_id, "
-                "object_query_ids, revenue, currency, object_revenues FROM analytics_events "
-                f"WHERE query_id IN (SELECT query_id FROM {BATCH} "
-                "WHERE query_id IS NOT NULL) ORDER BY id")
+# the early events naming the batch's searches (they arrived first), forgotten as they are
+# read (PostgreSQL): in the order they came
+BATCH_EARLY = ("DELETE FROM analytics_early_events WHERE name IN "
+               f"(SELECT query_id FROM {BATCH} WHERE query_id IS NOT NULL) "
+               f"RETURNING id, name, {EVENT_FIELDS}")
 
 
 def _add(d: Dialect, table: str, columns: Sequence[str], select: str) -> str:
@@ -335,24 +483,39 @@ def rollup_searches(d: Dialect, source: str, with_refinements: bool = True) -> l
 
 def plan_events(d: Dialect, events: Sequence[InsightsEvent], searches: dict[str, Search],
                 hit_states: dict[tuple[str, str], list[int]], *,
-                written: bool = False, replayed: bool = False) -> list[Step]:
-    """``events`` written (unless ``written``: already kept, now applied to searches
-    that arrived after them; or ``replayed`` into new rollups), and what they did added to
-    the rollups of the ``searches`` they name (``hit_states``: what each object of a search
-    has had so far)."""
+                early: Sequence[str] | None = None, replayed: bool = False,
+                today: date | None = None) -> list[Step]:
+    """``events`` written, and what they did added to the rollups of the ``searches`` they
+    name (``hit_states``: what each object of a search has had so far); those naming a
+    search not in ``searches`` kept as early events too. Given ``early`` (the name of each
+    event: early events, already kept, now applied to the one search each waited for) or
+    ``replayed`` (every event kept, replayed into new rollups), nothing is written but what
+    they add. Given ``today``, the blocks of days holding the searches added to are
+    forgotten as added up (``invalidate``)."""
     sums = _Sums()
     touched: dict[tuple[str, str], Search] = {}
-    for e in events:
+    waiting: list[tuple[str, InsightsEvent]] = []
+    days: set[date] = set()
+    for n, e in enumerate(events):
         own = searches.get(e.query_id or "")
-        if e.type == "click" and (replayed or not written):
+        day = utc_day(e.at)
+        if e.type == "click" and early is None:
             for p in e.positions:  # by the click's own day and handle
-                sums.add("analytics_click_days",
-                         (e.handle, utc_day(e.at), p, own.tags if own else ()), clicks=1)
-        for q in named(e):
+                sums.add("analytics_click_days", (e.handle, day, p, own.tags if own else ()),
+                         clicks=1)
+        elif e.type == "click" and own is not None and own.tags and not replayed:
+            for p in e.positions:  # counted under no tags when it came: now its search's
+                sums.add("analytics_click_days", (e.handle, day, p, ()), clicks=-1)
+                sums.add("analytics_click_days", (e.handle, day, p, own.tags), clicks=1)
+        names = named(e) if early is None else {early[n]}
+        for q in sorted(names):
             s = searches.get(q)
             if s is None:
+                if early is None and not replayed and e.type in ("click", "conversion"):
+                    waiting.append((q, e))
                 continue
             _apply(sums, e, s)
+            days.add(s.day)
             for i, hit in enumerate(e.object_ids):
                 object_q = e.query_id or (e.object_query_ids[i]
                                           if i < len(e.object_query_ids) else "")
@@ -361,7 +524,9 @@ def plan_events(d: Dialect, events: Sequence[InsightsEvent], searches: dict[str,
                 state = hit_states.setdefault((q, hit), [0, 0, 0, 0])
                 touched[(q, hit)] = s
                 _apply_hit(sums, e, s, hit, state, _object_revenue(e, i))
-    steps = [] if written else [(INSERT_EVENT, event_rows(d, events))]
+    steps = [] if early is not None or replayed else [(INSERT_EVENT, event_rows(d, events))]
+    if waiting:
+        steps.append((INSERT_EARLY, early_rows(d, waiting)))
     steps += sums.steps(d)
     changed = sorted((s for s in searches.values() if s.changed), key=lambda s: s.query_id)
     if changed:
@@ -369,7 +534,17 @@ def plan_events(d: Dialect, events: Sequence[InsightsEvent], searches: dict[str,
     if touched:
         steps.append((HIT_STATE, [(q, hit, d.day(s.day), *hit_states[(q, hit)])
                                   for (q, hit), s in sorted(touched.items())]))
+    if today is not None:
+        steps += [(statement, [tuple(params)])
+                  for statement, params in invalidate(d, days, today)]
     return steps
+
+
+def early_rows(d: Dialect, waiting: Sequence[tuple[str, InsightsEvent]]
+               ) -> list[tuple[Any, ...]]:
+    return [(name, e.at, d.day_at(e.at), e.handle, e.type, e.subtype, d.json(e.object_ids),
+             d.json(e.positions), e.query_id, d.json(e.object_query_ids), e.revenue,
+             e.currency, d.json(e.object_revenues)) for name, e in waiting]
 
 
 def _kinds(e: InsightsEvent) -> list[int]:

@@ -257,9 +257,64 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX analytics_query_days_no_results ON analytics_query_days "
         "(handle, day, query, tags, no_results, no_results_filtered) WHERE no_results > 0",
     ),
+    (  # the events kept before a search they name, once per such search (``name``): what
+        # a batch of searches looks up, by its queryIDs, and applies (then forgets)
+        """CREATE TABLE analytics_early_events (
+            id {id},
+            name TEXT NOT NULL,
+            at {real} NOT NULL,
+            day {day} NOT NULL,
+            handle TEXT NOT NULL,
+            type TEXT NOT NULL,
+            subtype TEXT,
+            object_ids {json} NOT NULL,
+            positions {json} NOT NULL,
+            query_id TEXT,
+            object_query_ids {json} NOT NULL,
+            revenue {real},
+            currency TEXT,
+            object_revenues {json} NOT NULL
+        )""",
+        "CREATE INDEX analytics_early_events_name ON analytics_early_events (name)",
+    ),
+    (  # the queries' and objects' rows per block of days too (sql.SPANS), ``day`` the
+        # block's first, added up once the block has ended: a period reads them where it
+        # can
+        *(f"""CREATE TABLE analytics_{kind}_spans (
+            handle TEXT NOT NULL,
+            span INTEGER NOT NULL,
+            day {{day}} NOT NULL,
+            {key} TEXT NOT NULL,
+            tags {{json}} NOT NULL,
+            {counters},
+            PRIMARY KEY (handle, span, day, {key}, tags)
+        ){{keyed}}""" for kind, key, counters in (
+            ("query", "query", ",\n            ".join(
+                f"{c} {{bigint}} NOT NULL DEFAULT 0" for c in (
+                    "searches", "no_results", "no_results_filtered", "filtered",
+                    "hits_sum", "tracked", "unclicked", "unclicked_hits_sum", "clicked",
+                    "clicks", "converted", "conversions", "carted", "carts", "purchased",
+                    "purchases", "position_sum", "positions",
+                    *(f"range{i}" for i in range(12))))),
+            ("object", "hit", ",\n            ".join(
+                f"{c} {{bigint}} NOT NULL DEFAULT 0" for c in (
+                    "count", "tracked", "clicked", "clicks", "converted", "conversions",
+                    "carted", "carts", "purchased", "purchases"))))),
+        "CREATE INDEX analytics_query_spans_no_results ON analytics_query_spans "
+        "(handle, span, day, query, tags, no_results, no_results_filtered) "
+        "WHERE no_results > 0",
+        # the blocks added up (all handles'), which the reads may use
+        """CREATE TABLE analytics_span_blocks (
+            span INTEGER NOT NULL,
+            day {day} NOT NULL,
+            PRIMARY KEY (span, day)
+        ){keyed}""",
+    ),
 )
 USER_BLOCK = 32  # days per row of analytics_user_blocks: one bit each in a BIGINT
 USERS_AT = 4  # the schema version that brought the distinct users' rollups
+EARLY_AT = 5  # the schema version that keeps the events waiting for their searches apart
+SPANS_AT = 6  # the schema version that brought the blocks of days (sql.SPANS)
 
 VERSION = len(MIGRATIONS)
 

@@ -12,7 +12,7 @@ transactions and migrations.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from datetime import date
+from datetime import date, timedelta
 from typing import Any
 
 import msgspec
@@ -35,6 +35,7 @@ from searchport.domain.analytics.reports import (
     TopSearch,
 )
 from searchport.domain.analytics.segments import EVERY_SEARCH, Segment
+from searchport.domain.usecases.click_positions import RANGES
 
 Params = list[Any]
 _json = msgspec.json.Encoder()
@@ -97,6 +98,11 @@ class Dialect:
         """The day ``column`` as a number of days since 1970-01-01 (an integer)."""
         raise NotImplementedError
 
+    def span_day(self, column: str, span: int) -> str:
+        """The first day of the block of ``span`` days (from 1970-01-01) holding the day
+        ``column``, as a day."""
+        raise NotImplementedError
+
     def or_bits(self, column: str) -> str:
         """The aggregate OR of the integers ``column`` (PostgreSQL; SQLite adds again)."""
         return f"bit_or({column})"
@@ -131,6 +137,9 @@ class SqliteDialect(Dialect):
     def epoch_day(self, column: str) -> str:
         return f"CAST(julianday({column}) - 2440587.5 AS INTEGER)"
 
+    def span_day(self, column: str, span: int) -> str:
+        return f"date({column}, '-' || ({self.epoch_day(column)} % {span}) || ' days')"
+
 
 class PostgresDialect(Dialect):
     name = "postgres"
@@ -164,6 +173,9 @@ class PostgresDialect(Dialect):
     def epoch_day(self, column: str) -> str:
         return f"({column} - DATE '1970-01-01')"
 
+    def span_day(self, column: str, span: int) -> str:
+        return f"({column} - {self.epoch_day(column)} % {span})"
+
     def json_rows(self, alias: str) -> str:
         return f"json_array_elements(?::json) AS {alias}(value)"
 
@@ -177,6 +189,49 @@ class PostgresDialect(Dialect):
 
 SQLITE = SqliteDialect()
 POSTGRES = PostgresDialect()
+
+# -- the rollups' tables read here ----------------------------------------------------------
+
+QUERY_COUNTERS = ("searches", "no_results", "no_results_filtered", "filtered", "hits_sum",
+                  "tracked", "unclicked", "unclicked_hits_sum", "clicked", "clicks",
+                  "converted", "conversions", "carted", "carts", "purchased", "purchases",
+                  "position_sum", "positions",
+                  *(f"range{i}" for i in range(len(RANGES))))
+HIT_COUNTERS = ("count", "tracked", "clicked", "clicks", "converted", "conversions",
+                "carted", "carts", "purchased", "purchases")
+# blocks of days (counted from 1970-01-01) the queries' and objects' rows are also kept
+# for, ``day`` their first: a period reads whole blocks where it can, days at its edges
+SPANS = (4, 16)
+SPANNED = {"analytics_query_days": "analytics_query_spans",
+           "analytics_object_days": "analytics_object_spans"}
+_SPANNED_KEYS = {"analytics_query_days": "query", "analytics_object_days": "hit"}
+_BUILT_BETWEEN = "SELECT span, day FROM analytics_span_blocks WHERE day BETWEEN ? AND ?"
+EPOCH = date(1970, 1, 1)
+
+
+def span_start(day: date, span: int) -> date:
+    """The first day of the block of ``span`` days that holds ``day``."""
+    return day - timedelta(days=(day - EPOCH).days % span)
+
+
+def cover(start: date, end: date, built: set[tuple[int, date]]
+          ) -> list[tuple[int, date, date]]:
+    """The days from ``start`` to ``end`` as whole blocks where they can be (the largest
+    first; those ``built`` only: ``(span, first day)``) and days: ``(span, first,
+    last)``, the blocks of ``span`` days (1: days) whose first day is from ``first`` to
+    ``last``."""
+    found: list[tuple[int, date, date]] = []
+    day = start
+    while day <= end:
+        span = next(n for n in (*sorted(SPANS, reverse=True), 1)
+                    if n == 1 or ((n, day) in built and day + timedelta(days=n - 1) <= end))
+        if found and found[-1][0] == span:
+            found[-1] = (span, found[-1][1], day)
+        else:
+            found.append((span, day, day))
+        day += timedelta(days=span)
+    return found
+
 
 # -- writes --------------------------------------------------------------------------------
 
@@ -248,27 +303,36 @@ def event_rows(d: Dialect, events: Sequence[InsightsEvent]) -> list[tuple[Any, .
 class Scope:
     """The searches a read counts: one handle, the days from ``start`` to ``end``, the
     searches of one ``segment`` (``tags``), of one query (``search``), and how to say it
-    on ``d`` of a table (the log or a rollup) under ``alias``."""
+    on ``d`` of a table (the log or a rollup) under ``alias``; given ``sets`` (the sets
+    of tags of the period that the segment holds, as the database gave them), the
+    segment is said as one of them, compared whole."""
 
     def __init__(self, d: Dialect, handle: str, start: date, end: date,
                  segment: Segment = EVERY_SEARCH, search: str | None = None,
-                 alias: str = "q") -> None:
+                 alias: str = "q", sets: Sequence[Any] | None = None) -> None:
         self.d, self.handle, self.start, self.end = d, handle, start, end
         self.segment, self.search = segment, search
-        where = [f"{alias}.handle = ?", f"{alias}.day BETWEEN ? AND ?"]
-        params: Params = [handle, d.day(start), d.day(end)]
+        where: list[str] = []
+        params: Params = []
         if search is not None:
             where.append(f"{alias}.query = ?")
             params.append(search)
-        if segment:
+        if segment and sets is not None:  # the sets of tags in the segment, given
+            where.append(f"{alias}.tags IN ({', '.join('?' * len(sets))})" if sets
+                         else "1 = 0")
+            params.extend(sets)
+        elif segment:
             alternatives = []
             for tags in segment:
                 sql, more = d.has_tags(f"{alias}.tags", tags)
                 alternatives.append(sql)
                 params.extend(more)
             where.append("(" + " OR ".join(alternatives) + ")")
-        self.where = " AND ".join(where)
-        self.params = params
+        # the conditions but the handle's and the days'
+        self.filters, self.filter_params = where, params
+        self.where = " AND ".join([f"{alias}.handle = ?", f"{alias}.day BETWEEN ? AND ?",
+                                   *where])
+        self.params = [handle, d.day(start), d.day(end), *params]
 
 
 # the figures of a set of tracked searches, summed over rollup rows ``q``
@@ -279,10 +343,9 @@ _EVENT_FIGURES = ("sum(q.tracked), sum(q.clicked), sum(q.clicks), sum(q.converte
 _HIT_FIGURES = ("sum(q.tracked), sum(q.clicked), sum(q.clicks), sum(q.converted), "
                 "sum(q.conversions), sum(q.carted), sum(q.carts), sum(q.purchased), "
                 "sum(q.purchases)")
-# the same figures of the searches ``s`` of the log, each with one of its objects and what
-# the events did to that object after that search (``e``, when any)
-_LOGGED_HIT_FIGURES = ("count(s.query_id), "
-                       + ", ".join(f"sum(CASE WHEN e.{n} > 0 THEN 1 ELSE 0 END), sum(e.{n})"
+# the same figures (but the tracked searches) of the events ``e`` naming one object of
+# the tracked searches of the log (what each search had of it, when any)
+_LOGGED_HIT_FIGURES = (", ".join(f"sum(CASE WHEN e.{n} > 0 THEN 1 ELSE 0 END), sum(e.{n})"
                                    for n in ("clicks", "conversions", "carts", "purchases")))
 
 
@@ -306,17 +369,72 @@ _SEARCH_ORDER = {
     "averageClickPosition": "sum(q.position_sum) * 1.0 / nullif(sum(q.positions), 0)",
 }
 _AVERAGE_HITS = "CAST(round(sum(q.{total}) * 1.0 / sum(q.{count})) AS BIGINT)"
+_ORDER_SUMS = {"searchCount": ("searches",), "clickThroughRate": ("clicked", "tracked"),
+               "conversionRate": ("converted", "tracked"),
+               "averageClickPosition": ("position_sum", "positions")}
 
 
 class SqlAnalytics:
     """The reads of ``AnalyticsStore``, over ``_rows`` (one statement's rows, with
     ``?`` placeholders) and ``dialect``. Every read adds up the daily rollups
-    (``rollups.py``; the users': ``users.py``) but that of one query's objects."""
+    (``rollups.py``; the users': ``users.py``) but that of one query's objects; the
+    rankings also their blocks of days (``_spanned``)."""
 
     dialect: Dialect
 
     async def _rows(self, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
         raise NotImplementedError
+
+    async def _spanned(self, days: str, scope: Scope, counters: Sequence[str],
+                       only: str = "", only_params: Sequence[Any] = ()
+                       ) -> tuple[str, str, Params]:
+        """For ``scope``'s period: a FROM item (alias ``q``), its WHERE condition and
+        their parameters, giving the rows of the table of days ``days``
+        (``analytics_query_days`` or ``analytics_object_days``) that ``scope`` counts,
+        with their key (``query`` or ``hit``) and ``counters``: whole blocks of days from
+        its table of blocks where the period holds them and they were added up
+        (``cover``), days elsewhere. ``only``: a condition more on the rows (unqualified
+        names), with ``only_params``."""
+        d = self.dialect
+        pieces = [(1, scope.start, scope.end)]
+        if (scope.end - scope.start).days + 1 >= min(SPANS):
+            built = await self._rows(_BUILT_BETWEEN, [d.day(scope.start), d.day(scope.end)])
+            pieces = cover(scope.start, scope.end,
+                           {(int(span), d.read_day(day)) for span, day in built})
+        more = f" AND {only}" if only else ""
+        if all(span == 1 for span, _, _ in pieces):
+            scope = await self._in_sets(scope, "q")
+            return days, scope.where + more, [*scope.params, *only_params]
+        inner = await self._in_sets(scope, "r")
+        more += "".join(f" AND {f}" for f in inner.filters)
+        columns = ", ".join((f"r.{_SPANNED_KEYS[days]}", *(f"r.{c}" for c in counters)))
+        parts, params = [], []
+        for span, first, last in pieces:
+            if span == 1:
+                parts.append(f"SELECT {columns} FROM {days} r "
+                             f"WHERE r.handle = ? AND r.day BETWEEN ? AND ?{more}")
+                params += [scope.handle, d.day(first), d.day(last)]
+            else:
+                parts.append(f"SELECT {columns} FROM {SPANNED[days]} r WHERE r.handle = ? "
+                             f"AND r.span = ? AND r.day BETWEEN ? AND ?{more}")
+                params += [scope.handle, span, d.day(first), d.day(last)]
+            params += [*only_params, *inner.filter_params]
+        return "(" + " UNION ALL ".join(parts) + ")", "true", params
+
+    async def _in_sets(self, scope: Scope, alias: str) -> Scope:
+        """``scope`` under ``alias``, its segment said by the sets of tags of its period
+        that the segment holds (a few, read from ``analytics_days``), each compared whole:
+        instead of looking into the tags of every row read."""
+        d = self.dialect
+        if not scope.segment:
+            return Scope(d, scope.handle, scope.start, scope.end, search=scope.search,
+                         alias=alias)
+        days = Scope(d, scope.handle, scope.start, scope.end, scope.segment)
+        rows = await self._rows(
+            f"SELECT DISTINCT q.tags FROM analytics_days q WHERE {days.where}", days.params)
+        sets = [tags if isinstance(tags, str) else d.json(tags) for tags, in rows]
+        return Scope(d, scope.handle, scope.start, scope.end, scope.segment, scope.search,
+                     alias, sets)
 
     def _scope(self, handle: str, start: date, end: date, segment: Segment = EVERY_SEARCH,
                search: str | None = None, alias: str = "q") -> Scope:
@@ -340,28 +458,35 @@ class SqlAnalytics:
                            no_clicks: bool = False,
                            segment: Segment = EVERY_SEARCH) -> list[TopSearch]:
         scope = self._scope(handle, start, end, segment)
-        count, total, filtered = "searches", "hits_sum", "sum(q.filtered)"
+        count, total, refined = "searches", "hits_sum", "filtered"
         if no_results:
-            count, total, filtered = "no_results", "no_results", "sum(q.no_results_filtered)"
+            count, total, refined = "no_results", "no_results", "no_results_filtered"
         elif no_clicks:
-            count, total, filtered = "unclicked", "unclicked_hits_sum", "0"
+            count, total, refined = "unclicked", "unclicked_hits_sum", ""
+        filtered = f"sum(q.{refined})" if refined else "0"
         average = "0" if no_results else _AVERAGE_HITS.format(total=total, count=count)
+        source, where, params = await self._spanned(
+            "analytics_query_days", scope,
+            [*dict.fromkeys((count, total)), *((refined,) if refined else ())],
+            f"{count} > 0")
         rows = await self._rows(
             f"SELECT q.query, sum(q.{count}) AS n, {average}, {filtered} "
-            f"FROM analytics_query_days q WHERE {scope.where} AND q.{count} > 0 "
+            f"FROM {source} q WHERE {where} "
             f"GROUP BY q.query ORDER BY n DESC, q.query{self.dialect.text_order} "
-            "LIMIT ? OFFSET ?", [*scope.params, limit, offset])
+            "LIMIT ? OFFSET ?", [*params, limit, offset])
         return [TopSearch(q, int(n), int(hits), int(f)) for q, n, hits, f in rows]
 
     async def popular_queries(self, handle: str, start: date, end: date, *,
                               min_count: int, limit: int) -> list[PopularQuery]:
         scope = self._scope(handle, start, end)
         average = _AVERAGE_HITS.format(total="hits_sum", count="searches")
+        source, where, params = await self._spanned("analytics_query_days", scope,
+                                              ("searches", "hits_sum"), "query <> ''")
         rows = await self._rows(
-            f"SELECT q.query, sum(q.searches) AS n, {average} FROM analytics_query_days q "
-            f"WHERE {scope.where} AND q.query <> '' GROUP BY q.query "
+            f"SELECT q.query, sum(q.searches) AS n, {average} FROM {source} q "
+            f"WHERE {where} GROUP BY q.query "
             f"HAVING sum(q.searches) >= ? ORDER BY n DESC, q.query{self.dialect.text_order} "
-            "LIMIT ?", [*scope.params, min_count, limit])
+            "LIMIT ?", [*params, min_count, limit])
         return [PopularQuery(q, int(n), int(hits)) for q, n, hits in rows]
 
     async def _events_by_day(self, scope: Scope, kind: str) -> list[DayClicks]:
@@ -406,15 +531,31 @@ class SqlAnalytics:
         order = f"{_SEARCH_ORDER[order_by]} {'DESC' if descending else 'ASC'}"
         if order_by != "searchCount":
             order = f"{_SEARCH_ORDER[order_by]} IS NULL, {order}"
-        figures = f", {_EVENT_FIGURES}" if with_events else ""
+        order += f", q.query{d.text_order}"
+        average = _AVERAGE_HITS.format(total="hits_sum", count="searches")
+        if not with_events:
+            source, where, params = await self._spanned("analytics_query_days", scope,
+                                                  ("searches", "hits_sum"))
+            rows = await self._rows(
+                f"SELECT q.query, sum(q.searches), {average} FROM {source} q "
+                f"WHERE {where} GROUP BY q.query ORDER BY {order} LIMIT ? OFFSET ?",
+                [*params, limit, offset])
+            return [SearchStats(query=q, count=int(n), nb_hits=int(h)) for q, n, h in rows]
+        # the page's queries first, by the sums their order needs; then their figures
+        source, where, params = await self._spanned("analytics_query_days", scope,
+                                              _ORDER_SUMS[order_by])
+        page = (f"SELECT q.query FROM {source} q WHERE {where} GROUP BY q.query "
+                f"ORDER BY {order} LIMIT ? OFFSET ?")
+        page_params = [*params, limit, offset]
+        source, where, params = await self._spanned(
+            "analytics_query_days", scope, QUERY_COUNTERS,
+            "query IN (SELECT query FROM page)")
         rows = await self._rows(
-            f"SELECT q.query, sum(q.searches), "
-            f"{_AVERAGE_HITS.format(total='hits_sum', count='searches')}{figures} "
-            f"FROM analytics_query_days q WHERE {scope.where} GROUP BY q.query "
-            f"ORDER BY {order}, q.query{d.text_order} LIMIT ? OFFSET ?",
-            [*scope.params, limit, offset])
-        return [SearchStats(query=q, count=int(n), nb_hits=int(h),
-                            events=_counts(rest) if with_events else EventCounts())
+            f"WITH page AS ({page}) "
+            f"SELECT q.query, sum(q.searches), {average}, {_EVENT_FIGURES} "
+            f"FROM {source} q WHERE {where} GROUP BY q.query ORDER BY {order}",
+            [*page_params, *params])
+        return [SearchStats(query=q, count=int(n), nb_hits=int(h), events=_counts(rest))
                 for q, n, h, *rest in rows]
 
     async def query_revenue(self, handle: str, start: date, end: date,
@@ -441,23 +582,49 @@ class SqlAnalytics:
         did to each."""
         d = self.dialect
         if search is not None:  # one query's searches, read from the log by its index
-            scope = self._scope(handle, start, end, segment, search, alias="s")
-            figures = f", {_LOGGED_HIT_FIGURES}" if with_events else ""
-            rows = await self._rows(
-                f"SELECT h.value, count(*) AS n{figures} FROM analytics_searches s "
-                f"CROSS JOIN {d.outer_elements('s.hits', 'h')} "
-                + ("LEFT JOIN analytics_hit_events e ON e.query_id = s.query_id "
-                   "AND e.hit = h.value " if with_events else "")
-                + f"WHERE {scope.where} GROUP BY h.value "
-                f"ORDER BY n DESC, h.value{d.text_order} LIMIT ? OFFSET ?",
-                [*scope.params, limit, offset])
+            # the searches with the same objects counted together first (a query asked
+            # again shows the same page), then each object of each list; the events of
+            # the page's objects only, from the tracked searches that had some
+            scope = await self._in_sets(self._scope(handle, start, end, segment, search),
+                                        "s")
+            counted = (
+                "WITH lists AS (SELECT s.hits, count(*) AS n, count(s.query_id) AS t "
+                f"FROM analytics_searches s WHERE {scope.where} GROUP BY s.hits), "
+                "counted AS (SELECT h.value AS hit, sum(l.n) AS n, sum(l.t) AS t "
+                f"FROM lists l, {d.elements('l.hits', 'h')} WHERE true GROUP BY h.value), "
+                "page AS (SELECT c.hit, c.n, c.t FROM counted c "
+                f"ORDER BY c.n DESC, c.hit{d.text_order} LIMIT ? OFFSET ?) ")
+            order = f"ORDER BY p.n DESC, p.hit{d.text_order}"
+            if not with_events:
+                rows = await self._rows(f"{counted}SELECT p.hit, p.n FROM page p {order}",
+                                        [*scope.params, limit, offset])
+            else:
+                rows = await self._rows(
+                    f"{counted}SELECT p.hit, p.n, p.t, {_LOGGED_HIT_FIGURES} FROM page p "
+                    "LEFT JOIN (SELECT e.hit, e.clicks, e.conversions, e.carts, e.purchases "
+                    "FROM analytics_searches s JOIN analytics_hit_events e "
+                    f"ON e.query_id = s.query_id WHERE {scope.where} "
+                    "AND e.hit IN (SELECT hit FROM page)) e ON e.hit = p.hit "
+                    f"GROUP BY p.hit, p.n, p.t {order}",
+                    [*scope.params, limit, offset, *scope.params])
         else:
             scope = self._scope(handle, start, end, segment)
-            figures = f", {_HIT_FIGURES}" if with_events else ""
-            rows = await self._rows(
-                f"SELECT q.hit, sum(q.count) AS n{figures} FROM analytics_object_days q "
-                f"WHERE {scope.where} GROUP BY q.hit ORDER BY n DESC, q.hit{d.text_order} "
-                "LIMIT ? OFFSET ?", [*scope.params, limit, offset])
+            source, where, params = await self._spanned("analytics_object_days", scope,
+                                                  ("count",))
+            order = f"ORDER BY sum(q.count) DESC, q.hit{d.text_order}"
+            page = (f"SELECT q.hit, sum(q.count) FROM {source} q WHERE {where} "
+                    f"GROUP BY q.hit {order} LIMIT ? OFFSET ?")
+            if not with_events:
+                rows = await self._rows(page, [*params, limit, offset])
+            else:  # the page's objects first, then their figures
+                page_params = [*params, limit, offset]
+                source, where, params = await self._spanned(
+                    "analytics_object_days", scope, HIT_COUNTERS,
+                    "hit IN (SELECT hit FROM page)")
+                rows = await self._rows(
+                    f"WITH page AS ({page}) SELECT q.hit, sum(q.count), {_HIT_FIGURES} "
+                    f"FROM {source} q WHERE {where} GROUP BY q.hit {order}",
+                    [*page_params, *params])
         return [HitStats(hit=hit, count=int(n),
                          events=_counts(rest) if with_events else EventCounts())
                 for hit, n, *rest in rows]

@@ -23,6 +23,7 @@ import contextlib
 import itertools
 import secrets
 import sqlite3
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import date, timedelta
@@ -32,7 +33,7 @@ from typing import Any, TypeVar
 from searchport.adapters.analytics import rollups, schema, sql, users
 from searchport.adapters.analytics.sql import SQLITE, SqlAnalytics
 from searchport.domain.analytics.insights import InsightsEvent
-from searchport.domain.analytics.records import SearchRecord
+from searchport.domain.analytics.records import SearchRecord, utc_day
 from searchport.domain.errors import AnalyticsUnavailable
 
 T = TypeVar("T")
@@ -151,19 +152,40 @@ class SqliteAnalyticsStore(SqlAnalytics):
     async def write_events(self, events: Sequence[InsightsEvent]) -> None:
         """The events, and what they did added to their searches' rollups."""
         if events:
-            await self._write(lambda db: _apply(db, events, written=False))
+            await self._write(lambda db: _apply(db, events))
 
     async def purge(self, before: date) -> int:
+        """The days before ``before`` forgotten, then the blocks of days that ended since
+        added up (``rollups.build_spans``), each in a transaction of its own (the writer
+        takes its turns between them)."""
         def purge(db: sqlite3.Connection) -> int:
             with _transaction(db):
                 for statement in rollups.PURGE:
                     db.execute(statement, (before.isoformat(),))
+                for statement, params in rollups.purge_spans(SQLITE, before):
+                    db.execute(statement, params)
                 for statement, params in users.purge(SQLITE, before):
                     db.execute(statement, params)
                 return sum(db.execute(statement, (before.isoformat(),)).rowcount
                            for statement in sql.PURGE)
 
-        return await self._run(purge)
+        def blocks(db: sqlite3.Connection) -> list[list[tuple[str, list[Any]]]]:
+            return rollups.build_spans(SQLITE, db.execute(rollups.DAYS_KEPT).fetchone(),
+                                       utc_day(time.time()),
+                                       db.execute(rollups.BUILT).fetchall())
+
+        def build(statements: list[tuple[str, list[Any]]]) -> Callable[
+                [sqlite3.Connection], None]:
+            def run(db: sqlite3.Connection) -> None:
+                with _transaction(db):
+                    for statement, params in statements:
+                        db.execute(statement, params)
+            return run
+
+        removed = await self._run(purge)
+        for statements in await self._run(blocks):
+            await self._run(build(statements))
+        return removed
 
     async def _rows(self, statement: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
         return await self._run(lambda db: db.execute(statement, params).fetchall())
@@ -223,11 +245,13 @@ class _transaction:
         self.db.execute("COMMIT" if kind is None else "ROLLBACK")
 
 
-def _apply(db: sqlite3.Connection, events: Sequence[InsightsEvent], *, written: bool,
-           replayed: bool = False) -> Iterator[None]:
-    """Inside a transaction: ``events`` (kept unless ``written``) added to the rollups of
-    the searches they name; a step per statement."""
-    names = sorted({q for e in events for q in rollups.named(e)})
+def _apply(db: sqlite3.Connection, events: Sequence[InsightsEvent], *,
+           early: Sequence[str] | None = None, replayed: bool = False) -> Iterator[None]:
+    """Inside a transaction: ``events`` (kept unless ``early`` or ``replayed``: as
+    ``rollups.plan_events`` says) added to the rollups of the searches they name; a step
+    per statement."""
+    names = sorted({q for e in events for q in rollups.named(e)} if early is None
+                   else set(early))
     searches = rollups.searches_of(
         (row for part in rollups.chunks(names)
          for row in db.execute(rollups.lookup_searches(len(part)), part)), SQLITE)
@@ -237,8 +261,9 @@ def _apply(db: sqlite3.Connection, events: Sequence[InsightsEvent], *, written: 
         row for part in rollups.chunks(known)
         for row in db.execute(rollups.lookup_hit_states(len(part)), part))
     yield
+    today = None if replayed else utc_day(time.time())
     for statement, rows in rollups.plan_events(SQLITE, events, searches, states,
-                                               written=written, replayed=replayed):
+                                               early=early, replayed=replayed, today=today):
         if rows:
             db.executemany(statement, rows)
             yield
@@ -269,16 +294,10 @@ def _insert(db: sqlite3.Connection, records: Sequence[SearchRecord]) -> Iterator
         yield
 
 
-# the events kept whose queryID sorts between the batch's first and last (queryIDs begin
-# with their time: a few at most), then those naming one of its searches
-EVENTS_BETWEEN = ("SELECT at, handle, type, subtype, object_ids, positions, query_id, "
-                  "object_query_ids, revenue, currency, object_revenues "
-                  "FROM analytics_events WHERE query_id BETWEEN ? AND ? ORDER BY id")
-
-
 def _write_batch(db: sqlite3.Connection, records: Sequence[SearchRecord]) -> Iterator[None]:
     """Inside a transaction: ``records`` kept in the log and added to the rollups, slice
-    by slice, then the events that named them before applied; a step per statement."""
+    by slice, then the early events that named them applied and forgotten; a step per
+    statement."""
     last = db.execute(LAST_ROW).fetchone()[0] or 0
     for start in range(0, len(records), SLICE):
         part = records[start:start + SLICE]
@@ -289,10 +308,18 @@ def _write_batch(db: sqlite3.Connection, records: Sequence[SearchRecord]) -> Ite
             yield
         last = end
     tracked = {r.query_id for r in records if r.query_id}
-    found = [row for row in db.execute(EVENTS_BETWEEN, (min(tracked), max(tracked)))
-             if row[6] in tracked] if tracked else []
+    found = [row for row in db.execute(rollups.EARLY_BETWEEN, (min(tracked), max(tracked)))
+             if row[1] in tracked] if tracked else []
     if found:
-        yield from _apply(db, [rollups.event_of(row) for row in found], written=True)
+        yield from _apply(db, [rollups.event_of(row[2:]) for row in found],
+                          early=[row[1] for row in found])
+        ids = [row[0] for row in found]
+        for part_ids in rollups.chunks(ids):
+            db.execute(rollups.forget_early(len(part_ids)), part_ids)
+    today = utc_day(time.time())
+    for statement, params in rollups.invalidate(SQLITE, rollups.old_days(records, today),
+                                                today):
+        db.execute(statement, params)
 
 
 def _replay(db: sqlite3.Connection) -> None:
@@ -301,8 +328,7 @@ def _replay(db: sqlite3.Connection) -> None:
         db.execute(statement)
     events = db.execute(rollups.REPLAY_EVENTS)
     while batch := events.fetchmany(5000):
-        for _ in _apply(db, [rollups.event_of(r) for r in batch], written=True,
-                        replayed=True):
+        for _ in _apply(db, [rollups.event_of(r) for r in batch], replayed=True):
             pass
 
 
@@ -319,6 +345,9 @@ def _migrate(db: sqlite3.Connection) -> None:
             _replay(db)
         if 0 < found < schema.USERS_AT:
             for statement in users.rollup(SQLITE, "analytics_searches"):
+                db.execute(statement)
+        if 0 < found < schema.EARLY_AT:
+            for statement in rollups.fill_early(SQLITE):
                 db.execute(statement)
         if row is None:
             db.execute("INSERT INTO analytics_schema (version) VALUES (?)", (schema.VERSION,))
