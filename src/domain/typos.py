@@ -9,7 +9,13 @@ neighbouring letters is one typo. It is what tantivy's ``FuzzyTermQuery`` counts
 
 from __future__ import annotations
 
+import functools
+
 from searchport.domain.config import TypoToleranceConfig
+
+# Distances of a typed word to the words it marks, shared by requests: search-as-you-type
+# asks the same words again and again (pairs of short strings; bounded).
+PREFIX_DISTANCES_CACHED = 8_192
 
 
 def allowed_typos(word: str, rules: TypoToleranceConfig) -> int:
@@ -69,6 +75,7 @@ def osa_distance(a: str, b: str, limit: int) -> int:
     return _last_row(a, b, limit)[len(b)]
 
 
+@functools.lru_cache(maxsize=PREFIX_DISTANCES_CACHED)
 def prefix_distance(word: str, typed: str, limit: int) -> tuple[int, int]:
     """(typos, letters): the fewest typos between ``typed`` and a prefix of ``word``, and
     the length of that prefix (the longest among the best); ``limit + 1`` typos when none
@@ -78,3 +85,10 @@ def prefix_distance(word: str, typed: str, limit: int) -> tuple[int, int]:
     if best > limit:
         return limit + 1, 0
     return best, max(j for j, d in enumerate(row) if d == best)
+
+
+def shortest_prefix_within(word: str, typed: str, limit: int) -> int:
+    """The length of the shortest prefix of ``word`` within ``limit`` typos of ``typed``
+    (0 when none is)."""
+    row = _last_row(typed, word, limit)
+    return next((j for j, d in enumerate(row) if d <= limit and j > 0), 0)

@@ -7,7 +7,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from searchport.domain.config import TypoToleranceConfig
-from searchport.domain.typos import allowed_typos, osa_distance, prefix_distance
+from searchport.domain.typos import (
+    allowed_typos,
+    osa_distance,
+    prefix_distance,
+    shortest_prefix_within,
+)
 from tests.edit_distance import table_row
 
 words = st.text(alphabet="abcdé", max_size=10)
@@ -28,6 +33,13 @@ def test_the_prefix_distance_is_the_best_prefix_the_longest_among_equals(
         assert typos == limit + 1
     else:
         assert (typos, letters) == (best, max(j for j, d in enumerate(row) if d == best))
+
+
+@given(words, words, st.integers(0, 3))
+def test_the_shortest_prefix_within_the_limit(word: str, typed: str, limit: int) -> None:
+    row = table_row(typed, word)
+    within = [j for j in range(1, len(word) + 1) if row[j] <= limit]
+    assert shortest_prefix_within(word, typed, limit) == (within[0] if within else 0)
 
 
 def test_a_swap_of_neighbours_is_one_typo() -> None:

@@ -97,15 +97,17 @@ class Highlighter:
             return [[(0, len(item))] if (f := self._fold.analyze(item)) and f[0] in folded
                     else [] for item in items]
         seen, marked_letters = self._seen, self._marked_letters
-        if not all(item in _TOKENS for item in items):
+        known = [tokens for item in items if (tokens := _TOKENS.get(item)) is not None]
+        if len(known) < len(items):
             # Most values hold no matched word: the analyzer's words alone (a cheaper call
             # than one with offsets) tell, and only a value with a match is tokenized.
             words = _TEXT.analyze(items[0] if len(items) == 1 else "\n".join(items))
             if not any(seen[word] if word in seen else marked_letters(word)
                        for word in words):
                 return [[] for _ in items]
+            known = _tokens(items)
         spans: list[list[Span]] = []
-        for tokens in _tokens(items):
+        for tokens in known:
             found: list[Span] = []
             for word, begin, end in tokens:
                 marked = seen.get(word)

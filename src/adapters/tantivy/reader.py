@@ -11,6 +11,8 @@ import tantivy
 
 from searchport.adapters.tantivy.documents import document_id
 from searchport.adapters.tantivy.filters import FilterTranslator, any_of
+from searchport.adapters.tantivy.matched_terms import MatchedTerms
+from searchport.adapters.tantivy.ranked_facets import RankedValues
 from searchport.adapters.tantivy.schema import (
     ID_FIELD,
     SEQ_FIELD,
@@ -40,12 +42,15 @@ class OpenIndex:
         self.searcher = self.index.searcher()
         self.filters = FilterTranslator(layout, self.schema, self.points_in)
         self._distinct: dict[str, float] = {}
+        self.ranked = RankedValues(self.searcher)  # keyword facets counted by rank
         # (segment, document) -> stored row; a generation never changes, so neither do they
         self._rows: dict[tuple[int, int], bytes] = {}
         # the words behind the one-typo ways (none to read when typos are off)
         self.vocabulary = Vocabulary(self.searcher, self.schema,
                                      layout.of_type("text") if layout.typos.enabled else [])
-        self.text = TextQueryBuilder(layout, self.schema, self.vocabulary)
+        self.text = TextQueryBuilder(layout, self.schema, self.vocabulary,
+                                     MatchedTerms(self.searcher, self.schema, self.row),
+                                     self.searcher.doc_freq)
 
     @property
     def num_docs(self) -> int:

@@ -13,7 +13,7 @@ from typing import Any
 import tantivy
 
 from searchport.adapters.tantivy import facets as facet_aggs
-from searchport.adapters.tantivy import geogrid
+from searchport.adapters.tantivy import geogrid, ranked_facets
 from searchport.adapters.tantivy.filters import id_queries, must, unscored
 from searchport.adapters.tantivy.highlight import Highlighter, highlight_specs
 from searchport.adapters.tantivy.reader import OpenIndex
@@ -61,12 +61,12 @@ def run_search(ix: OpenIndex, query: SearchQuery) -> EngineResult:
 
     full = combined(set())
     first = None
-    if match is not None and match.exact is not None:
+    if (match is not None and match.exact is not None
+            and (match.exact_most is None or match.exact_most >= query.offset + query.limit)):
+        # (fewer documents than the page needs match every word without a typo: no try)
         first = (must([match.exact, *(unscored(q) for q in filters)]), match.exact_floor)
     counted_total, page, every = sorted_page(ix, combined(set(), scored=True), query.sort,
                                      query.offset, query.limit, matching=full, first=first)
-    if every is not None:  # every match is known: name them instead of searching again
-        full = ix.documents(every)
     hits = []
     for score, address in page:
         row = ix.row(address)
@@ -86,9 +86,13 @@ def run_search(ix: OpenIndex, query: SearchQuery) -> EngineResult:
             mine = {j for j, flt in enumerate(query.filters) if filter_field(flt) == spec.name}
             if mine:
                 own_filters[spec.name] = mine
+    # keyword facets counted by rank (ranked_facets.py): each rank's value, or None
+    by_rank = [ix.ranked.values(spec) for spec in facet_specs]
     for i, spec in enumerate(facet_specs):
         if spec.name not in own_filters:
-            shared[f"facet{i}"] = _terms_request(ix, spec, query.max_facet_values)
+            values = by_rank[i]
+            shared[f"facet{i}"] = (_terms_request(ix, spec, query.max_facet_values)
+                                   if values is None else ranked_facets.request(spec))
     for i, spec in enumerate(stats_specs):
         if spec.name not in own_filters:
             shared[f"stats{i}"] = facet_aggs.stats_request(spec)
@@ -98,8 +102,22 @@ def run_search(ix: OpenIndex, query: SearchQuery) -> EngineResult:
         shared["grid"] = geogrid.grid_request(query.geo_grid)
     if counted_total is None and shared:  # the page came from the exact words: count here
         shared[_TOTAL] = {"value_count": {"field": SEQ_FIELD}}
-    results = (ix.aggregate(full, shared)
-               if shared and (counted_total is None or counted_total > 0) else {})
+    results: dict[str, Any] = {}
+    by_ranks = {int(key[len("facet"):]) for key in shared if key.startswith("facet")
+                and by_rank[int(key[len("facet"):])] is not None}
+    if every and len(by_ranks) == len(shared):
+        # every match is known and only facets counted by rank are asked: read their ranks
+        for i in by_ranks:
+            results[f"facet{i}"] = ranked_facets.counted(ix.searcher, facet_specs[i],
+                                                         by_rank[i] or {}, every)
+        shared = {}
+    elif every is not None:  # every match is known: name them instead of searching again
+        full = ix.documents(every)
+    if shared and (counted_total is None or counted_total > 0):
+        results = ix.aggregate(full, shared)
+        for i, values in enumerate(by_rank):
+            if values is not None and f"facet{i}" in results:
+                results[f"facet{i}"] = ranked_facets.named(values, results[f"facet{i}"])
     total = (counted_total if counted_total is not None else
              int(results[_TOTAL]["value"]) if _TOTAL in results else ix.count(full))
 
@@ -109,7 +127,8 @@ def run_search(ix: OpenIndex, query: SearchQuery) -> EngineResult:
         scope = full if skip is None else combined(skip)
         counted = results.get(f"facet{i}") if skip is None else None
         facet_counts[spec.name] = count_values(ix, scope, spec, query.max_facet_values,
-                                               counted, total > 0 or skip is not None)
+                                               counted, total > 0 or skip is not None,
+                                               by_rank[i])
     stats: dict[str, FieldStats] = {}
     for i, spec in enumerate(stats_specs):
         skip = own_filters.get(spec.name)
@@ -131,11 +150,15 @@ def run_search(ix: OpenIndex, query: SearchQuery) -> EngineResult:
 
 
 def count_values(ix: OpenIndex, scope: tantivy.Query, spec: FieldSpec, limit: int,
-                 counted: dict[str, Any] | None = None, any_match: bool = True
-                 ) -> list[FacetValue]:
-    """The top ``limit`` values of a facet within ``scope``, exactly ordered."""
+                 counted: dict[str, Any] | None = None, any_match: bool = True,
+                 by_rank: dict[int, str] | None = None) -> list[FacetValue]:
+    """The top ``limit`` values of a facet within ``scope``, exactly ordered (counted by
+    rank when ``by_rank`` names each rank's value)."""
     if not any_match or limit <= 0:
         return []
+    if counted is None and by_rank is not None:
+        counted = ranked_facets.named(
+            by_rank, ix.aggregate(scope, {"f": ranked_facets.request(spec)})["f"])
     if counted is None:
         counted = ix.aggregate(scope, {"f": _terms_request(ix, spec, limit)})["f"]
     if facet_aggs.needs_all_values(counted, limit):

@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import functools
 import itertools
+from collections.abc import Callable
 
 import msgspec
 import tantivy
 
 from searchport.adapters.tantivy import values
 from searchport.adapters.tantivy.filters import any_of, field_spec, must
+from searchport.adapters.tantivy.matched_terms import MatchedTerms
 from searchport.adapters.tantivy.schema import (
     MAX_PREFIX_CHARS,
     FieldSpec,
@@ -86,6 +88,8 @@ class Ways(msgspec.Struct, kw_only=True):
     widest: list[tantivy.Query] = msgspec.field(default_factory=list)
     # the terms of a listed one-typo way (typo_words.py); None: an automaton, or none
     near: frozenset[str] | None = None
+    # the (field, term) of each exact way; None: one of them is not a term (a regex)
+    exact_terms: list[tuple[str, str]] | None = msgspec.field(default_factory=list)
 
 
 class TextMatch(msgspec.Struct, frozen=True, kw_only=True):
@@ -102,6 +106,9 @@ class TextMatch(msgspec.Struct, frozen=True, kw_only=True):
     matching: tantivy.Query
     exact: tantivy.Query | None
     exact_floor: float
+    # at most this many documents match every word without a typo (the terms' document
+    # frequencies; None: not known), so reach ``exact_floor``
+    exact_most: int | None = None
     words: tuple[QueryWord, ...]
     folded: frozenset[str]  # the whole text and each word, folded like keywords
     text_fields: tuple[str, ...]  # the text fields searched
@@ -116,10 +123,13 @@ class TextMatch(msgspec.Struct, frozen=True, kw_only=True):
 
 class TextQueryBuilder:
     def __init__(self, layout: IndexLayout, schema: tantivy.Schema,
-                 vocabulary: Vocabulary | None = None) -> None:
+                 vocabulary: Vocabulary | None = None, matched: MatchedTerms | None = None,
+                 doc_freq: Callable[[str, str], int] | None = None) -> None:
         self._layout = layout
         self._schema = schema
         self._vocabulary = vocabulary
+        self._matched = matched
+        self._doc_freq = doc_freq
         self._typos = layout.typos
         self._prefix_search = layout.prefix_search
         self._text = text_analyzer()
@@ -176,11 +186,17 @@ class TextQueryBuilder:
         every: list[tantivy.Query] = []  # one clause per required word
         near: dict[str, frozenset[str]] = {}
         any_typos = False
+        exact_most: int | None = None if self._doc_freq is None else 1 << 62
         for word in words:
             exact_ways, typo_ways, widest = [], [], []
             listed: list[frozenset[str] | None] = []
+            word_most: int | None = 0
             for spec, weight in targets:
                 found = self._ways(spec, word, levels[weight], tiers, whole, deferred)
+                if word_most is not None and found.exact_terms is not None and self._doc_freq:
+                    word_most += sum(self._doc_freq(f, t) for f, t in found.exact_terms)
+                else:
+                    word_most = None
                 exact_ways.extend(found.exact)
                 typo_ways.extend(found.typos)
                 widest.extend(found.widest)
@@ -190,6 +206,9 @@ class TextQueryBuilder:
             if listed and len(known) == len(listed):
                 near[word.text] = frozenset(itertools.chain.from_iterable(known))
             any_typos = any_typos or bool(typo_ways)
+            # a document of every word without a typo holds one of this word's exact terms
+            exact_most = (None if exact_most is None or word_most is None
+                          else min(exact_most, word_most))
             if exact_ways or typo_ways:
                 scored.append(tantivy.Query.disjunction_max_query(exact_ways + typo_ways))
             if exact_ways:
@@ -211,6 +230,7 @@ class TextQueryBuilder:
             matching=must(every) if every else any_of(matching),
             exact=any_of(exact + adjacent) if any_typos and exact and not numbers else None,
             exact_floor=tiers.every_word_exact(len(words)),
+            exact_most=exact_most,
             words=tuple(words),
             folded=folded,
             text_fields=tuple(spec.name for spec, _ in targets if spec.type == "text"),
@@ -225,17 +245,20 @@ class TextQueryBuilder:
 
         name = spec.name
         if spec.type == "keyword":  # whole values only: the text, or this word
-            terms = [tantivy.Query.term_query(self._schema, fold_field(name), f)
-                     for f in {word.text, *whole}]
-            return Ways(exact=[scoring(term) for term in terms], widest=terms)
+            folded = {word.text, *whole}
+            terms = [tantivy.Query.term_query(self._schema, fold_field(name), f) for f in folded]
+            return Ways(exact=[scoring(term) for term in terms], widest=terms,
+                        exact_terms=[(fold_field(name), f) for f in folded])
         if spec.type != "text":
             return Ways()
         exact = tantivy.Query.term_query(self._schema, name, word.text)
-        ways = Ways(exact=[scoring(exact)], widest=[exact])
+        ways = Ways(exact=[scoring(exact)], widest=[exact], exact_terms=[(name, word.text)])
         if word.prefix:
             starting = self._starting_with(name, word.text)
             ways.exact.append(scoring(starting))
             ways.widest[:] = [starting]  # a word is one of its own prefixes
+            ways.exact_terms = ([(prefix_field(name), word.text)]  # (holds the word's too)
+                                if len(word.text) <= MAX_PREFIX_CHARS else None)
         for typos in range(1, word.typos + 1):
             fuzzy, ways.near = self._fuzzy(name, word, typos, deferred)
             ways.typos.append(scoring(fuzzy, typos))
@@ -252,7 +275,16 @@ class TextQueryBuilder:
                 return (listed.prefix_way(word.text) if word.prefix
                         else listed.word_way(word.text))
             deferred.append(word.text)
-        return self._automaton(field, word, typos), None
+        automaton = self._automaton(field, word, typos)
+        if (typos == 2 and self._matched is not None
+                and self._matched.listable(word.text, word.prefix)):
+            # the terms it matched, read back once asked again (matched_terms.py)
+            listed_way, settled = self._matched.way(field, word.text, word.prefix, automaton)
+            if listed_way is not None:
+                return listed_way, None
+            if not settled:
+                deferred.append(word.text)
+        return automaton, None
 
     def _automaton(self, field: str, word: QueryWord, typos: int) -> tantivy.Query:
         if word.prefix and len(word.text) + typos <= MAX_PREFIX_CHARS:
