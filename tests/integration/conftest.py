@@ -17,7 +17,10 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 import pytest
 
-from searchport.adapters.tantivy import TantivyEngine
+from searchport.adapters.tantivy import TantivyEngine, build_index
+from searchport.adapters.tantivy.builder import index_folder
+from searchport.adapters.tantivy.reader import OpenIndex
+from searchport.adapters.tantivy.schema import IndexLayout
 from searchport.domain.config import IndexConfig
 from tests.edit_distance import edit_distance
 from tests.redis_server import RedisServer
@@ -57,6 +60,17 @@ def books_config(path: Path, source: Path = BOOKS, **fields: Any) -> IndexConfig
          "fields": fields or BOOK_FIELDS},
         IndexConfig,
     )
+
+
+def open_books_index(base: Path) -> OpenIndex:
+    """The books' index built in ``base`` and opened as the engine reads it (for the tests
+    of the reader's own parts)."""
+    config = books_config(base / "index")
+    build_index("books", config, base)
+    folder = index_folder("books", config, base)
+    meta = folder.read_meta()
+    assert meta is not None
+    return OpenIndex("books", folder.generation_path(meta), IndexLayout(config))
 
 
 @pytest.fixture(scope="session")

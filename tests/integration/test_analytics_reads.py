@@ -145,6 +145,21 @@ async def test_every_read_of_a_segment_is_the_reference_s(
                                                             **flags))
 
 
+
+def rolled_back(store: AnalyticsStore, statements: Sequence[str]) -> AnalyticsStore:
+    """A new store on ``store``'s closed database once ``statements`` ran on it (a schema
+    taken back to an older version, to migrate again)."""
+    if isinstance(store, SqliteAnalyticsStore):
+        with sqlite3.connect(store.path) as db:
+            for statement in statements:
+                db.execute(statement)
+        return SqliteAnalyticsStore(store.path)
+    assert isinstance(store, PostgresAnalyticsStore)
+    with psycopg.connect(store.url) as db:
+        for statement in statements:
+            db.execute(statement)
+    return PostgresAnalyticsStore(store.url)
+
 def made(backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> AnalyticsStore:
     if backend == "sqlite":
         return SqliteAnalyticsStore(tmp_path / "analytics.sqlite3")
@@ -240,18 +255,7 @@ async def test_events_kept_early_at_version_4_are_applied_after_the_migration(
         await target.write_events(events(rows))
     await store.close()
     back = (*AFTER_4, "UPDATE analytics_schema SET version = 4")
-    again: AnalyticsStore
-    if isinstance(store, SqliteAnalyticsStore):
-        with sqlite3.connect(store.path) as db:
-            for statement in back:
-                db.execute(statement)
-        again = SqliteAnalyticsStore(store.path)
-    else:
-        assert isinstance(store, PostgresAnalyticsStore)
-        with psycopg.connect(store.url) as db:
-            for statement in back:
-                db.execute(statement)
-        again = PostgresAnalyticsStore(store.url)
+    again = rolled_back(store, back)
     assert schema.EARLY_AT == 5
     await again.open()
     try:
@@ -626,18 +630,7 @@ async def test_blocks_of_days_are_added_up_after_a_version_5_database_is_migrate
     await store.close()
     back = ("DROP TABLE analytics_query_spans", "DROP TABLE analytics_object_spans",
             "DROP TABLE analytics_span_blocks", "UPDATE analytics_schema SET version = 5")
-    again: AnalyticsStore
-    if isinstance(store, SqliteAnalyticsStore):
-        with sqlite3.connect(store.path) as db:
-            for statement in back:
-                db.execute(statement)
-        again = SqliteAnalyticsStore(store.path)
-    else:
-        assert isinstance(store, PostgresAnalyticsStore)
-        with psycopg.connect(store.url) as db:
-            for statement in back:
-                db.execute(statement)
-        again = PostgresAnalyticsStore(store.url)
+    again = rolled_back(store, back)
     assert schema.SPANS_AT == 6 == schema.VERSION
     await again.open()
     try:

@@ -8,24 +8,15 @@ from typing import Any
 
 import pytest
 
-from searchport.adapters.tantivy import build_index
-from searchport.adapters.tantivy.builder import index_folder
 from searchport.adapters.tantivy.reader import OpenIndex
-from searchport.adapters.tantivy.schema import IndexLayout
-from tests.integration.conftest import books_config
+from tests.integration.conftest import open_books_index
 
 Row = dict[str, Any]
 
 
 @pytest.fixture(scope="module")
 def books_index(tmp_path_factory: pytest.TempPathFactory) -> OpenIndex:
-    base = tmp_path_factory.mktemp("exact-bound")
-    config = books_config(base / "index")
-    build_index("books", config, base)
-    folder = index_folder("books", config, base)
-    meta = folder.read_meta()
-    assert meta is not None
-    return OpenIndex("books", folder.generation_path(meta), IndexLayout(config))
+    return open_books_index(tmp_path_factory.mktemp("exact-bound"))
 
 
 def every_word_exact(row: Row, text: str, ref: SimpleNamespace) -> bool:

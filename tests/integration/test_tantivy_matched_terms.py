@@ -10,12 +10,11 @@ from typing import Any
 import pytest
 import tantivy
 
-from searchport.adapters.tantivy import build_index, matched_terms
-from searchport.adapters.tantivy.builder import index_folder
+from searchport.adapters.tantivy import matched_terms
 from searchport.adapters.tantivy.matched_terms import MatchedTerms
 from searchport.adapters.tantivy.reader import OpenIndex
-from searchport.adapters.tantivy.schema import IndexLayout, prefix_field
-from tests.integration.conftest import books_config
+from searchport.adapters.tantivy.schema import prefix_field
+from tests.integration.conftest import open_books_index
 
 Row = dict[str, Any]
 TEXT_FIELDS = ("title", "author")
@@ -23,13 +22,7 @@ TEXT_FIELDS = ("title", "author")
 
 @pytest.fixture(scope="module")
 def books_index(tmp_path_factory: pytest.TempPathFactory) -> OpenIndex:
-    base = tmp_path_factory.mktemp("matched-terms")
-    config = books_config(base / "index")
-    build_index("books", config, base)
-    folder = index_folder("books", config, base)
-    meta = folder.read_meta()
-    assert meta is not None
-    return OpenIndex("books", folder.generation_path(meta), IndexLayout(config))
+    return open_books_index(tmp_path_factory.mktemp("matched-terms"))
 
 
 def matched_ids(index: OpenIndex, query: tantivy.Query) -> set[str]:

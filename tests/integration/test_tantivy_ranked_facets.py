@@ -10,14 +10,12 @@ from typing import Any
 
 import pytest
 
-from searchport.adapters.tantivy import TantivyEngine, build_index
-from searchport.adapters.tantivy.builder import index_folder
+from searchport.adapters.tantivy import TantivyEngine
 from searchport.adapters.tantivy.ranked_facets import RankedValues
 from searchport.adapters.tantivy.reader import OpenIndex
-from searchport.adapters.tantivy.schema import IndexLayout
 from searchport.domain.query import SearchQuery
 from searchport.domain.results import FacetValue
-from tests.integration.conftest import books_config
+from tests.integration.conftest import open_books_index
 
 pytestmark = pytest.mark.anyio
 Row = dict[str, Any]
@@ -26,13 +24,7 @@ FACETS = ("genre", "tags", "language")
 
 @pytest.fixture(scope="module")
 def books_index(tmp_path_factory: pytest.TempPathFactory) -> OpenIndex:
-    base = tmp_path_factory.mktemp("ranked-facets")
-    config = books_config(base / "index")
-    build_index("books", config, base)
-    folder = index_folder("books", config, base)
-    meta = folder.read_meta()
-    assert meta is not None
-    return OpenIndex("books", folder.generation_path(meta), IndexLayout(config))
+    return open_books_index(tmp_path_factory.mktemp("ranked-facets"))
 
 
 def values_of(row: Row, field: str) -> set[str]:

@@ -9,13 +9,11 @@ from typing import Any
 import pytest
 import tantivy
 
-from searchport.adapters.tantivy import build_index, typo_words
-from searchport.adapters.tantivy.builder import index_folder
+from searchport.adapters.tantivy import typo_words
 from searchport.adapters.tantivy.highlight import Highlighter, highlight_specs
 from searchport.adapters.tantivy.reader import OpenIndex
-from searchport.adapters.tantivy.schema import IndexLayout
 from searchport.adapters.tantivy.text_query import TextQueryBuilder
-from tests.integration.conftest import books_config
+from tests.integration.conftest import open_books_index
 
 Row = dict[str, Any]
 TEXT_FIELDS = ("title", "author")
@@ -23,13 +21,7 @@ TEXT_FIELDS = ("title", "author")
 
 @pytest.fixture(scope="module")
 def books_index(tmp_path_factory: pytest.TempPathFactory) -> OpenIndex:
-    base = tmp_path_factory.mktemp("typo-words")
-    config = books_config(base / "index")
-    build_index("books", config, base)
-    folder = index_folder("books", config, base)
-    meta = folder.read_meta()
-    assert meta is not None
-    index = OpenIndex("books", folder.generation_path(meta), IndexLayout(config))
+    index = open_books_index(tmp_path_factory.mktemp("typo-words"))
     index.vocabulary.wait(30)
     assert index.vocabulary.ready
     return index
