@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from in_process import started_app
 from shared_harness import BENCH_CONFIG, SHARED, UPSTREAM, answers
 
 PATH = "/bench/search"
@@ -53,15 +54,11 @@ def scope(n: int | None = None) -> dict[str, Any]:
 
 
 async def measure(requests: int, profile: bool, unique: bool) -> None:
-    from searchport.entrypoints.http.asgi import create
+    async with started_app() as app:
+        await _measure(app, requests, profile, unique)
 
-    app: Any = create()
-    inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-    outbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-    await inbox.put({"type": "lifespan.startup"})
-    lifespan = asyncio.create_task(app({"type": "lifespan", "asgi": {"version": "3.0"},
-                                        "state": {}}, inbox.get, outbox.put))
-    assert (await outbox.get())["type"] == "lifespan.startup.complete"
+
+async def _measure(app: Any, requests: int, profile: bool, unique: bool) -> None:
     sent: list[dict[str, Any]] = []
 
     async def receive() -> dict[str, Any]:
@@ -94,8 +91,6 @@ async def measure(requests: int, profile: bool, unique: bool) -> None:
         profiler.disable()
         # SORT=cumulative for the call tree's view
         pstats.Stats(profiler).sort_stats(os.environ.get("SORT", "tottime")).print_stats(25)
-    await inbox.put({"type": "lifespan.shutdown"})
-    await lifespan
 
 
 def main() -> int:

@@ -34,6 +34,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from in_process import started_app
 from typeahead_queries import demo_rows, typeahead_queries
 
 HEADERS = [(b"host", b"127.0.0.1"), (b"user-agent", b"wrk"), (b"accept", b"*/*")]
@@ -48,15 +49,11 @@ def scope(query: bytes) -> dict[str, Any]:
 
 
 async def measure(args: argparse.Namespace, queries: list[bytes]) -> None:
-    from searchport.entrypoints.http.asgi import create
+    async with started_app() as app:
+        await _measure(app, args, queries)
 
-    app: Any = create()
-    inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-    outbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-    await inbox.put({"type": "lifespan.startup"})
-    lifespan = asyncio.create_task(app({"type": "lifespan", "asgi": {"version": "3.0"},
-                                        "state": {}}, inbox.get, outbox.put))
-    assert (await outbox.get())["type"] == "lifespan.startup.complete"
+
+async def _measure(app: Any, args: argparse.Namespace, queries: list[bytes]) -> None:
     sent: list[dict[str, Any]] = []
 
     async def receive() -> dict[str, Any]:
@@ -95,8 +92,6 @@ async def measure(args: argparse.Namespace, queries: list[bytes]) -> None:
         pstats.Stats(profiler, stream=sys.stderr).sort_stats(
             os.environ.get("SORT", "tottime")).print_stats(40)
     rss = resident_mib()
-    await inbox.put({"type": "lifespan.shutdown"})
-    await lifespan
     print(f"{len(queries)} requests x {args.rounds} rounds: CPU per request "
           f"{', '.join(f'{c:.0f}' for c in cpu_per_request)} µs "
           f"(median {statistics.median(cpu_per_request):.0f} µs); RSS after them "

@@ -1,0 +1,29 @@
+"""The app as ``searchport serve`` builds it, started and stopped in process through ASGI's
+lifespan messages, for the benchmarks that call it directly (no HTTP server)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+
+@contextlib.asynccontextmanager
+async def started_app() -> AsyncIterator[Any]:
+    """The ASGI app of ``searchport.entrypoints.http.asgi:create`` (its config from the
+    environment, as the server's), its startup complete; shut down on leaving."""
+    from searchport.entrypoints.http.asgi import create
+
+    app: Any = create()
+    inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+    outbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+    await inbox.put({"type": "lifespan.startup"})
+    lifespan = asyncio.create_task(app({"type": "lifespan", "asgi": {"version": "3.0"},
+                                        "state": {}}, inbox.get, outbox.put))
+    assert (await outbox.get())["type"] == "lifespan.startup.complete"
+    try:
+        yield app
+    finally:
+        await inbox.put({"type": "lifespan.shutdown"})
+        await lifespan
