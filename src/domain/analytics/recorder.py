@@ -1,9 +1,10 @@
 """``AnalyticsRecorder``: searches and events go from the requests to the analytics store
 without a request ever waiting on the store.
 
-A request appends to a bounded buffer in memory (``record``: no I/O, no hashing). A task
-of the recorder's own writes what is buffered in batches, every ``interval`` seconds or as
-soon as a batch is full, turning each ``ObservedSearch`` into a ``SearchRecord`` on the way
+A request appends to a bounded buffer in memory (``record``: no I/O, no hashing; the
+searches packed into bytes, ``SearchBuffer``, not kept as objects). A task of the
+recorder's own writes what is buffered in batches, every ``interval`` seconds or as soon
+as a batch is full, turning each ``ObservedSearch`` into a ``SearchRecord`` on the way
 (the pseudonyms need the day's salt from the store). When the buffer is full, or the store
 fails or is too slow, records are dropped and counted (``dropped``, and ``on_drop`` for the
 metrics), and the searches go on. The same task purges the days past the retention once a
@@ -22,6 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from searchport.domain.analytics.buffer import SearchBuffer
 from searchport.domain.analytics.insights import InsightsEvent
 from searchport.domain.analytics.records import (
     ObservedSearch,
@@ -35,6 +37,7 @@ from searchport.domain.analytics.records import (
     to_record,
     utc_day,
 )
+from searchport.domain.analytics.refinements import refinements_of
 from searchport.domain.errors import AnalyticsUnavailable
 
 if TYPE_CHECKING:
@@ -71,7 +74,7 @@ class AnalyticsRecorder:
         self._retention = retention_days
         self._on_drop = on_drop
         self._clock = clock
-        self._searches: deque[ObservedSearch] = deque()
+        self._searches = SearchBuffer(batch)
         self._events: deque[InsightsEvent] = deque()
         self._salts: dict[date, bytes] = {}
         self._pseudonyms: dict[date, dict[str, str]] = {}  # by day, by address
@@ -92,8 +95,7 @@ class AnalyticsRecorder:
         if len(searches) + len(self._events) >= self._capacity:
             self._drop(1)
             return
-        searches.append(seen)
-        if len(searches) == self._batch:
+        if searches.append(seen):  # a batch is full
             self._wake.set()
 
     def observe(self, *, handle: str, query: str, tracking: Tracking, visitor: Visitor | None,
@@ -103,7 +105,9 @@ class AnalyticsRecorder:
         """Record one search as its request and answer say (unless ``analytics`` is false);
         its new ``queryID`` when it asked for ``clickAnalytics`` (and the recorder is
         enabled), else None. ``nb_hits`` -1: read from ``answer`` (a cached answer);
-        ``hits``: the answer's hits when still in hand, else read from ``answer``."""
+        ``hits``: the answer's hits when still in hand, else read from ``answer``;
+        ``filters`` (domain filters, real names) become refinements through ``public``
+        here: only what is written is kept until the write."""
         if not self.enabled:  # analytics off: no log, no queryID either
             return None
         query_id = new_query_id() if tracking.click_analytics else None
@@ -114,7 +118,7 @@ class AnalyticsRecorder:
         self.record(ObservedSearch(
             at=time.time(), handle=handle, query=query,
             nb_hits=nb_hits if nb_hits >= 0 else nb_hits_of(answer or b"{}"), page=page,
-            filters=filters, public=public,
+            refinements=refinements_of(filters, public or str) if filters else (),
             tags=tracking.tags, user_token=tracking.user_token or visitor.user_token,
             client=visitor.client, query_id=query_id,
             hits=(kept_hit_ids(hits) if hits is not None
@@ -178,15 +182,19 @@ class AnalyticsRecorder:
         those arriving meanwhile wait for the next round, so that a steady stream of
         searches is written in a few large batches, not in a run of small ones each as it
         comes."""
+        self._searches.seal()  # those arriving meanwhile after these
         while self.pending and (count is None or count > 0):
             size = self._batch if count is None else min(count, self._batch)
-            if count is not None:
-                count -= size
-            if not await self._write_one(size):
+            taken = await self._write_one(size)
+            if taken is None:
                 return
+            if count is not None:
+                count -= taken
 
-    async def _write_one(self, size: int) -> bool:
-        searches = _take(self._searches, size)
+    async def _write_one(self, size: int) -> int | None:
+        """One write of at most ``size`` records: how many it took (written, or dropped
+        past the shutdown deadline); None when the store failed (they are dropped)."""
+        searches = self._searches.take(size)
         events = _take(self._events, size - len(searches))
         try:
             if searches:
@@ -202,11 +210,11 @@ class AnalyticsRecorder:
                 logger.warning("analytics: %s; records are dropped (counted in "
                                "searchport_analytics_dropped_total) until it works", exc.message)
             self._failing = True
-            return False
+            return None
         if self._failing:
             logger.warning("analytics: the store works again")
         self._failing = False
-        return True
+        return len(searches) + len(events)
 
     async def _records(self, batch: list[ObservedSearch]) -> list[SearchRecord]:
         records = []

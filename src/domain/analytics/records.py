@@ -1,9 +1,10 @@
 """What one search leaves in the query log.
 
 A request builds an ``ObservedSearch`` (cheap: no hashing, no string work) and hands it to
-the recorder; the recorder's background task turns a batch of them into ``SearchRecord``s:
-the query normalised, and a user token for every record (the one the client sent, else a
-pseudonym of its address for that UTC day). The address itself is never stored.
+the recorder, which keeps it packed (``SearchBuffer``); the recorder's background task
+turns a batch of them into ``SearchRecord``s: the query normalised, and a user token for
+every record (the one the client sent, else a pseudonym of its address for that UTC day).
+The address itself is never stored.
 """
 
 from __future__ import annotations
@@ -13,14 +14,14 @@ import re
 import secrets
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime
 from hashlib import sha256
 from typing import Any
 
 import msgspec
 
-from searchport.domain.analytics.refinements import Refinement, refinements_of
+from searchport.domain.analytics.refinements import Refinement
 
 QUERY_ID_LENGTH = 32  # hex characters, as Algolia's queryID
 PSEUDONYM_PREFIX = "anon-"  # a pseudonym is never mistaken for a token a client sent
@@ -49,11 +50,12 @@ class Tracking(msgspec.Struct, frozen=True, kw_only=True):
 DEFAULT_TRACKING = Tracking()  # Algolia's defaults: logged, no queryID
 
 
-class ObservedSearch(msgspec.Struct, frozen=True, kw_only=True):
+class ObservedSearch(msgspec.Struct, frozen=True, kw_only=True, array_like=True, gc=False):
     """One search as its request saw it, made cheaply: ``client`` is the client's address,
     kept only until the record is written (it becomes a pseudonym when ``user_token`` is
-    None); ``filters`` (domain filters, real names) become refinements through ``public``,
-    in the background."""
+    None). Plain values only: the recorder keeps it packed into bytes until it is written
+    (``array_like``: a list of its values; ``gc=False``: it holds no container that could
+    lead back to it)."""
 
     at: float  # seconds since the Unix epoch (UTC)
     handle: str
@@ -61,8 +63,6 @@ class ObservedSearch(msgspec.Struct, frozen=True, kw_only=True):
     nb_hits: int
     page: int = 0  # 0-based, as Algolia counts
     refinements: tuple[Refinement, ...] = ()
-    filters: tuple[Any, ...] = ()
-    public: Callable[[str], str] | None = None
     tags: tuple[str, ...] = ()  # analyticsTags
     user_token: str | None = None
     client: str | None = None
@@ -71,8 +71,8 @@ class ObservedSearch(msgspec.Struct, frozen=True, kw_only=True):
     hits: tuple[str, ...] = ()  # the objectIDs of the answer's hits, in order
 
 
-class SearchRecord(msgspec.Struct, frozen=True, kw_only=True):
-    """One search in the query log."""
+class SearchRecord(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+    """One search in the query log (``gc=False``: plain values, no cycle through it)."""
 
     at: float  # seconds since the Unix epoch (UTC); its UTC day is ``day``
     handle: str
@@ -239,12 +239,9 @@ def to_record(seen: ObservedSearch, salt: bytes,
             if pseudonyms is not None:
                 pseudonyms[client] = made
         token = made
-    refinements = seen.refinements
-    if seen.filters:
-        refinements = refinements_of(seen.filters, seen.public or str)
     return SearchRecord(
         at=seen.at, handle=seen.handle, query=normalise_query(seen.query[:MAX_QUERY]),
-        nb_hits=seen.nb_hits, page=seen.page, refinements=refinements,
+        nb_hits=seen.nb_hits, page=seen.page, refinements=seen.refinements,
         tags=tuple(t[:100] for t in seen.tags[:MAX_TAGS]) if seen.tags else (),
         user_token=token, latency_ms=seen.latency_ms, query_id=seen.query_id, hits=seen.hits,
     )
