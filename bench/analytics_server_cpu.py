@@ -13,16 +13,21 @@ config, one with `analytics: {backend: none}`, one logging to a fresh SQLite fil
 0, loaded one at a time by wrk on core 1. A case's CPU is read before its wrk run and after
 a pause that lets its last batch be written (so the writer's work is counted), divided by
 the requests wrk saw answered. Rounds interleave the cases; the table gives the median of
-each case over the rounds, per thread: ``loop`` (the worker's main thread: the event loop),
-the SQLite store's thread (``searchport-anal``), the engine client's runtime (``pyreqwest``,
-``tokio-rt-worker``), the server's other threads. CPU time, unlike req/s, says something on
-a shared machine, but caches shared with other processes still move it: compare cases of
-one run, over several rounds.
+each case over the rounds, per thread: ``loop`` (the worker's main thread: the event loop,
+where the SQLite writer runs too), ``python`` (the worker's other Python threads: the
+SQLite store's thread, which checkpoints), the engine client's runtime (``pyreqwest``,
+``tokio-rt-worker``); ``faults``, the minor page faults per request, is printed per round.
+CPU time, unlike req/s, says something on a shared machine, but caches shared with other
+processes still move it by ±10 µs from round to round: compare the cases of one run,
+round by round, over many rounds.
 
 ``--compare REV`` serves REV too (from a temporary git worktree), its cases interleaved
-with this tree's. ``--profile DIR`` runs `py-spy record --native --threads` (which pauses the
-process for each sample: native stacks cannot be read otherwise) over one more round of each case and writes one raw file per case (for ``bench/profile_breakdown.py`` or
-a differential reading).
+with this tree's. ``--profile DIR`` runs `py-spy record --threads --nonblocking` over one
+more round of each case and writes one raw file per case (for
+``bench/profile_breakdown.py`` or a differential reading); ``--perf DIR`` runs `perf
+record -e cpu-clock -g` instead (native frames: the interpreter's own functions,
+SQLite's, the allocator's, the kernel's), one file per case (`perf report -i <file>
+--no-children --sort dso,sym`).
 """
 
 from __future__ import annotations
@@ -187,7 +192,7 @@ def main() -> int:
                 figures, cpu = measure(servers[name], url, args.duration)
                 results[case].append((figures, cpu))
                 print(f"round {number + 1} {case}: {figures['rps']:.0f} req/s, "
-                      f"cpu {cpu['all']:.1f} µs/request "
+                      f"faults {figures['faults']:.2f}, cpu {cpu['all']:.1f} µs/request "
                       + " ".join(f"{g} {v:.1f}" for g, v in sorted(cpu.items()) if g != "all"),
                       flush=True)
         for folder, suffix in ((args.profile, ".raw"), (args.perf, ".perf")):
@@ -203,15 +208,16 @@ def main() -> int:
         print("uptime:", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
         groups = sorted({g for rows in results.values() for _, cpu in rows for g in cpu
                          if g != "all"})
-        print("\n| case | req/s | µs/request, all threads | vs its off | "
-              + " | ".join(groups) + " |")
+        print("\n| case | req/s | µs/request, all threads | vs its off (median of the rounds' "
+              "differences) | " + " | ".join(groups) + " |")
         print("|---" * (4 + len(groups)) + "|")
         for case, rows in results.items():
             source = case.split()[0]
             off = results.get(f"{source} off")
             all_cpu = statistics.median(cpu["all"] for _, cpu in rows)
-            extra = ("" if off is None or case.endswith(" off") else
-                     f"{all_cpu - statistics.median(cpu['all'] for _, cpu in off):+.1f}")
+            extra = ("" if off is None or case.endswith(" off") else "{:+.1f}".format(
+                statistics.median(cpu["all"] - off_cpu["all"]
+                                  for (_, cpu), (_, off_cpu) in zip(rows, off, strict=False))))
             print(f"| {case} | {statistics.median(f['rps'] for f, _ in rows):,.0f} "
                   f"| {all_cpu:.1f} | {extra} | "
                   + " | ".join(f"{statistics.median(cpu.get(g, 0.0) for _, cpu in rows):.1f}"

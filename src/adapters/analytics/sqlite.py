@@ -277,9 +277,10 @@ LAST_ROW = f"SELECT max(rowid) FROM {LOG}"
 # one slice just written: the log's rows after its last one before, up to its own last
 # (one writer at a time: each batch is written in a transaction of its own)
 WRITTEN = f"(SELECT * FROM {LOG} NOT INDEXED WHERE rowid > ? AND rowid <= ?)"  # by rowid
-ROLLUP_WRITTEN = {refined: (*users.rollup(SQLITE, WRITTEN),
-                            *rollups.rollup_searches(SQLITE, WRITTEN, refined))
-                  for refined in (False, True)}
+# by (any refinement, any tags) among the slice's searches: only the statements it needs
+ROLLUP_WRITTEN = {(refined, tagged): (*users.rollup(SQLITE, WRITTEN, tagged),
+                                      *rollups.rollup_searches(SQLITE, WRITTEN, refined))
+                  for refined in (False, True) for tagged in (False, True)}
 
 
 def _insert(db: sqlite3.Connection, records: Sequence[SearchRecord]) -> Iterator[None]:
@@ -303,7 +304,8 @@ def _write_batch(db: sqlite3.Connection, records: Sequence[SearchRecord]) -> Ite
         part = records[start:start + SLICE]
         yield from _insert(db, part)
         end = db.execute(LAST_ROW).fetchone()[0]
-        for statement in ROLLUP_WRITTEN[any(r.refinements for r in part)]:
+        needs = (any(r.refinements for r in part), any(r.tags for r in part))
+        for statement in ROLLUP_WRITTEN[needs]:
             db.execute(statement, (last, end))
             yield
         last = end

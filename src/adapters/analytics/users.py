@@ -33,12 +33,13 @@ EPOCH = date(1970, 1, 1)
 Rows = Callable[[str, Sequence[Any]], Awaitable[list[tuple[Any, ...]]]]
 
 
-def rollup(d: Dialect, source: str) -> list[str]:
+def rollup(d: Dialect, source: str, with_tags: bool = True) -> list[str]:
     """The statements adding the searches of the table ``source`` (a batch, or the whole
     log when a database is migrated) to the users' rollups: first of every statement of
-    the batch (the lock)."""
+    the batch (the lock). Not ``with_tags`` (no search of ``source`` has tags): without
+    the segments' rollups."""
     found = [f"SELECT pg_advisory_xact_lock({USERS_LOCK})"] if d.upserts_once else []
-    for tagged in (False, True):
+    for tagged in (False, True) if with_tags else (False,):
         found += _rollup(d, source, tagged)
     return found
 
