@@ -196,16 +196,19 @@ class AnalyticsRecorder:
         past the shutdown deadline); None when the store failed (they are dropped)."""
         searches = self._searches.take(size)
         events = _take(self._events, size - len(searches))
+        taken = len(searches) + len(events)
         try:
             if searches:
-                await self.store.write_searches(await self._records(searches))
+                records = await self._records(searches)
+                searches.clear()  # the searches as observed freed now, not after the write
+                await self.store.write_searches(records)
             if events:
                 await self.store.write_events(events)
         except asyncio.CancelledError:  # stopped past the shutdown deadline: say what is lost
-            self._drop(len(searches) + len(events))
+            self._drop(taken)
             raise
         except AnalyticsUnavailable as exc:
-            self._drop(len(searches) + len(events))
+            self._drop(taken)
             if not self._failing:
                 logger.warning("analytics: %s; records are dropped (counted in "
                                "searchport_analytics_dropped_total) until it works", exc.message)
@@ -214,7 +217,7 @@ class AnalyticsRecorder:
         if self._failing:
             logger.warning("analytics: the store works again")
         self._failing = False
-        return len(searches) + len(events)
+        return taken
 
     async def _records(self, batch: list[ObservedSearch]) -> list[SearchRecord]:
         records = []
