@@ -3,6 +3,7 @@ whole and in order, in chunks of at most a batch."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -78,3 +79,15 @@ def test_any_sequence_of_appends_and_takes_keeps_every_search_once_in_order(
         out += taken
         turn += 1
     assert out == [seen(n) for n in numbers]
+
+
+def test_a_search_that_cannot_be_encoded_is_refused_and_leaves_the_buffer_whole() -> None:
+    buffer = SearchBuffer(batch=10)
+    buffer.append(seen(1))
+    broken = ObservedSearch(at=1.0, handle="books", query="lone \ud800 surrogate", nb_hits=1,
+                            hits=("a", "b"))
+    with pytest.raises(ValueError):
+        buffer.append(broken)
+    buffer.append(seen(2))
+    assert len(buffer) == 2
+    assert buffer.take(10) == [seen(1), seen(2)]

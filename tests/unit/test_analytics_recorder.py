@@ -83,6 +83,18 @@ async def test_the_buffer_is_bounded_and_drops_are_counted() -> None:
     assert len(store.searches) == 3 and len(store.events) == 3 and rec.dropped == 2
 
 
+async def test_a_search_no_store_could_keep_is_dropped_and_counted() -> None:
+    store = FakeAnalyticsStore()
+    counted: list[int] = []
+    rec = recorder(store, on_drop=counted.append)
+    rec.record(seen(1))
+    rec.record(ObservedSearch(at=NOON, handle="books", query="lone \ud800", nb_hits=1))
+    rec.record(seen(2))
+    assert (rec.pending, rec.dropped, counted) == (2, 1, [1])
+    await rec.flush()
+    assert [s.query for s in store.searches] == ["query 1", "query 2"]
+
+
 async def test_a_failing_store_loses_records_not_searches() -> None:
     store = FakeAnalyticsStore()
     store.failing = True

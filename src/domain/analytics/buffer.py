@@ -40,8 +40,15 @@ class SearchBuffer:
         return self._count
 
     def append(self, seen: ObservedSearch) -> bool:
-        """Add one search; True when it completed a chunk of ``batch`` searches."""
-        _encoder.encode_into(seen, self._open, -1)
+        """Add one search; True when it completed a chunk of ``batch`` searches. A search
+        that cannot be encoded (a text with a lone surrogate) raises ``ValueError`` and
+        leaves the buffer as it was."""
+        end = len(self._open)
+        try:
+            _encoder.encode_into(seen, self._open, -1)
+        except (ValueError, TypeError, OverflowError) as exc:  # UnicodeEncodeError is one
+            del self._open[end:]  # what the encoder wrote before it failed
+            raise ValueError(f"a search that cannot be kept: {exc}") from None
         self._open_count += 1
         self._count += 1
         if self._open_count < self._batch:

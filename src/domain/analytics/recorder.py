@@ -95,7 +95,12 @@ class AnalyticsRecorder:
         if len(searches) + len(self._events) >= self._capacity:
             self._drop(1)
             return
-        if searches.append(seen):  # a batch is full
+        try:
+            full = searches.append(seen)
+        except ValueError:  # a text no store could keep: counted, the search goes on
+            self._drop(1)
+            return
+        if full:  # a batch is full
             self._wake.set()
 
     def observe(self, *, handle: str, query: str, tracking: Tracking, visitor: Visitor | None,
