@@ -115,6 +115,8 @@ class TextMatch(msgspec.Struct, frozen=True, kw_only=True):
     # for a word with one typo listed on every text field: the words, or for the word being
     # typed the shortest prefixes, within one typo of it on any of them
     near: dict[str, frozenset[str]] = msgspec.field(default_factory=dict)
+    # what the highlighters of this text keep between requests (``highlight.highlighter``)
+    kept: dict[tuple[str, ...], object] = msgspec.field(default_factory=dict)
 
     @property
     def terms(self) -> frozenset[str]:
