@@ -36,9 +36,10 @@ _FOLD = fold_analyzer()
 # The words of a value, as the analyzer found them: (word, first char, char after it).
 Tokens = tuple[tuple[str, int, int], ...]
 # Values analysed before, shared by every request (search-as-you-type shows the same
-# documents again and again); emptied when full, which bounds it.
+# documents again and again; a document marked before is mostly answered from ``_MARKED``
+# below, so fewer are kept); emptied when full, which bounds it.
 _TOKENS: dict[str, Tokens] = {}
-TOKENS_CACHED = 20_000
+TOKENS_CACHED = 5_000
 
 
 def _as_is(text: str) -> str:
@@ -59,11 +60,9 @@ def highlight_specs(layout: IndexLayout, requested: tuple[str, ...], match: Text
     return specs
 
 
-# Judged document words and marked documents, shared by the requests of one text (a
-# highlighter is kept with the text's built query): search-as-you-type shows the same
-# documents to the same prefixes again and again. Each is emptied when full, which bounds it.
-_MARKS: dict[tuple[Highlighter, str], int] = {}  # (highlighter, document word) -> letters
-MARKS_KEPT = 32_768
+# What a highlighter found in a document, for the later requests of its text (a highlighter
+# is kept with the text's built query): search-as-you-type shows the same documents to the
+# same prefixes again and again. Emptied when full, which bounds it.
 _MARKED: dict[tuple[Highlighter, Any], dict[str, list[str]]] = {}  # (.., document) -> found
 MARKED_KEPT = 8_192
 
@@ -172,16 +171,10 @@ class Highlighter:
         if starts is not None and len(word) >= _START and word[:_START] not in starts:
             seen[word] = 0
             return 0
-        key = (self, word)
-        found = _MARKS.get(key)
-        if found is None:
-            found = len(word) if word in self._terms else 0
-            for query_word in self._words if not found else ():
-                found = max(found, _matched_letters(word, query_word,
-                                                    self._near.get(query_word.text)))
-            if len(_MARKS) >= MARKS_KEPT:
-                _MARKS.clear()
-            _MARKS[key] = found
+        found = len(word) if word in self._terms else 0
+        for query_word in self._words if not found else ():
+            found = max(found, _matched_letters(word, query_word,
+                                                self._near.get(query_word.text)))
         seen[word] = found
         return found
 
