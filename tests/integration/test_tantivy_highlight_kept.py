@@ -71,3 +71,22 @@ def test_what_is_kept_stays_bounded(books_index: OpenIndex, rows: list[Row],
             kept.highlight(row, document)
             most_marked = max(most_marked, len(highlight._MARKED))
     assert most_marked == 50
+
+
+def test_a_query_built_for_one_request_keeps_nothing(books_index: OpenIndex,
+                                                     rows: list[Row]) -> None:
+    # a word with a typo, never searched before: its listed ways wait for a second search,
+    # so its query is built again then, with another highlighter
+    word = next(w for w in (str(r.get("title", "")).split()[-1].lower() for r in rows)
+                if len(w) >= 6 and w.isalpha())
+    text = word[1] + word[0] + word[2:] + " zq"
+    first = books_index.text.build(text, (), True)
+    assert first is not None and not first.lasting
+    highlight._MARKED.clear()
+    kept = highlighter(first, highlight_specs(books_index.layout, (), first))
+    for document, row in enumerate(rows):
+        kept.highlight(row, document)
+    assert not highlight._MARKED
+    again = books_index.text.build(text, (), True)
+    assert again is not None and again.lasting and again is not first
+    assert books_index.text.build(text, (), True) is again

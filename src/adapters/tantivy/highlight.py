@@ -68,7 +68,8 @@ MARKED_KEPT = 8_192
 
 
 def highlighter(match: TextMatch, specs: list[FieldSpec]) -> Highlighter:
-    """The highlighter of ``match`` for these fields, kept with the text's built query."""
+    """The highlighter of ``match`` for these fields, kept with the text's built query (one
+    that is built again for a later request keeps nothing: see ``Highlighter.highlight``)."""
     key = tuple(spec.name for spec in specs)
     found = match.kept.get(key)
     if not isinstance(found, Highlighter):
@@ -80,6 +81,7 @@ class Highlighter:
     def __init__(self, match: TextMatch, specs: list[FieldSpec]) -> None:
         self._match = match
         self._specs = specs
+        self._lasting = match.lasting  # kept for the later requests of its text
         self._text = _TEXT
         self._fold = _FOLD
         self._terms = match.terms
@@ -93,7 +95,9 @@ class Highlighter:
     def highlight(self, row: dict[str, Any], document: Any = None) -> dict[str, list[str]]:
         """The fragments of ``row``'s highlighted fields. ``document``: a key naming the
         stored row within its index generation (rows never change within one), under which
-        the answer is kept for later requests of the same text."""
+        the answer is kept for later requests of the same text (when this highlighter is)."""
+        if not self._lasting:
+            document = None
         if document is not None:
             known = _MARKED.get((self, document))
             if known is not None:
