@@ -150,21 +150,25 @@ def run_search(ix: OpenIndex, query: SearchQuery) -> EngineResult:
 
 
 def count_values(ix: OpenIndex, scope: tantivy.Query, spec: FieldSpec, limit: int,
-                 counted: dict[str, Any] | None = None, any_match: bool = True,
-                 by_rank: dict[int, str] | None = None) -> list[FacetValue]:
+                 counted: dict[str, Any] | list[FacetValue] | None = None,
+                 any_match: bool = True, by_rank: dict[int, str] | None = None
+                 ) -> list[FacetValue]:
     """The top ``limit`` values of a facet within ``scope``, exactly ordered (counted by
-    rank when ``by_rank`` names each rank's value)."""
+    rank when ``by_rank`` names each rank's value: then ``counted`` is every value, in
+    order)."""
     if not any_match or limit <= 0:
         return []
     if counted is None and by_rank is not None:
         counted = ranked_facets.named(
             by_rank, ix.aggregate(scope, {"f": ranked_facets.request(spec)})["f"])
-    if counted is None:
-        counted = ix.aggregate(scope, {"f": _terms_request(ix, spec, limit)})["f"]
-    if facet_aggs.needs_all_values(counted, limit):
+    if isinstance(counted, list):
+        return counted[:limit]
+    found: dict[str, Any] = (ix.aggregate(scope, {"f": _terms_request(ix, spec, limit)})["f"]
+                             if counted is None else counted)
+    if facet_aggs.needs_all_values(found, limit):
         request = facet_aggs.terms_request(spec, limit, everything=True)
-        counted = ix.aggregate(scope, {"f": request})["f"]
-    return facet_aggs.facet_values(spec, counted, limit)
+        found = ix.aggregate(scope, {"f": request})["f"]
+    return facet_aggs.facet_values(spec, found, limit)
 
 
 def _terms_request(ix: OpenIndex, spec: FieldSpec, limit: int) -> dict[str, Any]:
