@@ -238,7 +238,8 @@ def start_typesense(work: Path, queries: list[str], rows: list[Row], total: int)
     STARTED.append(process)
     url = f"http://127.0.0.1:{port}"
     headers = {"X-TYPESENSE-API-KEY": key}
-    wait_for(f"{url}/health", process, 60)
+    # a restarted Typesense answers once it has loaded its data folder
+    wait_for(f"{url}/health", process, 1800 if reused else 60)
     if reused and _loaded(url, headers, process, total):
         print(f"Typesense: {total:,} documents loaded from {data}", flush=True)
         return Server("Typesense", process, _typesense_paths(queries), headers, url)
