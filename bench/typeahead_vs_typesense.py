@@ -282,22 +282,24 @@ def _loaded(url: str, headers: dict[str, str], process: subprocess.Popen[bytes],
     """Whether a restarted Typesense holds the collection of ``total`` documents (waiting
     while it loads them from its data folder); False when the folder holds none."""
     deadline = time.monotonic() + 1800
+    held = None
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise SystemExit(f"Typesense exited with {process.returncode}")
         try:
             if get(f"{url}/health", headers).get("ok"):
-                found = get(f"{url}/collections/cities", headers)
-                if int(found.get("num_documents", -1)) != total:
-                    raise SystemExit(f"the kept Typesense collection holds "
-                                     f"{found.get('num_documents')} documents, not {total}")
-                return True
+                # the count grows while the documents are loaded
+                held = int(get(f"{url}/collections/cities", headers).get("num_documents", -1))
+                if held == total:
+                    return True
         except urllib.error.HTTPError as exc:
             if exc.code == 404:
                 return False
         except OSError:
             pass
         time.sleep(1)
+    if held is not None:
+        raise SystemExit(f"the kept Typesense collection holds {held} documents, not {total}")
     raise SystemExit("Typesense did not load its data folder within 30 minutes")
 
 
