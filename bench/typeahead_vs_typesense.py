@@ -350,6 +350,8 @@ def load(server: Server, script: Path, seconds: float, connections: int) -> dict
     used = cpu_seconds(server.cpu_pids) - cpu
     line = next(line for line in out.splitlines() if line.startswith("RESULT "))
     found = json.loads(line.removeprefix("RESULT "))
+    if not found["requests"]:
+        raise SystemExit(f"{server.name}: no request answered in {seconds:g} s:\n{out}")
     if found["errors"]:
         raise SystemExit(f"{server.name}: {found['errors']} errors under load:\n{out}")
     return {"rps": found["requests"] / found["seconds"], "p50": found["p50"] / 1000,
@@ -400,8 +402,8 @@ def main() -> None:
         servers.append(start_typesense(work, queries, rows, total))
         check_answers(servers)
         scripts = {s.name: lua_script(s, work) for s in servers}
-        for server in servers:  # warm: page cache, caches, allocator
-            load(server, scripts[server.name], 3, CONNECTIONS)
+        for server in servers:  # warm: page cache, caches, allocator (longer at scale)
+            load(server, scripts[server.name], args.duration if args.docs else 3, CONNECTIONS)
         if args.docs:
             print("one connection:", flush=True)
             for server in servers:
