@@ -63,7 +63,7 @@ def highlight_specs(layout: IndexLayout, requested: tuple[str, ...], match: Text
 # What a highlighter found in a document, for the later requests of its text (a highlighter
 # is kept with the text's built query): search-as-you-type shows the same documents to the
 # same prefixes again and again. Emptied when full, which bounds it.
-_MARKED: dict[tuple[Highlighter, Any], dict[str, list[str]]] = {}  # (.., document) -> found
+_MARKED: dict[tuple[Highlighter, Any], dict[str, list[str]]] = {}  # (.., document) -> fragments
 MARKED_KEPT = 8_192
 
 
