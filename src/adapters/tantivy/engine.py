@@ -1,14 +1,19 @@
 """``TantivyEngine``: the embedded engine behind ``engine: tantivy``.
 
 All tantivy work is blocking, so each call runs in a worker thread; tantivy releases the
-GIL while it searches, so concurrent requests overlap.
+GIL while it searches, so concurrent requests overlap. Searches run in the process's search
+threads, as many as the cores the process may run on (``os.sched_getaffinity``): more
+threads than cores only take turns at the interpreter lock, and each thread that allocates
+at once keeps memory of its own.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
@@ -25,6 +30,34 @@ from searchport.domain.results import Capabilities, EngineResult, FacetValue, Hi
 
 T = TypeVar("T")
 logger = logging.getLogger("searchport.tantivy")
+
+
+
+class SearchThreads:
+    """The threads searches run in: made on first use in each process (a worker forked
+    from a parent that searched gets threads of its own)."""
+
+    def __init__(self) -> None:
+        self._pool: ThreadPoolExecutor | None = None
+        self._pid = 0
+
+    @staticmethod
+    def size() -> int:
+        """The cores this process may run on (at least 1)."""
+        try:
+            return max(1, len(os.sched_getaffinity(0)))
+        except (AttributeError, OSError):  # not every platform has CPU affinity
+            return max(1, os.cpu_count() or 1)
+
+    def pool(self) -> ThreadPoolExecutor:
+        pid = os.getpid()
+        if self._pool is None or self._pid != pid:
+            self._pool = ThreadPoolExecutor(self.size(), thread_name_prefix="searchport-search")
+            self._pid = pid
+        return self._pool
+
+
+SEARCH_THREADS = SearchThreads()
 
 _CAPABILITIES = Capabilities(suggest=True, boosts=True, histogram=True, geo_grid=True,
                              geo_area=True, nested=False, multi_index=False, raw_query=True,
@@ -102,7 +135,8 @@ class TantivyEngine:
         if index is None:
             raise EngineUnavailable(f"the tantivy index of {self._handle} is not open")
         with _as_domain_errors(f"The embedded engine failed on {self._handle}"):
-            return await asyncio.to_thread(work, index)
+            return await asyncio.get_running_loop().run_in_executor(
+                SEARCH_THREADS.pool(), work, index)
 
 
 @contextmanager

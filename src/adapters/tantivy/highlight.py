@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import html
 import re
-from typing import Any
+from typing import Any, cast
 
 from searchport.adapters.tantivy.documents import field_value
 from searchport.adapters.tantivy.filters import field_spec
@@ -36,9 +36,10 @@ _FOLD = fold_analyzer()
 # The words of a value, as the analyzer found them: (word, first char, char after it).
 Tokens = tuple[tuple[str, int, int], ...]
 # Values analysed before, shared by every request (search-as-you-type shows the same
-# documents again and again); emptied when full, which bounds it.
+# documents again and again; a document marked before is mostly answered from ``_MARKED``
+# below, so fewer are kept); emptied when full, which bounds it.
 _TOKENS: dict[str, Tokens] = {}
-TOKENS_CACHED = 20_000
+TOKENS_CACHED = 5_000
 
 
 def _as_is(text: str) -> str:
@@ -59,13 +60,30 @@ def highlight_specs(layout: IndexLayout, requested: tuple[str, ...], match: Text
     return specs
 
 
+# What a highlighter found in a document, for the later requests of its text (a highlighter
+# is kept with the text's built query): search-as-you-type shows the same documents to the
+# same prefixes again and again. Emptied when full, which bounds it.
+_MARKED: dict[tuple[Highlighter, Any], dict[str, list[str]]] = {}  # (.., document) -> fragments
+MARKED_KEPT = 8_192
+
+
+def highlighter(match: TextMatch, specs: list[FieldSpec]) -> Highlighter:
+    """The highlighter of ``match`` for these fields, kept with the text's built query (one
+    that is built again for a later request keeps nothing: see ``Highlighter.highlight``)."""
+    key = tuple(spec.name for spec in specs)
+    found = match.kept.get(key)
+    if not isinstance(found, Highlighter):
+        found = match.kept[key] = Highlighter(match, specs)
+    return found
+
+
 class Highlighter:
     def __init__(self, match: TextMatch, specs: list[FieldSpec]) -> None:
         self._match = match
         self._specs = specs
+        self._lasting = match.lasting  # kept for the later requests of its text
         self._text = _TEXT
         self._fold = _FOLD
-        self._seen: dict[str, int] = {}  # document word -> letters marked
         self._terms = match.terms
         self._words = match.words
         # the listed typo terms come from the searched fields' words: other fields' words
@@ -74,67 +92,94 @@ class Highlighter:
         self._near = match.near if all(s.name in searched for s in specs) else {}
         self._starts = _match_starts(match.words, self._near)
 
-    def highlight(self, row: dict[str, Any]) -> dict[str, list[str]]:
+    def highlight(self, row: dict[str, Any], document: Any = None) -> dict[str, list[str]]:
+        """The fragments of ``row``'s highlighted fields. ``document``: a key naming the
+        stored row within its index generation (rows never change within one), under which
+        the answer is kept for later requests of the same text (when this highlighter is)."""
+        if not self._lasting:
+            document = None
+        if document is not None:
+            known = _MARKED.get((self, document))
+            if known is not None:
+                return dict(known)
+        seen: dict[str, int] = {}  # this row's document words -> letters marked
         found: dict[str, list[str]] = {}
         for spec in self._specs:
-            value = field_value(row, spec.name)
-            items = [v for v in (value if isinstance(value, list) else [value])
-                     if isinstance(v, str)]
-            fragments = []
-            for item, spans in zip(items, self._spans(spec, items), strict=True):
-                if spans:
-                    fragments.append(fragment(item, spans))
-                    if len(fragments) == MAX_FRAGMENTS:
-                        break
+            name = spec.name
+            value = row[name] if name in row else field_value(row, name)
+            if isinstance(value, str):
+                items = [value]
+            elif isinstance(value, list):
+                items = [v for v in value if isinstance(v, str)]
+                if not items:
+                    continue
+            else:
+                continue
+            fragments = (self._keyword_fragments(items) if spec.type == "keyword"
+                         else self._text_fragments(items, seen))
             if fragments:
-                found[spec.name] = fragments
+                found[name] = fragments
+        if document is not None:
+            if len(_MARKED) >= MARKED_KEPT:
+                _MARKED.clear()
+            _MARKED[(self, document)] = found
+            return dict(found)
         return found
 
-    def _spans(self, spec: FieldSpec, items: list[str]) -> list[list[Span]]:
-        """The matched spans of each item (character offsets within the item)."""
-        if spec.type == "keyword":
-            folded = self._match.folded
-            return [[(0, len(item))] if (f := self._fold.analyze(item)) and f[0] in folded
-                    else [] for item in items]
-        seen, marked_letters = self._seen, self._marked_letters
-        known = [tokens for item in items if (tokens := _TOKENS.get(item)) is not None]
-        if len(known) < len(items):
+    def _keyword_fragments(self, items: list[str]) -> list[str]:
+        folded, fold = self._match.folded, self._fold.analyze
+        fragments = []
+        for item in items:
+            if (f := fold(item)) and f[0] in folded:
+                fragments.append(fragment(item, [(0, len(item))]))
+                if len(fragments) == MAX_FRAGMENTS:
+                    break
+        return fragments
+
+    def _text_fragments(self, items: list[str], seen: dict[str, int]) -> list[str]:
+        """The fragments of the items holding a matched word, in order (at most
+        ``MAX_FRAGMENTS``)."""
+        marked_letters = self._marked_letters
+        cached = _TOKENS.get
+        cached_tokens = [cached(item) for item in items]
+        known = cast(list[Tokens], cached_tokens)
+        if any(tokens is None for tokens in cached_tokens):
             # Most values hold no matched word: the analyzer's words alone (a cheaper call
             # than one with offsets) tell, and only a value with a match is tokenized.
             words = _TEXT.analyze(items[0] if len(items) == 1 else "\n".join(items))
-            if not any(seen[word] if word in seen else marked_letters(word)
+            if not any(seen[word] if word in seen else marked_letters(word, seen)
                        for word in words):
-                return [[] for _ in items]
+                return []
             known = _tokens(items)
-        spans: list[list[Span]] = []
-        for tokens in known:
-            found: list[Span] = []
+        fragments = []
+        for item, tokens in zip(items, known, strict=True):
+            spans: list[Span] = []
             for word, begin, end in tokens:
                 marked = seen.get(word)
                 if marked is None:
-                    marked = marked_letters(word)
-                if marked == 0:
-                    continue
-                if end - begin == len(word):  # folding kept the letters one for one
-                    end = begin + marked
-                found.append((begin, end))
-            spans.append(found)
-        return spans
+                    marked = marked_letters(word, seen)
+                if marked:
+                    # folding kept the letters one for one: the marked letters are the
+                    # first ``marked`` characters
+                    spans.append((begin, begin + marked if end - begin == len(word) else end))
+            if spans:
+                fragments.append(fragment(item, spans))
+                if len(fragments) == MAX_FRAGMENTS:
+                    break
+        return fragments
 
-    def _marked_letters(self, word: str) -> int:
+    def _marked_letters(self, word: str, seen: dict[str, int]) -> int:
         """How many leading letters of a document word the query matched (0: none): all of
         it for an exact or typo match, the typed part for a prefix match."""
-        found = self._seen.get(word)
-        if found is None:
-            starts = self._starts
-            if starts is not None and len(word) >= _START and word[:_START] not in starts:
-                self._seen[word] = 0
-                return 0
-            found = len(word) if word in self._terms else 0
-            for query_word in self._words if not found else ():
-                found = max(found, _matched_letters(word, query_word,
-                                                    self._near.get(query_word.text)))
-            self._seen[word] = found
+        starts = self._starts
+        if starts is not None and len(word) >= _START and word[:_START] not in starts:
+            seen[word] = 0
+            return 0
+        found = len(word) if word in self._terms else 0
+        for query_word in self._words if not found else ():
+            found = max(found, _matched_letters(word, query_word,
+                                                self._near.get(query_word.text)))
+        seen[word] = found
         return found
 
 
@@ -214,6 +259,10 @@ def _matched_letters(word: str, query: QueryWord, listed: frozenset[str] | None)
 
 def fragment(text: str, spans: list[Span]) -> str:
     start, end = 0, len(text)
+    if end <= FRAGMENT_CHARS and len(spans) == 1 and _HTML_SPECIAL.search(text) is None:
+        # the common case: a short value, one match, nothing to escape
+        first, last = spans[0]
+        return f"{text[:first]}<mark>{text[first:last]}</mark>{text[last:]}"
     if end > FRAGMENT_CHARS:
         start = max(0, spans[0][0] - _CONTEXT)
         if start > 0:  # begin at a word, not inside one

@@ -25,6 +25,7 @@ import tantivy
 
 from searchport.adapters.tantivy.facets import ALL_VALUES, FEW_VALUES
 from searchport.adapters.tantivy.schema import FieldSpec, sort_field
+from searchport.domain.results import FacetValue
 
 # a field's values by rank, or None: the field keeps the terms aggregation of its values
 Named = dict[int, str] | None
@@ -71,17 +72,18 @@ def request(spec: FieldSpec) -> dict[str, Any]:
     return _every(sort_field(spec.name))
 
 
-def named(values: dict[int, str], result: dict[str, Any]) -> dict[str, Any]:
-    """A terms aggregation's answer over ranks, as the same answer over the values."""
-    return {"buckets": [{"key": values[int(b["key"])], "doc_count": b["doc_count"]}
-                        for b in result["buckets"]],
-            "sum_other_doc_count": result.get("sum_other_doc_count", 0)}
+def named(values: dict[int, str], result: dict[str, Any]) -> list[FacetValue]:
+    """A terms aggregation's answer over ranks, as the values it counted, most first (then
+    by value), as ``facets.facet_values`` orders a keyword's."""
+    ordered = sorted((-count, values[int(b["key"])]) for b in result["buckets"]
+                     if (count := b["doc_count"]) > 0)
+    return [FacetValue(value=value, count=-count) for count, value in ordered]
 
 
 def counted(searcher: tantivy.Searcher, spec: FieldSpec, values: dict[int, str],
-            addresses: Sequence[tantivy.DocAddress]) -> dict[str, Any]:
-    """The terms aggregation's answer for exactly these documents, from their ranks."""
+            addresses: Sequence[tantivy.DocAddress]) -> list[FacetValue]:
+    """The values of exactly these documents, counted from their ranks, most first."""
     ranks = Counter(searcher.fast_field_values(sort_field(spec.name), list(addresses)))
-    return {"buckets": [{"key": values[int(rank)], "doc_count": count}
-                        for rank, count in ranks.items() if rank is not None],
-            "sum_other_doc_count": 0}
+    ordered = sorted((-count, values[int(rank)]) for rank, count in ranks.items()
+                     if rank is not None)
+    return [FacetValue(value=value, count=-count) for count, value in ordered]

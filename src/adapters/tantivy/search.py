@@ -15,7 +15,7 @@ import tantivy
 from searchport.adapters.tantivy import facets as facet_aggs
 from searchport.adapters.tantivy import geogrid, ranked_facets
 from searchport.adapters.tantivy.filters import id_queries, must, unscored
-from searchport.adapters.tantivy.highlight import Highlighter, highlight_specs
+from searchport.adapters.tantivy.highlight import highlight_specs, highlighter
 from searchport.adapters.tantivy.reader import OpenIndex
 from searchport.adapters.tantivy.schema import SEQ_FIELD, FieldSpec
 from searchport.adapters.tantivy.sorting import sorted_page
@@ -49,7 +49,7 @@ def run_search(ix: OpenIndex, query: SearchQuery) -> EngineResult:
     stats_specs = [facet_aggs.stats_spec(ix.layout, name) for name in query.stats]
     histogram_specs = [(facet_aggs.histogram_spec(ix.layout, h.field), h.interval)
                        for h in query.histograms]
-    highlighter = (Highlighter(match, highlight_specs(ix.layout, query.highlight_fields, match))
+    marker = (highlighter(match, highlight_specs(ix.layout, query.highlight_fields, match))
                    if query.highlight and match is not None else None)
 
     def combined(skip: set[int], scored: bool = False) -> tantivy.Query:
@@ -71,8 +71,8 @@ def run_search(ix: OpenIndex, query: SearchQuery) -> EngineResult:
     for score, address in page:
         row = ix.row(address)
         hit = ix.hit(row, score, query.fields)
-        if highlighter is not None:
-            hit.highlights = highlighter.highlight(row)
+        if marker is not None:
+            hit.highlights = marker.highlight(row, (address.segment_ord, address.doc))
         hits.append(hit)
 
     # Aggregations over the full query: facets with no filter of their own, histograms,
@@ -150,21 +150,25 @@ def run_search(ix: OpenIndex, query: SearchQuery) -> EngineResult:
 
 
 def count_values(ix: OpenIndex, scope: tantivy.Query, spec: FieldSpec, limit: int,
-                 counted: dict[str, Any] | None = None, any_match: bool = True,
-                 by_rank: dict[int, str] | None = None) -> list[FacetValue]:
+                 counted: dict[str, Any] | list[FacetValue] | None = None,
+                 any_match: bool = True, by_rank: dict[int, str] | None = None
+                 ) -> list[FacetValue]:
     """The top ``limit`` values of a facet within ``scope``, exactly ordered (counted by
-    rank when ``by_rank`` names each rank's value)."""
+    rank when ``by_rank`` names each rank's value: then ``counted`` is every value, in
+    order)."""
     if not any_match or limit <= 0:
         return []
     if counted is None and by_rank is not None:
         counted = ranked_facets.named(
             by_rank, ix.aggregate(scope, {"f": ranked_facets.request(spec)})["f"])
-    if counted is None:
-        counted = ix.aggregate(scope, {"f": _terms_request(ix, spec, limit)})["f"]
-    if facet_aggs.needs_all_values(counted, limit):
+    if isinstance(counted, list):
+        return counted[:limit]
+    found: dict[str, Any] = (ix.aggregate(scope, {"f": _terms_request(ix, spec, limit)})["f"]
+                             if counted is None else counted)
+    if facet_aggs.needs_all_values(found, limit):
         request = facet_aggs.terms_request(spec, limit, everything=True)
-        counted = ix.aggregate(scope, {"f": request})["f"]
-    return facet_aggs.facet_values(spec, counted, limit)
+        found = ix.aggregate(scope, {"f": request})["f"]
+    return facet_aggs.facet_values(spec, found, limit)
 
 
 def _terms_request(ix: OpenIndex, spec: FieldSpec, limit: int) -> dict[str, Any]:

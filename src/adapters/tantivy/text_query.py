@@ -115,6 +115,10 @@ class TextMatch(msgspec.Struct, frozen=True, kw_only=True):
     # for a word with one typo listed on every text field: the words, or for the word being
     # typed the shortest prefixes, within one typo of it on any of them
     near: dict[str, frozenset[str]] = msgspec.field(default_factory=dict)
+    # what the highlighters of this text keep between requests (``highlight.highlighter``)
+    kept: dict[tuple[str, ...], object] = msgspec.field(default_factory=dict)
+    # built once for later requests of the same text (``TextQueryBuilder.build`` keeps it)
+    lasting: bool = False
 
     @property
     def terms(self) -> frozenset[str]:
@@ -156,6 +160,8 @@ class TextQueryBuilder:
         if not deferred:
             if len(self._built) >= MATCHES_CACHED:
                 self._built.clear()
+            if match is not None:
+                match = msgspec.structs.replace(match, lasting=True)
             self._built[key] = match
         return match
 

@@ -134,6 +134,7 @@ class Vocabulary:
     def __init__(self, searcher: tantivy.Searcher, schema: tantivy.Schema,
                  fields: list[str]) -> None:
         self._fields: dict[str, FieldWords | None] = {}
+        self._read = False  # every field's words are in
         self._loader = threading.Thread(target=self._load, args=(searcher, schema, fields),
                                         name="searchport-vocabulary", daemon=True)
         self._loader.start()
@@ -155,7 +156,9 @@ class Vocabulary:
 
     @property
     def ready(self) -> bool:
-        return not self._loader.is_alive()
+        if not self._read:
+            self._read = not self._loader.is_alive()
+        return self._read
 
     def wait(self, timeout: float | None = None) -> None:
         """Until every field's words are read (tests, benchmarks)."""
