@@ -310,11 +310,47 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             PRIMARY KEY (span, day)
         ){keyed}""",
     ),
+    (  # running totals per query in chains of days, and each query's objects per day,
+        # added up by the daily build (totals.py), with the days they were added up for
+        """CREATE TABLE analytics_query_totals (
+            day {day} NOT NULL,
+            handle TEXT NOT NULL,
+            query TEXT NOT NULL,
+            tags {json} NOT NULL,
+            """ + ",\n            ".join(
+            f"{c} {{bigint}} NOT NULL DEFAULT 0" for c in (
+                "searches", "filtered", "hits_sum", "tracked", "unclicked",
+                "unclicked_hits_sum", "clicked", "converted", "position_sum", "positions"))
+        + """,
+            PRIMARY KEY (day, handle, query, tags)
+        ){keyed}""",
+        """CREATE TABLE analytics_totals_built (
+            day {day} PRIMARY KEY,
+            total_rows {bigint} NOT NULL,
+            day_rows {bigint} NOT NULL
+        )""",
+        """CREATE TABLE analytics_query_hit_days (
+            handle TEXT NOT NULL,
+            query TEXT NOT NULL,
+            day {day} NOT NULL,
+            hit TEXT NOT NULL,
+            tags {json} NOT NULL,
+            """ + ",\n            ".join(
+            f"{c} {{bigint}} NOT NULL DEFAULT 0" for c in (
+                "count", "tracked", "clicked", "clicks", "converted", "conversions",
+                "carted", "carts", "purchased", "purchases"))
+        + """,
+            PRIMARY KEY (handle, query, day, hit, tags)
+        ){keyed}""",
+        "CREATE INDEX analytics_query_hit_days_day ON analytics_query_hit_days (day)",
+        "CREATE TABLE analytics_query_hits_built (day {day} PRIMARY KEY)",
+    ),
 )
 USER_BLOCK = 32  # days per row of analytics_user_blocks: one bit each in a BIGINT
 USERS_AT = 4  # the schema version that brought the distinct users' rollups
 EARLY_AT = 5  # the schema version that keeps the events waiting for their searches apart
 SPANS_AT = 6  # the schema version that brought the blocks of days (sql.SPANS)
+TOTALS_AT = 7  # the schema version that brought the running totals and objects per query
 
 VERSION = len(MIGRATIONS)
 
