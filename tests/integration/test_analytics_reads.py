@@ -222,7 +222,8 @@ async def assert_same_events(store: AnalyticsStore, reference: FakeAnalyticsStor
 
 
 # what the migrations after version 6 added (their indexes go with their tables)
-AFTER_6 = ("DROP TABLE analytics_query_totals", "DROP TABLE analytics_totals_built",
+AFTER_6 = ("DROP TABLE analytics_query_totals", "DROP TABLE analytics_object_totals",
+           "DROP TABLE analytics_totals_built",
            "DROP TABLE analytics_query_hit_days", "DROP TABLE analytics_query_hits_built")
 # what the migrations after version 4 added
 AFTER_4 = ("DROP TABLE analytics_early_events", "DROP TABLE analytics_query_spans",
@@ -712,8 +713,9 @@ async def test_running_totals_and_objects_per_query_rank_as_the_reference(
     try:
         reference = await written_chains(store)
         assert await store.purge(LONG_AGO) == 0
-        # every day ended: a chain of 32 days and 13 of the next, every day's objects
-        assert run_sql(store, "SELECT count(*) FROM analytics_totals_built") == [(45,)]
+        # every day ended: a chain of 32 days and 13 of the next (queries' and objects'),
+        # every day's objects per query
+        assert run_sql(store, "SELECT count(*) FROM analytics_totals_built") == [(90,)]
         assert run_sql(store, "SELECT count(*) FROM analytics_query_hits_built") == [(45,)]
         assert await assert_same_rankings(store, reference, chains_periods()) > 1000
         # the reads use them: a figure added to the totals at the end of a chain, or to
@@ -724,12 +726,18 @@ async def test_running_totals_and_objects_per_query_rank_as_the_reference(
             return await store.top_searches("books", CHAINED + timedelta(days=3), end,
                                             limit=8)
 
+        async def shown() -> object:
+            return await store.hit_stats("books", CHAINED + timedelta(days=3), end, limit=8)
+
         async def objects() -> object:
             return await store.hit_stats("books", CHAINED, end, limit=8, search="paris",
                                          with_events=True)
 
         assert await tampered(store, "analytics_query_totals", "searches",
                               "day = ? AND query = ?", [end, "paris"], ranked)
+        hit = (await store.hit_stats("books", CHAINED, end, limit=1))[0].hit
+        assert await tampered(store, "analytics_object_totals", "count",
+                              "day = ? AND hit = ?", [end, hit], shown)
         for figure in ("count", "clicks"):
             assert await tampered(store, "analytics_query_hit_days", figure,
                                   "handle = ? AND query = ?", ["books", "paris"], objects)
@@ -740,11 +748,11 @@ async def test_running_totals_and_objects_per_query_rank_as_the_reference(
         for target in (store, reference):
             await target.write_searches(late)
             await target.write_events(events(late))
-        assert run_sql(store, "SELECT count(*) FROM analytics_totals_built")[0][0] < 45
+        assert run_sql(store, "SELECT count(*) FROM analytics_totals_built")[0][0] < 90
         assert run_sql(store, "SELECT count(*) FROM analytics_query_hits_built")[0][0] < 45
         await assert_same_rankings(store, reference, chains_periods()[::3])
         assert await store.purge(LONG_AGO) == 0
-        assert run_sql(store, "SELECT count(*) FROM analytics_totals_built") == [(45,)]
+        assert run_sql(store, "SELECT count(*) FROM analytics_totals_built") == [(90,)]
         await assert_same_rankings(store, reference, chains_periods()[1::3])
         # a purge within the first chain: its totals forgotten, the days after it kept
         before = CHAINED + timedelta(days=5)
@@ -753,7 +761,7 @@ async def test_running_totals_and_objects_per_query_rank_as_the_reference(
         assert await store.purge(before) == await reference.purge(before) + gone > 0
         assert run_sql(store, "SELECT min(day), count(*) FROM analytics_totals_built") == [
             (CHAINED + timedelta(days=32) if backend == "postgres"
-             else (CHAINED + timedelta(days=32)).isoformat(), 13)]
+             else (CHAINED + timedelta(days=32)).isoformat(), 26)]
         await assert_same_rankings(store, reference, chains_periods()[2::3])
     finally:
         await store.close()
@@ -771,7 +779,7 @@ async def test_totals_and_objects_per_query_are_added_up_after_a_version_6_datab
     await again.open()
     try:
         assert await again.purge(LONG_AGO) == 0
-        assert run_sql(again, "SELECT count(*) FROM analytics_totals_built") == [(45,)]
+        assert run_sql(again, "SELECT count(*) FROM analytics_totals_built") == [(90,)]
         assert run_sql(again, "SELECT count(*) FROM analytics_query_hits_built") == [(45,)]
         assert await assert_same_rankings(again, reference, chains_periods()[::4]) > 200
     finally:

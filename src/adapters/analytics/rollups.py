@@ -203,7 +203,7 @@ def builds(d: Dialect, found: Sequence[Sequence[Any]], today: date
     kept, built, totals_built, hits_built = found
     kept = kept[0] if kept else (None, None)
     return [*build_spans(d, kept, today, built),
-            *totals.build(d, kept, closed(today), [row[0] for row in totals_built],
+            *totals.build(d, kept, closed(today), totals_built,
                           [row[0] for row in hits_built])]
 
 

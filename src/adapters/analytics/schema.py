@@ -310,7 +310,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             PRIMARY KEY (span, day)
         ){keyed}""",
     ),
-    (  # running totals per query in chains of days, and each query's objects per day,
+    (  # running totals per query and object in chains of days, each query's objects per day,
         # added up by the daily build (totals.py), with the days they were added up for
         """CREATE TABLE analytics_query_totals (
             day {day} NOT NULL,
@@ -324,11 +324,21 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         + """,
             PRIMARY KEY (day, handle, query, tags)
         ){keyed}""",
+        """CREATE TABLE analytics_object_totals (
+            day {day} NOT NULL,
+            handle TEXT NOT NULL,
+            hit TEXT NOT NULL,
+            tags {json} NOT NULL,
+            count {bigint} NOT NULL DEFAULT 0,
+            PRIMARY KEY (day, handle, hit, tags)
+        ){keyed}""",
         """CREATE TABLE analytics_totals_built (
-            day {day} PRIMARY KEY,
+            kind TEXT NOT NULL,
+            day {day} NOT NULL,
             total_rows {bigint} NOT NULL,
-            day_rows {bigint} NOT NULL
-        )""",
+            day_rows {bigint} NOT NULL,
+            PRIMARY KEY (kind, day)
+        ){keyed}""",
         """CREATE TABLE analytics_query_hit_days (
             handle TEXT NOT NULL,
             query TEXT NOT NULL,

@@ -388,8 +388,8 @@ class SqlAnalytics:
         """For ``scope``'s period: a FROM item (alias ``q``), its WHERE condition and
         their parameters, giving the rows of the table of days ``days``
         (``analytics_query_days`` or ``analytics_object_days``) that ``scope`` counts,
-        with their key (``query`` or ``hit``) and ``counters``: the queries' running
-        totals (``totals.py``) where they are added up and read fewer rows, at the last
+        with their key (``query`` or ``hit``) and ``counters``: the running totals
+        (``totals.py``) where they are added up and read fewer rows, at the last
         day of each chain's part of the period, less those at the day before it (their
         counters negated); whole blocks of days from its table of blocks where the period
         holds them and they were added up (``cover``), days elsewhere. A key may then come
@@ -400,10 +400,10 @@ class SqlAnalytics:
         d = self.dialect
         pieces: list[tuple[date, int]] = []
         ranges = [(scope.start, scope.end)]
-        if (days == "analytics_query_days" and set(counters) <= set(totals.COUNTERS)
-                and scope.end > scope.start):
-            found = await self._rows(f"{totals.DAYS_OF_TOTALS} WHERE day BETWEEN ? AND ?",
-                                     [d.day(totals.chain_start(scope.start)),
+        table, kind, _, summed = totals.KINDS[days]
+        if set(counters) <= set(summed) and scope.end > scope.start:
+            found = await self._rows(totals.DAYS_BETWEEN,
+                                     [kind, d.day(totals.chain_start(scope.start)),
                                       d.day(scope.end)])
             pieces, ranges = totals.plan_totals(
                 scope.start, scope.end,
@@ -430,7 +430,7 @@ class SqlAnalytics:
         for day, sign in pieces:
             signed = columns if sign > 0 else ", ".join(
                 (key, *(f"-r.{c}" for c in counters)))
-            parts.append(f"SELECT {signed} FROM {totals.TOTALS} r "
+            parts.append(f"SELECT {signed} FROM {table} r "
                          f"WHERE r.day = ? AND r.handle = ?{more}")
             params += [d.day(day), scope.handle, *only_params, *inner.filter_params]
         for span, first, last in blocks:
@@ -616,7 +616,7 @@ class SqlAnalytics:
                                                   ("count",))
             order = f"ORDER BY sum(q.count) DESC, q.hit{d.text_order}"
             page = (f"SELECT q.hit, sum(q.count) FROM {source} q WHERE {where} "
-                    f"GROUP BY q.hit {order} LIMIT ? OFFSET ?")
+                    f"GROUP BY q.hit HAVING sum(q.count) > 0 {order} LIMIT ? OFFSET ?")
             if not with_events:
                 rows = await self._rows(page, [*params, limit, offset])
             else:  # the page's objects first, then their figures

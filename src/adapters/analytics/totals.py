@@ -3,9 +3,11 @@ otherwise add up one row per day and query, or read one query's searches from th
 
 - **running totals per query** (``analytics_query_totals``): per handle, day, query and
   set of tags, the sums of ``COUNTERS`` from the first day of the day's chain (a block of
-  ``CHAIN`` days counted from 1970-01-01) to that day. The days from ``a`` to ``b`` of one
+  ``CHAIN`` days counted from 1970-01-01) to that day; the same per object shown
+  (``analytics_object_totals``, its count only). The days from ``a`` to ``b`` of one
   chain are its totals at ``b`` less those at ``a - 1``: two rows per query instead of one
-  per day. ``analytics_totals_built`` lists the days whose totals are added up, each with
+  per day. ``analytics_totals_built`` lists the days (of each ``kind``) whose totals are
+  added up, each with
   how many rows its totals have and how many rows of ``analytics_query_days`` the day has:
   a read weighs the two before it chooses (a long tail of queries searched once makes the
   totals larger than the days they replace, then the days or blocks are read). A chain
@@ -36,16 +38,21 @@ if TYPE_CHECKING:
 Statement = tuple[str, list[Any]]
 EPOCH = date(1970, 1, 1)
 CHAIN = 32  # days per chain of running totals
-TOTALS = "analytics_query_totals"
 TOTALS_BUILT = "analytics_totals_built"
 HIT_DAYS = "analytics_query_hit_days"
 HITS_BUILT = "analytics_query_hits_built"
 # the counters of analytics_query_days the rankings order and filter by (their first pass)
 COUNTERS = ("searches", "filtered", "hits_sum", "tracked", "unclicked",
             "unclicked_hits_sum", "clicked", "converted", "position_sum", "positions")
+# per table of days: its running totals, their kind (in TOTALS_BUILT), key and counters
+KINDS = {"analytics_query_days": ("analytics_query_totals", "query", "query", COUNTERS),
+         "analytics_object_days": ("analytics_object_totals", "object", "hit", ("count",))}
 HIT_FIGURES = ("clicked", "clicks", "converted", "conversions", "carted", "carts",
                "purchased", "purchases")
-DAYS_OF_TOTALS = f"SELECT day, total_rows, day_rows FROM {TOTALS_BUILT}"
+DAYS_OF_TOTALS = f"SELECT kind, day FROM {TOTALS_BUILT}"
+# a kind's days added up in a period, with their rows: ``kind``, first day, last day
+DAYS_BETWEEN = (f"SELECT day, total_rows, day_rows FROM {TOTALS_BUILT} "
+                "WHERE kind = ? AND day BETWEEN ? AND ?")
 DAYS_OF_HITS = f"SELECT day FROM {HITS_BUILT}"
 # the handles with searches on a day: what lets a day's rows be found by the indexes,
 # which begin with the handle
@@ -57,34 +64,37 @@ def chain_start(day: date) -> date:
     return day - timedelta(days=(day - EPOCH).days % CHAIN)
 
 
-def _day_totals(d: Dialect, day: date) -> list[Statement]:
-    """The statements adding up the running totals of ``day``: the day's rows plus the
-    totals of the day before, when ``day`` is not the first of its chain (and only if
-    those are added up)."""
-    columns = ", ".join(COUNTERS)
+def _day_totals(d: Dialect, days: str, day: date) -> list[Statement]:
+    """The statements adding up the running totals of the table of days ``days`` on
+    ``day``: the day's rows plus the totals of the day before, when ``day`` is not the
+    first of its chain (and only if those are added up)."""
+    totals, kind, key, counters = KINDS[days]
+    columns = ", ".join(counters)
     on = [d.day(day)]
-    source = (f"SELECT q.handle, q.query, q.tags, {columns} FROM analytics_query_days q "
+    source = (f"SELECT q.handle, q.{key}, q.tags, {columns} FROM {days} q "
               f"WHERE q.handle IN {_HANDLES} AND q.day = ?")
     params = [*on, *on]
     guard, guard_params = "true", []
     if day != chain_start(day):
         before = [d.day(day - timedelta(days=1))]
-        source += (f" UNION ALL SELECT t.handle, t.query, t.tags, {columns} FROM {TOTALS} t "
+        source += (f" UNION ALL SELECT t.handle, t.{key}, t.tags, {columns} FROM {totals} t "
                    "WHERE t.day = ?")
         params += before
-        guard, guard_params = f"EXISTS (SELECT 1 FROM {TOTALS_BUILT} WHERE day = ?)", before
-    sums = ", ".join(f"sum(r.{c})" for c in COUNTERS)
-    day_rows = (f"(SELECT count(*) FROM analytics_query_days q WHERE q.handle IN {_HANDLES} "
+        guard = f"EXISTS (SELECT 1 FROM {TOTALS_BUILT} WHERE kind = ? AND day = ?)"
+        guard_params = [kind, *before]
+    sums = ", ".join(f"sum(r.{c})" for c in counters)
+    day_rows = (f"(SELECT count(*) FROM {days} q WHERE q.handle IN {_HANDLES} "
                 "AND q.day = ?)")
     return [
-        (f"DELETE FROM {TOTALS} WHERE day = ?", on),
-        (f"INSERT INTO {TOTALS} (day, handle, query, tags, {columns}) "
-         f"SELECT ?, r.handle, r.query, r.tags, {sums} FROM ({source}) r WHERE {guard} "
-         "GROUP BY r.handle, r.query, r.tags", [*on, *params, *guard_params]),
-        (f"INSERT INTO {TOTALS_BUILT} (day, total_rows, day_rows) "
-         f"SELECT ?, (SELECT count(*) FROM {TOTALS} WHERE day = ?), {day_rows} "
-         f"WHERE {guard} ON CONFLICT (day) DO UPDATE SET total_rows = excluded.total_rows, "
-         "day_rows = excluded.day_rows", [*on, *on, *on, *on, *guard_params]),
+        (f"DELETE FROM {totals} WHERE day = ?", on),
+        (f"INSERT INTO {totals} (day, handle, {key}, tags, {columns}) "
+         f"SELECT ?, r.handle, r.{key}, r.tags, {sums} FROM ({source}) r WHERE {guard} "
+         f"GROUP BY r.handle, r.{key}, r.tags", [*on, *params, *guard_params]),
+        (f"INSERT INTO {TOTALS_BUILT} (kind, day, total_rows, day_rows) "
+         f"SELECT ?, ?, (SELECT count(*) FROM {totals} WHERE day = ?), {day_rows} "
+         f"WHERE {guard} ON CONFLICT (kind, day) DO UPDATE SET "
+         "total_rows = excluded.total_rows, day_rows = excluded.day_rows",
+         [kind, *on, *on, *on, *on, *guard_params]),
     ]
 
 
@@ -118,17 +128,19 @@ def _day_hits(d: Dialect, day: date) -> list[Statement]:
     ]
 
 
-def build(d: Dialect, kept: Sequence[Any], last: date, totals_built: Iterable[Any],
-          hits_built: Iterable[Any]) -> list[list[Statement]]:
+def build(d: Dialect, kept: Sequence[Any], last: date,
+          totals_built: Iterable[Sequence[Any]], hits_built: Iterable[Any]
+          ) -> list[list[Statement]]:
     """The days up to ``last`` (the last ended long enough ago) of the days ``kept`` (the
     first and last with rows) whose running totals or objects per query are not yet added
-    up (``totals_built``, ``hits_built``: the days that are): the statements of each, to
+    up (``totals_built``: the kinds and days that are; ``hits_built``: the days): the
+    statements of each, to
     run in a transaction of its own (on PostgreSQL, ``rollups.lock_spans`` first)."""
     if kept[0] is None:
         return []
     first, newest = (d.read_day(day) for day in kept)
     end = min(newest, last)
-    totals = {d.read_day(day) for day in totals_built}
+    totals = {(kind, d.read_day(day)) for kind, day in totals_built}
     hits = {d.read_day(day) for day in hits_built}
     found = []
     day = first
@@ -141,8 +153,9 @@ def build(d: Dialect, kept: Sequence[Any], last: date, totals_built: Iterable[An
         chain += timedelta(days=CHAIN)
     day = chain
     while day <= end:
-        if day not in totals:
-            found.append(_day_totals(d, day))
+        for days, (_, kind, _, _) in KINDS.items():
+            if (kind, day) not in totals:
+                found.append(_day_totals(d, days, day))
         day += timedelta(days=1)
     return found
 
@@ -170,7 +183,7 @@ def purge(d: Dialect, before: date) -> list[Statement]:
     chains = [d.day(chain_start(before - timedelta(days=1)) + timedelta(days=CHAIN))]
     return [(f"DELETE FROM {HIT_DAYS} WHERE day < ?", forgotten),
             (f"DELETE FROM {HITS_BUILT} WHERE day < ?", forgotten),
-            (f"DELETE FROM {TOTALS} WHERE day < ?", chains),
+            *((f"DELETE FROM {totals} WHERE day < ?", chains) for totals, *_ in KINDS.values()),
             (f"DELETE FROM {TOTALS_BUILT} WHERE day < ?", chains)]
 
 
