@@ -434,14 +434,20 @@ class SqlAnalytics:
                          f"WHERE r.day = ? AND r.handle = ?{more}")
             params += [d.day(day), scope.handle, *only_params, *inner.filter_params]
         for span, first, last in blocks:
+            # given keys (``only_params``), the days named one by one: each key of each
+            # day (block) is then looked up by the index, not read among the day's rows
+            named = [first + timedelta(days=n) for n in range(0, (last - first).days + 1, span)]
+            on = (f"r.day IN ({', '.join('?' * len(named))})", [d.day(n) for n in named])
+            if not only_params or len(named) > 64:
+                on = ("r.day BETWEEN ? AND ?", [d.day(first), d.day(last)])
             if span == 1:
                 parts.append(f"SELECT {columns} FROM {days} r "
-                             f"WHERE r.handle = ? AND r.day BETWEEN ? AND ?{more}")
-                params += [scope.handle, d.day(first), d.day(last)]
+                             f"WHERE r.handle = ? AND {on[0]}{more}")
+                params += [scope.handle, *on[1]]
             else:
                 parts.append(f"SELECT {columns} FROM {SPANNED[days]} r WHERE r.handle = ? "
-                             f"AND r.span = ? AND r.day BETWEEN ? AND ?{more}")
-                params += [scope.handle, span, d.day(first), d.day(last)]
+                             f"AND r.span = ? AND {on[0]}{more}")
+                params += [scope.handle, span, *on[1]]
             params += [*only_params, *inner.filter_params]
         return "(" + " UNION ALL ".join(parts) + ")", "true", params
 
@@ -570,17 +576,19 @@ class SqlAnalytics:
         # the page's queries first, by the sums their order needs; then their figures
         source, where, params = await self._spanned(
             "analytics_query_days", scope, ("searches", *_ORDER_SUMS[order_by]))
-        page = (f"SELECT q.query FROM {source} q WHERE {where} GROUP BY q.query "
-                f"HAVING sum(q.searches) > 0 ORDER BY {order} LIMIT ? OFFSET ?")
-        page_params = [*params, limit, offset]
+        page = [query for query, in await self._rows(
+            f"SELECT q.query FROM {source} q WHERE {where} GROUP BY q.query "
+            f"HAVING sum(q.searches) > 0 ORDER BY {order} LIMIT ? OFFSET ?",
+            [*params, limit, offset])]
+        if not page:
+            return []
+        # the page's queries named: each read by its key, wherever its rows are
         source, where, params = await self._spanned(
             "analytics_query_days", scope, QUERY_COUNTERS,
-            "query IN (SELECT query FROM page)")
+            f"query IN ({', '.join('?' * len(page))})", page)
         rows = await self._rows(
-            f"WITH page AS ({page}) "
             f"SELECT q.query, sum(q.searches), {average}, {_EVENT_FIGURES} "
-            f"FROM {source} q WHERE {where} GROUP BY q.query ORDER BY {order}",
-            [*page_params, *params])
+            f"FROM {source} q WHERE {where} GROUP BY q.query ORDER BY {order}", params)
         return [SearchStats(query=q, count=int(n), nb_hits=int(h), events=_counts(rest))
                 for q, n, h, *rest in rows]
 
@@ -620,14 +628,15 @@ class SqlAnalytics:
             if not with_events:
                 rows = await self._rows(page, [*params, limit, offset])
             else:  # the page's objects first, then their figures
-                page_params = [*params, limit, offset]
+                hits = [hit for hit, _ in await self._rows(page, [*params, limit, offset])]
+                if not hits:
+                    return []
                 source, where, params = await self._spanned(
                     "analytics_object_days", scope, HIT_COUNTERS,
-                    "hit IN (SELECT hit FROM page)")
+                    f"hit IN ({', '.join('?' * len(hits))})", hits)
                 rows = await self._rows(
-                    f"WITH page AS ({page}) SELECT q.hit, sum(q.count), {_HIT_FIGURES} "
-                    f"FROM {source} q WHERE {where} GROUP BY q.hit {order}",
-                    [*page_params, *params])
+                    f"SELECT q.hit, sum(q.count), {_HIT_FIGURES} "
+                    f"FROM {source} q WHERE {where} GROUP BY q.hit {order}", params)
         return [HitStats(hit=hit, count=int(n),
                          events=_counts(rest) if with_events else EventCounts())
                 for hit, n, *rest in rows]
@@ -680,7 +689,8 @@ class SqlAnalytics:
         page = " AND e.hit IN (SELECT hit FROM page)"
         events, events_params = parts(
             f"SELECT e.hit AS hit, {flags} FROM analytics_searches s "
-            "JOIN analytics_hit_events e ON e.query_id = s.query_id", "s", False, page)
+            "JOIN analytics_hit_events e ON e.query_id = s.query_id", "s", False,
+            " AND s.query_id IS NOT NULL" + page)
         figures, figures_params = parts(
             f"SELECT r.hit, {', '.join(f'r.{c}' for c in totals.HIT_FIGURES)} "
             f"FROM {totals.HIT_DAYS} r", "r", True, page.replace("e.hit", "r.hit"))
