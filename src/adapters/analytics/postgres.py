@@ -48,8 +48,11 @@ class PostgresAnalyticsStore(SqlAnalytics):
     async def _connect(self) -> psycopg.AsyncConnection[Any]:
         db = await psycopg.AsyncConnection.connect(
             self.url, connect_timeout=max(1, round(self.timeout)), autocommit=True,
-            # no JIT compilation: it costs the reads of a month more than it saves them
-            options=f"-c statement_timeout={round(self.timeout * 1000)} -c jit=off",
+            # neither JIT compilation nor parallel workers: the reads of a month take a few
+            # hundred thousand rows at most, for which either costs more than it saves (the
+            # workers double the server's CPU per read)
+            options=(f"-c statement_timeout={round(self.timeout * 1000)} -c jit=off "
+                     "-c max_parallel_workers_per_gather=0"),
         )
         try:
             await _migrate(db)
