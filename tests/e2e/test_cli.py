@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
 import subprocess
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +23,7 @@ from tests.e2e.conftest import (
     sample_config,
     start_server,
 )
+from tests.misbehaving_upstream import misbehaving_upstream
 from tests.redis_server import RedisServer
 
 
@@ -215,6 +218,25 @@ def test_check_fails_on_an_index_serve_could_not_use(tmp_path: Path) -> None:
     result = run("check", cwd=tmp_path)
     assert result.returncode == 1, result.stdout + result.stderr
     assert "FAILED  cities (tantivy)" in result.stdout
+
+
+def test_check_against_engines_always_exits_cleanly(tmp_path: Path) -> None:
+    """The engine client's runtime thread still closes connections as ``check`` ends; a
+    command that let the interpreter shut down under it aborted now and then (SIGABRT,
+    ``Fatal Python error``), in one run of five to ten with a few engines."""
+    with contextlib.ExitStack() as stack:
+        origins = [stack.enter_context(misbehaving_upstream()) for _ in range(4)]
+        for upstream in origins:
+            upstream.mode = "ok"
+        (tmp_path / "config.yaml").write_text("indexes:\n" + "".join(
+            f"  h{n}:\n    engine: elasticsearch\n    host: {origins[n % 4].url}\n"
+            "    indexName: cities\n" for n in range(12)), encoding="utf-8")
+        with ThreadPoolExecutor(4) as pool:
+            results = list(pool.map(lambda _: run("check", cwd=tmp_path), range(24)))
+    for result in results:
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert result.stdout.count("ok      h") == 12
+        assert "Fatal Python error" not in result.stderr
 
 
 def test_a_busy_address_is_refused(server: Server, tmp_path: Path) -> None:

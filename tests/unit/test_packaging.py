@@ -44,7 +44,7 @@ def test_the_wheel_ships_every_module_and_asset(tmp_path: Path) -> None:
     assert {"searchport/demo/cities.jsonl.gz", "searchport/entrypoints/ui/index.html",
             "searchport/entrypoints/algolia/__init__.py"} <= expected
     assert sorted(expected - shipped) == []
-    assert "searchport = searchport.entrypoints.cli.main:main" in scripts
+    assert "searchport = searchport.entrypoints.cli.main:console" in scripts
 
 
 def test_the_builtin_demo_is_the_example_configs_demo() -> None:

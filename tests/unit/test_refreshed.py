@@ -116,7 +116,7 @@ def test_expire_reads_again_and_keep_stores_a_value_read_elsewhere() -> None:
     assert asyncio.run(run()) == ["v1", "v2", "v3"]
 
 
-def test_the_warm_up_reads_in_the_background_and_close_cancels_it() -> None:
+def test_the_warm_up_reads_in_the_background_and_close_waits_for_it() -> None:
     engine, clock, failures = Engine(EngineUnavailable("down")), Clock(), []
     value = kept(engine, clock, failures)  # type: ignore[arg-type]
 
@@ -127,3 +127,30 @@ def test_the_warm_up_reads_in_the_background_and_close_cancels_it() -> None:
 
     asyncio.run(run())
     assert engine.reads == 1 and failures == ["down"]  # said once, nothing raised
+
+
+def test_close_lets_a_warm_up_read_in_flight_finish() -> None:
+    """A read cancelled halfway would leave its request running in the engine client."""
+    engine, released, finished = Engine("v1"), asyncio.Event(), []
+
+    async def slow_read() -> str | None:
+        await released.wait()
+        got = await engine.read()
+        finished.append(got)
+        return got
+
+    value = Refreshed(slow_read, ttl=300.0, retry=30.0, on_failure=lambda exc: None,
+                      clock=Clock())
+
+    async def run() -> None:
+        value.start()
+        await asyncio.sleep(0)  # the warm-up waits on its read
+        closing = asyncio.ensure_future(value.close())
+        await asyncio.sleep(0.01)
+        assert not closing.done()  # close waits for the read...
+        released.set()
+        await closing
+        assert await value.get() == "v1"  # ...which landed
+
+    asyncio.run(run())
+    assert finished == ["v1"] and engine.reads == 1

@@ -2,11 +2,12 @@
 (Elasticsearch's mapping, Typesense's collection schema, Meilisearch's primary key).
 
 Read in the background from startup (``start``), so an engine that is down never delays
-startup; one read at a time however many requests wait for it; kept ``ttl`` seconds, or
-until ``expire`` (after the engine rejected a query built from it). A read that fails keeps
-what was kept (or the ``default``) and is tried again after ``retry`` seconds; with nothing
-to fall back on, the failure reaches the caller. A read that gives ``None`` has nothing to
-keep yet (an empty Meilisearch index has no primary key): tried again after ``retry``.
+startup (``close`` waits for that read); one read at a time however many requests wait for
+it; kept ``ttl`` seconds, or until ``expire`` (after the engine rejected a query built
+from it). A read that fails keeps what was kept (or the ``default``) and is tried again
+after ``retry`` seconds; with nothing to fall back on, the failure reaches the caller. A
+read that gives ``None`` has nothing to keep yet (an empty Meilisearch index has no primary
+key): tried again after ``retry``.
 """
 
 from __future__ import annotations
@@ -49,11 +50,13 @@ class Refreshed(Generic[T]):
         self._warm_up = asyncio.create_task(self._background())
 
     async def close(self) -> None:
-        if self._warm_up is not None and not self._warm_up.done():
-            self._warm_up.cancel()
+        """Waits for a warm-up read still in flight (its deadline bounds it) rather than
+        cancelling it: an exchange cancelled halfway leaves the engine client a request to
+        wait for when it closes, for as long as the whole deadline."""
+        warm_up, self._warm_up = self._warm_up, None
+        if warm_up is not None:
             with contextlib.suppress(asyncio.CancelledError):
-                await self._warm_up
-        self._warm_up = None
+                await warm_up
 
     def keep(self, value: T) -> None:
         """A value read by other means (``get_mapping``), kept for ``ttl``."""

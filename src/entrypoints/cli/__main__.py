@@ -1,7 +1,5 @@
 """``python -m searchport.entrypoints.cli``: the ``searchport`` command."""
 
-import sys
+from searchport.entrypoints.cli.main import console
 
-from searchport.entrypoints.cli.main import main
-
-sys.exit(main())
+console()
