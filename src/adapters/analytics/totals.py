@@ -7,9 +7,9 @@ otherwise add up one row per day and query, or read one query's searches from th
   (``analytics_object_totals``, its count only). The days from ``a`` to ``b`` of one
   chain are its totals at ``b`` less those at ``a - 1``: two rows per query instead of one
   per day. ``analytics_totals_built`` lists the days (of each ``kind``) whose totals are
-  added up, each with
-  how many rows its totals have and how many rows of ``analytics_query_days`` the day has:
-  a read weighs the two before it chooses (a long tail of queries searched once makes the
+  added up, each with how many rows its totals have and how many rows of its table of
+  days (``analytics_query_days``, ``analytics_object_days``) the day has: a read weighs
+  the two before it chooses (a long tail of queries searched once makes the
   totals larger than the days they replace, then the days or blocks are read). A chain
   that begins before the first day kept (forgotten by the purge, or before the log
   began) is never added up: its days are read as before.
