@@ -15,7 +15,7 @@ import msgspec
 import psycopg
 import pytest
 
-from searchport.adapters.analytics import schema
+from searchport.adapters.analytics import rollups, schema, totals
 from searchport.adapters.analytics.postgres import PostgresAnalyticsStore
 from searchport.adapters.analytics.sql import POSTGRES, SQLITE, json_text
 from searchport.adapters.analytics.sqlite import SqliteAnalyticsStore
@@ -784,3 +784,58 @@ async def test_totals_and_objects_per_query_are_added_up_after_a_version_6_datab
         assert await assert_same_rankings(again, reference, chains_periods()[::4]) > 200
     finally:
         await again.close()
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+async def test_a_write_between_the_parts_of_a_days_build_leaves_the_day_to_the_next(
+        backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    """A day's objects per query are added up in several transactions; a write to the day
+    after the first (a late search) leaves the later ones without effect and the day not
+    marked, and another build begun meanwhile takes it over: the next build adds it up
+    whole, as the searches give it."""
+    store = made(backend, request, tmp_path)
+    await store.open()
+    try:
+        reference = await written_chains(store)
+        d = SQLITE if isinstance(store, SqliteAnalyticsStore) else POSTGRES
+        day = CHAINED + timedelta(days=3)
+        kept = [(d.day(CHAINED), d.day(CHAINED + timedelta(days=44)))]
+        plan = rollups.builds(d, [kept, [], [], []], CHAINED + timedelta(days=60))
+        parts = [statements for statements in plan
+                 if any("analytics_query_hit_days" in s and d.day(day) in p
+                        for s, p in statements)]
+        assert len(parts) == totals.HIT_PARTS
+        for statement, params in parts[0]:  # the first part, then a late search
+            run_sql(store, statement, params)
+        late = [msgspec.structs.replace(s, at=at(day, 7200 + n), query_id=None)
+                for n, s in enumerate(months()[:30])]
+        for target in (store, reference):
+            await target.write_searches(late)
+        for statements in parts[1:]:
+            for statement, params in statements:
+                run_sql(store, statement, params)
+        assert run_sql(store, "SELECT count(*) FROM analytics_query_hits_built "
+                       "WHERE building IS NULL") == [(0,)]
+        # a build begun meanwhile (another instance's), then the one before it goes on
+        again = rollups.builds(d, [kept, [], [], []], CHAINED + timedelta(days=60))
+        other = [statements for statements in again
+                 if any("analytics_query_hit_days" in s and d.day(day) in p
+                        for s, p in statements)]
+        for statement, params in other[0]:
+            run_sql(store, statement, params)
+        for statements in parts:  # the older build's parts: without effect now
+            for statement, params in statements[2 if statements is parts[0] else 0:]:
+                run_sql(store, statement, params)
+        for statements in other[1:]:
+            for statement, params in statements:
+                run_sql(store, statement, params)
+        asked = {"limit": 8, "search": "paris", "with_events": True}
+        period = ("books", CHAINED, CHAINED + timedelta(days=6))
+        assert await store.hit_stats(*period, **asked) == await reference.hit_stats(
+            *period, **asked)
+        assert await store.purge(LONG_AGO) == 0
+        assert run_sql(store, "SELECT count(*) FROM analytics_query_hits_built "
+                       "WHERE building IS NULL") == [(45,)]
+        await assert_same_rankings(store, reference, chains_periods()[::5])
+    finally:
+        await store.close()

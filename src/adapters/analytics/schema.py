@@ -353,7 +353,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             PRIMARY KEY (handle, query, day, hit, tags)
         ){keyed}""",
         "CREATE INDEX analytics_query_hit_days_day ON analytics_query_hit_days (day)",
-        "CREATE TABLE analytics_query_hits_built (day {day} PRIMARY KEY)",
+        # the days added up (``building`` null), or being added up (a build's token)
+        "CREATE TABLE analytics_query_hits_built (day {day} PRIMARY KEY, building TEXT)",
     ),
 )
 USER_BLOCK = 32  # days per row of analytics_user_blocks: one bit each in a BIGINT

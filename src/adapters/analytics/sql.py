@@ -650,7 +650,7 @@ class SqlAnalytics:
         each list, and the events of the page's objects only, from the tracked searches
         that had some."""
         d = self.dialect
-        done = await self._rows(f"{totals.DAYS_OF_HITS} WHERE day BETWEEN ? AND ?",
+        done = await self._rows(f"{totals.DAYS_OF_HITS} AND day BETWEEN ? AND ?",
                                 [d.day(scope.start), d.day(scope.end)])
         runs = totals.runs(scope.start, scope.end, {d.read_day(day) for day, in done})
         log, rolled = await self._in_sets(scope, "s"), await self._in_sets(scope, "r")

@@ -28,8 +28,9 @@ forgot. Nothing here runs on the write path but ``invalidate``, for writes to ol
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Iterable, Sequence
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -53,7 +54,7 @@ DAYS_OF_TOTALS = f"SELECT kind, day FROM {TOTALS_BUILT}"
 # a kind's days added up in a period, with their rows: ``kind``, first day, last day
 DAYS_BETWEEN = (f"SELECT day, total_rows, day_rows FROM {TOTALS_BUILT} "
                 "WHERE kind = ? AND day BETWEEN ? AND ?")
-DAYS_OF_HITS = f"SELECT day FROM {HITS_BUILT}"
+DAYS_OF_HITS = f"SELECT day FROM {HITS_BUILT} WHERE building IS NULL"
 # the handles with searches on a day: what lets a day's rows be found by the indexes,
 # which begin with the handle
 _HANDLES = "(SELECT DISTINCT handle FROM analytics_days WHERE day = ?)"
@@ -98,34 +99,54 @@ def _day_totals(d: Dialect, days: str, day: date) -> list[Statement]:
     ]
 
 
-def _day_hits(d: Dialect, day: date) -> list[Statement]:
-    """The statements adding up each query's objects of ``day`` from the log: the
+HIT_PARTS = 6  # transactions a day's objects per query are added up in (parts of the day)
+
+
+def _day_hits(d: Dialect, day: date, token: str) -> list[list[Statement]]:
+    """The transactions adding up each query's objects of ``day`` from the log, a part of
+    the day each (each holds the write lock for a part of the day's searches only): the
     searches with the same objects counted together first (a query asked again shows the
     same page), then each object of each list; then what the events did to each object of
-    the tracked searches (``analytics_hit_events``)."""
+    the tracked searches (``analytics_hit_events``). The first forgets what the day had and
+    marks it as being built under ``token``; each adds only while that mark stands (a
+    write to the day deletes it, another build replaces it); the last marks the day built."""
     on = [d.day(day)]
     keys = "handle, query, day, hit, tags"
     figures = ", ".join(f"sum(CASE WHEN e.{n} > 0 THEN 1 ELSE 0 END), sum(e.{n})"
                         for n in ("clicks", "conversions", "carts", "purchases"))
-    return [
+    mine = f"EXISTS (SELECT 1 FROM {HITS_BUILT} WHERE day = ? AND building = ?)"
+    midnight = datetime(day.year, day.month, day.day, tzinfo=UTC).timestamp()
+    found: list[list[Statement]] = []
+    for part in range(HIT_PARTS):
+        at = [midnight + 86400 * part / HIT_PARTS, midnight + 86400 * (part + 1) / HIT_PARTS]
+        searches = (f"s.handle IN {_HANDLES} AND s.at >= ? AND s.at < ? AND {mine}")
+        params = [*on, *at, *on, token]
+        found.append([
+            (f"INSERT INTO {HIT_DAYS} ({keys}, count, tracked) "
+             "SELECT g.handle, g.query, g.day, h.value, g.tags, sum(g.n), sum(g.t) "
+             "FROM (SELECT s.handle, s.query, s.day, s.tags, s.hits, count(*) AS n, "
+             f"count(s.query_id) AS t FROM analytics_searches s WHERE {searches} "
+             "GROUP BY s.handle, s.query, s.day, s.tags, s.hits) g, "
+             f"{d.elements('g.hits', 'h')} WHERE true "
+             "GROUP BY g.handle, g.query, g.day, h.value, g.tags "
+             f"ON CONFLICT ({keys}) DO UPDATE SET count = {HIT_DAYS}.count + excluded.count, "
+             f"tracked = {HIT_DAYS}.tracked + excluded.tracked", params),
+            (f"INSERT INTO {HIT_DAYS} ({keys}, {', '.join(HIT_FIGURES)}) "
+             f"SELECT s.handle, s.query, s.day, e.hit, s.tags, {figures} "
+             "FROM analytics_searches s JOIN analytics_hit_events e ON e.query_id = s.query_id "
+             f"WHERE {searches} AND s.query_id IS NOT NULL "
+             "GROUP BY s.handle, s.query, s.day, e.hit, s.tags "
+             f"ON CONFLICT ({keys}) DO UPDATE SET "
+             + ", ".join(f"{c} = {HIT_DAYS}.{c} + excluded.{c}" for c in HIT_FIGURES),
+             params),
+        ])
+    found[0][:0] = [
         (f"DELETE FROM {HIT_DAYS} WHERE day = ?", on),
-        (f"INSERT INTO {HIT_DAYS} ({keys}, count, tracked) "
-         "SELECT g.handle, g.query, g.day, h.value, g.tags, sum(g.n), sum(g.t) "
-         "FROM (SELECT s.handle, s.query, s.day, s.tags, s.hits, count(*) AS n, "
-         "count(s.query_id) AS t FROM analytics_searches s "
-         f"WHERE s.handle IN {_HANDLES} AND s.day = ? "
-         "GROUP BY s.handle, s.query, s.day, s.tags, s.hits) g, "
-         f"{d.elements('g.hits', 'h')} WHERE true "
-         "GROUP BY g.handle, g.query, g.day, h.value, g.tags", [*on, *on]),
-        (f"INSERT INTO {HIT_DAYS} ({keys}, {', '.join(HIT_FIGURES)}) "
-         f"SELECT s.handle, s.query, s.day, e.hit, s.tags, {figures} "
-         "FROM analytics_searches s JOIN analytics_hit_events e ON e.query_id = s.query_id "
-         f"WHERE s.handle IN {_HANDLES} AND s.day = ? AND s.query_id IS NOT NULL "
-         "GROUP BY s.handle, s.query, s.day, e.hit, s.tags "
-         f"ON CONFLICT ({keys}) DO UPDATE SET "
-         + ", ".join(f"{c} = excluded.{c}" for c in HIT_FIGURES), [*on, *on]),
-        (f"INSERT INTO {HITS_BUILT} (day) VALUES (?) ON CONFLICT (day) DO NOTHING", on),
-    ]
+        (f"INSERT INTO {HITS_BUILT} (day, building) VALUES (?, ?) "
+         "ON CONFLICT (day) DO UPDATE SET building = excluded.building", [*on, token])]
+    found[-1].append((f"UPDATE {HITS_BUILT} SET building = NULL "
+                      "WHERE day = ? AND building = ?", [*on, token]))
+    return found
 
 
 def build(d: Dialect, kept: Sequence[Any], last: date,
@@ -134,7 +155,7 @@ def build(d: Dialect, kept: Sequence[Any], last: date,
     """The days up to ``last`` (the last ended long enough ago) of the days ``kept`` (the
     first and last with rows) whose running totals or objects per query are not yet added
     up (``totals_built``: the kinds and days that are; ``hits_built``: the days): the
-    statements of each, to
+    statements of each transaction (a day's objects per query take ``HIT_PARTS``), to
     run in a transaction of its own (on PostgreSQL, ``rollups.lock_spans`` first)."""
     if kept[0] is None:
         return []
@@ -142,11 +163,12 @@ def build(d: Dialect, kept: Sequence[Any], last: date,
     end = min(newest, last)
     totals = {(kind, d.read_day(day)) for kind, day in totals_built}
     hits = {d.read_day(day) for day in hits_built}
+    token = secrets.token_hex(8)  # this build's, marking the days it is adding up
     found = []
     day = first
     while day <= end:
         if day not in hits:
-            found.append(_day_hits(d, day))
+            found += _day_hits(d, day, token)
         day += timedelta(days=1)
     chain = chain_start(first)
     if chain < first:  # it holds days forgotten or never written: never added up
