@@ -131,10 +131,13 @@ def _day_hits(d: Dialect, day: date, token: str) -> list[list[Statement]]:
              "GROUP BY g.handle, g.query, g.day, h.value, g.tags "
              f"ON CONFLICT ({keys}) DO UPDATE SET count = {HIT_DAYS}.count + excluded.count, "
              f"tracked = {HIT_DAYS}.tracked + excluded.tracked", params),
-            (f"INSERT INTO {HIT_DAYS} ({keys}, {', '.join(HIT_FIGURES)}) "
+            # the part's tracked searches taken first (by the index on time), then their
+            # objects' events: not the searches in the order the grouping would like
+            (f"WITH s AS MATERIALIZED (SELECT s.handle, s.query, s.day, s.tags, s.query_id "
+             f"FROM analytics_searches s WHERE {searches} AND s.query_id IS NOT NULL) "
+             f"INSERT INTO {HIT_DAYS} ({keys}, {', '.join(HIT_FIGURES)}) "
              f"SELECT s.handle, s.query, s.day, e.hit, s.tags, {figures} "
-             "FROM analytics_searches s JOIN analytics_hit_events e ON e.query_id = s.query_id "
-             f"WHERE {searches} AND s.query_id IS NOT NULL "
+             "FROM s JOIN analytics_hit_events e ON e.query_id = s.query_id WHERE true "
              "GROUP BY s.handle, s.query, s.day, e.hit, s.tags "
              f"ON CONFLICT ({keys}) DO UPDATE SET "
              + ", ".join(f"{c} = {HIT_DAYS}.{c} + excluded.{c}" for c in HIT_FIGURES),
