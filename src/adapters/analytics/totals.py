@@ -19,7 +19,9 @@ otherwise add up one row per day and query, or read one query's searches from th
   added up. ``/2/hits`` of one query reads them, and the log for the other days.
 
 Both are added up by the daily purge's build, for the days that ended
-``rollups.BUILT_AFTER`` days ago, a transaction per day; a later write to a day forgets
+``rollups.BUILT_AFTER`` days ago, a transaction per day (``HIT_PARTS`` per day of objects
+per query, each adding while the build's mark on the day stands: the recorder's writes
+wait for one short transaction at a time); a later write to a day forgets
 that it was (``invalidate``: its totals and those after it in its chain, which add it). A
 day's totals are only added when the day before (in its chain) is: each statement of the
 build checks it, so a build planned before a write cannot add up on what that write
