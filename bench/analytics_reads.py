@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/analytics_reads.py [--backend sqlite|postgres] [--url ...]
         [--rows 10000000] [--days 90] [--period 30] [--file analytics.sqlite3]
-        [--end YYYY-MM-DD] [--rounds 5]
+        [--end YYYY-MM-DD] [--rounds 5] [--server-times]
 
 Writes ``--rows`` searches spread over the last ``--days`` days on one handle through the
 store's own writes (so the daily rollups are kept as in production), in batches of a day's
@@ -17,7 +17,10 @@ days, each as asked by default and in a segment (``tags``), ``/2/searches`` in e
 ``/2/hits`` and ``/2/filters...`` of one query too: the median (and the slowest) of
 ``--rounds``, one line each, with the load average, and the median CPU time of this
 process (SQLite's reads run in it: the figure a loaded machine disturbs least;
-PostgreSQL's are in its server). A log already written is reused, not written again:
+PostgreSQL's are in its server; with ``--server-times``, a PostgreSQL server on this
+machine with ``pg_stat_statements`` loaded: also the execution time the server reports for
+a route's statements, and the CPU time of the server's processes, from ``/proc``, both per
+call, averaged over the rounds). A log already written is reused, not written again:
 ``--file`` (SQLite) or ``--url`` (PostgreSQL) naming a database that holds searches of the
 handle (``--end``: the last day of the period read, today by default).
 """
@@ -33,6 +36,8 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+
+import psycopg
 
 from searchport.adapters.analytics.postgres import PostgresAnalyticsStore
 from searchport.adapters.analytics.sqlite import SqliteAnalyticsStore
@@ -137,8 +142,55 @@ def variants(routes: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     return found
 
 
+class ServerTimes:
+    """A local PostgreSQL server's own figures: the execution time of the statements
+    (``pg_stat_statements``, reset before a route), and the CPU time of its processes (the
+    live ones', and those its postmaster has reaped: parallel workers), from ``/proc``."""
+
+    def __init__(self, store: PostgresAnalyticsStore, postmaster: int) -> None:
+        self.store, self.postmaster = store, postmaster
+
+    @classmethod
+    async def of(cls, store: AnalyticsStore) -> ServerTimes:
+        assert isinstance(store, PostgresAnalyticsStore), "--server-times: PostgreSQL only"
+        async with await psycopg.AsyncConnection.connect(store.url, autocommit=True) as db:
+            await db.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+        backend = int((await store._rows("SELECT pg_backend_pid()", []))[0][0])
+        return cls(store, int(Path(f"/proc/{backend}/stat").read_text().rsplit(")", 1)[1]
+                             .split()[1]))
+
+    def cpu(self) -> float:
+        """Seconds of CPU of the server's processes so far."""
+        ticks = os.sysconf("SC_CLK_TCK")
+        total = 0
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            pid = int(stat.parent.name)
+            if pid == self.postmaster:  # its own, and its reaped children's
+                total += sum(int(v) for v in fields[11:15])
+            elif int(fields[1]) == self.postmaster:
+                total += int(fields[11]) + int(fields[12])
+        return total / ticks
+
+    async def reset(self) -> None:
+        await self.store._rows("SELECT pg_stat_statements_reset()", [])
+
+    async def executed(self) -> float:
+        """Seconds the server spent executing statements on this database since ``reset``
+        (but these)."""
+        rows = await self.store._rows(
+            "SELECT coalesce(sum(total_exec_time), 0) FROM pg_stat_statements "
+            "WHERE query NOT LIKE '%pg_stat_statements%' "
+            "AND dbid = (SELECT oid FROM pg_database WHERE datname = current_database())", [])
+        return float(rows[0][0]) / 1000
+
+
 async def time_routes(store: AnalyticsStore, period: int, until: str | None,
-                      rounds: int) -> None:
+                      rounds: int, server_times: bool = False) -> None:
+    server = await ServerTimes.of(store) if server_times else None
     end = datetime.fromisoformat(until).date() if until else datetime.now(UTC).date()
     start = end - timedelta(days=period - 1)
     routes = dict(ANALYTICS_REPORTS)
@@ -149,14 +201,22 @@ async def time_routes(store: AnalyticsStore, period: int, until: str | None,
         request = AnalyticsRequest(index=HANDLE, start_date=start.isoformat(),
                                    end_date=end.isoformat(), **extra)
         took, cpu = [], []
+        if server:
+            await server.reset()
+            server_cpu = server.cpu()
         for _ in range(rounds):
             started, used = time.perf_counter(), time.process_time()
             await use_case(request)
             took.append(time.perf_counter() - started)
             cpu.append(time.process_time() - used)
+        more = ""
+        if server:
+            used_cpu = (server.cpu() - server_cpu) / rounds
+            more = (f" server: executing {await server.executed() / rounds * 1000:.1f} ms, "
+                    f"cpu {used_cpu * 1000:.1f} ms")
         print(f"{path:28} {' '.join(f'{k}={v}' for k, v in extra.items()):84} "
               f"{statistics.median(took) * 1000:8.1f} ms ({max(took) * 1000:.1f}) "
-              f"cpu {statistics.median(cpu) * 1000:.1f} ms", flush=True)
+              f"cpu {statistics.median(cpu) * 1000:.1f} ms{more}", flush=True)
     print(f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
 
@@ -181,7 +241,7 @@ async def run(args: argparse.Namespace, folder: str) -> None:
     print(f"the daily purge (nothing to forget) and its build of the blocks of days "
           f"ended: {time.perf_counter() - started:.1f} s")
     print(f"reads of the {args.period} days to {args.end or 'today'}:")
-    await time_routes(store, args.period, args.end, args.rounds)
+    await time_routes(store, args.period, args.end, args.rounds, args.server_times)
     await store.close()
 
 
@@ -195,6 +255,8 @@ def main() -> None:
     parser.add_argument("--file")
     parser.add_argument("--end", help="the last day read (YYYY-MM-DD), today by default")
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--server-times", action="store_true",
+                        help="PostgreSQL on this machine: its execution and CPU times too")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         asyncio.run(run(args, folder))

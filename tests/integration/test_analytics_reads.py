@@ -7,7 +7,7 @@ few against figures counted by hand."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
@@ -15,7 +15,7 @@ import msgspec
 import psycopg
 import pytest
 
-from searchport.adapters.analytics import schema
+from searchport.adapters.analytics import rollups, schema, totals
 from searchport.adapters.analytics.postgres import PostgresAnalyticsStore
 from searchport.adapters.analytics.sql import POSTGRES, SQLITE, json_text
 from searchport.adapters.analytics.sqlite import SqliteAnalyticsStore
@@ -221,9 +221,13 @@ async def assert_same_events(store: AnalyticsStore, reference: FakeAnalyticsStor
                             *span, [h.hit for h in hits], segment=segment)))
 
 
-# what the migrations after version 4 added (their indexes go with their tables)
+# what the migrations after version 6 added (their indexes go with their tables)
+AFTER_6 = ("DROP TABLE analytics_query_totals", "DROP TABLE analytics_object_totals",
+           "DROP TABLE analytics_totals_built",
+           "DROP TABLE analytics_query_hit_days", "DROP TABLE analytics_query_hits_built")
+# what the migrations after version 4 added
 AFTER_4 = ("DROP TABLE analytics_early_events", "DROP TABLE analytics_query_spans",
-           "DROP TABLE analytics_object_spans", "DROP TABLE analytics_span_blocks")
+           "DROP TABLE analytics_object_spans", "DROP TABLE analytics_span_blocks", *AFTER_6)
 LONG_AGO = date(2000, 1, 1)  # a purge before it forgets nothing, and adds up the blocks
 
 
@@ -629,9 +633,10 @@ async def test_blocks_of_days_are_added_up_after_a_version_5_database_is_migrate
     reference = await written_months(store)
     await store.close()
     back = ("DROP TABLE analytics_query_spans", "DROP TABLE analytics_object_spans",
-            "DROP TABLE analytics_span_blocks", "UPDATE analytics_schema SET version = 5")
+            "DROP TABLE analytics_span_blocks", *AFTER_6,
+            "UPDATE analytics_schema SET version = 5")
     again = rolled_back(store, back)
-    assert schema.SPANS_AT == 6 == schema.VERSION
+    assert schema.SPANS_AT == 6
     await again.open()
     try:
         assert await again.purge(LONG_AGO) == 0
@@ -639,3 +644,198 @@ async def test_blocks_of_days_are_added_up_after_a_version_5_database_is_migrate
         assert await assert_same_rankings(again, reference, spans_periods()[::5]) > 100
     finally:
         await again.close()
+
+
+def run_sql(store: AnalyticsStore, statement: str, params: Sequence[object] = ()
+            ) -> list[tuple[object, ...]]:
+    """``statement`` (``?`` placeholders) run on the store's database, its rows."""
+    if isinstance(store, SqliteAnalyticsStore):
+        with sqlite3.connect(store.path) as db:
+            return list(db.execute(statement, [p.isoformat() if isinstance(p, date) else p
+                                               for p in params]).fetchall())
+    assert isinstance(store, PostgresAnalyticsStore)
+    with psycopg.connect(store.url) as db:
+        cursor = db.execute(POSTGRES.sql(statement), params)
+        return list(cursor.fetchall()) if cursor.description else []
+
+
+CHAINED = date(2026, 4, 1)  # the first day of a chain of running totals (totals.CHAIN)
+
+
+async def written_chains(store: AnalyticsStore) -> FakeAnalyticsStore:
+    """``months()`` moved to begin on ``CHAINED``: 45 days, a whole chain of 32 days of
+    running totals and 13 of the next."""
+    shift = 86400 * (CHAINED - DAY0).days
+    rows = sorted((msgspec.structs.replace(s, at=s.at + shift) for s in months()),
+                  key=lambda s: s.at)
+    reference = FakeAnalyticsStore()
+    for target in (store, reference):
+        for part in (rows[:400], rows[400:]):
+            await target.write_searches(part)
+            await target.write_events(events(part))
+    return reference
+
+
+def chains_periods() -> list[tuple[date, date]]:
+    """Periods of 2 to 46 days over both chains, starting on their first days and
+    within them."""
+    found = []
+    for first in (-1, 0, 1, 6, 13, 30, 31, 32, 33, 40):
+        for length in (2, 5, 9, 20, 33, 46):
+            start = CHAINED + timedelta(days=first)
+            found.append((start, start + timedelta(days=length - 1)))
+    return found
+
+
+async def tampered(store: AnalyticsStore, table: str, figure: str, where: str,
+                   params: Sequence[object], read: Callable[[], Awaitable[object]]) -> bool:
+    """Whether ``read`` answers otherwise once 1000 is added to ``figure`` of the rows of
+    ``table`` that ``where`` says (then taken away again): that the read uses them."""
+    assert run_sql(store, f"SELECT count(*) FROM {table} WHERE {where}", params)[0][0]
+    change = f"UPDATE {table} SET {figure} = {figure} + ? WHERE {where}"
+    before = await read()
+    run_sql(store, change, [1000, *params])
+    changed = await read() != before
+    run_sql(store, change, [-1000, *params])
+    assert await read() == before
+    return changed
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+async def test_running_totals_and_objects_per_query_rank_as_the_reference(
+        backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    """Added up by the daily build, the queries' running totals (two rows per query and
+    chain instead of one per day) and each query's objects per day answer the rankings as
+    the searches would, in every order, segment and period; late writes forget what they
+    change until the next build; a purge forgets the chains that hold its days."""
+    store = made(backend, request, tmp_path)
+    await store.open()
+    try:
+        reference = await written_chains(store)
+        assert await store.purge(LONG_AGO) == 0
+        # every day ended: a chain of 32 days and 13 of the next (queries' and objects'),
+        # every day's objects per query
+        assert run_sql(store, "SELECT count(*) FROM analytics_totals_built") == [(90,)]
+        assert run_sql(store, "SELECT count(*) FROM analytics_query_hits_built") == [(45,)]
+        assert await assert_same_rankings(store, reference, chains_periods()) > 1000
+        # the reads use them: a figure added to the totals at the end of a chain, or to
+        # one query's objects of a day, shows in the answers (taken away again after)
+        end = CHAINED + timedelta(days=31)
+
+        async def ranked() -> object:
+            return await store.top_searches("books", CHAINED + timedelta(days=3), end,
+                                            limit=8)
+
+        async def shown() -> object:
+            return await store.hit_stats("books", CHAINED + timedelta(days=3), end, limit=8)
+
+        async def objects() -> object:
+            return await store.hit_stats("books", CHAINED, end, limit=8, search="paris",
+                                         with_events=True)
+
+        assert await tampered(store, "analytics_query_totals", "searches",
+                              "day = ? AND query = ?", [end, "paris"], ranked)
+        hit = (await store.hit_stats("books", CHAINED, end, limit=1))[0].hit
+        assert await tampered(store, "analytics_object_totals", "count",
+                              "day = ? AND hit = ?", [end, hit], shown)
+        for figure in ("count", "clicks"):
+            assert await tampered(store, "analytics_query_hit_days", figure,
+                                  "handle = ? AND query = ?", ["books", "paris"], objects)
+        # late searches and events on days added up: forgotten until the next build
+        late = [msgspec.structs.replace(s, at=s.at + 86400 * (CHAINED - DAY0).days + 3600,
+                                        query_id=f"{9_000 + n:032x}")
+                for n, s in enumerate(months()[20:60]) if s.query_id]
+        for target in (store, reference):
+            await target.write_searches(late)
+            await target.write_events(events(late))
+        assert run_sql(store, "SELECT count(*) FROM analytics_totals_built")[0][0] < 90
+        assert run_sql(store, "SELECT count(*) FROM analytics_query_hits_built")[0][0] < 45
+        await assert_same_rankings(store, reference, chains_periods()[::3])
+        assert await store.purge(LONG_AGO) == 0
+        assert run_sql(store, "SELECT count(*) FROM analytics_totals_built") == [(90,)]
+        await assert_same_rankings(store, reference, chains_periods()[1::3])
+        # a purge within the first chain: its totals forgotten, the days after it kept
+        before = CHAINED + timedelta(days=5)
+        gone = sum(CHAINED <= datetime.fromtimestamp(e.at, UTC).date() < before
+                   for e in reference.events)
+        assert await store.purge(before) == await reference.purge(before) + gone > 0
+        assert run_sql(store, "SELECT min(day), count(*) FROM analytics_totals_built") == [
+            (CHAINED + timedelta(days=32) if backend == "postgres"
+             else (CHAINED + timedelta(days=32)).isoformat(), 26)]
+        await assert_same_rankings(store, reference, chains_periods()[2::3])
+    finally:
+        await store.close()
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+async def test_totals_and_objects_per_query_are_added_up_after_a_version_6_database_is_migrated(
+        backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    store = made(backend, request, tmp_path)
+    await store.open()
+    reference = await written_chains(store)
+    await store.close()
+    again = rolled_back(store, (*AFTER_6, "UPDATE analytics_schema SET version = 6"))
+    assert schema.TOTALS_AT == 7 == schema.VERSION
+    await again.open()
+    try:
+        assert await again.purge(LONG_AGO) == 0
+        assert run_sql(again, "SELECT count(*) FROM analytics_totals_built") == [(90,)]
+        assert run_sql(again, "SELECT count(*) FROM analytics_query_hits_built") == [(45,)]
+        assert await assert_same_rankings(again, reference, chains_periods()[::4]) > 200
+    finally:
+        await again.close()
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+async def test_a_write_between_the_parts_of_a_days_build_leaves_the_day_to_the_next(
+        backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    """A day's objects per query are added up in several transactions; a write to the day
+    after the first (a late search) leaves the later ones without effect and the day not
+    marked, and another build begun meanwhile takes it over: the next build adds it up
+    whole, as the searches give it."""
+    store = made(backend, request, tmp_path)
+    await store.open()
+    try:
+        reference = await written_chains(store)
+        d = SQLITE if isinstance(store, SqliteAnalyticsStore) else POSTGRES
+        day = CHAINED + timedelta(days=3)
+        kept = [(d.day(CHAINED), d.day(CHAINED + timedelta(days=44)))]
+        plan = rollups.builds(d, [kept, [], [], []], CHAINED + timedelta(days=60))
+        parts = [statements for statements in plan
+                 if any("analytics_query_hit_days" in s and d.day(day) in p
+                        for s, p in statements)]
+        assert len(parts) == totals.HIT_PARTS
+        for statement, params in parts[0]:  # the first part, then a late search
+            run_sql(store, statement, params)
+        late = [msgspec.structs.replace(s, at=at(day, 7200 + n), query_id=None)
+                for n, s in enumerate(months()[:30])]
+        for target in (store, reference):
+            await target.write_searches(late)
+        for statements in parts[1:]:
+            for statement, params in statements:
+                run_sql(store, statement, params)
+        assert run_sql(store, "SELECT count(*) FROM analytics_query_hits_built "
+                       "WHERE building IS NULL") == [(0,)]
+        # a build begun meanwhile (another instance's), then the one before it goes on
+        again = rollups.builds(d, [kept, [], [], []], CHAINED + timedelta(days=60))
+        other = [statements for statements in again
+                 if any("analytics_query_hit_days" in s and d.day(day) in p
+                        for s, p in statements)]
+        for statement, params in other[0]:
+            run_sql(store, statement, params)
+        for statements in parts:  # the older build's parts: without effect now
+            for statement, params in statements[2 if statements is parts[0] else 0:]:
+                run_sql(store, statement, params)
+        for statements in other[1:]:
+            for statement, params in statements:
+                run_sql(store, statement, params)
+        asked = {"limit": 8, "search": "paris", "with_events": True}
+        period = ("books", CHAINED, CHAINED + timedelta(days=6))
+        assert await store.hit_stats(*period, **asked) == await reference.hit_stats(
+            *period, **asked)
+        assert await store.purge(LONG_AGO) == 0
+        assert run_sql(store, "SELECT count(*) FROM analytics_query_hits_built "
+                       "WHERE building IS NULL") == [(45,)]
+        await assert_same_rankings(store, reference, chains_periods()[::5])
+    finally:
+        await store.close()

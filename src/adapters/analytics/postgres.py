@@ -48,7 +48,11 @@ class PostgresAnalyticsStore(SqlAnalytics):
     async def _connect(self) -> psycopg.AsyncConnection[Any]:
         db = await psycopg.AsyncConnection.connect(
             self.url, connect_timeout=max(1, round(self.timeout)), autocommit=True,
-            options=f"-c statement_timeout={round(self.timeout * 1000)}",
+            # neither JIT compilation nor parallel workers: the reads of a month take a few
+            # hundred thousand rows at most, for which either costs more than it saves (the
+            # workers double the server's CPU per read)
+            options=(f"-c statement_timeout={round(self.timeout * 1000)} -c jit=off "
+                     "-c max_parallel_workers_per_gather=0"),
         )
         try:
             await _migrate(db)
@@ -135,14 +139,14 @@ class PostgresAnalyticsStore(SqlAnalytics):
 
     async def purge(self, before: date) -> int:
         """The days before ``before`` forgotten, then the blocks of days that ended since
-        added up (``rollups.build_spans``), each in a transaction of its own."""
+        added up, and the running totals and objects per query of the days that ended
+        (``rollups.builds``), each in a transaction of its own."""
         removed = await self._run(self._purge(before))
         async def blocks(db: psycopg.AsyncConnection[Any]
                          ) -> list[list[tuple[str, list[Any]]]]:
-            kept = await (await db.execute(rollups.DAYS_KEPT)).fetchone()
-            built = await (await db.execute(rollups.BUILT)).fetchall()
-            return rollups.build_spans(POSTGRES, kept or (None, None), utc_day(time.time()),
-                                       built)
+            found = [await (await db.execute(statement)).fetchall()
+                     for statement in rollups.BUILD_READS]
+            return rollups.builds(POSTGRES, found, utc_day(time.time()))
 
         def build(statements: list[tuple[str, list[Any]]]) -> Callable[
                 [psycopg.AsyncConnection[Any]], Awaitable[None]]:

@@ -10,8 +10,9 @@ those without results, their hits, the tracked ones and what the events did to t
 of refinements of the searches without results (``analytics_no_result_days``); the clicks
 per position by the click's own day (``analytics_click_days``); revenue per currency
 (``analytics_revenue_days``, ``hit`` '' for a query's). The objects of one query's
-searches are read from the log itself (by its ``(handle, query, day)`` index): a rollup per
-query and object would add a row per object of nearly every new query.
+searches are not rolled up here (a row per object of nearly every new query, on the write
+path): the daily build adds them up per day (``totals.py``), the log is read for the days
+after.
 
 On PostgreSQL, a batch of searches is written to a table of the connection's own
 (``BATCH``), then, in the same transaction, into the log and into the rollups by ``INSERT
@@ -48,7 +49,7 @@ from typing import Any
 
 import msgspec
 
-from searchport.adapters.analytics import schema
+from searchport.adapters.analytics import schema, totals
 from searchport.adapters.analytics.sql import (
     HIT_COUNTERS,
     INSERT_EVENT,
@@ -136,7 +137,7 @@ def purge_spans(d: Dialect, before: date) -> list[tuple[str, list[Any]]]:
         last = d.day(span_start(before - timedelta(days=1), span))
         found += [(f"DELETE FROM {table} WHERE span = ? AND day <= ?", [span, last])
                   for table in (*SPAN_TABLES, BLOCKS)]
-    return found
+    return [*found, *totals.purge(d, before)]
 
 
 def closed(today: date) -> date:
@@ -190,6 +191,20 @@ def build_spans(d: Dialect, kept: Sequence[Any], today: date,
 
 DAYS_KEPT = "SELECT min(day), max(day) FROM analytics_query_days"
 BUILT = f"SELECT span, day FROM {BLOCKS}"
+# what the daily build reads first: the days kept, and what is added up of them
+BUILD_READS = (DAYS_KEPT, BUILT, totals.DAYS_OF_TOTALS, totals.DAYS_OF_HITS)
+
+
+def builds(d: Dialect, found: Sequence[Sequence[Any]], today: date
+           ) -> list[list[tuple[str, list[Any]]]]:
+    """Given the rows of ``BUILD_READS`` (the first's one row), what the daily build adds
+    up: the blocks of days (``build_spans``), then the running totals and objects per
+    query (``totals.build``); a transaction each."""
+    kept, built, totals_built, hits_built = found
+    kept = kept[0] if kept else (None, None)
+    return [*build_spans(d, kept, today, built),
+            *totals.build(d, kept, closed(today), totals_built,
+                          [row[0] for row in hits_built])]
 
 
 def lock_spans(d: Dialect) -> list[tuple[str, list[Any]]]:
@@ -215,7 +230,8 @@ def invalidate(d: Dialect, days: Iterable[date], today: date) -> list[tuple[str,
         return []
     blocks = sorted({(span, span_start(day, span)) for day in old for span in SPANS})
     return [*lock_spans(d), *((f"DELETE FROM {BLOCKS} WHERE span = ? AND day = ?",
-                               [span, d.day(day)]) for span, day in blocks)]
+                               [span, d.day(day)]) for span, day in blocks),
+            *totals.invalidate(d, old)]
 
 
 EVENT_FIELDS = ("at, handle, type, subtype, object_ids, positions, query_id, "

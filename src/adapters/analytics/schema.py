@@ -310,11 +310,58 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             PRIMARY KEY (span, day)
         ){keyed}""",
     ),
+    (  # running totals per query and object in chains of days, each query's objects per day,
+        # added up by the daily build (totals.py), with the days they were added up for
+        """CREATE TABLE analytics_query_totals (
+            day {day} NOT NULL,
+            handle TEXT NOT NULL,
+            query TEXT NOT NULL,
+            tags {json} NOT NULL,
+            """ + ",\n            ".join(
+            f"{c} {{bigint}} NOT NULL DEFAULT 0" for c in (
+                "searches", "filtered", "hits_sum", "tracked", "unclicked",
+                "unclicked_hits_sum", "clicked", "converted", "position_sum", "positions"))
+        + """,
+            PRIMARY KEY (day, handle, query, tags)
+        ){keyed}""",
+        """CREATE TABLE analytics_object_totals (
+            day {day} NOT NULL,
+            handle TEXT NOT NULL,
+            hit TEXT NOT NULL,
+            tags {json} NOT NULL,
+            count {bigint} NOT NULL DEFAULT 0,
+            PRIMARY KEY (day, handle, hit, tags)
+        ){keyed}""",
+        """CREATE TABLE analytics_totals_built (
+            kind TEXT NOT NULL,
+            day {day} NOT NULL,
+            total_rows {bigint} NOT NULL,
+            day_rows {bigint} NOT NULL,
+            PRIMARY KEY (kind, day)
+        ){keyed}""",
+        """CREATE TABLE analytics_query_hit_days (
+            handle TEXT NOT NULL,
+            query TEXT NOT NULL,
+            day {day} NOT NULL,
+            hit TEXT NOT NULL,
+            tags {json} NOT NULL,
+            """ + ",\n            ".join(
+            f"{c} {{bigint}} NOT NULL DEFAULT 0" for c in (
+                "count", "tracked", "clicked", "clicks", "converted", "conversions",
+                "carted", "carts", "purchased", "purchases"))
+        + """,
+            PRIMARY KEY (handle, query, day, hit, tags)
+        ){keyed}""",
+        "CREATE INDEX analytics_query_hit_days_day ON analytics_query_hit_days (day)",
+        # the days added up (``building`` null), or being added up (a build's token)
+        "CREATE TABLE analytics_query_hits_built (day {day} PRIMARY KEY, building TEXT)",
+    ),
 )
 USER_BLOCK = 32  # days per row of analytics_user_blocks: one bit each in a BIGINT
 USERS_AT = 4  # the schema version that brought the distinct users' rollups
 EARLY_AT = 5  # the schema version that keeps the events waiting for their searches apart
 SPANS_AT = 6  # the schema version that brought the blocks of days (sql.SPANS)
+TOTALS_AT = 7  # the schema version that brought the running totals and objects per query
 
 VERSION = len(MIGRATIONS)
 

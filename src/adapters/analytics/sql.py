@@ -17,7 +17,7 @@ from typing import Any
 
 import msgspec
 
-from searchport.adapters.analytics import schema, users
+from searchport.adapters.analytics import schema, totals, users
 from searchport.domain.analytics.insights import InsightsEvent
 from searchport.domain.analytics.records import SearchRecord, utc_day
 from searchport.domain.analytics.reports import (
@@ -343,10 +343,6 @@ _EVENT_FIGURES = ("sum(q.tracked), sum(q.clicked), sum(q.clicks), sum(q.converte
 _HIT_FIGURES = ("sum(q.tracked), sum(q.clicked), sum(q.clicks), sum(q.converted), "
                 "sum(q.conversions), sum(q.carted), sum(q.carts), sum(q.purchased), "
                 "sum(q.purchases)")
-# the same figures (but the tracked searches) of the events ``e`` naming one object of
-# the tracked searches of the log (what each search had of it, when any)
-_LOGGED_HIT_FIGURES = (", ".join(f"sum(CASE WHEN e.{n} > 0 THEN 1 ELSE 0 END), sum(e.{n})"
-                                   for n in ("clicks", "conversions", "carts", "purchases")))
 
 
 def _counts(row: Sequence[Any]) -> EventCounts:
@@ -369,7 +365,7 @@ _SEARCH_ORDER = {
     "averageClickPosition": "sum(q.position_sum) * 1.0 / nullif(sum(q.positions), 0)",
 }
 _AVERAGE_HITS = "CAST(round(sum(q.{total}) * 1.0 / sum(q.{count})) AS BIGINT)"
-_ORDER_SUMS = {"searchCount": ("searches",), "clickThroughRate": ("clicked", "tracked"),
+_ORDER_SUMS = {"searchCount": (), "clickThroughRate": ("clicked", "tracked"),
                "conversionRate": ("converted", "tracked"),
                "averageClickPosition": ("position_sum", "positions")}
 
@@ -377,8 +373,9 @@ _ORDER_SUMS = {"searchCount": ("searches",), "clickThroughRate": ("clicked", "tr
 class SqlAnalytics:
     """The reads of ``AnalyticsStore``, over ``_rows`` (one statement's rows, with
     ``?`` placeholders) and ``dialect``. Every read adds up the daily rollups
-    (``rollups.py``; the users': ``users.py``) but that of one query's objects; the
-    rankings also their blocks of days (``_spanned``)."""
+    (``rollups.py``; the users': ``users.py``); the rankings also their blocks of days
+    and the queries' running totals (``_spanned``); one query's objects their days
+    added up, and the log for the others (``_query_hits``)."""
 
     dialect: Dialect
 
@@ -391,33 +388,66 @@ class SqlAnalytics:
         """For ``scope``'s period: a FROM item (alias ``q``), its WHERE condition and
         their parameters, giving the rows of the table of days ``days``
         (``analytics_query_days`` or ``analytics_object_days``) that ``scope`` counts,
-        with their key (``query`` or ``hit``) and ``counters``: whole blocks of days from
-        its table of blocks where the period holds them and they were added up
-        (``cover``), days elsewhere. ``only``: a condition more on the rows (unqualified
-        names), with ``only_params``."""
+        with their key (``query`` or ``hit``) and ``counters``: the running totals
+        (``totals.py``) where they are added up and read fewer rows, at the last
+        day of each chain's part of the period, less those at the day before it (their
+        counters negated); whole blocks of days from its table of blocks where the period
+        holds them and they were added up (``cover``), days elsewhere. A key may then come
+        with sums of zero (searched before the period only): the caller keeps those with
+        searches (``HAVING``). ``only``: a condition more on the rows (unqualified names,
+        true of a row of totals whenever of the totals before it), with
+        ``only_params``."""
         d = self.dialect
-        pieces = [(1, scope.start, scope.end)]
-        if (scope.end - scope.start).days + 1 >= min(SPANS):
-            built = await self._rows(_BUILT_BETWEEN, [d.day(scope.start), d.day(scope.end)])
-            pieces = cover(scope.start, scope.end,
-                           {(int(span), d.read_day(day)) for span, day in built})
+        pieces: list[tuple[date, int]] = []
+        ranges = [(scope.start, scope.end)]
+        table, kind, _, summed = totals.KINDS[days]
+        if set(counters) <= set(summed) and scope.end > scope.start:
+            found = await self._rows(totals.DAYS_BETWEEN,
+                                     [kind, d.day(totals.chain_start(scope.start)),
+                                      d.day(scope.end)])
+            pieces, ranges = totals.plan_totals(
+                scope.start, scope.end,
+                {d.read_day(day): (int(rows), int(own)) for day, rows, own in found})
+        blocks: list[tuple[int, date, date]] = []
+        if any((last - first).days + 1 >= min(SPANS) for first, last in ranges):
+            built = await self._rows(_BUILT_BETWEEN, [d.day(ranges[0][0]),
+                                                      d.day(ranges[-1][1])])
+            done = {(int(span), d.read_day(day)) for span, day in built}
+            for first, last in ranges:
+                blocks += cover(first, last, done)
+        else:
+            blocks = [(1, first, last) for first, last in ranges]
         more = f" AND {only}" if only else ""
-        if all(span == 1 for span, _, _ in pieces):
-            scope = await self._in_sets(scope, "q")
+        if not pieces and len(blocks) == 1 and blocks[0][0] == 1:
+            scope = await self._in_sets(Scope(d, scope.handle, blocks[0][1], blocks[0][2],
+                                              scope.segment, scope.search), "q")
             return days, scope.where + more, [*scope.params, *only_params]
         inner = await self._in_sets(scope, "r")
         more += "".join(f" AND {f}" for f in inner.filters)
-        columns = ", ".join((f"r.{_SPANNED_KEYS[days]}", *(f"r.{c}" for c in counters)))
+        key = f"r.{_SPANNED_KEYS[days]}"
+        columns = ", ".join((key, *(f"r.{c}" for c in counters)))
         parts, params = [], []
-        for span, first, last in pieces:
+        for day, sign in pieces:
+            signed = columns if sign > 0 else ", ".join(
+                (key, *(f"-r.{c}" for c in counters)))
+            parts.append(f"SELECT {signed} FROM {table} r "
+                         f"WHERE r.day = ? AND r.handle = ?{more}")
+            params += [d.day(day), scope.handle, *only_params, *inner.filter_params]
+        for span, first, last in blocks:
+            # given keys (``only_params``), the days named one by one: each key of each
+            # day (block) is then looked up by the index, not read among the day's rows
+            named = [first + timedelta(days=n) for n in range(0, (last - first).days + 1, span)]
+            on = (f"r.day IN ({', '.join('?' * len(named))})", [d.day(n) for n in named])
+            if not only_params or len(named) > 64:
+                on = ("r.day BETWEEN ? AND ?", [d.day(first), d.day(last)])
             if span == 1:
                 parts.append(f"SELECT {columns} FROM {days} r "
-                             f"WHERE r.handle = ? AND r.day BETWEEN ? AND ?{more}")
-                params += [scope.handle, d.day(first), d.day(last)]
+                             f"WHERE r.handle = ? AND {on[0]}{more}")
+                params += [scope.handle, *on[1]]
             else:
                 parts.append(f"SELECT {columns} FROM {SPANNED[days]} r WHERE r.handle = ? "
-                             f"AND r.span = ? AND r.day BETWEEN ? AND ?{more}")
-                params += [scope.handle, span, d.day(first), d.day(last)]
+                             f"AND r.span = ? AND {on[0]}{more}")
+                params += [scope.handle, span, *on[1]]
             params += [*only_params, *inner.filter_params]
         return "(" + " UNION ALL ".join(parts) + ")", "true", params
 
@@ -471,8 +501,8 @@ class SqlAnalytics:
             f"{count} > 0")
         rows = await self._rows(
             f"SELECT q.query, sum(q.{count}) AS n, {average}, {filtered} "
-            f"FROM {source} q WHERE {where} "
-            f"GROUP BY q.query ORDER BY n DESC, q.query{self.dialect.text_order} "
+            f"FROM {source} q WHERE {where} GROUP BY q.query HAVING sum(q.{count}) > 0 "
+            f"ORDER BY n DESC, q.query{self.dialect.text_order} "
             "LIMIT ? OFFSET ?", [*params, limit, offset])
         return [TopSearch(q, int(n), int(hits), int(f)) for q, n, hits, f in rows]
 
@@ -485,7 +515,8 @@ class SqlAnalytics:
         rows = await self._rows(
             f"SELECT q.query, sum(q.searches) AS n, {average} FROM {source} q "
             f"WHERE {where} GROUP BY q.query "
-            f"HAVING sum(q.searches) >= ? ORDER BY n DESC, q.query{self.dialect.text_order} "
+            "HAVING sum(q.searches) >= ? AND sum(q.searches) > 0 "
+            f"ORDER BY n DESC, q.query{self.dialect.text_order} "
             "LIMIT ?", [*params, min_count, limit])
         return [PopularQuery(q, int(n), int(hits)) for q, n, hits in rows]
 
@@ -538,23 +569,26 @@ class SqlAnalytics:
                                                   ("searches", "hits_sum"))
             rows = await self._rows(
                 f"SELECT q.query, sum(q.searches), {average} FROM {source} q "
-                f"WHERE {where} GROUP BY q.query ORDER BY {order} LIMIT ? OFFSET ?",
+                f"WHERE {where} GROUP BY q.query HAVING sum(q.searches) > 0 "
+                f"ORDER BY {order} LIMIT ? OFFSET ?",
                 [*params, limit, offset])
             return [SearchStats(query=q, count=int(n), nb_hits=int(h)) for q, n, h in rows]
         # the page's queries first, by the sums their order needs; then their figures
-        source, where, params = await self._spanned("analytics_query_days", scope,
-                                              _ORDER_SUMS[order_by])
-        page = (f"SELECT q.query FROM {source} q WHERE {where} GROUP BY q.query "
-                f"ORDER BY {order} LIMIT ? OFFSET ?")
-        page_params = [*params, limit, offset]
+        source, where, params = await self._spanned(
+            "analytics_query_days", scope, ("searches", *_ORDER_SUMS[order_by]))
+        page = [query for query, in await self._rows(
+            f"SELECT q.query FROM {source} q WHERE {where} GROUP BY q.query "
+            f"HAVING sum(q.searches) > 0 ORDER BY {order} LIMIT ? OFFSET ?",
+            [*params, limit, offset])]
+        if not page:
+            return []
+        # the page's queries named: each read by its key, wherever its rows are
         source, where, params = await self._spanned(
             "analytics_query_days", scope, QUERY_COUNTERS,
-            "query IN (SELECT query FROM page)")
+            f"query IN ({', '.join('?' * len(page))})", page)
         rows = await self._rows(
-            f"WITH page AS ({page}) "
             f"SELECT q.query, sum(q.searches), {average}, {_EVENT_FIGURES} "
-            f"FROM {source} q WHERE {where} GROUP BY q.query ORDER BY {order}",
-            [*page_params, *params])
+            f"FROM {source} q WHERE {where} GROUP BY q.query ORDER BY {order}", params)
         return [SearchStats(query=q, count=int(n), nb_hits=int(h), events=_counts(rest))
                 for q, n, h, *rest in rows]
 
@@ -581,53 +615,92 @@ class SqlAnalytics:
         by objectID), with (``with_events``) what the events after their tracked searches
         did to each."""
         d = self.dialect
-        if search is not None:  # one query's searches, read from the log by its index
-            # the searches with the same objects counted together first (a query asked
-            # again shows the same page), then each object of each list; the events of
-            # the page's objects only, from the tracked searches that had some
-            scope = await self._in_sets(self._scope(handle, start, end, segment, search),
-                                        "s")
-            counted = (
-                "WITH lists AS (SELECT s.hits, count(*) AS n, count(s.query_id) AS t "
-                f"FROM analytics_searches s WHERE {scope.where} GROUP BY s.hits), "
-                "counted AS (SELECT h.value AS hit, sum(l.n) AS n, sum(l.t) AS t "
-                f"FROM lists l, {d.elements('l.hits', 'h')} WHERE true GROUP BY h.value), "
-                "page AS (SELECT c.hit, c.n, c.t FROM counted c "
-                f"ORDER BY c.n DESC, c.hit{d.text_order} LIMIT ? OFFSET ?) ")
-            order = f"ORDER BY p.n DESC, p.hit{d.text_order}"
-            if not with_events:
-                rows = await self._rows(f"{counted}SELECT p.hit, p.n FROM page p {order}",
-                                        [*scope.params, limit, offset])
-            else:
-                rows = await self._rows(
-                    f"{counted}SELECT p.hit, p.n, p.t, {_LOGGED_HIT_FIGURES} FROM page p "
-                    "LEFT JOIN (SELECT e.hit, e.clicks, e.conversions, e.carts, e.purchases "
-                    "FROM analytics_searches s JOIN analytics_hit_events e "
-                    f"ON e.query_id = s.query_id WHERE {scope.where} "
-                    "AND e.hit IN (SELECT hit FROM page)) e ON e.hit = p.hit "
-                    f"GROUP BY p.hit, p.n, p.t {order}",
-                    [*scope.params, limit, offset, *scope.params])
+        if search is not None:
+            rows = await self._query_hits(self._scope(handle, start, end, segment, search),
+                                          limit, offset, with_events)
         else:
             scope = self._scope(handle, start, end, segment)
             source, where, params = await self._spanned("analytics_object_days", scope,
                                                   ("count",))
             order = f"ORDER BY sum(q.count) DESC, q.hit{d.text_order}"
             page = (f"SELECT q.hit, sum(q.count) FROM {source} q WHERE {where} "
-                    f"GROUP BY q.hit {order} LIMIT ? OFFSET ?")
+                    f"GROUP BY q.hit HAVING sum(q.count) > 0 {order} LIMIT ? OFFSET ?")
             if not with_events:
                 rows = await self._rows(page, [*params, limit, offset])
             else:  # the page's objects first, then their figures
-                page_params = [*params, limit, offset]
+                hits = [hit for hit, _ in await self._rows(page, [*params, limit, offset])]
+                if not hits:
+                    return []
                 source, where, params = await self._spanned(
                     "analytics_object_days", scope, HIT_COUNTERS,
-                    "hit IN (SELECT hit FROM page)")
+                    f"hit IN ({', '.join('?' * len(hits))})", hits)
                 rows = await self._rows(
-                    f"WITH page AS ({page}) SELECT q.hit, sum(q.count), {_HIT_FIGURES} "
-                    f"FROM {source} q WHERE {where} GROUP BY q.hit {order}",
-                    [*page_params, *params])
+                    f"SELECT q.hit, sum(q.count), {_HIT_FIGURES} "
+                    f"FROM {source} q WHERE {where} GROUP BY q.hit {order}", params)
         return [HitStats(hit=hit, count=int(n),
                          events=_counts(rest) if with_events else EventCounts())
                 for hit, n, *rest in rows]
+
+    async def _query_hits(self, scope: Scope, limit: int, offset: int,
+                          with_events: bool) -> list[tuple[Any, ...]]:
+        """The objects of one query's searches (``scope.search``), as ``hit_stats`` gives
+        them: from its objects per day (``totals.py``) for the days added up, from the log
+        by its index for the others: there, the searches with the same objects counted
+        together first (a query asked again shows the same page), then each object of
+        each list, and the events of the page's objects only, from the tracked searches
+        that had some."""
+        d = self.dialect
+        done = await self._rows(f"{totals.DAYS_OF_HITS} AND day BETWEEN ? AND ?",
+                                [d.day(scope.start), d.day(scope.end)])
+        runs = totals.runs(scope.start, scope.end, {d.read_day(day) for day, in done})
+        log, rolled = await self._in_sets(scope, "s"), await self._in_sets(scope, "r")
+
+        def parts(select: str, alias: str, built: bool, more: str = "") -> tuple[str, Params]:
+            found = rolled if alias == "r" else log
+            where = [f"{alias}.handle = ? AND {alias}.day BETWEEN ? AND ?", *found.filters]
+            sql, params = [], []
+            for first, last, yes in runs:
+                if yes == built:
+                    sql.append(f"{select} WHERE {' AND '.join(where)}{more}")
+                    params += [scope.handle, d.day(first), d.day(last), *found.filter_params]
+            return " UNION ALL ".join(sql), params
+
+        logged, logged_params = parts("SELECT s.hits, s.query_id FROM analytics_searches s",
+                                      "s", False)
+        counted, counted_params = parts(
+            f"SELECT r.hit, r.count AS n, r.tracked AS t FROM {totals.HIT_DAYS} r", "r", True)
+        if logged:
+            counted = " UNION ALL ".join(filter(None, (
+                f"SELECT h.value AS hit, l.n, l.t FROM lists l, {d.elements('l.hits', 'h')} "
+                "WHERE true", counted)))
+        sql = (("WITH lists AS (SELECT s.hits, count(*) AS n, count(s.query_id) AS t "
+                f"FROM ({logged}) s GROUP BY s.hits), ") if logged else "WITH "
+               ) + (f"counted AS (SELECT x.hit, sum(x.n) AS n, sum(x.t) AS t FROM ({counted}) "
+                    "x GROUP BY x.hit), "
+                    "page AS (SELECT c.hit, c.n, c.t FROM counted c "
+                    f"ORDER BY c.n DESC, c.hit{d.text_order} LIMIT ? OFFSET ?) ")
+        params = [*logged_params, *counted_params, limit, offset]
+        order = f"ORDER BY p.n DESC, p.hit{d.text_order}"
+        if not with_events:
+            return await self._rows(f"{sql}SELECT p.hit, p.n FROM page p {order}", params)
+        flags = ", ".join(f"CASE WHEN e.{n} > 0 THEN 1 ELSE 0 END AS {done}, e.{n} AS {n}"
+                          for done, n in zip(totals.HIT_FIGURES[::2], totals.HIT_FIGURES[1::2],
+                                             strict=True))
+        page = " AND e.hit IN (SELECT hit FROM page)"
+        events, events_params = parts(
+            f"SELECT e.hit AS hit, {flags} FROM analytics_searches s "
+            "JOIN analytics_hit_events e ON e.query_id = s.query_id", "s", False,
+            " AND s.query_id IS NOT NULL" + page)
+        figures, figures_params = parts(
+            f"SELECT r.hit, {', '.join(f'r.{c}' for c in totals.HIT_FIGURES)} "
+            f"FROM {totals.HIT_DAYS} r", "r", True, page.replace("e.hit", "r.hit"))
+        both = " UNION ALL ".join(filter(None, (events, figures)))
+        return await self._rows(
+            f"{sql}SELECT p.hit, p.n, p.t, "
+            + ", ".join(f"sum(f.{c})" for c in totals.HIT_FIGURES)
+            + f" FROM page p LEFT JOIN ({both}) f ON f.hit = p.hit "
+            f"GROUP BY p.hit, p.n, p.t {order}",
+            [*params, *events_params, *figures_params])
 
     async def hit_revenue(self, handle: str, start: date, end: date, hits: Sequence[str], *,
                           segment: Segment = EVERY_SEARCH,

@@ -156,7 +156,8 @@ class SqliteAnalyticsStore(SqlAnalytics):
 
     async def purge(self, before: date) -> int:
         """The days before ``before`` forgotten, then the blocks of days that ended since
-        added up (``rollups.build_spans``), each in a transaction of its own (the writer
+        added up, and the running totals and objects per query of the days that ended
+        (``rollups.builds``), each in a transaction of its own (the writer
         takes its turns between them)."""
         def purge(db: sqlite3.Connection) -> int:
             with _transaction(db):
@@ -170,9 +171,9 @@ class SqliteAnalyticsStore(SqlAnalytics):
                            for statement in sql.PURGE)
 
         def blocks(db: sqlite3.Connection) -> list[list[tuple[str, list[Any]]]]:
-            return rollups.build_spans(SQLITE, db.execute(rollups.DAYS_KEPT).fetchone(),
-                                       utc_day(time.time()),
-                                       db.execute(rollups.BUILT).fetchall())
+            return rollups.builds(SQLITE, [db.execute(statement).fetchall()
+                                           for statement in rollups.BUILD_READS],
+                                  utc_day(time.time()))
 
         def build(statements: list[tuple[str, list[Any]]]) -> Callable[
                 [sqlite3.Connection], None]:
