@@ -35,7 +35,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import shutil
 import statistics
 import subprocess
@@ -43,7 +42,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from analytics_overhead import SEARCH
+from analytics_overhead import SEARCH, wrk
 from shared_harness import (
     BENCH_CONFIG,
     ROOT,
@@ -91,18 +90,6 @@ def worker_of(server: subprocess.Popen[bytes]) -> int:
     kids = subprocess.run(["pgrep", "-P", str(server.pid)], capture_output=True,
                           text=True).stdout.split()
     return int(kids[0]) if kids else server.pid
-
-
-def wrk(url: str, seconds: int) -> dict[str, float]:
-    out = subprocess.run(
-        ["taskset", "-c", "1", "wrk", "-t2", "-c32", f"-d{seconds}s", "--timeout=5s",
-         "-s", str(SHARED / "wrk" / "get_uniq.lua"), url],
-        capture_output=True, text=True, check=True).stdout
-    found = re.search(r"^WRK_JSON (\{.*\})$", out, re.M)
-    if found is None:
-        raise SystemExit(f"no WRK_JSON line from wrk:\n{out}")
-    figures: dict[str, float] = json.loads(found[1])
-    return figures
 
 
 def measure(server: subprocess.Popen[bytes], url: str, seconds: int,
