@@ -73,6 +73,14 @@ def open_books_index(base: Path) -> OpenIndex:
     return OpenIndex("books", folder.generation_path(meta), IndexLayout(config))
 
 
+def books_index_with_vocabulary(base: Path) -> OpenIndex:
+    """``open_books_index`` once its vocabulary (the typo ways' word lists) is read."""
+    index = open_books_index(base)
+    index.vocabulary.wait(30)
+    assert index.vocabulary.ready
+    return index
+
+
 @pytest.fixture(scope="session")
 def books_engine(tmp_path_factory: pytest.TempPathFactory) -> TantivyEngine:
     """One index for every read-only test (building per test would only cost time)."""

@@ -11,17 +11,14 @@ import pytest
 from searchport.adapters.tantivy import highlight
 from searchport.adapters.tantivy.highlight import Highlighter, highlight_specs, highlighter
 from searchport.adapters.tantivy.reader import OpenIndex
-from tests.integration.conftest import open_books_index
+from tests.integration.conftest import books_index_with_vocabulary
 
 Row = dict[str, Any]
 
 
 @pytest.fixture(scope="module")
 def books_index(tmp_path_factory: pytest.TempPathFactory) -> OpenIndex:
-    index = open_books_index(tmp_path_factory.mktemp("highlight-kept"))
-    index.vocabulary.wait(30)
-    assert index.vocabulary.ready
-    return index
+    return books_index_with_vocabulary(tmp_path_factory.mktemp("highlight-kept"))
 
 
 def texts(rows: list[Row]) -> list[str]:

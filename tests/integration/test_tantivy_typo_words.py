@@ -13,7 +13,7 @@ from searchport.adapters.tantivy import typo_words
 from searchport.adapters.tantivy.highlight import Highlighter, highlight_specs
 from searchport.adapters.tantivy.reader import OpenIndex
 from searchport.adapters.tantivy.text_query import TextQueryBuilder
-from tests.integration.conftest import open_books_index
+from tests.integration.conftest import books_index_with_vocabulary
 
 Row = dict[str, Any]
 TEXT_FIELDS = ("title", "author")
@@ -21,10 +21,7 @@ TEXT_FIELDS = ("title", "author")
 
 @pytest.fixture(scope="module")
 def books_index(tmp_path_factory: pytest.TempPathFactory) -> OpenIndex:
-    index = open_books_index(tmp_path_factory.mktemp("typo-words"))
-    index.vocabulary.wait(30)
-    assert index.vocabulary.ready
-    return index
+    return books_index_with_vocabulary(tmp_path_factory.mktemp("typo-words"))
 
 
 def matched_ids(index: OpenIndex, query: tantivy.Query) -> set[str]:
