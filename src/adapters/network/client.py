@@ -1,29 +1,38 @@
-"""``EngineClient``: the ``Exchange`` that speaks HTTP, pyreqwest's client (Python bindings
-of Rust's reqwest and hyper) for one engine origin (one TLS setting, one proxy or none).
+"""``EngineClient``: the ``Exchange`` that speaks HTTP, libcurl (through pycurl) driven by
+the event loop, for one engine origin (one TLS setting, one proxy or none).
 
-One ``pyreqwest`` client per event loop, made on first use: a bounded number of requests in
-flight (``max_connections``), idle keep-alive connections closed after
-``keepalive_seconds``, no cookies, no redirects, no proxy but the one chosen when the client
-is made (``pools.py``), answers decompressed (gzip, deflate, brotli, zstd). HTTP is read and
-written by hyper in a Tokio runtime of pyreqwest's; this module only maps.
+libcurl writes and reads HTTP: the request's head and body, the answer's head, chunked
+framing, decompression, keep-alive connections, proxies (a CONNECT tunnel for https),
+TLS and the deadline. This module only hands it requests and maps what it says. Its
+transfers run on the event loop's own thread, through libcurl's "multi socket" interface:
+libcurl names the sockets it waits for and when it next needs to be woken, the loop
+watches those (``add_reader``, ``call_at``) and hands each event back to libcurl. No
+thread of its own: nothing takes turns with the loop for the interpreter's lock.
 
-``timeout`` is the deadline of the whole exchange (reqwest's per-request ``timeout``: from
-connecting until the body is read). Failures are raised in searchport's vocabulary
-(``exchange.py``); a message never carries an address.
+One libcurl "multi" per event loop, made on first use: at most ``max_connections``
+connections to the origin (more requests wait for one), idle keep-alive connections
+reused for ``keepalive_seconds`` at most, no cookies, no redirects, no proxy but the one
+chosen when the client is made (``pools.py``), answers decompressed (every coding this
+libcurl decodes). ``timeout`` is the deadline of the whole exchange (libcurl's
+``CURLOPT_TIMEOUT_MS``: from the call until the body is read, waiting for a connection
+included). Failures are raised in searchport's vocabulary (``exchange.py``); a message
+never carries an address.
 """
 
 from __future__ import annotations
 
 import asyncio
-import errno
-import re
-from collections.abc import Mapping
-from datetime import timedelta
+import contextlib
+import http.client
+import io
+import os
+import select
+import socket
+import ssl
+from collections.abc import Iterator, Mapping
+from functools import cache
 
-from pyreqwest.client import Client, ClientBuilder
-from pyreqwest.exceptions import BuilderError, PyreqwestError, RequestTimeoutError
-from pyreqwest.middleware.types import Middleware
-from pyreqwest.proxy import ProxyBuilder
+import pycurl
 
 from searchport import __version__
 from searchport.adapters.network.exchange import (
@@ -39,39 +48,319 @@ from searchport.domain.running_loop import running_loop
 
 SYSTEM_TLS = Tls()  # verified against the system's roots
 USER_AGENT = f"searchport/{__version__}"
-KEPT_TIMEOUTS = 64
 # methods whose requests carry no body unless given one (RFC 9110 defines none for them)
 BODILESS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE", "CONNECT"})
-# the causes pyreqwest gives (reqwest's and hyper's words) for a failure while connecting
-# and for one after the answer's head, while its body was read or decompressed
-CONNECTING = "client error (Connect)"
-READING_BODY = frozenset({"request or response body error", "error decoding response body"})
-OS_ERROR = re.compile(r"\(os error (\d+)\)")
+READ_SIZE = 65536  # bytes read from a socket at once: a search answer in one read
+MAX_FIELDS = 100  # header fields of an answer's head, as most servers and clients allow
+# libcurl's codes for a failure before any connection was made (name, TCP, proxy, TLS)
+NOT_CONNECTED = frozenset({
+    pycurl.E_COULDNT_RESOLVE_PROXY, pycurl.E_COULDNT_RESOLVE_HOST, pycurl.E_COULDNT_CONNECT,
+    pycurl.E_SSL_CONNECT_ERROR, pycurl.E_PEER_FAILED_VERIFICATION, pycurl.E_SSL_CERTPROBLEM,
+    pycurl.E_SSL_CIPHER, pycurl.E_SSL_CACERT_BADFILE, pycurl.E_SSL_ISSUER_ERROR,
+    pycurl.E_SSL_PINNEDPUBKEYNOTMATCH, pycurl.E_SSL_INVALIDCERTSTATUS,
+    pycurl.E_SSL_ENGINE_NOTFOUND, pycurl.E_SSL_ENGINE_SETFAILED, pycurl.E_SSL_CRL_BADFILE,
+    getattr(pycurl, "E_PROXY", 97)})
+TIMED_OUT = pycurl.E_OPERATION_TIMEDOUT
+IN, OUT, REMOVE = pycurl.POLL_IN, pycurl.POLL_OUT, pycurl.POLL_REMOVE
+EPOLL = hasattr(select, "epoll")  # Linux: libcurl's sockets in an epoll set of their own
+EPOLL_IN = getattr(select, "EPOLLIN", 0) | getattr(select, "EPOLLRDHUP", 0)
+EPOLL_ERR = getattr(select, "EPOLLERR", 0) | getattr(select, "EPOLLHUP", 0)
 
 
-def _described(exc: BaseException) -> str:
-    """The failure's kind and, for a system error, its errno name (``ConnectError:
-    ECONNREFUSED``): pyreqwest's message and causes name the URL."""
-    details = getattr(exc, "details", None)
-    causes = details.get("causes") if isinstance(details, dict) else None
-    for cause in reversed(causes or []):
-        found = OS_ERROR.search(str(cause.get("message", "")))
-        if found is not None and int(found[1]) in errno.errorcode:
-            return f"{type(exc).__name__}: {errno.errorcode[int(found[1])]}"
-    return type(exc).__name__
+class Headers(Mapping[str, str]):
+    """An answer's header fields, looked up case-insensitively (a repeated field: its
+    first value), read from the lines libcurl handed over (``final_head``) by the standard
+    library (``http.client.parse_headers``) when first looked at."""
+
+    __slots__ = ("_lines", "_names", "_values")
+
+    def __init__(self, lines: list[bytes]) -> None:
+        self._lines = lines
+        self._values: dict[str, str] | None = None
+        self._names: list[str] = []
+
+    def _read(self) -> dict[str, str]:
+        values = self._values
+        if values is None:
+            values = {}
+            fields = final_head(self._lines)[0]
+            parsed = http.client.parse_headers(io.BytesIO(b"".join(fields) + b"\r\n"))
+            for name, value in parsed.items():
+                if name.lower() not in values:
+                    values[name.lower()] = value
+                    self._names.append(name)
+            self._values = values
+        return values
+
+    def __getitem__(self, name: str) -> str:
+        return self._read()[name.lower()]
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name.lower() in self._read()
+
+    def __iter__(self) -> Iterator[str]:
+        self._read()
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._read())
 
 
-def _failure(exc: PyreqwestError) -> ExchangeError:
-    """The vocabulary's error for a failed exchange, from the stage pyreqwest's causes name
-    (its classes do not tell a connection closed before the head from one never made)."""
-    details = getattr(exc, "details", None)
-    causes = {str(cause.get("message")) for cause in
-              (details.get("causes") if isinstance(details, dict) else None) or []}
-    if CONNECTING in causes:  # TCP, name, TLS or proxy
-        return Refused(_described(exc))
-    if causes & READING_BODY:  # the head was read: the engine may have done the work
-        return BadAnswer(_described(exc))
-    return Dropped(_described(exc))  # closed, reset or not HTTP before the head
+class _Handle:
+    """A libcurl handle set up for one kind of request (its method, with or without a
+    body), kept for the next request of that kind: its settings stay, only the URL, the
+    headers, the body and the deadline change. libcurl hands it the lines of the answer's
+    heads and the pieces of its body (appended by the lists' own methods)."""
+
+    __slots__ = ("curl", "future", "header_list", "lines", "pieces", "timeout_ms")
+
+    def __init__(self, curl: pycurl.Curl) -> None:
+        self.curl = curl
+        self.lines: list[bytes] = []
+        self.pieces: list[bytes] = []
+        self.future: asyncio.Future[None] | None = None
+        self.header_list: list[str] | None = None
+        self.timeout_ms = 0
+        curl.setopt(pycurl.HEADERFUNCTION, self.lines.append)
+        curl.setopt(pycurl.WRITEFUNCTION, self.pieces.append)
+
+    def taken(self) -> tuple[list[bytes], bytes]:
+        """The head's lines and the body, the handle emptied for its next request."""
+        lines, pieces = self.lines[:], self.pieces
+        body = pieces[0] if len(pieces) == 1 else b"".join(pieces)
+        self.lines.clear()
+        pieces.clear()
+        return lines, body
+
+
+def final_head(lines: list[bytes]) -> tuple[list[bytes], bool]:
+    """The header lines of the last head libcurl handed over (a status line begins a head,
+    so an interim 1xx one is forgotten; the trailers after a body are not kept), and
+    whether that head was read whole (its empty line)."""
+    fields: list[bytes] = []
+    whole = False
+    for line in lines:
+        if line.startswith(b"HTTP/"):
+            fields, whole = [], False
+        elif line in (b"\r\n", b"\n"):
+            whole = True
+        elif whole:
+            break  # the trailers
+        else:
+            fields.append(line)
+    return fields, whole
+
+
+def _refused(lines: list[bytes]) -> Dropped | None:
+    """Why an answer libcurl read is refused: a head it took as ended by the connection's
+    close (not whole), or one of more than ``MAX_FIELDS`` fields; None for an answer
+    whose head ends with its empty line as usual and has few lines (no closer look)."""
+    if lines[-1:] == [b"\r\n"] and len(lines) <= MAX_FIELDS + 2:
+        return None
+    fields, whole = final_head(lines)
+    if not whole:
+        return Dropped("the connection closed inside the head")
+    if len(fields) > MAX_FIELDS:
+        return Dropped(f"more than {MAX_FIELDS} header fields")
+    return None
+
+
+def _failure(code: int, head_read: bool) -> ExchangeError:
+    """The vocabulary's error for libcurl's code: no connection, no whole head, or a body
+    that failed after the head."""
+    name = f"curl error {code}"
+    if code == TIMED_OUT:
+        return TimedOut(name)
+    if code in NOT_CONNECTED:
+        return Refused(name)
+    if head_read:  # the head was read: the engine may have done the work
+        return BadAnswer(name)
+    return Dropped(name)  # closed, reset, too large or not HTTP before the head
+
+
+@cache
+def _system_roots() -> bytes:
+    """The system's trusted certificates (the PEM file the standard library's OpenSSL
+    reads), empty when there is none."""
+    paths = ssl.get_default_verify_paths()
+    for path in (paths.cafile, paths.openssl_cafile):
+        if path and os.path.isfile(path):
+            with open(path, "rb") as file:
+                return file.read()
+    return b""
+
+
+class _Multi:
+    """libcurl's multi interface on one event loop: its sockets watched for the loop, its
+    timer kept as one ``call_at``, its finished transfers handed to their futures.
+
+    On Linux the sockets libcurl waits on are kept in an epoll set of the multi's own,
+    which the loop watches as one file: a socket stays in it while its connection is
+    idle, so that a kept connection is not taken out of the loop and put back for every
+    exchange. libcurl closes sockets without saying so (pycurl cannot always call back
+    when it does): a closed socket leaves the set by itself, a number used again by
+    libcurl is put back in, and one used again by anything else is never in the set, so
+    nothing outside libcurl is ever watched or unwatched by it. Elsewhere each socket is
+    the loop's reader or writer while libcurl waits on it."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, max_connections: int) -> None:
+        self.loop = loop
+        multi = self.multi = pycurl.CurlMulti()
+        multi.setopt(pycurl.M_SOCKETFUNCTION, self._socket)
+        multi.setopt(pycurl.M_TIMERFUNCTION, self._timer)
+        multi.setopt(pycurl.M_MAX_HOST_CONNECTIONS, max_connections)
+        multi.setopt(pycurl.M_MAX_TOTAL_CONNECTIONS, max_connections)
+        multi.setopt(pycurl.M_MAXCONNECTS, max_connections)
+        self.transfers: dict[pycurl.Curl, _Handle] = {}
+        self._waits: dict[int, int] = {}  # the sockets libcurl waits on: what for
+        self._set = select.epoll() if EPOLL else None
+        if self._set is not None:
+            loop.add_reader(self._set.fileno(), self._ready)
+        self._due: float | None = None  # when libcurl next wants its timer
+        self._wake: asyncio.TimerHandle | asyncio.Handle | None = None
+        self._wake_at = 0.0
+        self.closed = False
+
+    # -- what libcurl asks of the loop -----------------------------------------------------
+
+    def _socket(self, what: int, fd: int, multi: object, data: object) -> None:
+        """libcurl's ``SOCKETFUNCTION``: what it now waits for on ``fd``."""
+        waits = self._waits
+        before = waits.pop(fd, 0)
+        if what != REMOVE:
+            waits[fd] = what
+        watched = self._set
+        if watched is None:
+            self._watch(fd, before, 0 if what == REMOVE else what)
+        elif what != REMOVE:
+            mask = (select.EPOLLIN if what & IN else 0) | (select.EPOLLOUT if what & OUT else 0)
+            try:
+                watched.modify(fd, mask)  # in the set already, unless closed since
+            except FileNotFoundError:
+                watched.register(fd, mask)
+        # REMOVE: the socket stays in the set while its connection is idle (or closed)
+
+    def _ready(self) -> None:
+        """The multi's epoll set has sockets ready: each handed to libcurl; an idle one
+        (closed by the engine, or sent bytes nobody asked for) leaves the set."""
+        assert self._set is not None
+        waits = self._waits
+        ready = []
+        for fd, events in self._set.poll(0):
+            if fd not in waits:
+                with contextlib.suppress(OSError):
+                    self._set.unregister(fd)
+                continue
+            ready.append((fd, (pycurl.CSELECT_IN if events & EPOLL_IN else 0)
+                          | (pycurl.CSELECT_OUT if events & select.EPOLLOUT else 0)
+                          | (pycurl.CSELECT_ERR if events & EPOLL_ERR else 0)))
+        for fd, events in ready:
+            self._act(fd, events)
+
+    def _watch(self, fd: int, before: int, what: int) -> None:
+        """Without epoll: ``fd`` the loop's reader and writer as libcurl now waits."""
+        loop = self.loop
+        if before & IN and not what & IN:
+            loop.remove_reader(fd)
+        if before & OUT and not what & OUT:
+            loop.remove_writer(fd)
+        if what & IN and not before & IN:
+            loop.add_reader(fd, self._act, fd, pycurl.CSELECT_IN)
+        if what & OUT and not before & OUT:
+            loop.add_writer(fd, self._act, fd, pycurl.CSELECT_OUT)
+
+    def _timer(self, ms: int) -> None:
+        """libcurl's ``TIMERFUNCTION``: when it next wants ``socket_action`` with no
+        socket (-1: never). One wake-up is kept, moved only to an earlier time; one that
+        comes early is set again for the time then due."""
+        if ms < 0:
+            self._due = None
+            return
+        due = self.loop.time() + ms / 1000
+        self._due = due
+        if self._wake is None or due < self._wake_at:
+            self._arm(due, ms == 0)
+
+    def _arm(self, at: float, now: bool) -> None:
+        if self._wake is not None:
+            self._wake.cancel()
+        self._wake_at = at
+        self._wake = (self.loop.call_soon(self._woken) if now
+                      else self.loop.call_at(at, self._woken))
+
+    def _woken(self) -> None:
+        self._wake = None
+        due = self._due
+        if due is None or self.closed:
+            return
+        if due > self.loop.time():
+            self._arm(due, False)
+            return
+        self._act(pycurl.SOCKET_TIMEOUT, 0)
+
+    def _act(self, fd: int, events: int) -> None:
+        multi = self.multi
+        while multi.socket_action(fd, events)[0] == pycurl.E_CALL_MULTI_PERFORM:
+            pass
+        while True:
+            queued, finished, failed = multi.info_read()
+            for curl in finished:
+                self._finish(curl, None)
+            for curl, code, _message in failed:
+                self._finish(curl, code)
+            if not queued:
+                return
+
+    def _finish(self, curl: pycurl.Curl, code: int | None) -> None:
+        handle = self.transfers.pop(curl, None)
+        refused = None if code is not None or handle is None else _refused(handle.lines)
+        if refused is not None:
+            _end_connection(curl)  # before the handle leaves the multi, which knows it
+        self.multi.remove_handle(curl)
+        future = handle.future if handle is not None else None
+        if handle is None or future is None or future.done():
+            return
+        if refused is not None:
+            future.set_exception(refused)
+        elif code is None:
+            future.set_result(None)
+        else:
+            future.set_exception(_failure(code, final_head(handle.lines)[1]))
+
+    # -- what the client asks --------------------------------------------------------------
+
+    def start(self, handle: _Handle) -> asyncio.Future[None]:
+        future = handle.future = self.loop.create_future()
+        self.transfers[handle.curl] = handle
+        self.multi.add_handle(handle.curl)
+        return future
+
+    def abandon(self, handle: _Handle) -> None:
+        """A transfer its caller stopped waiting for (cancelled): taken out of libcurl,
+        which closes its connection when it was in the middle of it."""
+        if self.transfers.pop(handle.curl, None) is not None:
+            with contextlib.suppress(pycurl.error):
+                self.multi.remove_handle(handle.curl)
+
+    def close(self) -> None:
+        self.closed = True
+        if self._wake is not None:
+            self._wake.cancel()
+            self._wake = None
+        for handle in list(self.transfers.values()):
+            self.abandon(handle)
+            if handle.future is not None and not handle.future.done():
+                handle.future.set_exception(Dropped("the client was closed"))
+        with contextlib.suppress(Exception):  # the loop may be closed already
+            if self._set is not None:
+                self.loop.remove_reader(self._set.fileno())
+            else:
+                for fd, what in self._waits.items():
+                    self._watch(fd, what, 0)
+        self._waits.clear()
+        self.multi.close()  # closes the idle connections
+        if self._set is not None:
+            self._set.close()
 
 
 class EngineClient:
@@ -79,52 +368,101 @@ class EngineClient:
 
     def __init__(self, origin: str, *, max_connections: int, keepalive_seconds: float,
                  tls: Tls = SYSTEM_TLS, proxy: str | None = None,
-                 middleware: Middleware | None = None) -> None:
+                 connect_to: str | None = None) -> None:
         """``tls``: verification and a CA to trust besides the system's; ``proxy``: an
         http:// proxy URL, its credentials (``http://user:pass@host:port``) sent as
-        ``Proxy-Authorization``; ``middleware``: pyreqwest middleware run on every request
-        (the contract tests send every engine host to a loopback server with one)."""
+        ``Proxy-Authorization``; ``connect_to``: ``host:port`` where every connection is
+        made instead of the origin's address, the origin's name kept in the request and
+        its TLS check (the contract tests send every engine host to a loopback server)."""
         self.origin = origin.rstrip("/")
         self._tls = tls
         self._max_connections = max_connections
         self._keepalive = keepalive_seconds
         self._proxy = proxy
-        self._middleware = middleware
-        self._client: Client | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._timeouts: dict[float, timedelta] = {}
+        self._connect_to = connect_to
+        self._multi: _Multi | None = None
+        self._idle: dict[tuple[str, bool], list[_Handle]] = {}  # by (method, body)
+        self._header_lists: dict[tuple[tuple[str, str], ...], list[str]] = {}
+        self._ca_blob: bytes | None = None
+        if tls.verify and tls.ca_pem is not None:
+            self._ca_blob = _system_roots() + b"\n" + tls.ca_pem
 
-    def _client_here(self) -> Client:
-        client, loop = self._client, running_loop()
-        if client is None or self._loop is not loop:
-            builder = (ClientBuilder()
-                       .max_connections(self._max_connections)
-                       .pool_idle_timeout(timedelta(seconds=self._keepalive))
-                       .follow_redirects(False)
-                       .default_cookie_store(False)
-                       .referer(False)
-                       .user_agent(USER_AGENT)
-                       .no_proxy())
-            if self._proxy is not None:
-                builder = builder.proxy(ProxyBuilder.all(self._proxy))
-            if not self._tls.verify:
-                builder = builder.danger_accept_invalid_certs(True)
-            elif self._tls.ca_pem is not None:
-                builder = builder.add_root_certificate_pem(self._tls.ca_pem)
-            if self._middleware is not None:
-                builder = builder.with_middleware(self._middleware)
-            client = builder.build()
-            self._client, self._loop = client, loop
-        return client
+    def _multi_here(self) -> _Multi:
+        multi, loop = self._multi, running_loop()
+        if multi is None or multi.loop is not loop:
+            if multi is not None:
+                self._close_multi(multi)
+            multi = self._multi = _Multi(loop, self._max_connections)
+        return multi
 
-    def _timeout(self, seconds: float) -> timedelta:
-        timeout = self._timeouts.get(seconds)
-        if timeout is None:
-            timeout = timedelta(seconds=seconds)
-            if len(self._timeouts) >= KEPT_TIMEOUTS:
-                self._timeouts.clear()
-            self._timeouts[seconds] = timeout
-        return timeout
+    def _close_multi(self, multi: _Multi) -> None:
+        idle, self._idle = self._idle, {}
+        multi.close()
+        for handles in idle.values():
+            for handle in handles:
+                handle.curl.close()
+
+    def _handle(self, method: str, with_body: bool) -> _Handle:
+        """An idle handle for ``method`` with or without a body, else a new one."""
+        handles = self._idle.get((method, with_body))
+        if handles:
+            return handles.pop()
+        curl = pycurl.Curl()
+        curl.setopt(pycurl.NOSIGNAL, 1)
+        curl.setopt(pycurl.PROTOCOLS, pycurl.PROTO_HTTP | pycurl.PROTO_HTTPS)
+        curl.setopt(pycurl.HTTP_VERSION, pycurl.CURL_HTTP_VERSION_1_1)
+        curl.setopt(pycurl.FOLLOWLOCATION, 0)
+        curl.setopt(pycurl.USERAGENT, USER_AGENT)
+        curl.setopt(pycurl.ACCEPT_ENCODING, "")  # every coding this libcurl decodes
+        curl.setopt(pycurl.MAXAGE_CONN, max(1, round(self._keepalive)))
+        curl.setopt(pycurl.BUFFERSIZE, READ_SIZE)
+        curl.setopt(pycurl.PROXY, self._proxy or "")  # "": none, not the environment's
+        if self._proxy is not None:
+            curl.setopt(pycurl.SUPPRESS_CONNECT_HEADERS, 1)
+        if self._connect_to is not None:
+            curl.setopt(pycurl.CONNECT_TO, [f"::{self._connect_to}"])
+        if not self._tls.verify:
+            curl.setopt(pycurl.SSL_VERIFYPEER, 0)
+            curl.setopt(pycurl.SSL_VERIFYHOST, 0)
+        elif self._ca_blob is not None:
+            curl.setopt(pycurl.CAINFO_BLOB, self._ca_blob)
+        else:
+            roots = _system_roots()
+            if roots:
+                curl.setopt(pycurl.CAINFO_BLOB, roots)
+        if method == "GET" and not with_body:
+            curl.setopt(pycurl.HTTPGET, 1)
+        elif method == "HEAD" and not with_body:
+            curl.setopt(pycurl.NOBODY, 1)
+        elif with_body:
+            curl.setopt(pycurl.POST, 1)
+            if method != "POST":
+                curl.setopt(pycurl.CUSTOMREQUEST, method)
+        else:
+            curl.setopt(pycurl.CUSTOMREQUEST, method)
+        return _Handle(curl)
+
+    def _header_list(self, headers: Mapping[str, str], with_body: bool) -> list[str]:
+        key = (*headers.items(), ("", "body" if with_body else ""))
+        lines = self._header_lists.get(key)
+        if lines is None:
+            lines = []
+            for name, value in headers.items():
+                if (not name or any(c in name for c in ":\r\n\0 \t")
+                        or any(c in value for c in "\r\n\0")):
+                    raise ValueError("a header that cannot be sent")
+                lines.append(f"{name}: {value}")
+            names = {name.lower() for name in headers}
+            # what libcurl would add on its own and an engine must not see
+            lines.append("Expect:")
+            if with_body and "content-type" not in names:
+                lines.append("Content-Type:")
+            if "accept" not in names:
+                lines.append("Accept:")
+            if len(self._header_lists) >= 64:
+                self._header_lists.clear()
+            self._header_lists[key] = lines
+        return lines
 
     async def exchange(self, method: str, url: str, headers: Mapping[str, str],
                        body: bytes | None, timeout: float) -> Answer:
@@ -132,24 +470,62 @@ class EngineClient:
         another origin or a line break in a header value."""
         if not url.startswith(self.origin) or url[len(self.origin):][:1] not in ("", "/", "?"):
             raise ValueError("the URL is not on this client's origin")
+        with_body = body is not None or method not in BODILESS
+        header_list = self._header_list(headers, with_body)
+        multi = self._multi_here()
+        handle = self._handle(method, with_body)
+        curl = handle.curl
+        timeout_ms = max(1, round(timeout * 1000))
         try:
-            request = self._client_here().request(method, url).headers(headers)
-        except BuilderError:
-            raise ValueError("a header that cannot be sent") from None
-        if body is not None:
-            request = request.body_bytes(body)
-        elif method not in BODILESS:  # servers may refuse such a request without a length
-            request = request.header("Content-Length", "0")
+            curl.setopt(pycurl.URL, _sendable(url))
+            if handle.header_list is not header_list:
+                curl.setopt(pycurl.HTTPHEADER, header_list)
+                handle.header_list = header_list
+            if with_body:
+                curl.setopt(pycurl.POSTFIELDS, body or b"")
+            if handle.timeout_ms != timeout_ms:
+                curl.setopt(pycurl.TIMEOUT_MS, timeout_ms)
+                handle.timeout_ms = timeout_ms
+        except (pycurl.error, UnicodeEncodeError):
+            curl.close()
+            raise ValueError("a request that cannot be sent") from None
         try:
-            response = await request.timeout(self._timeout(timeout)).build().send()
-        except RequestTimeoutError as exc:
-            raise TimedOut(_described(exc)) from None
-        except PyreqwestError as exc:
-            raise _failure(exc) from None
-        return Answer(response.status, response.headers, bytes(await response.bytes()))
+            await multi.start(handle)
+        except BaseException:
+            multi.abandon(handle)
+            curl.close()
+            raise
+        lines, content = handle.taken()
+        handle.future = None
+        status = curl.getinfo(pycurl.RESPONSE_CODE)
+        self._idle.setdefault((method, with_body), []).append(handle)
+        return Answer(status, Headers(lines), content)
 
     async def aclose(self) -> None:
-        client, self._client = self._client, None
-        if client is not None:
-            await client.close()
+        multi, self._multi = self._multi, None
+        if multi is not None:
+            self._close_multi(multi)
 
+
+def _end_connection(curl: pycurl.Curl) -> None:
+    """The connection of an answer just refused shut down (libcurl would keep it; it finds
+    it closed if it picks it again): it is never used for another exchange."""
+    with contextlib.suppress(pycurl.error, OSError):
+        fd = curl.getinfo(pycurl.ACTIVESOCKET)
+        if fd >= 0:
+            with socket.socket(fileno=os.dup(fd)) as kept:
+                kept.shutdown(socket.SHUT_RDWR)
+
+
+def _sendable(url: str) -> str:
+    """The URL with what cannot travel in a request line percent-encoded (non-ASCII as
+    UTF-8, spaces), as browsers and other HTTP clients send such a path."""
+    if url.isascii() and " " not in url:
+        return url
+    out = []
+    for char in url:
+        if char == " " or not char.isascii():
+            out.append("".join(f"%{b:02X}" for b in char.encode("utf-8")))
+        else:
+            out.append(char)
+    return "".join(out)

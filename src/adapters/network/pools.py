@@ -96,7 +96,7 @@ class EnginePools:
 
 
 def network(origin: str, tls: Tls, proxy: str | None) -> Exchange:
-    # imported on first use: a config with only embedded indexes never loads pyreqwest
+    # imported on first use: a config with only embedded indexes never loads pycurl
     from searchport.adapters.network.client import EngineClient
 
     return EngineClient(origin, tls=tls, proxy=proxy, max_connections=MAX_CONNECTIONS,
