@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """CPU per engine exchange of the network under the server engines, in process: the
-production ``EngineClient`` (pyreqwest, ``src/adapters/network/client.py``) beside aiohttp's
+production ``EngineClient`` (libcurl through pycurl, ``src/adapters/network/client.py``) beside
+aiohttp's
 client set up as searchport's former engine client was, each with ``--inflight`` requests
 in flight on one event loop (uvloop) against a local HTTP server.
 
@@ -9,11 +10,11 @@ in flight on one event loop (uvloop) against a local HTTP server.
 The server is the shared harness's fake upstream (nginx answering every search with the
 same ~21 kB Elasticsearch answer). Each round sends ``--exchanges`` POSTs per client, the
 clients interleaved round by round; the figure is the process's CPU time (user + system,
-``getrusage``: pyreqwest's Tokio thread included) per exchange, best and median of
+``getrusage``: every thread included) per exchange, best and median of
 ``--rounds`` (µs). nginx runs in its own processes: its CPU is not counted. Variants:
 
-- ``EngineClient``: production (one pyreqwest client per origin, reqwest's per-request
-  deadline), under ``ResilientExchange`` as in production.
+- ``EngineClient``: production (one libcurl multi per origin and loop, libcurl's
+  per-transfer deadline), under ``ResilientExchange`` as in production.
 - ``aiohttp``: one ``aiohttp.ClientSession`` (no cookies, a ``total`` timeout kept per
   value), under ``ResilientExchange`` (aiohttp comes with the test extras).
 """
@@ -71,7 +72,7 @@ class AiohttpExchange:
 
 def clients(origin: str) -> dict[str, Callable[[], Exchange]]:
     return {
-        "EngineClient (production, pyreqwest)": lambda: ResilientExchange(EngineClient(
+        "EngineClient (production, pycurl)": lambda: ResilientExchange(EngineClient(
             origin, max_connections=64, keepalive_seconds=30)),
         "aiohttp": lambda: ResilientExchange(AiohttpExchange()),
     }
@@ -115,7 +116,7 @@ def main() -> None:
         for name, make in found.items():
             figures[name].append(
                 uvloop.run(measured(make, args.url, args.exchanges, args.inflight)))
-    print(f"pyreqwest {version('pyreqwest')}, aiohttp {aiohttp.__version__}; "
+    print(f"pycurl {version('pycurl')}, aiohttp {aiohttp.__version__}; "
           f"{args.exchanges} exchanges x {args.rounds} rounds, "
           f"{args.inflight} in flight, POST {args.url}")
     print("| client | CPU µs/exchange, best | median | user CPU, best | wall µs/exchange, best |"

@@ -20,12 +20,12 @@ import pytest
 SRC = Path(__file__).resolve().parents[2] / "src"
 PACKAGE = "searchport"
 STDLIB = frozenset(sys.stdlib_module_names)
-FRAMEWORKS = ("litestar", "httpx", "aiohttp", "pyreqwest", "yarl", "multidict", "redis", "yaml",
-              "tantivy", "dependency_injector", "granian", "brotli")
+FRAMEWORKS = ("litestar", "httpx", "aiohttp", "pycurl", "pyreqwest", "yarl", "multidict",
+              "redis", "yaml", "tantivy", "dependency_injector", "granian", "brotli")
 # the one module behind the Exchange seam that speaks HTTP to the engines
 ENGINE_CLIENT = "searchport.adapters.network.client"
-HTTP_CLIENTS = ("pyreqwest", "aiohttp", "yarl", "multidict", "httpx", "httpcore", "urllib3",
-                "requests")
+HTTP_CLIENTS = ("pycurl", "pyreqwest", "aiohttp", "yarl", "multidict", "httpx", "httpcore",
+                "urllib3", "requests")
 
 
 @dataclass(frozen=True)

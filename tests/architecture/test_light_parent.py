@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-HEAVY = ("searchport.adapters.network.client", "pyreqwest", "aiohttp", "httpx", "litestar", "redis",
+HEAVY = ("searchport.adapters.network.client", "pycurl", "aiohttp", "httpx", "litestar", "redis",
          "dependency_injector", "tantivy")
 
 

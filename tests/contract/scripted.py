@@ -4,9 +4,9 @@ real HTTP to a server on 127.0.0.1 that plays a scripted engine and records ever
 
 - ``LoopbackEngine``: an HTTP and an HTTPS server (``aiohttp.web``, on a loop of their own
   thread) that hand every request to a handler as an ``httpx.Request`` and send back its
-  ``httpx.Response``; every engine host name of a config resolves to them (a pyreqwest
-  middleware of the production client), so the adapters keep the hosts
-  they are configured with. A reply that is an
+  ``httpx.Response``; every engine host name of a config resolves to them (libcurl's
+  ``CONNECT_TO`` in the production client), so the adapters keep the hosts they are
+  configured with. A reply that is an
   ``httpx`` network error is played on the socket: a timeout is never answered, any
   other error closes the connection unanswered. The timeout each exchange is given is
   recorded (``timeouts``), and the client waits at most ``WAIT`` seconds of it, so that
@@ -44,9 +44,6 @@ import trustme
 from aiohttp import web
 from dependency_injector import providers
 from litestar.testing import TestClient
-from pyreqwest.middleware import Next
-from pyreqwest.request import Request
-from pyreqwest.response import Response
 
 from searchport.adapters.config_loader import parse_config
 from searchport.adapters.network.client import EngineClient
@@ -330,23 +327,14 @@ class LoopbackEngine:
         self._runner, self._ports = runner, (http_port, https_port)
 
     def network(self, origin: str, tls: Tls, proxy: str | None) -> Exchange:
-        """The production client for ``origin``, every request sent to this server instead
-        (a pyreqwest middleware: its URL points at 127.0.0.1, its Host header keeps the
+        """The production client for ``origin``, every connection made to this server
+        instead (libcurl's ``CONNECT_TO``: the request and its TLS check keep the
         configured host), the test CA trusted where production would trust the system's."""
         self.start()
-        ports = {"http": self._ports[0], "https": self._ports[1]}
-
-        async def to_loopback(request: Request, following: Next) -> Response:
-            url = request.url
-            request.headers["Host"] = (url.host_str or "") + (
-                f":{url.port}" if url.port is not None else "")
-            request.url = (f"{url.scheme}://127.0.0.1:{ports[url.scheme]}{url.path}"
-                           + (f"?{url.query_string}" if url.query_string else ""))
-            return await following.run(request)
-
+        port = self._ports[1] if origin.startswith("https:") else self._ports[0]
         client = EngineClient(origin, tls=self._client_tls if tls.verify and tls.ca_pem is None
                               else tls, proxy=proxy, max_connections=8, keepalive_seconds=30,
-                              middleware=to_loopback)
+                              connect_to=f"127.0.0.1:{port}")
         return _Timed(client, self.timeouts)
 
     async def _serve(self, request: web.Request) -> web.StreamResponse:

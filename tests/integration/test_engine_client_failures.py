@@ -6,8 +6,8 @@ that cannot be written refused before anything is sent. After each failure the n
 request on the same exchange is answered correctly.
 
 A body whose framing or compression is broken is a ``BadAnswer`` even when it came in the
-same piece as its head. The limits are hyper's (pyreqwest's HTTP/1.1): a head over about
-400 KiB, more than 100 header fields."""
+same piece as its head. The limits: libcurl's on the size of a head, and at most
+100 header fields (``client.MAX_FIELDS``)."""
 
 from __future__ import annotations
 
@@ -156,8 +156,9 @@ def test_waiting_for_a_connection_counts_against_the_deadline() -> None:
 
 
 def test_bytes_after_a_whole_answer_end_that_connection() -> None:
-    """hyper reads the answer its head announces, then sees the connection is not clean
-    and closes it: the junk is never read as the next answer, asked on a new connection."""
+    """libcurl reads the answer its head announces; the junk after it is never read as the
+    next answer: the connection, idle with bytes nobody asked for, is ended, and the next
+    request asked on a new connection."""
     def answer(request: Request) -> Script:
         return Script([answer_bytes(200, b"ok") + (b"junk" if request.body == b"1" else b"")])
 

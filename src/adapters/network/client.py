@@ -29,6 +29,7 @@ import os
 import select
 import socket
 import ssl
+from collections import deque
 from collections.abc import Iterator, Mapping
 from functools import cache
 
@@ -203,8 +204,10 @@ class _Multi:
     nothing outside libcurl is ever watched or unwatched by it. Elsewhere each socket is
     the loop's reader or writer while libcurl waits on it."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, max_connections: int) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop, max_connections: int,
+                 keepalive: float) -> None:
         self.loop = loop
+        self._keepalive = keepalive
         multi = self.multi = pycurl.CurlMulti()
         multi.setopt(pycurl.M_SOCKETFUNCTION, self._socket)
         multi.setopt(pycurl.M_TIMERFUNCTION, self._timer)
@@ -214,6 +217,8 @@ class _Multi:
         self.transfers: dict[pycurl.Curl, _Handle] = {}
         self._waits: dict[int, int] = {}  # the sockets libcurl waits on: what for
         self._set = select.epoll() if EPOLL else None
+        self._idle: dict[int, float] = {}  # in the set, their connection idle: since when
+        self._sweep: asyncio.TimerHandle | None = None
         if self._set is not None:
             loop.add_reader(self._set.fileno(), self._ready)
         self._due: float | None = None  # when libcurl next wants its timer
@@ -233,23 +238,57 @@ class _Multi:
         if watched is None:
             self._watch(fd, before, 0 if what == REMOVE else what)
         elif what != REMOVE:
+            self._idle.pop(fd, None)
             mask = (select.EPOLLIN if what & IN else 0) | (select.EPOLLOUT if what & OUT else 0)
             try:
                 watched.modify(fd, mask)  # in the set already, unless closed since
             except FileNotFoundError:
                 watched.register(fd, mask)
-        # REMOVE: the socket stays in the set while its connection is idle (or closed)
+        else:  # the socket stays in the set while its connection is idle (or closed)
+            self._idle[fd] = self.loop.time()
+            if self._sweep is None:
+                self._sweep = self.loop.call_at(self._idle[fd] + self._keepalive,
+                                                self._swept)
+
+    def _end_idle(self, fd: int) -> None:
+        """An idle connection's socket (still in the set: libcurl's) shut down and out of
+        the set: libcurl finds it closed when it next picks it, and opens another."""
+        assert self._set is not None
+        self._idle.pop(fd, None)
+        with contextlib.suppress(OSError):
+            self._set.unregister(fd)
+        _shut_down(fd)
+
+    def _swept(self) -> None:
+        """The connections idle for ``keepalive`` ended; the next sweep set for the first
+        to reach it."""
+        self._sweep = None
+        if self.closed or self._set is None:
+            return
+        now = self.loop.time()
+        for fd, since in list(self._idle.items()):
+            if now - since < self._keepalive:
+                continue
+            try:
+                self._set.modify(fd, select.EPOLLIN)  # still in the set: still libcurl's
+            except OSError:
+                del self._idle[fd]  # closed by libcurl since: its number is not ours
+                continue
+            self._end_idle(fd)
+        if self._idle:
+            self._sweep = self.loop.call_at(min(self._idle.values()) + self._keepalive,
+                                            self._swept)
 
     def _ready(self) -> None:
-        """The multi's epoll set has sockets ready: each handed to libcurl; an idle one
-        (closed by the engine, or sent bytes nobody asked for) leaves the set."""
+        """The multi's epoll set has sockets ready: each handed to libcurl; the connection
+        of an idle one (closed by the engine, or sent bytes nobody asked for, such as a
+        408 before the engine closes it) is ended, so that no request is sent on it."""
         assert self._set is not None
         waits = self._waits
         ready = []
         for fd, events in self._set.poll(0):
-            if fd not in waits:
-                with contextlib.suppress(OSError):
-                    self._set.unregister(fd)
+            if fd not in waits:  # its connection idle: nothing may come on it now
+                self._end_idle(fd)
                 continue
             ready.append((fd, (pycurl.CSELECT_IN if events & EPOLL_IN else 0)
                           | (pycurl.CSELECT_OUT if events & select.EPOLLOUT else 0)
@@ -344,6 +383,9 @@ class _Multi:
 
     def close(self) -> None:
         self.closed = True
+        if self._sweep is not None:
+            self._sweep.cancel()
+            self._sweep = None
         if self._wake is not None:
             self._wake.cancel()
             self._wake = None
@@ -381,7 +423,9 @@ class EngineClient:
         self._proxy = proxy
         self._connect_to = connect_to
         self._multi: _Multi | None = None
-        self._idle: dict[tuple[str, bool], list[_Handle]] = {}  # by (method, body)
+        self._busy = 0  # exchanges holding one of the ``max_connections`` places
+        self._waiting: deque[asyncio.Future[None]] = deque()  # the others, in turn
+        self._spare: dict[tuple[str, bool], list[_Handle]] = {}  # by (method, body)
         self._header_lists: dict[tuple[tuple[str, str], ...], list[str]] = {}
         self._ca_blob: bytes | None = None
         if tls.verify and tls.ca_pem is not None:
@@ -392,19 +436,19 @@ class EngineClient:
         if multi is None or multi.loop is not loop:
             if multi is not None:
                 self._close_multi(multi)
-            multi = self._multi = _Multi(loop, self._max_connections)
+            multi = self._multi = _Multi(loop, self._max_connections, self._keepalive)
         return multi
 
     def _close_multi(self, multi: _Multi) -> None:
-        idle, self._idle = self._idle, {}
+        spare, self._spare = self._spare, {}
         multi.close()
-        for handles in idle.values():
+        for handles in spare.values():
             for handle in handles:
                 handle.curl.close()
 
     def _handle(self, method: str, with_body: bool) -> _Handle:
         """An idle handle for ``method`` with or without a body, else a new one."""
-        handles = self._idle.get((method, with_body))
+        handles = self._spare.get((method, with_body))
         if handles:
             return handles.pop()
         curl = pycurl.Curl()
@@ -417,8 +461,6 @@ class EngineClient:
         curl.setopt(pycurl.MAXAGE_CONN, max(1, round(self._keepalive)))
         curl.setopt(pycurl.BUFFERSIZE, READ_SIZE)
         curl.setopt(pycurl.PROXY, self._proxy or "")  # "": none, not the environment's
-        if self._proxy is not None:
-            curl.setopt(pycurl.SUPPRESS_CONNECT_HEADERS, 1)
         if self._connect_to is not None:
             curl.setopt(pycurl.CONNECT_TO, [f"::{self._connect_to}"])
         if not self._tls.verify:
@@ -473,6 +515,47 @@ class EngineClient:
         with_body = body is not None or method not in BODILESS
         header_list = self._header_list(headers, with_body)
         multi = self._multi_here()
+        if self._busy < self._max_connections and not self._waiting:
+            self._busy += 1
+        else:
+            timeout = await self._turn(multi.loop, timeout)
+        try:
+            return await self._exchange(multi, method, url, header_list, with_body, body,
+                                        timeout)
+        finally:
+            self._release()
+
+    async def _turn(self, loop: asyncio.AbstractEventLoop, timeout: float) -> float:
+        """A place among the ``max_connections``, in the order asked (libcurl's own queue
+        is not first come, first served); what is left of ``timeout`` then."""
+        turn = loop.create_future()
+        self._waiting.append(turn)
+        started = loop.time()
+        try:
+            async with asyncio.timeout(timeout):
+                await turn
+        except TimeoutError:
+            raise TimedOut("no connection was free in time") from None
+        except BaseException:
+            if turn.done() and not turn.cancelled():
+                self._release()  # handed a place while leaving: the next one's
+            raise
+        finally:
+            turn.cancel()  # no longer waiting (nothing if it was handed its place)
+        return max(0.001, timeout - (loop.time() - started))
+
+    def _release(self) -> None:
+        """A place given back: handed to the first still waiting, if any."""
+        waiting = self._waiting
+        while waiting:
+            turn = waiting.popleft()
+            if not turn.done():
+                turn.set_result(None)
+                return
+        self._busy -= 1
+
+    async def _exchange(self, multi: _Multi, method: str, url: str, header_list: list[str],
+                        with_body: bool, body: bytes | None, timeout: float) -> Answer:
         handle = self._handle(method, with_body)
         curl = handle.curl
         timeout_ms = max(1, round(timeout * 1000))
@@ -498,7 +581,7 @@ class EngineClient:
         lines, content = handle.taken()
         handle.future = None
         status = curl.getinfo(pycurl.RESPONSE_CODE)
-        self._idle.setdefault((method, with_body), []).append(handle)
+        self._spare.setdefault((method, with_body), []).append(handle)
         return Answer(status, Headers(lines), content)
 
     async def aclose(self) -> None:
@@ -510,11 +593,17 @@ class EngineClient:
 def _end_connection(curl: pycurl.Curl) -> None:
     """The connection of an answer just refused shut down (libcurl would keep it; it finds
     it closed if it picks it again): it is never used for another exchange."""
-    with contextlib.suppress(pycurl.error, OSError):
+    with contextlib.suppress(pycurl.error):
         fd = curl.getinfo(pycurl.ACTIVESOCKET)
         if fd >= 0:
-            with socket.socket(fileno=os.dup(fd)) as kept:
-                kept.shutdown(socket.SHUT_RDWR)
+            _shut_down(fd)
+
+
+def _shut_down(fd: int) -> None:
+    """The connection of libcurl's socket ``fd`` shut down both ways (the socket stays
+    libcurl's to close)."""
+    with contextlib.suppress(OSError), socket.socket(fileno=os.dup(fd)) as kept:
+        kept.shutdown(socket.SHUT_RDWR)
 
 
 def _sendable(url: str) -> str:

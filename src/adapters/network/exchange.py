@@ -21,7 +21,7 @@ place. ``Refused`` and ``Dropped`` (``RETRYABLE``) cannot have been half-answere
 
 The stack under every engine (``pools.py``): ``EngineApi`` (``api.py``) calls a
 ``ResilientExchange`` (time budget, retries, circuit breaker) over an ``EngineClient``
-(``client.py``: pyreqwest).
+(``client.py``: libcurl, through pycurl).
 """
 
 from __future__ import annotations

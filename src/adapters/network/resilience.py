@@ -7,7 +7,8 @@ no engine adapter has to know about them:
   whole call: connecting, waiting, reading the full body, and every retry. Past it the call
   raises ``TimedOut`` (which ``api.py`` turns into a 504). Each attempt is given what is
   left of the budget, and every ``Exchange`` keeps the deadline it is given (the
-  ``EngineClient`` with reqwest's per-request timeout), so no timer of its own is needed here.
+  ``EngineClient`` with libcurl's per-transfer timeout), so no timer of its own is needed
+  here.
 - **Bounded retries** with jittered exponential back-off, for failures that cannot have
   been half-answered: the connection refused or dropped before the answer's head, and 502
   or 503 answers. Never after a timeout, never on another status, never past the budget.

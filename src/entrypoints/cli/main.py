@@ -6,7 +6,6 @@ import argparse
 import asyncio
 import errno
 import json
-import logging
 import os
 import socket
 import sys
@@ -421,18 +420,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def console() -> NoReturn:
-    """The ``searchport`` command: ``main``, then the process's exit.
-
-    A command that spoke to an engine leaves pyreqwest's runtime thread finishing with the
-    connections of the clients it closed, which takes the interpreter's lock; a thread that
-    does so while the interpreter shuts down aborts the process (``Fatal Python error``).
-    Such a command ends as the server's worker processes do (``multiprocessing``): its
-    output and logs flushed, then ``os._exit``, without the interpreter's shutdown."""
-    code = main()
-    if "pyreqwest" not in sys.modules:
-        sys.exit(code)
-    logging.shutdown()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)
+    """The ``searchport`` command: ``main``, then the process's exit with its code."""
+    sys.exit(main())
 
