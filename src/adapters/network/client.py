@@ -62,6 +62,23 @@ NOT_CONNECTED = frozenset({
     pycurl.E_SSL_ENGINE_NOTFOUND, pycurl.E_SSL_ENGINE_SETFAILED, pycurl.E_SSL_CRL_BADFILE,
     getattr(pycurl, "E_PROXY", 97)})
 TIMED_OUT = pycurl.E_OPERATION_TIMEDOUT
+# libcurl's words for its most common codes, for the logs (its own messages name the host)
+CAUSES = {
+    pycurl.E_COULDNT_RESOLVE_PROXY: "proxy name not resolved",
+    pycurl.E_COULDNT_RESOLVE_HOST: "host name not resolved",
+    pycurl.E_COULDNT_CONNECT: "connection refused or unreachable",
+    pycurl.E_PARTIAL_FILE: "body cut short",
+    pycurl.E_OPERATION_TIMEDOUT: "timed out",
+    pycurl.E_SSL_CONNECT_ERROR: "TLS handshake failed",
+    pycurl.E_GOT_NOTHING: "closed without an answer",
+    pycurl.E_SEND_ERROR: "send failed",
+    pycurl.E_RECV_ERROR: "receive failed",
+    pycurl.E_BAD_CONTENT_ENCODING: "bad content encoding",
+    pycurl.E_PEER_FAILED_VERIFICATION: "certificate not trusted",
+    getattr(pycurl, "E_WEIRD_SERVER_REPLY", 8): "not an HTTP answer",
+    pycurl.E_UNSUPPORTED_PROTOCOL: "not an HTTP answer",
+    getattr(pycurl, "E_PROXY", 97): "proxy refused the tunnel",
+}
 IN, OUT, REMOVE = pycurl.POLL_IN, pycurl.POLL_OUT, pycurl.POLL_REMOVE
 EPOLL = hasattr(select, "epoll")  # Linux: libcurl's sockets in an epoll set of their own
 EPOLL_IN = getattr(select, "EPOLLIN", 0) | getattr(select, "EPOLLRDHUP", 0)
@@ -169,7 +186,7 @@ def _refused(lines: list[bytes]) -> Dropped | None:
 def _failure(code: int, head_read: bool) -> ExchangeError:
     """The vocabulary's error for libcurl's code: no connection, no whole head, or a body
     that failed after the head."""
-    name = f"curl error {code}"
+    name = f"curl error {code}" + (f" ({CAUSES[code]})" if code in CAUSES else "")
     if code == TIMED_OUT:
         return TimedOut(name)
     if code in NOT_CONNECTED:
