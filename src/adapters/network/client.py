@@ -537,8 +537,33 @@ class EngineClient:
         else:
             timeout = await self._turn(multi.loop, timeout)
         try:
-            return await self._exchange(multi, method, url, header_list, with_body, body,
-                                        timeout)
+            handle = self._handle(method, with_body)
+            curl = handle.curl
+            timeout_ms = max(1, round(timeout * 1000))
+            try:
+                curl.setopt(pycurl.URL, _sendable(url))
+                if handle.header_list is not header_list:
+                    curl.setopt(pycurl.HTTPHEADER, header_list)
+                    handle.header_list = header_list
+                if with_body:
+                    curl.setopt(pycurl.POSTFIELDS, body or b"")
+                if handle.timeout_ms != timeout_ms:
+                    curl.setopt(pycurl.TIMEOUT_MS, timeout_ms)
+                    handle.timeout_ms = timeout_ms
+            except (pycurl.error, UnicodeEncodeError):
+                curl.close()
+                raise ValueError("a request that cannot be sent") from None
+            try:
+                await multi.start(handle)
+            except BaseException:
+                multi.abandon(handle)
+                curl.close()
+                raise
+            lines, content = handle.taken()
+            handle.future = None
+            status = curl.getinfo(pycurl.RESPONSE_CODE)
+            self._spare.setdefault((method, with_body), []).append(handle)
+            return Answer(status, Headers(lines), content)
         finally:
             self._release()
 
@@ -570,36 +595,6 @@ class EngineClient:
                 turn.set_result(None)
                 return
         self._busy -= 1
-
-    async def _exchange(self, multi: _Multi, method: str, url: str, header_list: list[str],
-                        with_body: bool, body: bytes | None, timeout: float) -> Answer:
-        handle = self._handle(method, with_body)
-        curl = handle.curl
-        timeout_ms = max(1, round(timeout * 1000))
-        try:
-            curl.setopt(pycurl.URL, _sendable(url))
-            if handle.header_list is not header_list:
-                curl.setopt(pycurl.HTTPHEADER, header_list)
-                handle.header_list = header_list
-            if with_body:
-                curl.setopt(pycurl.POSTFIELDS, body or b"")
-            if handle.timeout_ms != timeout_ms:
-                curl.setopt(pycurl.TIMEOUT_MS, timeout_ms)
-                handle.timeout_ms = timeout_ms
-        except (pycurl.error, UnicodeEncodeError):
-            curl.close()
-            raise ValueError("a request that cannot be sent") from None
-        try:
-            await multi.start(handle)
-        except BaseException:
-            multi.abandon(handle)
-            curl.close()
-            raise
-        lines, content = handle.taken()
-        handle.future = None
-        status = curl.getinfo(pycurl.RESPONSE_CODE)
-        self._spare.setdefault((method, with_body), []).append(handle)
-        return Answer(status, Headers(lines), content)
 
     async def aclose(self) -> None:
         multi, self._multi = self._multi, None
