@@ -380,12 +380,17 @@ class _Multi:
             future.set_exception(refused)
         elif code is None:
             future.set_result(None)
+        elif curl.getinfo(pycurl.HTTP_CONNECTCODE) not in (0, 200):
+            # a proxy refused the tunnel: the head read was its own, never the engine's
+            future.set_exception(Refused(f"curl error {code} (proxy refused the tunnel)"))
         else:
             future.set_exception(_failure(code, final_head(handle.lines)[1]))
 
     # -- what the client asks --------------------------------------------------------------
 
     def start(self, handle: _Handle) -> asyncio.Future[None]:
+        """The transfer added: libcurl asks for its timer at 0 ms, and begins the transfers
+        added meanwhile together on the loop's next turn."""
         future = handle.future = self.loop.create_future()
         self.transfers[handle.curl] = handle
         self.multi.add_handle(handle.curl)
