@@ -10,8 +10,9 @@ from collections.abc import Callable
 
 import pytest
 
+from searchport.adapters.network import client
 from searchport.adapters.network.client import EngineClient
-from searchport.adapters.network.exchange import Answer, Dropped
+from searchport.adapters.network.exchange import Answer, BadAnswer, Dropped
 from searchport.adapters.network.resilience import ResilientExchange
 from tests.scripted_http import (
     Request,
@@ -332,3 +333,36 @@ def test_aclose_fails_the_calls_in_flight_and_a_later_call_opens_anew() -> None:
                 await network.aclose()
 
     assert run(main()) == (Dropped, b"again")
+
+
+def test_without_epoll_each_socket_is_the_loop_s_while_libcurl_waits_on_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where there is no epoll (macOS, Windows) the loop watches each socket only while
+    libcurl waits on it: connections are still kept and reused, many requests share the
+    pool, and a failure is told in the vocabulary."""
+    monkeypatch.setattr(client, "EPOLL", False)
+
+    def answer(request: Request) -> Script:
+        if request.body == b"cut":
+            return Script([answer_bytes(200, b"x" * 100)[:-10]], then="close")
+        return Script(ok(request.body).pieces, delay=0.005)
+
+    async def main() -> tuple[list[bytes], int, int, type[BaseException]]:
+        async with ScriptedServer(answer) as server:
+            network = exchange_over(server, max_connections=4)
+            try:
+                first = [(await post(network, server, b"%d" % n)).content for n in range(5)]
+                sequential = server.connections
+                many = await asyncio.gather(*(post(network, server, b"%d" % n)
+                                              for n in range(40)))
+                with pytest.raises(Exception) as failed:
+                    await post(network, server, b"cut")
+                return ([*first, *(a.content for a in many)], sequential,
+                        server.most_open, type(failed.value))
+            finally:
+                await network.aclose()
+
+    contents, sequential, most_open, failure = run(main())
+    assert contents == [b"%d" % n for n in range(5)] + [b"%d" % n for n in range(40)]
+    assert sequential == 1 and most_open == 4
+    assert failure is BadAnswer

@@ -480,7 +480,11 @@ class EngineClient:
         curl.setopt(pycurl.FOLLOWLOCATION, 0)
         curl.setopt(pycurl.USERAGENT, USER_AGENT)
         curl.setopt(pycurl.ACCEPT_ENCODING, "")  # every coding this libcurl decodes
-        curl.setopt(pycurl.MAXAGE_CONN, max(1, round(self._keepalive)))
+        # without the epoll set an idle connection is not watched, and libcurl looks at one
+        # before using it again only after a second of idleness: none older is reused, so
+        # that nothing an engine sent on it meanwhile is read as the next answer
+        curl.setopt(pycurl.MAXAGE_CONN,
+                    max(1, round(self._keepalive if EPOLL else min(self._keepalive, 1.0))))
         curl.setopt(pycurl.BUFFERSIZE, READ_SIZE)
         curl.setopt(pycurl.PROXY, self._proxy or "")  # "": none, not the environment's
         if self._connect_to is not None:
