@@ -5,18 +5,19 @@ libcurl writes and reads HTTP: the request's head and body, the answer's head, c
 framing, decompression, keep-alive connections, proxies (a CONNECT tunnel for https),
 TLS and the deadline. This module only hands it requests and maps what it says. Its
 transfers run on the event loop's own thread, through libcurl's "multi socket" interface:
-libcurl names the sockets it waits for and when it next needs to be woken, the loop
-watches those (``add_reader``, ``call_at``) and hands each event back to libcurl. No
-thread of its own: nothing takes turns with the loop for the interpreter's lock.
+libcurl names the sockets it waits for and when it next needs to be woken; the loop
+watches those (``_Multi``: an epoll set of its own on Linux, one timer) and hands each
+event back to libcurl. No thread of its own: nothing takes turns with the loop for the
+interpreter's lock.
 
 One libcurl "multi" per event loop, made on first use: at most ``max_connections``
-connections to the origin (more requests wait for one), idle keep-alive connections
-reused for ``keepalive_seconds`` at most, no cookies, no redirects, no proxy but the one
-chosen when the client is made (``pools.py``), answers decompressed (every coding this
-libcurl decodes). ``timeout`` is the deadline of the whole exchange (libcurl's
-``CURLOPT_TIMEOUT_MS``: from the call until the body is read, waiting for a connection
-included). Failures are raised in searchport's vocabulary (``exchange.py``); a message
-never carries an address.
+connections to the origin (more requests wait their turn, in order), idle keep-alive
+connections closed after ``keepalive_seconds`` or as soon as they stir, no cookies, no
+redirects, no proxy but the one chosen when the client is made (``pools.py``), answers
+decompressed (every coding this libcurl decodes). ``timeout`` is the deadline of the
+whole exchange: waiting for a turn, then libcurl's ``CURLOPT_TIMEOUT_MS`` for the rest
+(connecting until the body is read). Failures are raised in searchport's vocabulary
+(``exchange.py``); a message never carries an address.
 """
 
 from __future__ import annotations
