@@ -16,7 +16,8 @@ the requests wrk saw answered. Rounds interleave the cases; the table gives the 
 each case over the rounds, per thread: ``loop`` (the worker's main thread: the event loop,
 where the SQLite writer runs too), ``python`` (the worker's other Python threads: the
 SQLite store's thread, which checkpoints), the HTTP server's runtime (``tokio-rt-worker``),
-and any other thread by its name; ``faults``, the minor page faults per request, is printed per round.
+and any other thread by its name; ``faults``, the minor page faults per request, is printed
+per round.
 CPU time, unlike req/s, says something on a shared machine, but caches shared with other
 processes still move it by ±10 µs from round to round: compare the cases of one run,
 round by round, over many rounds.
