@@ -33,6 +33,7 @@ import ssl
 from collections import deque
 from collections.abc import Iterator, Mapping
 from functools import cache
+from urllib.parse import quote
 
 import pycurl
 
@@ -53,7 +54,11 @@ USER_AGENT = f"searchport/{__version__}"
 # methods whose requests carry no body unless given one (RFC 9110 defines none for them)
 BODILESS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE", "CONNECT"})
 READ_SIZE = 65536  # bytes read from a socket at once: a search answer in one read
+URL_SAFE = ":/?#[]@!$&'()*+,;=%~"  # RFC 3986's delimiters and "%": left as they are
 MAX_FIELDS = 100  # header fields of an answer's head, as most servers and clients allow
+# libcurl's codes that not every pycurl release names
+E_PROXY = getattr(pycurl, "E_PROXY", 97)
+E_WEIRD_SERVER_REPLY = getattr(pycurl, "E_WEIRD_SERVER_REPLY", 8)
 # libcurl's codes for a failure before any connection was made (name, TCP, proxy, TLS)
 NOT_CONNECTED = frozenset({
     pycurl.E_COULDNT_RESOLVE_PROXY, pycurl.E_COULDNT_RESOLVE_HOST, pycurl.E_COULDNT_CONNECT,
@@ -61,7 +66,7 @@ NOT_CONNECTED = frozenset({
     pycurl.E_SSL_CIPHER, pycurl.E_SSL_CACERT_BADFILE, pycurl.E_SSL_ISSUER_ERROR,
     pycurl.E_SSL_PINNEDPUBKEYNOTMATCH, pycurl.E_SSL_INVALIDCERTSTATUS,
     pycurl.E_SSL_ENGINE_NOTFOUND, pycurl.E_SSL_ENGINE_SETFAILED, pycurl.E_SSL_CRL_BADFILE,
-    getattr(pycurl, "E_PROXY", 97)})
+    E_PROXY})
 TIMED_OUT = pycurl.E_OPERATION_TIMEDOUT
 # libcurl's words for its most common codes, for the logs (its own messages name the host)
 CAUSES = {
@@ -76,9 +81,9 @@ CAUSES = {
     pycurl.E_RECV_ERROR: "receive failed",
     pycurl.E_BAD_CONTENT_ENCODING: "bad content encoding",
     pycurl.E_PEER_FAILED_VERIFICATION: "certificate not trusted",
-    getattr(pycurl, "E_WEIRD_SERVER_REPLY", 8): "not an HTTP answer",
+    E_WEIRD_SERVER_REPLY: "not an HTTP answer",
     pycurl.E_UNSUPPORTED_PROTOCOL: "not an HTTP answer",
-    getattr(pycurl, "E_PROXY", 97): "proxy refused the tunnel",
+    E_PROXY: "proxy refused the tunnel",
 }
 IN, OUT, REMOVE = pycurl.POLL_IN, pycurl.POLL_OUT, pycurl.POLL_REMOVE
 EPOLL = hasattr(select, "epoll")  # Linux: libcurl's sockets in an epoll set of their own
@@ -630,13 +635,8 @@ def _shut_down(fd: int) -> None:
 
 def _sendable(url: str) -> str:
     """The URL with what cannot travel in a request line percent-encoded (non-ASCII as
-    UTF-8, spaces), as browsers and other HTTP clients send such a path."""
+    UTF-8, spaces), as browsers and other HTTP clients send such a path; what is already
+    percent-encoded and every delimiter kept."""
     if url.isascii() and " " not in url:
         return url
-    out = []
-    for char in url:
-        if char == " " or not char.isascii():
-            out.append("".join(f"%{b:02X}" for b in char.encode("utf-8")))
-        else:
-            out.append(char)
-    return "".join(out)
+    return quote(url, safe=URL_SAFE)
