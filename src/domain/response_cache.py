@@ -32,22 +32,31 @@ FORMAT = "v1"  # bump when the key recipe or the stored bytes change meaning
 _encoder = msgspec.json.Encoder()
 
 
+class Summary(msgspec.Struct, frozen=True):
+    """What a use case keeps of a response it computed, for the query log: its hit count
+    and its hits' object IDs, in order (None: not kept)."""
+
+    nb_hits: int
+    hit_ids: tuple[str, ...] | None = None
+
+
 class Encoded(Generic[T]):
     """A response of type ``T`` as JSON bytes: what the cache stores and the HTTP layer sends,
     with what the cache knows of it: ``cache`` is ``"hit"`` (read from the cache), ``"miss"``
     (computed, then stored) or None (not cacheable: no cache, or a TTL of 0).
 
     Every request that joined one computation gets the same ``Encoded``, so the checksum of
-    its bytes (the HTTP layer's ETag) is computed once for all of them. ``value`` is the
-    response the bytes encode when it was computed here (None when read from the cache)."""
+    its bytes (the HTTP layer's ETag) is computed once for all of them. ``summary`` is what
+    the caller asked to keep of the response when it was computed here (None when read from
+    the cache): the response itself is let go as soon as it is encoded."""
 
-    __slots__ = ("_checksum", "body", "cache", "value")
+    __slots__ = ("_checksum", "body", "cache", "summary")
 
     def __init__(self, body: bytes, cache: Literal["hit", "miss"] | None = None,
-                 value: T | None = None) -> None:
+                 summary: Summary | None = None) -> None:
         self.body = body
         self.cache = cache
-        self.value = value
+        self.summary = summary
         self._checksum: str | None = None
 
     @property
@@ -126,10 +135,12 @@ class ResponseCache:
         return digest
 
     async def respond(
-        self, kind: Kind, entry: IndexEntry, params: Any, compute: Callable[[], Awaitable[T]]
+        self, kind: Kind, entry: IndexEntry, params: Any, compute: Callable[[], Awaitable[T]],
+        summary: Callable[[T], Summary] | None = None,
     ) -> Encoded[T]:
         """The encoded response to ``params``: a stored one, or ``compute()``'s, computed once
-        for all the identical requests that arrive while it runs."""
+        for all the identical requests that arrive while it runs (``summary``: what to keep
+        of it in ``Encoded.summary``)."""
         key: str | bytes
         if self._enabled:
             key = self.key(kind, entry, params)
@@ -147,7 +158,7 @@ class ResponseCache:
             flight = asyncio.get_running_loop().create_future()
             flight.add_done_callback(_retrieve)
             self._flights[key] = flight
-            self._spawn(self._fly(key, ttl, flight, compute))
+            self._spawn(self._fly(key, ttl, flight, compute, summary))
         # shielded: a caller that goes away does not cancel the response the others await
         return await asyncio.shield(flight)
 
@@ -157,18 +168,24 @@ class ResponseCache:
         ttl: float,
         flight: asyncio.Future[Encoded[Any]],
         compute: Callable[[], Awaitable[Any]],
+        summary: Callable[[Any], Summary] | None,
     ) -> None:
         try:
             try:
                 value = await compute()
                 body = _encoder.encode(value)
+                # only what was asked for outlives the encoding: a response held until its
+                # bytes are sent keeps all its objects alive across the requests in flight,
+                # which slows every allocation (bench/RESULTS.md)
+                kept = None if summary is None else summary(value)
+                del value
             except asyncio.CancelledError:
                 flight.cancel()
                 raise
             except Exception as exc:  # every caller of this flight gets the same error
                 flight.set_exception(exc)
                 return
-            flight.set_result(Encoded(body, "miss" if ttl > 0 else None, value))
+            flight.set_result(Encoded(body, "miss" if ttl > 0 else None, kept))
             if ttl > 0:
                 # until the write is done, identical requests still join this flight
                 await self._cache.set(key, body, ttl)  # type: ignore[arg-type]

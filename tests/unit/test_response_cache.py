@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
+import weakref
 from collections.abc import Awaitable
 from typing import Any, TypeVar
 
@@ -25,7 +27,7 @@ from searchport.domain.query import (
     SearchQuery,
     TermFilter,
 )
-from searchport.domain.response_cache import FORMAT, ResponseCache
+from searchport.domain.response_cache import FORMAT, ResponseCache, Summary
 from searchport.domain.responses import SearchResponse
 from searchport.domain.results import FacetValue
 from searchport.domain.search_request import SearchRequest
@@ -598,3 +600,39 @@ def test_distance_rankings_make_different_entries() -> None:
     ]
     keys = {cache.key("search", entry, ["algolia", q, "query=port"]) for q in queries}
     assert len(keys) == len(queries)
+
+
+# -- what outlives the encoding ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("stored", [False, True])
+def test_a_computed_response_is_let_go_once_encoded_only_its_summary_kept(stored: bool) -> None:
+    @dataclasses.dataclass
+    class Computed:
+        hits: list[dict[str, str]]
+        total: int
+
+    made: list[weakref.ref[Computed]] = []
+
+    async def compute() -> Computed:
+        response = Computed([{"objectID": "a"}, {"objectID": "b"}], 7)
+        made.append(weakref.ref(response))
+        return response
+
+    def summary(response: Computed) -> Summary:
+        return Summary(response.total, tuple(h["objectID"] for h in response.hits))
+
+    cache = FakeCache()
+    entry = IndexEntry("cities", index(), EchoEngine())
+    respond = (responses(cache) if stored else ResponseCache.uncached()).respond
+    encoded = run(respond("search", entry, ["q"], compute, summary))
+    assert made[0]() is None  # the response is gone while its bytes are still held
+    assert msgspec.json.decode(encoded.body) == {
+        "hits": [{"objectID": "a"}, {"objectID": "b"}], "total": 7}
+    assert encoded.summary == Summary(7, ("a", "b"))
+    assert encoded.cache == ("miss" if stored else None)
+    if stored:  # read from the cache: bytes only, nothing kept of a computation
+        again = run(respond("search", entry, ["q"], compute, summary))
+        assert len(made) == 1 and again.summary is None and again.body == encoded.body
+    unasked = run(ResponseCache.uncached().respond("search", entry, ["r"], compute))
+    assert unasked.summary is None

@@ -19,7 +19,7 @@ import contextvars
 import logging
 import time
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -31,7 +31,6 @@ from searchport.domain.analytics.records import (
     Tracking,
     Visitor,
     hit_ids_of,
-    kept_hit_ids,
     nb_hits_of,
     new_query_id,
     to_record,
@@ -39,6 +38,7 @@ from searchport.domain.analytics.records import (
 )
 from searchport.domain.analytics.refinements import refinements_of
 from searchport.domain.errors import AnalyticsUnavailable
+from searchport.domain.response_cache import Summary
 
 if TYPE_CHECKING:
     from searchport.ports.analytics import AnalyticsStore
@@ -104,15 +104,15 @@ class AnalyticsRecorder:
             self._wake.set()
 
     def observe(self, *, handle: str, query: str, tracking: Tracking, visitor: Visitor | None,
-                nb_hits: int = -1, answer: bytes | None = None, page: int = 0,
+                summary: Summary | None = None, answer: bytes | None = None, page: int = 0,
                 filters: tuple[Any, ...] = (), public: Callable[[str], str] | None = None,
-                hits: Sequence[Mapping[str, Any]] | None = None) -> str | None:
+                ) -> str | None:
         """Record one search as its request and answer say (unless ``analytics`` is false);
         its new ``queryID`` when it asked for ``clickAnalytics`` (and the recorder is
-        enabled), else None. ``nb_hits`` -1: read from ``answer`` (a cached answer);
-        ``hits``: the answer's hits when still in hand, else read from ``answer``;
-        ``filters`` (domain filters, real names) become refinements through ``public``
-        here: only what is written is kept until the write."""
+        enabled), else None. The hit count and the hits' object IDs come from ``summary``
+        (kept when the answer was computed), else are read from ``answer`` (a cached
+        answer); ``filters`` (domain filters, real names) become refinements through
+        ``public`` here: only what is written is kept until the write."""
         if not self.enabled:  # analytics off: no log, no queryID either
             return None
         query_id = new_query_id() if tracking.click_analytics else None
@@ -120,13 +120,14 @@ class AnalyticsRecorder:
             return query_id
         visitor = visitor or _NOBODY
         started = visitor.started
+        hit_ids = None if summary is None else summary.hit_ids
         self.record(ObservedSearch(
             at=time.time(), handle=handle, query=query,
-            nb_hits=nb_hits if nb_hits >= 0 else nb_hits_of(answer or b"{}"), page=page,
-            refinements=refinements_of(filters, public or str) if filters else (),
+            nb_hits=summary.nb_hits if summary is not None else nb_hits_of(answer or b"{}"),
+            page=page, refinements=refinements_of(filters, public or str) if filters else (),
             tags=tracking.tags, user_token=tracking.user_token or visitor.user_token,
             client=visitor.client, query_id=query_id,
-            hits=(kept_hit_ids(hits) if hits is not None
+            hits=(hit_ids if hit_ids is not None
                   else hit_ids_of(answer) if answer else ()),
             latency_ms=(time.perf_counter() - started) * 1000 if started is not None else 0.0,
         ))

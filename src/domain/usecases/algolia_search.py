@@ -20,10 +20,10 @@ import msgspec
 
 from searchport.domain.access import FULL_ACCESS, Access
 from searchport.domain.analytics.recorder import AnalyticsRecorder
-from searchport.domain.analytics.records import Tracking, Visitor, with_query_id
+from searchport.domain.analytics.records import Tracking, Visitor, kept_hit_ids, with_query_id
 from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.query import FacetValuesQuery, Filter, SearchQuery
-from searchport.domain.response_cache import ResponseCache
+from searchport.domain.response_cache import ResponseCache, Summary
 from searchport.domain.results import EngineResult, FacetValue
 from searchport.domain.rules.effects import RulePlan
 from searchport.domain.rules.search import RuleAsk, RuleOutcome, rule_plan, search_with_rules
@@ -151,19 +151,24 @@ class AlgoliaSearch:
                                                                   search_plan.rule_ask)
         params: list[Any] = ["algolia", search_plan.cache_params, *([forced] if forced else []),
                              *([rules] if rules is not None else [])]
+        recorder = self._recorder
+
+        def summary(answer: Any) -> Summary:
+            return Summary(search_plan.hits_of(answer),
+                           kept_hit_ids(search_plan.answer_hits(answer)))
+
         encoded = await self._responses.respond(
             "search", entry, params, lambda: self._search(entry, search_plan, forced, rules),
+            summary if recorder is not None and recorder.enabled else None,
         )
-        if self._recorder is None:
+        if recorder is None:
             return encoded.body
         asked: SearchQuery = search_plan.query
-        value = encoded.value
-        query_id = self._recorder.observe(
+        query_id = recorder.observe(
             handle=entry.handle, query=asked.text, tracking=search_plan.tracking,
-            visitor=visitor, nb_hits=-1 if value is None else search_plan.hits_of(value),
-            answer=encoded.body, page=asked.offset // asked.limit if asked.limit else 0,
-            filters=asked.filters, public=entry.fields.public,
-            hits=None if value is None else search_plan.answer_hits(value))
+            visitor=visitor, summary=encoded.summary, answer=encoded.body,
+            page=asked.offset // asked.limit if asked.limit else 0,
+            filters=asked.filters, public=entry.fields.public)
         return encoded.body if query_id is None else with_query_id(encoded.body, query_id)
 
     async def _search(self, entry: IndexEntry, plan: SearchPlan,

@@ -8,11 +8,17 @@ import msgspec
 
 from searchport.domain.access import FULL_ACCESS, Access
 from searchport.domain.analytics.recorder import AnalyticsRecorder
-from searchport.domain.analytics.records import DEFAULT_TRACKING, Tracking, Visitor, with_query_id
+from searchport.domain.analytics.records import (
+    DEFAULT_TRACKING,
+    Tracking,
+    Visitor,
+    kept_hit_ids,
+    with_query_id,
+)
 from searchport.domain.catalog import Catalog
 from searchport.domain.params import clamp, parse_list
 from searchport.domain.query import FacetValuesQuery, SearchQuery
-from searchport.domain.response_cache import Encoded, ResponseCache
+from searchport.domain.response_cache import Encoded, ResponseCache, Summary
 from searchport.domain.responses import AutocompleteResponse
 from searchport.domain.results import FacetValue
 from searchport.domain.shaping import order_facet_values, shape_hit
@@ -78,15 +84,20 @@ class Autocomplete:
             )
 
         # facets are answered under the names asked for
+        recorder = self._recorder
         encoded = await self._responses.respond(
-            "autocomplete", entry, [query, names, lookups], suggest
+            "autocomplete", entry, [query, names, lookups], suggest,
+            _summary if recorder is not None and recorder.enabled else None,
         )
-        if self._recorder is None:
+        if recorder is None:
             return encoded
-        value = encoded.value
-        query_id = self._recorder.observe(
+        query_id = recorder.observe(
             handle=entry.handle, query=request.q, tracking=request.tracking, visitor=visitor,
-            nb_hits=-1 if value is None else value.total_hits, answer=encoded.body)
+            summary=encoded.summary, answer=encoded.body)
         if query_id is None:
             return encoded
         return Encoded(with_query_id(encoded.body, query_id), encoded.cache)
+
+
+def _summary(response: AutocompleteResponse) -> Summary:
+    return Summary(response.total_hits, kept_hit_ids(response.hits))

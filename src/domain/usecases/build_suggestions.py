@@ -73,7 +73,7 @@ class BuildSuggestions:
                 handle=source, q=candidate.query, per_page=1, highlight="false",
                 facets=",".join(attributes) or None, tracking=UNLOGGED)
             encoded = await self._search(request)
-            answer = encoded.value if encoded.value is not None else _decode(encoded.body)
+            answer = _decode(encoded.body)
             if answer.total_hits < config.min_hits:
                 continue
             found[candidate.query] = Suggestion(

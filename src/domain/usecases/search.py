@@ -8,10 +8,10 @@ import msgspec
 
 from searchport.domain.access import FULL_ACCESS, Access
 from searchport.domain.analytics.recorder import AnalyticsRecorder
-from searchport.domain.analytics.records import Visitor, with_query_id
+from searchport.domain.analytics.records import Visitor, kept_hit_ids, with_query_id
 from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.query import Filter, SearchQuery
-from searchport.domain.response_cache import Encoded, ResponseCache
+from searchport.domain.response_cache import Encoded, ResponseCache, Summary
 from searchport.domain.responses import SearchResponse
 from searchport.domain.rules.effects import RulePlan
 from searchport.domain.rules.search import rule_plan, search_with_rules
@@ -38,18 +38,18 @@ class Search:
         rules = None if entry.rules is None else await rule_plan(
             entry, query, rule_ask(request, page, per_page))
         query = msgspec.structs.replace(query, filters=access.restrict(entry, asked))
+        recorder = self._recorder
         encoded = await self._responses.respond(
             "search", entry, [query, page, per_page, *([rules] if rules is not None else [])],
             lambda: self._search(entry, query, page, per_page, rules, access.forced(entry)),
+            _summary if recorder is not None and recorder.enabled else None,
         )
-        if self._recorder is None:
+        if recorder is None:
             return encoded
-        value = encoded.value
-        query_id = self._recorder.observe(
+        query_id = recorder.observe(
             handle=entry.handle, query=request.q, tracking=request.tracking, visitor=visitor,
-            nb_hits=-1 if value is None else value.total_hits, answer=encoded.body,
-            page=page - 1, filters=asked, public=entry.fields.public,
-            hits=None if value is None else value.hits)
+            summary=encoded.summary, answer=encoded.body, page=page - 1, filters=asked,
+            public=entry.fields.public)
         if query_id is None:
             return encoded
         return Encoded(with_query_id(encoded.body, query_id), encoded.cache)
@@ -89,3 +89,7 @@ class Search:
             ),
             user_data=list(rules.user_data) if rules and rules.user_data else msgspec.UNSET,
         )
+
+
+def _summary(response: SearchResponse) -> Summary:
+    return Summary(response.total_hits, kept_hit_ids(response.hits))
