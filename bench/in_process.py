@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 
 @contextlib.asynccontextmanager
-async def started_app() -> AsyncIterator[Any]:
-    """The ASGI app of ``searchport.entrypoints.http.asgi:create`` (its config from the
-    environment, as the server's), its startup complete; shut down on leaving."""
-    from searchport.entrypoints.http.asgi import create
+async def started_app(create: Callable[[], Any] | None = None) -> AsyncIterator[Any]:
+    """The ASGI app of ``searchport.entrypoints.http.asgi:create`` (or of ``create``; its
+    config from the environment, as the server's), its startup complete; shut down on
+    leaving."""
+    if create is None:
+        from searchport.entrypoints.http.asgi import create
 
     app: Any = create()
     inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
