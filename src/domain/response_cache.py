@@ -34,10 +34,10 @@ _encoder = msgspec.json.Encoder()
 
 class Summary(msgspec.Struct, frozen=True):
     """What a use case keeps of a response it computed, for the query log: its hit count
-    and its hits' object IDs, in order (None: not kept)."""
+    and its hits' object IDs, in order (``analytics.records.summary_of``)."""
 
     nb_hits: int
-    hit_ids: tuple[str, ...] | None = None
+    hit_ids: tuple[str, ...]
 
 
 class Encoded(Generic[T]):

@@ -120,14 +120,13 @@ class AnalyticsRecorder:
             return query_id
         visitor = visitor or _NOBODY
         started = visitor.started
-        hit_ids = None if summary is None else summary.hit_ids
         self.record(ObservedSearch(
             at=time.time(), handle=handle, query=query,
             nb_hits=summary.nb_hits if summary is not None else nb_hits_of(answer or b"{}"),
             page=page, refinements=refinements_of(filters, public or str) if filters else (),
             tags=tracking.tags, user_token=tracking.user_token or visitor.user_token,
             client=visitor.client, query_id=query_id,
-            hits=(hit_ids if hit_ids is not None
+            hits=(summary.hit_ids if summary is not None
                   else hit_ids_of(answer) if answer else ()),
             latency_ms=(time.perf_counter() - started) * 1000 if started is not None else 0.0,
         ))

@@ -22,6 +22,8 @@ from typing import Any
 import msgspec
 
 from searchport.domain.analytics.refinements import Refinement
+from searchport.domain.response_cache import Summary
+from searchport.domain.responses import AutocompleteResponse, SearchResponse
 
 QUERY_ID_LENGTH = 32  # hex characters, as Algolia's queryID
 PSEUDONYM_PREFIX = "anon-"  # a pseudonym is never mistaken for a token a client sent
@@ -171,6 +173,16 @@ def hit_ids_of(answer: bytes) -> tuple[str, ...]:
     except msgspec.DecodeError:
         return ()
     return tuple(h.object_id[:200] for h in hits[:MAX_HITS] if h.object_id is not None)
+
+
+def summary_of(nb_hits: int, hits: Sequence[Mapping[str, Any]]) -> Summary:
+    """What the query log reads of an answer computed here, kept once it is encoded."""
+    return Summary(nb_hits, kept_hit_ids(hits))
+
+
+def shaped_summary(response: SearchResponse | AutocompleteResponse) -> Summary:
+    """``summary_of`` a response searchport's own API answers."""
+    return summary_of(response.total_hits, response.hits)
 
 
 def kept_hit_ids(hits: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:

@@ -20,7 +20,7 @@ import msgspec
 
 from searchport.domain.access import FULL_ACCESS, Access
 from searchport.domain.analytics.recorder import AnalyticsRecorder
-from searchport.domain.analytics.records import Tracking, Visitor, kept_hit_ids, with_query_id
+from searchport.domain.analytics.records import Tracking, Visitor, summary_of, with_query_id
 from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.query import FacetValuesQuery, Filter, SearchQuery
 from searchport.domain.response_cache import ResponseCache, Summary
@@ -154,8 +154,7 @@ class AlgoliaSearch:
         recorder = self._recorder
 
         def summary(answer: Any) -> Summary:
-            return Summary(search_plan.hits_of(answer),
-                           kept_hit_ids(search_plan.answer_hits(answer)))
+            return summary_of(search_plan.hits_of(answer), search_plan.answer_hits(answer))
 
         encoded = await self._responses.respond(
             "search", entry, params, lambda: self._search(entry, search_plan, forced, rules),

@@ -12,13 +12,13 @@ from searchport.domain.analytics.records import (
     DEFAULT_TRACKING,
     Tracking,
     Visitor,
-    kept_hit_ids,
+    shaped_summary,
     with_query_id,
 )
 from searchport.domain.catalog import Catalog
 from searchport.domain.params import clamp, parse_list
 from searchport.domain.query import FacetValuesQuery, SearchQuery
-from searchport.domain.response_cache import Encoded, ResponseCache, Summary
+from searchport.domain.response_cache import Encoded, ResponseCache
 from searchport.domain.responses import AutocompleteResponse
 from searchport.domain.results import FacetValue
 from searchport.domain.shaping import order_facet_values, shape_hit
@@ -87,7 +87,7 @@ class Autocomplete:
         recorder = self._recorder
         encoded = await self._responses.respond(
             "autocomplete", entry, [query, names, lookups], suggest,
-            _summary if recorder is not None and recorder.enabled else None,
+            shaped_summary if recorder is not None and recorder.enabled else None,
         )
         if recorder is None:
             return encoded
@@ -97,7 +97,3 @@ class Autocomplete:
         if query_id is None:
             return encoded
         return Encoded(with_query_id(encoded.body, query_id), encoded.cache)
-
-
-def _summary(response: AutocompleteResponse) -> Summary:
-    return Summary(response.total_hits, kept_hit_ids(response.hits))

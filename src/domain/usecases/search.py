@@ -8,10 +8,10 @@ import msgspec
 
 from searchport.domain.access import FULL_ACCESS, Access
 from searchport.domain.analytics.recorder import AnalyticsRecorder
-from searchport.domain.analytics.records import Visitor, kept_hit_ids, with_query_id
+from searchport.domain.analytics.records import Visitor, shaped_summary, with_query_id
 from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.query import Filter, SearchQuery
-from searchport.domain.response_cache import Encoded, ResponseCache, Summary
+from searchport.domain.response_cache import Encoded, ResponseCache
 from searchport.domain.responses import SearchResponse
 from searchport.domain.rules.effects import RulePlan
 from searchport.domain.rules.search import rule_plan, search_with_rules
@@ -42,7 +42,7 @@ class Search:
         encoded = await self._responses.respond(
             "search", entry, [query, page, per_page, *([rules] if rules is not None else [])],
             lambda: self._search(entry, query, page, per_page, rules, access.forced(entry)),
-            _summary if recorder is not None and recorder.enabled else None,
+            shaped_summary if recorder is not None and recorder.enabled else None,
         )
         if recorder is None:
             return encoded
@@ -89,7 +89,3 @@ class Search:
             ),
             user_data=list(rules.user_data) if rules and rules.user_data else msgspec.UNSET,
         )
-
-
-def _summary(response: SearchResponse) -> Summary:
-    return Summary(response.total_hits, kept_hit_ids(response.hits))
