@@ -25,7 +25,7 @@ from typing import Any
 from searchport.adapters.analytics.postgres import PostgresAnalyticsStore
 from searchport.adapters.analytics.sqlite import SqliteAnalyticsStore
 from searchport.domain.analytics.recorder import AnalyticsRecorder
-from searchport.domain.analytics.records import Tracking, Visitor
+from searchport.domain.analytics.records import Tracking, Visitor, summary_of
 from searchport.ports.analytics import AnalyticsStore
 
 HITS = 20
@@ -46,8 +46,8 @@ def observe_all(recorder: AnalyticsRecorder, start: int, count: int, click: bool
         recorder.observe(
             handle="bench", query=f"castle1x{n}", tracking=tracking,
             visitor=Visitor(client="127.0.0.1", started=time.perf_counter()),
-            nb_hits=1000 + n % 50, answer=b"", page=0, filters=(), public=str,
-            hits=answers[n % 64])
+            summary=summary_of(1000 + n % 50, answers[n % 64]), answer=b"", page=0,
+            filters=(), public=str)
     return time.process_time() - cpu
 
 
