@@ -10,6 +10,8 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from datetime import UTC, date, datetime, timedelta
+from datetime import time as dt_time
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +44,17 @@ FIELDS_YAML = """
     defaults:
       facets: [region, country]
 """
+
+
+def day_clear_of_midnight(margin: float) -> date:
+    """Today (UTC), after waiting for tomorrow if fewer than ``margin`` seconds are left:
+    a test that counts by day (as the query log does) then sees one day throughout."""
+    now = datetime.now(UTC)
+    left = (datetime.combine(now.date() + timedelta(days=1), dt_time(), UTC) - now
+            ).total_seconds()
+    if left < margin:
+        time.sleep(left + 1)
+    return datetime.now(UTC).date()
 
 
 def free_port() -> int:

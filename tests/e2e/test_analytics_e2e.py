@@ -11,14 +11,14 @@ import re
 import sqlite3
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from searchport.entrypoints.container import ANALYTICS_REPORTS
-from tests.e2e.conftest import Server, sample_config, start_server
+from tests.e2e.conftest import Server, day_clear_of_midnight, sample_config, start_server
 from tests.specs.checker import check
 
 KEY = "analytics-key"
@@ -26,8 +26,10 @@ AUTH = {"Authorization": f"Bearer {KEY}"}
 FAST = "analytics:\n  flushInterval: 0.1\n"
 
 
+@pytest.fixture
 def today() -> str:
-    return datetime.now(UTC).date().isoformat()
+    """The day (UTC) the test's searches are counted under: one day throughout."""
+    return day_clear_of_midnight(60).isoformat()
 
 
 def read(server: Server, path: str, spec: str, **params: Any) -> dict[str, Any]:
@@ -54,8 +56,8 @@ def send_events(server: Server, events: list[dict[str, Any]], key: str = KEY) ->
         content=json.dumps({"events": events}), headers={"Content-Type": "text/plain"})
 
 
-def test_searches_and_events_come_back_as_figures(server_factory: Callable[..., Server]
-                                                   ) -> None:
+def test_searches_and_events_come_back_as_figures(server_factory: Callable[..., Server],
+                                                  today: str) -> None:
     server = server_factory(sample_config(extra_top=f"apiKey: {KEY}\n{FAST}"))
     paris = server.client.get("/cities/search", params={
         "q": "  PARIS ", "clickAnalytics": "true", "userToken": "user-1"}, headers=AUTH)
@@ -87,7 +89,7 @@ def test_searches_and_events_come_back_as_figures(server_factory: Callable[..., 
 
     until(lambda: read(server, "/2/searches/count", "searches.count.response")["count"] == 4)
     count = read(server, "/2/searches/count", "searches.count.response")
-    assert {d["date"]: d["count"] for d in count["dates"]}[today()] == 4
+    assert {d["date"]: d["count"] for d in count["dates"]}[today] == 4
     until(lambda: read(server, "/2/clicks/clickThroughRate",
                        "clicks.clickThroughRate.response")["clickCount"] == 1)
     ctr = read(server, "/2/clicks/clickThroughRate", "clicks.clickThroughRate.response")
@@ -103,7 +105,7 @@ def test_searches_and_events_come_back_as_figures(server_factory: Callable[..., 
     users = read(server, "/2/users/count", "users.count.response")
     assert users["count"] == 2  # user-1, and this test's client address
     status = read(server, "/2/status", "status.response")
-    assert status["updatedAt"].startswith(today())
+    assert status["updatedAt"].startswith(today)
     metrics = server.client.get("/metrics", headers=AUTH).text
     assert "searchport_analytics_dropped_total 0.0" in metrics
 
@@ -195,7 +197,7 @@ def clients(server: Server, key: str) -> tuple[Any, Any, Any]:
 
 
 def test_the_stock_python_clients_read_what_they_sent(
-        server_factory: Callable[..., Server]) -> None:
+        server_factory: Callable[..., Server], today: str) -> None:
     server = server_factory(sample_config(extra_top=f"apiKey: {KEY}\n{FAST}"))
     search, insights, analytics = clients(server, KEY)
     found = search.search_single_index("cities", {"query": "Barcelona", "clickAnalytics": True,
@@ -212,8 +214,8 @@ def test_the_stock_python_clients_read_what_they_sent(
     assert (answer.status, answer.message) == (200, "OK")
     until(lambda: analytics.get_searches_count(index="cities").count == 2)
     until(lambda: analytics.get_click_through_rate(index="cities").click_count == 1)
-    ctr = analytics.get_click_through_rate(index="cities", start_date=today(),
-                                           end_date=today())
+    ctr = analytics.get_click_through_rate(index="cities", start_date=today,
+                                           end_date=today)
     assert (ctr.rate, ctr.tracked_search_count, len(ctr.dates)) == (1.0, 1, 1)
     assert analytics.get_conversion_rate(index="cities").rate == 1.0
     assert analytics.get_average_click_position(index="cities").average == 1.0
@@ -225,7 +227,7 @@ def test_the_stock_python_clients_read_what_they_sent(
     assert analytics.get_no_click_rate(index="cities").rate == 0.0
     assert analytics.get_searches_no_clicks(index="cities").searches == []
     assert analytics.get_users_count(index="cities").count == 2
-    assert analytics.get_status(index="cities").updated_at.startswith(today())
+    assert analytics.get_status(index="cities").updated_at.startswith(today)
 
 
 def test_top_searches_hits_and_filters_through_the_stock_client(

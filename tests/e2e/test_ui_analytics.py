@@ -27,7 +27,14 @@ import pytest
 from searchport.adapters.analytics.sqlite import SqliteAnalyticsStore
 from searchport.domain.analytics.insights import InsightsEvent
 from searchport.domain.analytics.records import Refinement, SearchRecord, new_query_id
-from tests.e2e.conftest import FIELDS_YAML, ROWS_FILE, Server, sample_config, start_server
+from tests.e2e.conftest import (
+    FIELDS_YAML,
+    ROWS_FILE,
+    Server,
+    day_clear_of_midnight,
+    sample_config,
+    start_server,
+)
 from tests.e2e.ui_support import ARTIFACTS, DESKTOP, PHONE, require_chromium
 
 require_chromium()
@@ -38,7 +45,9 @@ pytestmark = pytest.mark.e2e
 
 KEY = "analytics-page-key"
 NO_ANALYTICS = "search-only-key"  # a named key that reads the handle, not its analytics
-TODAY = datetime.now(UTC).date()
+# the module reads figures by day (UTC) as the server counts them: it starts clear of
+# midnight, so that its rows, the server's searches and the page all have the same today
+CLEAR_OF_MIDNIGHT = 300  # seconds: far more than the module takes
 NONE = "\N{EN DASH}"  # what the page shows for a rate without searches to divide by
 DEFAULT_DAYS = 8  # Algolia's default period: the last eight days, today included
 # the seeded queries and how many hits each finds (the same every time it is searched)
@@ -65,7 +74,7 @@ class Logged:
     converted: bool = False
 
 
-def logged_rows() -> list[Logged]:
+def logged_rows(today: date) -> list[Logged]:
     rng = Random(24)
     names = sorted(HITS)
     bag = [q for q in names for _ in range(WEIGHTS.get(q, 1))]
@@ -73,7 +82,7 @@ def logged_rows() -> list[Logged]:
     for back, n in zip(range(len(PER_DAY) - 1, -1, -1), PER_DAY, strict=True):
         for _ in range(n):
             query = rng.choice(bag)
-            row = Logged(TODAY - timedelta(days=back), query, HITS[query],
+            row = Logged(today - timedelta(days=back), query, HITS[query],
                          rng.choice(FILTERS), f"user-{rng.randrange(6)}")
             if rng.random() < 0.7:
                 row.query_id = new_query_id()
@@ -83,10 +92,10 @@ def logged_rows() -> list[Logged]:
                     row.converted = rng.random() < 0.5
             rows.append(row)
     # a search without results under a filter
-    rows.append(Logged(TODAY - timedelta(days=1), "qwfp", 0, (("region", ":", "Europe"),),
+    rows.append(Logged(today - timedelta(days=1), "qwfp", 0, (("region", ":", "Europe"),),
                        "user-2"))
     # before the default period: only a wider one shows it
-    rows.append(Logged(TODAY - timedelta(days=20), "history", 3, user="user-old"))
+    rows.append(Logged(today - timedelta(days=20), "history", 3, user="user-old"))
     return rows
 
 
@@ -188,12 +197,18 @@ LIVE = "shanghai"  # searched through the server during the test
 # --- the server, and reading the page -----------------------------------------------------
 
 @pytest.fixture(scope="module")
-def seeded() -> list[Logged]:
-    return logged_rows()
+def today() -> date:
+    return day_clear_of_midnight(CLEAR_OF_MIDNIGHT)
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory, seeded: list[Logged]) -> Iterator[Server]:
+def seeded(today: date) -> list[Logged]:
+    return logged_rows(today)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory, seeded: list[Logged], today: date
+           ) -> Iterator[Server]:
     workdir = tmp_path_factory.mktemp("analytics-page")
     write_log(workdir / "analytics.sqlite3", seeded)
     config = sample_config(extra_top=(
@@ -205,13 +220,13 @@ def server(tmp_path_factory: pytest.TempPathFactory, seeded: list[Logged]) -> It
     config += FIELDS_YAML
     started = start_server(config, workdir)
     try:
-        live(started, seeded)
+        live(started, seeded, today)
         yield started
     finally:
         started.stop()
 
 
-def live(server: Server, rows: list[Logged]) -> None:
+def live(server: Server, rows: list[Logged], today: date) -> None:
     """Two searches and a click through the server itself, added to the rows once the
     server says it has written them."""
     auth = {"Authorization": f"Bearer {KEY}"}
@@ -226,10 +241,10 @@ def live(server: Server, rows: list[Logged]) -> None:
             "userToken": "user-live", "objectIDs": [answer["hits"][0]["id"]], "positions": [3],
             "queryID": answer["queryID"]}]}))
     assert sent.status_code == 200, sent.text
-    rows += [Logged(TODAY, LIVE, answer["totalHits"], user="user-live",
+    rows += [Logged(today, LIVE, answer["totalHits"], user="user-live",
                     query_id=answer["queryID"], clicks=[3]),
-             Logged(TODAY, LIVE, answer["totalHits"], user="user-live")]
-    total = sum(1 for r in rows if r.day >= TODAY - timedelta(days=DEFAULT_DAYS - 1))
+             Logged(today, LIVE, answer["totalHits"], user="user-live")]
+    total = sum(1 for r in rows if r.day >= today - timedelta(days=DEFAULT_DAYS - 1))
     deadline = time.monotonic() + 10
     while True:
         counted = server.client.get("/2/searches/count", headers=auth, params={
@@ -237,7 +252,7 @@ def live(server: Server, rows: list[Logged]) -> None:
         clicked = server.client.get("/2/clicks/clickThroughRate", headers=auth, params={
             "index": "cities"}).json()["clickCount"]
         if (counted, clicked) == (total, sum(len(r.clicks) for r in rows if r.query_id
-                                             and r.day >= TODAY - timedelta(days=7))):
+                                             and r.day >= today - timedelta(days=7))):
             return
         assert time.monotonic() < deadline, f"the live searches were not written ({counted})"
         time.sleep(0.1)
@@ -293,14 +308,14 @@ def screenshot(page: Page, name: str) -> None:
 
 # --- the tests ----------------------------------------------------------------------------
 
-def test_the_search_page_links_to_it(page: Page, server: Server) -> None:
+def test_the_search_page_links_to_it(page: Page, server: Server, today: date) -> None:
     page.goto(f"{server.url}/ui?index=towns")
     use_key(page, KEY)
     expect(page.locator("#hits li.hit").first).to_be_visible()
     page.get_by_role("link", name="Search analytics").click()
     # the handle searched, and the key of this tab: no second prompt
     expect(page).to_have_url(f"{server.url}/ui/analytics?index=towns&startDate="
-                             f"{TODAY - timedelta(days=DEFAULT_DAYS - 1)}&endDate={TODAY}")
+                             f"{today - timedelta(days=DEFAULT_DAYS - 1)}&endDate={today}")
     expect(page.locator("#report")).to_be_visible()
     expect(page.locator("#key-panel")).to_be_hidden()
 
@@ -313,15 +328,15 @@ def test_a_period_the_api_refuses_is_said_once(page: Page, server: Server) -> No
 
 
 def test_the_figures_of_the_last_eight_days_on_a_desktop(
-        page: Page, server: Server, rows: list[Logged]) -> None:
+        page: Page, server: Server, rows: list[Logged], today: date) -> None:
     page.set_viewport_size(DESKTOP)
     open_report(page, server)
     expect(page.locator("#report")).to_be_visible()
-    start = TODAY - timedelta(days=DEFAULT_DAYS - 1)
+    start = today - timedelta(days=DEFAULT_DAYS - 1)
     assert page.locator("#start").input_value() == start.isoformat()
-    assert page.locator("#end").input_value() == TODAY.isoformat()
+    assert page.locator("#end").input_value() == today.isoformat()
     screenshot(page, "ui-analytics-desktop.png")  # before the checks: it shows what failed
-    want = expected(rows, start, TODAY)
+    want = expected(rows, start, today)
     assert shown(page) == want
     # the chart draws the counts: the tallest bar is the busiest day
     heights = page.locator("#per-day g.day rect").evaluate_all(
@@ -331,19 +346,19 @@ def test_the_figures_of_the_last_eight_days_on_a_desktop(
     assert [h == 0 for h in heights] == [c == 0 for _, c in want["per_day"]]
 
 
-def test_a_wider_period_and_another_link(page: Page, server: Server, rows: list[Logged]
-                                         ) -> None:
+def test_a_wider_period_and_another_link(page: Page, server: Server, rows: list[Logged],
+                                         today: date) -> None:
     open_report(page, server)
-    start = TODAY - timedelta(days=25)
+    start = today - timedelta(days=25)
     page.locator("#start").fill(start.isoformat())
     page.get_by_role("button", name="Show").click()
     expect(page.locator("#per-day g.day")).to_have_count(26)
-    assert shown(page) == expected(rows, start, TODAY)
+    assert shown(page) == expected(rows, start, today)
     # the period is in the URL: a reload shows the same figures
     assert f"startDate={start.isoformat()}" in page.url
     page.reload()
     expect(page.locator("#per-day g.day")).to_have_count(26)
-    one = TODAY - timedelta(days=2)
+    one = today - timedelta(days=2)
     page.locator("#start").fill(one.isoformat())
     page.locator("#end").fill(one.isoformat())
     page.get_by_role("button", name="Show").click()
@@ -351,11 +366,12 @@ def test_a_wider_period_and_another_link(page: Page, server: Server, rows: list[
     assert shown(page) == expected(rows, one, one)
 
 
-def test_the_figures_fit_a_phone(page: Page, server: Server, rows: list[Logged]) -> None:
+def test_the_figures_fit_a_phone(page: Page, server: Server, rows: list[Logged],
+                                 today: date) -> None:
     page.set_viewport_size(PHONE)
     open_report(page, server)
     screenshot(page, "ui-analytics-phone.png")
-    assert shown(page) == expected(rows, TODAY - timedelta(days=DEFAULT_DAYS - 1), TODAY)
+    assert shown(page) == expected(rows, today - timedelta(days=DEFAULT_DAYS - 1), today)
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     for part in ("#period-form", "#totals", "#per-day", "#clicks", "#top-searches"):
         area = page.locator(part).bounding_box()
