@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import date
 from fractions import Fraction
 from pathlib import Path
@@ -269,7 +269,7 @@ class FakeAnalyticsStore:
         self._check()
         return self.salts.setdefault(day, f"salt-{day}".encode())
 
-    async def write_searches(self, records: Sequence[SearchRecord]) -> None:
+    async def write_searches(self, records: Iterable[SearchRecord]) -> None:
         await self._held()
         self.writes += 1
         self.searches.extend(records)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import date
 from typing import Protocol
 
@@ -40,7 +40,11 @@ class AnalyticsStore(Protocol):
         process on the store; salts of days before the day before are forgotten."""
         ...
 
-    async def write_searches(self, records: Sequence[SearchRecord]) -> None: ...
+    async def write_searches(self, records: Iterable[SearchRecord]) -> None:
+        """Keep ``records`` (one transaction). The recorder hands over records made as they
+        are read: a store reads them a slice at a time, as it writes them, so that a
+        batch's records never all live at once."""
+        ...
 
     async def write_events(self, events: Sequence[InsightsEvent]) -> None: ...
 

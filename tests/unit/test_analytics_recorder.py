@@ -4,16 +4,21 @@ batches in the background, drops counted, a flush on close."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import time
+from collections.abc import Iterable
 from datetime import UTC, date, datetime, timedelta
+from typing import Any
 
 import pytest
 
 from searchport.domain.access import Access
+from searchport.domain.analytics import recorder as recorder_module
+from searchport.domain.analytics.buffer import CHUNK
 from searchport.domain.analytics.insights import InsightsEvent
 from searchport.domain.analytics.recorder import AnalyticsRecorder
-from searchport.domain.analytics.records import ObservedSearch, pseudonym
+from searchport.domain.analytics.records import ObservedSearch, SearchRecord, pseudonym
 from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.config import IndexConfig
 from searchport.domain.errors import AnalyticsUnavailable, Forbidden
@@ -65,6 +70,46 @@ async def test_searches_are_written_normalised_and_pseudonymised() -> None:
     assert not any("192.0.2" in repr(s) for s in store.searches)
     assert store.events == [click(1), click(2)]
     assert rec.pending == 0 and rec.dropped == 0
+
+
+class SlicingStore(FakeAnalyticsStore):
+    """Reads the records handed over as the SQL stores do, a slice at a time, noting how
+    many records the recorder had made each time a slice was read whole."""
+
+    def __init__(self, made: list[int]) -> None:
+        super().__init__()
+        self.made = made
+        self.seen_made: list[int] = []
+
+    async def write_searches(self, records: Iterable[SearchRecord]) -> None:
+        found = iter(records)
+        while part := list(itertools.islice(found, 100)):
+            self.seen_made.append(len(self.made))
+            self.searches.extend(part)
+            await asyncio.sleep(0)
+
+
+async def test_a_batch_is_made_into_records_as_the_store_reads_it_not_all_at_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    made: list[int] = []
+    real = recorder_module.to_record
+
+    def counted(*args: Any, **kwargs: Any) -> SearchRecord:
+        made.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(recorder_module, "to_record", counted)
+    store = SlicingStore(made)
+    rec = recorder(store, batch=2000)
+    for n in range(1000):
+        rec.record(seen(n % 50))
+    await rec.flush()
+    assert [s.query for s in store.searches] == [f"query {n % 50 % 3}" for n in range(1000)]
+    # each slice of 100 read with at most a chunk (CHUNK) of records made ahead of it
+    assert len(store.seen_made) == 10
+    assert all(100 * (k + 1) <= m <= 100 * (k + 1) + CHUNK
+               for k, m in enumerate(store.seen_made)), store.seen_made
+    assert store.seen_made[0] < 1000
 
 
 async def test_the_buffer_is_bounded_and_drops_are_counted() -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import date
 
 from searchport.domain.analytics.insights import InsightsEvent
@@ -36,7 +36,7 @@ class NullAnalyticsStore:
     async def day_salt(self, day: date) -> bytes:
         return self._salt
 
-    async def write_searches(self, records: Sequence[SearchRecord]) -> None:
+    async def write_searches(self, records: Iterable[SearchRecord]) -> None:
         return None
 
     async def write_events(self, events: Sequence[InsightsEvent]) -> None:

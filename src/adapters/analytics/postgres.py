@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from datetime import date, timedelta
 from typing import Any, TypeVar
 
@@ -32,6 +32,7 @@ ROLLUP_BATCH = {refined: (*users.rollup(POSTGRES, rollups.BATCH),
                           *rollups.rollup_searches(POSTGRES, rollups.BATCH, refined))
                 for refined in (False, True)}
 INSERT_ARRAY = POSTGRES.sql(rollups.insert_array(POSTGRES))
+SLICE = 256  # searches encoded between two turns of the requests
 
 
 class PostgresAnalyticsStore(SqlAnalytics):
@@ -103,29 +104,42 @@ class PostgresAnalyticsStore(SqlAnalytics):
 
         return await self._run(salt)
 
-    async def write_searches(self, records: Sequence[SearchRecord]) -> None:
-        """The searches and their rollups; the events already kept that name them."""
-        rows = sql.search_array(records)
+    async def write_searches(self, records: Iterable[SearchRecord]) -> None:
+        """The searches and their rollups; the events already kept that name them. The
+        records are read and encoded a slice at a time (the requests' turn between two),
+        then sent as one array."""
+        today = utc_day(time.time())
+        parts: list[str] = []
+        refined = tracked = False
+        old: set[date] = set()
+        for part in sql.slices(records, SLICE):
+            parts.append(sql.search_array(part)[1:-1])  # its elements, without the brackets
+            refined = refined or any(r.refinements for r in part)
+            tracked = tracked or any(r.query_id for r in part)
+            old |= rollups.old_days(part, today)
+            del part  # let go before the requests' turn
+            await asyncio.sleep(0)
+        if not parts:
+            return
+        rows = f"[{','.join(parts)}]"
+        del parts
 
         async def write(db: psycopg.AsyncConnection[Any]) -> None:
             async with db.transaction():
                 await db.execute(INSERT_ARRAY, (rows,))
                 await db.execute(rollups.KEEP_BATCH)
-                for statement in ROLLUP_BATCH[any(r.refinements for r in records)]:
+                for statement in ROLLUP_BATCH[refined]:
                     await db.execute(statement)
                 found = (await (await db.execute(rollups.BATCH_EARLY)).fetchall()
-                         if any(r.query_id for r in records) else [])
+                         if tracked else [])
                 if found:
                     found.sort(key=lambda row: row[0])  # in the order they came
                     await _apply(db, [rollups.event_of(row[2:]) for row in found],
                                  early=[row[1] for row in found])
-                today = utc_day(time.time())
-                for statement, params in rollups.invalidate(
-                        POSTGRES, rollups.old_days(records, today), today):
+                for statement, params in rollups.invalidate(POSTGRES, old, today):
                     await db.execute(POSTGRES.sql(statement), params)
 
-        if records:
-            await self._run(write)
+        await self._run(write)
 
     async def write_events(self, events: Sequence[InsightsEvent]) -> None:
         """The events, and what they did added to their searches' rollups (the searches'

@@ -11,7 +11,8 @@ transactions and migrations.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import itertools
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import date, timedelta
 from typing import Any
 
@@ -268,6 +269,14 @@ class _Encoded(dict[Any, Any]):
     def __missing__(self, key: Any) -> Any:
         made = self[key] = self.encode(key)
         return made
+
+
+def slices(records: Iterable[SearchRecord], size: int) -> Iterator[list[SearchRecord]]:
+    """``records`` read ``size`` at a time (made as they are read, when the recorder
+    hands them over: only a slice's worth lives at once)."""
+    found = iter(records)
+    while part := list(itertools.islice(found, size)):
+        yield part
 
 
 def search_rows(d: Dialect, records: Sequence[SearchRecord]) -> list[tuple[Any, ...]]:

@@ -24,7 +24,7 @@ import itertools
 import secrets
 import sqlite3
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import date, timedelta
 from pathlib import Path
@@ -144,10 +144,10 @@ class SqliteAnalyticsStore(SqlAnalytics):
 
         return await self._run(salt)
 
-    async def write_searches(self, records: Sequence[SearchRecord]) -> None:
-        """The searches and their rollups; the events already kept that name them."""
-        if records:
-            await self._write(lambda db: _write_batch(db, records))
+    async def write_searches(self, records: Iterable[SearchRecord]) -> None:
+        """The searches and their rollups; the events already kept that name them. The
+        records are read a slice at a time, as they are written."""
+        await self._write(lambda db: _write_batch(db, sql.slices(records, SLICE)))
 
     async def write_events(self, events: Sequence[InsightsEvent]) -> None:
         """The events, and what they did added to their searches' rollups."""
@@ -296,13 +296,16 @@ def _insert(db: sqlite3.Connection, records: Sequence[SearchRecord]) -> Iterator
         yield
 
 
-def _write_batch(db: sqlite3.Connection, records: Sequence[SearchRecord]) -> Iterator[None]:
-    """Inside a transaction: ``records`` kept in the log and added to the rollups, slice
-    by slice, then the early events that named them applied and forgotten; a step per
-    statement."""
+def _write_batch(db: sqlite3.Connection, slices: Iterable[list[SearchRecord]]
+                 ) -> Iterator[None]:
+    """Inside a transaction: the searches of ``slices`` kept in the log and added to the
+    rollups, slice by slice (each let go once written), then the early events that named
+    them applied and forgotten; a step per statement."""
+    today = utc_day(time.time())
+    tracked: set[str] = set()
+    old: set[date] = set()
     last = db.execute(LAST_ROW).fetchone()[0] or 0
-    for start in range(0, len(records), SLICE):
-        part = records[start:start + SLICE]
+    for part in slices:
         yield from _insert(db, part)
         end = db.execute(LAST_ROW).fetchone()[0]
         needs = (any(r.refinements for r in part), any(r.tags for r in part))
@@ -310,7 +313,8 @@ def _write_batch(db: sqlite3.Connection, records: Sequence[SearchRecord]) -> Ite
             db.execute(statement, (last, end))
             yield
         last = end
-    tracked = {r.query_id for r in records if r.query_id}
+        tracked.update(r.query_id for r in part if r.query_id)
+        old |= rollups.old_days(part, today)
     found = [row for row in db.execute(rollups.EARLY_BETWEEN, (min(tracked), max(tracked)))
              if row[1] in tracked] if tracked else []
     if found:
@@ -319,9 +323,7 @@ def _write_batch(db: sqlite3.Connection, records: Sequence[SearchRecord]) -> Ite
         ids = [row[0] for row in found]
         for part_ids in rollups.chunks(ids):
             db.execute(rollups.forget_early(len(part_ids)), part_ids)
-    today = utc_day(time.time())
-    for statement, params in rollups.invalidate(SQLITE, rollups.old_days(records, today),
-                                                today):
+    for statement, params in rollups.invalidate(SQLITE, old, today):
         db.execute(statement, params)
 
 

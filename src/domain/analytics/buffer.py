@@ -1,91 +1,135 @@
 """``SearchBuffer``: the searches waiting for the recorder's next write, packed into bytes.
 
-Each search is encoded (MessagePack) at the end of a large ``bytearray`` as it comes,
-instead of being kept as objects until it is written. Kept as objects, the searches of a
-second would hold tens of small objects each (the query, the objectIDs of its hits...)
-scattered among the requests' own short-lived ones, so that everything the requests
-allocate meanwhile is spread over more memory, and all of them would be freed together
-much later, from memory long gone from the caches. A batch is decoded back in one go
-when it is written, and its objects live only while it is.
+Each search is encoded (MessagePack) at the end of a ``bytearray`` as it comes, instead of
+being kept as objects until it is written. Kept as objects, the searches of a second would
+hold tens of small objects each (the query, the objectIDs of its hits...) scattered among
+the requests' own short-lived ones, so that everything the requests allocate meanwhile is
+spread over more memory, and all of them would be freed together much later, from memory
+long gone from the caches.
 
-The bytes are kept in chunks of at most ``batch`` searches, each a MessagePack array
-whose header (``0xdd`` and a 4-byte count) is written when the chunk is sealed: a chunk
-decodes as one list.
+The bytes are kept in chunks (``Packed``) of at most ``chunk`` searches, each a
+MessagePack array whose header (``0xdd`` and a 4-byte count) is written when the chunk is
+sealed: a chunk decodes as one list (``unpack``). A write takes whole chunks and decodes
+them one at a time as the store reads them, so that only a chunk's searches live as
+objects at once, never a whole batch's.
 """
 
 from __future__ import annotations
 
 from collections import deque
+from datetime import date, timedelta
 
 import msgspec
 
-from searchport.domain.analytics.records import ObservedSearch
+from searchport.domain.analytics.records import ObservedSearch, utc_day
 
+CHUNK = 256  # searches packed together: decoded together when written
 _HEADER = b"\xdd\x00\x00\x00\x00"  # a MessagePack array32 header, its count set when sealed
 _encoder = msgspec.msgpack.Encoder()
 _decoder = msgspec.msgpack.Decoder(list[ObservedSearch])
 
 
-class SearchBuffer:
-    """Searches in arrival order, in sealed chunks of at most ``batch`` then an open one."""
+class Packed(msgspec.Struct, frozen=True, gc=False):
+    """Sealed searches: their bytes, how many, and the first and last instant among them."""
 
-    def __init__(self, batch: int) -> None:
-        self._batch = max(1, batch)
-        self._sealed: deque[tuple[bytearray, int]] = deque()
+    data: bytearray
+    count: int
+    earliest: float
+    latest: float
+
+
+def unpack(packed: Packed) -> list[ObservedSearch]:
+    """The searches of a chunk, in the order they came."""
+    return _decoder.decode(packed.data)
+
+
+def days_of(chunks: list[Packed]) -> list[date]:
+    """Every UTC day the searches of ``chunks`` may have been made on, in order."""
+    if not chunks:
+        return []
+    first = utc_day(min(p.earliest for p in chunks))
+    last = utc_day(max(p.latest for p in chunks))
+    return [first + timedelta(days=n) for n in range((last - first).days + 1)]
+
+
+class SearchBuffer:
+    """Searches in arrival order, in sealed chunks of at most ``chunk`` then an open one."""
+
+    def __init__(self, chunk: int = CHUNK) -> None:
+        self._chunk = max(1, chunk)
+        self._sealed: deque[Packed] = deque()
+        self._count = 0
+        self._start()
+
+    def _start(self) -> None:
         self._open = bytearray(_HEADER)
         self._open_count = 0
-        self._count = 0
+        self._earliest = float("inf")
+        self._latest = float("-inf")
 
     def __len__(self) -> int:
         return self._count
 
-    def append(self, seen: ObservedSearch) -> bool:
-        """Add one search; True when it completed a chunk of ``batch`` searches. A search
-        that cannot be encoded (a text with a lone surrogate) raises ``ValueError`` and
-        leaves the buffer as it was."""
+    def append(self, seen: ObservedSearch) -> None:
+        """Add one search. A search that cannot be encoded (a text with a lone surrogate)
+        raises ``ValueError`` and leaves the buffer as it was."""
         end = len(self._open)
         try:
             _encoder.encode_into(seen, self._open, -1)
         except (ValueError, TypeError, OverflowError) as exc:  # UnicodeEncodeError is one
             del self._open[end:]  # what the encoder wrote before it failed
             raise ValueError(f"a search that cannot be kept: {exc}") from None
+        at = seen.at
+        if at < self._earliest:
+            self._earliest = at
+        if at > self._latest:
+            self._latest = at
         self._open_count += 1
         self._count += 1
-        if self._open_count < self._batch:
-            return False
-        self.seal()
-        return True
+        if self._open_count >= self._chunk:
+            self.seal()
 
     def seal(self) -> None:
         """Close the open chunk (the searches so far are taken before any that follow)."""
         if not self._open_count:
             return
         self._open[1:5] = self._open_count.to_bytes(4, "big")
-        self._sealed.append((self._open, self._open_count))
-        self._open = bytearray(_HEADER)
-        self._open_count = 0
+        self._sealed.append(Packed(self._open, self._open_count, self._earliest,
+                                   self._latest))
+        self._start()
 
-    def take(self, size: int) -> list[ObservedSearch]:
-        """The oldest searches, at most ``size`` (a whole chunk unless it holds more),
-        out of the buffer."""
-        if not self._sealed:
-            self.seal()
-        if not self._sealed or size <= 0:
-            return []
-        chunk, count = self._sealed.popleft()
-        found = _decoder.decode(chunk)
-        if count > size:  # the rest packed again, first in line
-            rest = bytearray(_HEADER)
-            for seen in found[size:]:
-                _encoder.encode_into(seen, rest, -1)
-            rest[1:5] = (count - size).to_bytes(4, "big")
-            self._sealed.appendleft((rest, count - size))
-            found = found[:size]
-        self._count -= len(found)
-        return found
+    def take(self, size: int) -> list[Packed]:
+        """The oldest searches, at most ``size``, out of the buffer, still packed: whole
+        chunks (the open one sealed when the others are not enough), the last one split
+        when it holds more than is left of ``size``."""
+        taken: list[Packed] = []
+        left = size
+        while left > 0:
+            if not self._sealed:
+                self.seal()
+                if not self._sealed:
+                    break
+            packed = self._sealed.popleft()
+            if packed.count > left:  # split: the rest packed again, first in line
+                found = unpack(packed)
+                head, rest = _pack(found[:left]), _pack(found[left:])
+                self._sealed.appendleft(rest)
+                packed = head
+            taken.append(packed)
+            left -= packed.count
+        self._count -= size - left
+        return taken
 
     def clear(self) -> None:
         self._sealed.clear()
-        self._open = bytearray(_HEADER)
-        self._open_count = 0
         self._count = 0
+        self._start()
+
+
+def _pack(searches: list[ObservedSearch]) -> Packed:
+    data = bytearray(_HEADER)
+    for seen in searches:
+        _encoder.encode_into(seen, data, -1)
+    data[1:5] = len(searches).to_bytes(4, "big")
+    return Packed(data, len(searches), min(s.at for s in searches),
+                  max(s.at for s in searches))

@@ -5,10 +5,12 @@ A request appends to a bounded buffer in memory (``record``: no I/O, no hashing;
 searches packed into bytes, ``SearchBuffer``, not kept as objects). A task of the
 recorder's own writes what is buffered in batches, every ``interval`` seconds or as soon
 as a batch is full, turning each ``ObservedSearch`` into a ``SearchRecord`` on the way
-(the pseudonyms need the day's salt from the store). When the buffer is full, or the store
-fails or is too slow, records are dropped and counted (``dropped``, and ``on_drop`` for the
-metrics), and the searches go on. The same task purges the days past the retention once a
-day. ``close`` writes what is left (graceful shutdown) within a deadline.
+(the pseudonyms need the day's salt from the store, asked for before the write) as the
+store reads them: a chunk of the buffer at a time, never a whole batch at once. When the
+buffer is full, or the store fails or is too slow, records are dropped and counted
+(``dropped``, and ``on_drop`` for the metrics), and the searches go on. The same task
+purges the days past the retention once a day. ``close`` writes what is left (graceful
+shutdown) within a deadline.
 """
 
 from __future__ import annotations
@@ -19,11 +21,11 @@ import contextvars
 import logging
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from searchport.domain.analytics.buffer import SearchBuffer
+from searchport.domain.analytics.buffer import Packed, SearchBuffer, days_of, unpack
 from searchport.domain.analytics.insights import InsightsEvent
 from searchport.domain.analytics.records import (
     ObservedSearch,
@@ -49,7 +51,6 @@ T = TypeVar("T")
 PURGE_EVERY = 86_400.0  # seconds
 _NOBODY = Visitor()
 RETRY_AFTER = 1.0  # seconds between writes while the store is failing
-TURN = 256  # records made between two turns of the requests on the event loop
 MAX_PSEUDONYMS = 100_000  # addresses whose pseudonym of the day is kept, made again past it
 
 
@@ -74,7 +75,7 @@ class AnalyticsRecorder:
         self._retention = retention_days
         self._on_drop = on_drop
         self._clock = clock
-        self._searches = SearchBuffer(batch)
+        self._searches = SearchBuffer()
         self._events: deque[InsightsEvent] = deque()
         self._salts: dict[date, bytes] = {}
         self._pseudonyms: dict[date, dict[str, str]] = {}  # by day, by address
@@ -96,11 +97,11 @@ class AnalyticsRecorder:
             self._drop(1)
             return
         try:
-            full = searches.append(seen)
+            searches.append(seen)
         except ValueError:  # a text no store could keep: counted, the search goes on
             self._drop(1)
             return
-        if full:  # a batch is full
+        if len(searches) >= self._batch:  # a batch is full
             self._wake.set()
 
     def observe(self, *, handle: str, query: str, tracking: Tracking, visitor: Visitor | None,
@@ -200,13 +201,14 @@ class AnalyticsRecorder:
         """One write of at most ``size`` records: how many it took (written, or dropped
         past the shutdown deadline); None when the store failed (they are dropped)."""
         searches = self._searches.take(size)
-        events = _take(self._events, size - len(searches))
-        taken = len(searches) + len(events)
+        found = sum(p.count for p in searches)
+        events = _take(self._events, size - found)
+        taken = found + len(events)
         try:
             if searches:
-                records = await self._records(searches)
-                searches.clear()  # the searches as observed freed now, not after the write
-                await self.store.write_searches(records)
+                await self._salts_for(days_of(searches))
+                await self.store.write_searches(self._records(searches))
+                searches.clear()
             if events:
                 await self.store.write_events(events)
         except asyncio.CancelledError:  # stopped past the shutdown deadline: say what is lost
@@ -224,23 +226,28 @@ class AnalyticsRecorder:
         self._failing = False
         return taken
 
-    async def _records(self, batch: list[ObservedSearch]) -> list[SearchRecord]:
-        records = []
-        for n, seen in enumerate(batch):
-            if n and not n % TURN:
-                await asyncio.sleep(0)  # the requests' turn on the event loop
-            day = utc_day(seen.at)
-            salt = self._salts.get(day)
-            if salt is None:
-                salt = self._salts[day] = await self.store.day_salt(day)
-                for old in [d for d in self._salts if d < day - timedelta(days=1)]:
-                    del self._salts[old]
-                    self._pseudonyms.pop(old, None)
-            pseudonyms = self._pseudonyms.setdefault(day, {})
-            if len(pseudonyms) >= MAX_PSEUDONYMS:
-                pseudonyms.clear()
-            records.append(to_record(seen, salt, pseudonyms))
-        return records
+    async def _salts_for(self, days: list[date]) -> None:
+        """The salts of ``days`` at hand (asked of the store for a new day), those of the
+        days before the day before them forgotten."""
+        for day in days:
+            if day not in self._salts:
+                self._salts[day] = await self.store.day_salt(day)
+        if days:
+            for old in [d for d in self._salts if d < days[-1] - timedelta(days=1)]:
+                del self._salts[old]
+                self._pseudonyms.pop(old, None)
+
+    def _records(self, chunks: list[Packed]) -> Iterator[SearchRecord]:
+        """The records of ``chunks``, made as they are read (the salts of their days at
+        hand): a chunk's searches decoded at a time, each let go once the store has it."""
+        salts, all_pseudonyms = self._salts, self._pseudonyms
+        while chunks:
+            for seen in unpack(chunks.pop(0)):
+                day = utc_day(seen.at)
+                pseudonyms = all_pseudonyms.get(day)
+                if pseudonyms is None or len(pseudonyms) >= MAX_PSEUDONYMS:
+                    pseudonyms = all_pseudonyms[day] = {}
+                yield to_record(seen, salts[day], pseudonyms)
 
     async def _purge_when_due(self) -> None:
         now = self._clock()
