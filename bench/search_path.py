@@ -11,6 +11,11 @@ it once per tree with `PYTHONPATH` naming the other tree's package (a folder hol
 `searchport` link to its `src`), alternating; only figures of one sitting compare.
 
     taskset -c 0 bench/.venv-prod/bin/python bench/search_path.py [--searches 10000]
+        [--log off|on|click]
+
+``--log on`` records every search into a fresh SQLite query log (the default store;
+its writer runs on the same loop, every second, and its CPU is counted), ``click`` asks
+for ``clickAnalytics`` on every search too.
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ from in_process import started_app
 from shared_harness import BENCH_CONFIG, SHARED, UPSTREAM, answers
 
 QUERY = "q=castle{n}&facets=category,period&highlight=true"
+CLICK = "&clickAnalytics=true"
 ENGINE_HEADERS = {"content-type": "application/json", "x-elastic-product": "Elasticsearch"}
 
 
@@ -64,7 +70,7 @@ def canned(body: bytes) -> None:
     resilience.ResilientExchange.exchange = exchange
 
 
-async def measure(searches: int, inflight: int, rounds: int) -> list[float]:
+async def measure(searches: int, inflight: int, rounds: int, query: str) -> list[float]:
     factory = _first("searchport.entrypoints.http.asgi", "searchport.entrypoints.asgi").create
     async with started_app(factory) as app:
         numbers = iter(range(10**9))
@@ -82,7 +88,7 @@ async def measure(searches: int, inflight: int, rounds: int) -> list[float]:
             await app({"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
                        "method": "GET", "scheme": "http", "path": "/bench/search",
                        "raw_path": b"/bench/search", "root_path": "",
-                       "query_string": QUERY.format(n=next(numbers)).encode(),
+                       "query_string": query.format(n=next(numbers)).encode(),
                        "headers": [(b"host", b"127.0.0.1"), (b"user-agent", b"wrk")],
                        "client": ("127.0.0.1", 5000), "server": ("127.0.0.1", 8000),
                        "state": {}}, receive, send)
@@ -110,6 +116,7 @@ def main() -> None:
     ap.add_argument("--searches", type=int, default=10_000, help="per round")
     ap.add_argument("--inflight", type=int, default=32)
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--log", choices=("off", "on", "click"), default="off")
     args = ap.parse_args()
     if not answers(UPSTREAM + "/"):
         subprocess.run([str(SHARED / "upstream" / "run-upstream.sh"), "start"], check=True)
@@ -121,11 +128,15 @@ def main() -> None:
         config = Path(folder) / "config.yaml"
         # a tree older than the query log has no analytics section (nor a log to turn off)
         logs = importlib.util.find_spec("searchport.ports.analytics") is not None
+        analytics = ({"backend": "sqlite", "path": str(Path(folder) / "analytics.sqlite3")}
+                     if args.log != "off" else {"backend": "none"})
         config.write_text(json.dumps({**BENCH_CONFIG, **(
-            {"analytics": {"backend": "none"}} if logs else {})}), encoding="utf-8")
+            {"analytics": analytics} if logs else {})}), encoding="utf-8")
         os.environ["SEARCHPORT_CONFIG"] = str(config)
-        figures = uvloop.run(measure(args.searches, args.inflight, args.rounds))
+        figures = uvloop.run(measure(args.searches, args.inflight, args.rounds,
+                                     QUERY + (CLICK if args.log == "click" else "")))
     print(f"{args.searches} searches x {args.rounds} rounds, {args.inflight} in flight, "
+          f"log {args.log}, "
           f"engine answer {len(body):,} bytes canned: CPU µs per search best "
           f"{figures[0]:.1f}, median {figures[len(figures) // 2]:.1f}")
 
