@@ -208,7 +208,6 @@ class AnalyticsRecorder:
             if searches:
                 await self._salts_for(days_of(searches))
                 await self.store.write_searches(self._records(searches))
-                searches.clear()
             if events:
                 await self.store.write_events(events)
         except asyncio.CancelledError:  # stopped past the shutdown deadline: say what is lost
