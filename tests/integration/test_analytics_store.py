@@ -5,6 +5,7 @@ Python, from the rows written."""
 from __future__ import annotations
 
 import asyncio
+import json
 import sqlite3
 from collections import Counter, defaultdict
 from collections.abc import AsyncIterator
@@ -378,6 +379,38 @@ async def test_sqlite_batches_written_in_slices_add_up_as_in_one_piece(
     assert sliced == whole
     assert len(sliced["analytics_searches"]) == len(searches)
     assert sliced["analytics_query_days"] and sliced["analytics_user_blocks"]
+
+
+async def test_sqlite_queries_added_one_by_one_add_up_as_grouped(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A slice of mostly distinct queries adds to the queries' rows one search at a time,
+    any other groups them first: both leave every table the same, queries asked several
+    times in one slice included."""
+    searches = rows()
+    searches += [SearchRecord(at=s.at + 1, handle=s.handle, query=f"{s.query} {n}",
+                              nb_hits=s.nb_hits, page=s.page, refinements=s.refinements,
+                              tags=s.tags, user_token=s.user_token, latency_ms=s.latency_ms,
+                              query_id=None) for n, s in enumerate(searches[:60])]
+    events = clicks(searches)
+    files = {}
+    for share in (-1.0, 10.0):  # every slice one by one; none
+        monkeypatch.setattr(sqlite_store, "DISTINCT", share)
+        files[share] = tmp_path / f"distinct-{share}.sqlite3"
+        store = SqliteAnalyticsStore(files[share])
+        await store.open()
+        await store.write_searches(searches[:100])
+        await store.write_searches(searches[100:])
+        await store.write_events(events)
+        await store.close()
+    one_by_one, grouped = table_rows(files[-1.0]), table_rows(files[10.0])
+    assert one_by_one == grouped
+    counts = Counter((s.handle, s.day, s.query, s.tags) for s in searches)
+    with sqlite3.connect(files[-1.0]) as db:
+        kept = {(h, date.fromisoformat(d), q, tuple(json.loads(t))): n for h, d, q, t, n in
+                db.execute("SELECT handle, day, query, tags, searches "
+                           "FROM analytics_query_days")}
+    assert kept == dict(counts)
+    assert max(counts.values()) > 1
 
 
 async def test_sqlite_writes_give_the_event_loop_turns(tmp_path: Path,

@@ -444,14 +444,20 @@ def _add(d: Dialect, table: str, columns: Sequence[str], select: str) -> str:
             + ", ".join(f"{c} = {table}.{c} + excluded.{c}" for c in columns))
 
 
-def rollup_searches(d: Dialect, source: str, with_refinements: bool = True) -> list[str]:
+def rollup_searches(d: Dialect, source: str, with_refinements: bool = True,
+                    distinct: bool = False) -> list[str]:
     """The statements adding the searches of the table ``source`` (``BATCH``, or the
     whole log when a database is migrated) to the rollups; when no search of ``source``
-    has a refinement (not ``with_refinements``), without those of refinements. (``WHERE``
-    before each ``GROUP BY``: SQLite reads an ``ON`` after a bare ``FROM`` as a join's.)"""
+    has a refinement (not ``with_refinements``), without those of refinements.
+    ``distinct``: the searches of ``source`` are mostly of queries of their own (one per
+    row of ``analytics_query_days``), which a database that adds to a row again as often
+    as it is met (not ``upserts_once``) then adds one by one instead of grouping them
+    first: sorting rows that hardly group costs more than it saves. (``WHERE`` before
+    each ``GROUP BY``: SQLite reads an ``ON`` after a bare ``FROM`` as a join's.)"""
     empty = "CASE WHEN s.nb_hits = 0 THEN 1 ELSE 0 END"
     refined = f"{d.array_length('s.refinements')} > 0" if with_refinements else "false"
     tracked_hits = "CASE WHEN s.query_id IS NULL THEN 0 ELSE s.nb_hits END"
+    tracked = "CASE WHEN s.query_id IS NULL THEN 0 ELSE 1 END"
     refinement = "r.value ->> 0, r.value ->> 1, r.value ->> 2"
 
     def add(counter: str) -> str:
@@ -464,6 +470,11 @@ def rollup_searches(d: Dialect, source: str, with_refinements: bool = True) -> l
         _add(d, "analytics_query_days",
              ("searches", "no_results", "no_results_filtered", "filtered", "hits_sum",
               "tracked", "unclicked", "unclicked_hits_sum"),
+             f"SELECT s.handle, s.day, s.query, s.tags, 1, {empty}, "
+             f"CASE WHEN s.nb_hits = 0 AND {refined} THEN 1 ELSE 0 END, "
+             f"CASE WHEN {refined} THEN 1 ELSE 0 END, s.nb_hits, "
+             f"{tracked}, {tracked}, {tracked_hits} FROM {source} s WHERE true"
+             if distinct and not d.upserts_once else
              f"SELECT s.handle, s.day, s.query, s.tags, count(*), sum({empty}), "
              f"sum(CASE WHEN s.nb_hits = 0 AND {refined} THEN 1 ELSE 0 END), "
              f"sum(CASE WHEN {refined} THEN 1 ELSE 0 END), sum(s.nb_hits), "

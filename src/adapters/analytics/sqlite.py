@@ -278,10 +278,14 @@ LAST_ROW = f"SELECT max(rowid) FROM {LOG}"
 # one slice just written: the log's rows after its last one before, up to its own last
 # (one writer at a time: each batch is written in a transaction of its own)
 WRITTEN = f"(SELECT * FROM {LOG} NOT INDEXED WHERE rowid > ? AND rowid <= ?)"  # by rowid
-# by (any refinement, any tags) among the slice's searches: only the statements it needs
-ROLLUP_WRITTEN = {(refined, tagged): (*users.rollup(SQLITE, WRITTEN, tagged),
-                                      *rollups.rollup_searches(SQLITE, WRITTEN, refined))
-                  for refined in (False, True) for tagged in (False, True)}
+# by (any refinement, any tags, mostly distinct queries) among the slice's searches: only
+# the statements it needs, the queries' rows added to one by one when they hardly group
+ROLLUP_WRITTEN = {(refined, tagged, distinct): (
+    *users.rollup(SQLITE, WRITTEN, tagged),
+    *rollups.rollup_searches(SQLITE, WRITTEN, refined, distinct))
+    for refined in (False, True) for tagged in (False, True) for distinct in (False, True)}
+DISTINCT = 0.75  # distinct queries to searches in a slice, past which its queries' rows are
+# added to one by one
 
 
 def _insert(db: sqlite3.Connection, records: Sequence[SearchRecord]) -> Iterator[None]:
@@ -308,7 +312,8 @@ def _write_batch(db: sqlite3.Connection, slices: Iterable[list[SearchRecord]]
     for part in slices:
         yield from _insert(db, part)
         end = db.execute(LAST_ROW).fetchone()[0]
-        needs = (any(r.refinements for r in part), any(r.tags for r in part))
+        needs = (any(r.refinements for r in part), any(r.tags for r in part),
+                 len({r.query for r in part}) > DISTINCT * len(part))
         for statement in ROLLUP_WRITTEN[needs]:
             db.execute(statement, (last, end))
             yield
