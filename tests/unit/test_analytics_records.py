@@ -23,6 +23,7 @@ from searchport.domain.analytics.records import (
     pseudonym,
     to_record,
     utc_day,
+    utc_day_text,
 )
 
 TOKEN = re.compile(r"[a-zA-Z0-9_=/+-]{1,129}")  # Insights' userToken pattern
@@ -89,6 +90,7 @@ def test_utc_day_is_the_day_in_utc() -> None:
                                             86_399.9999995, 86_399.9999994]))))
 def test_utc_day_rounds_as_datetime_does(at: float) -> None:
     assert utc_day(at) == datetime.fromtimestamp(at, UTC).date()
+    assert utc_day_text(at) == datetime.fromtimestamp(at, UTC).date().isoformat()
 
 
 def test_a_pseudonym_kept_for_an_address_is_the_one_made_again() -> None:

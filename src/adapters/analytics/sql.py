@@ -20,7 +20,7 @@ import msgspec
 
 from searchport.adapters.analytics import schema, totals, users
 from searchport.domain.analytics.insights import InsightsEvent
-from searchport.domain.analytics.records import SearchRecord, utc_day
+from searchport.domain.analytics.records import SearchRecord, utc_day, utc_day_text
 from searchport.domain.analytics.reports import (
     DayClicks,
     DayCount,
@@ -126,7 +126,7 @@ class SqliteDialect(Dialect):
         return day.isoformat()
 
     def day_at(self, at: float) -> Any:
-        return utc_day(at).isoformat()
+        return utc_day_text(at)
 
     def elements(self, column: str, alias: str) -> str:
         return f"json_each({column}) AS {alias}"

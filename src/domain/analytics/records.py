@@ -111,6 +111,22 @@ def utc_day(at: float) -> date:
     return datetime.fromtimestamp(at, UTC).date()
 
 
+_DAY_TEXTS: dict[int, str] = {}  # by number of days since the epoch: ``YYYY-MM-DD``
+
+
+def utc_day_text(at: float) -> str:
+    """``utc_day(at)`` as ``YYYY-MM-DD`` (the texts of the days met so far kept)."""
+    number = int(at // 86_400)
+    if at - number * 86_400 < _LAST_MICROSECOND:
+        found = _DAY_TEXTS.get(number)
+        if found is None:
+            if len(_DAY_TEXTS) >= 10_000:
+                _DAY_TEXTS.clear()
+            found = _DAY_TEXTS[number] = utc_day(at).isoformat()
+        return found
+    return utc_day(at).isoformat()
+
+
 def normalise_query(query: str) -> str:
     """The query as the log counts it: trimmed, case-folded, runs of white space as one
     space (``"  New   YORK "`` and ``"new york"`` are one query)."""
