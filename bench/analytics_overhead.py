@@ -13,14 +13,21 @@ are pinned to core 0 and loaded one at a time by wrk on core 1 (2 threads, 32 co
 with a pause after each logging case for its last batch to be written (on the same core,
 that work would otherwise fall into the next case's measure);
 the table gives the medians and each case's ratio to "off" within its round, then the
-median of those ratios. At the end the SQLite log is counted: every answered search of
-the "on" cases must be there (nothing dropped), or the run fails.
+median of those ratios. It gives the same ratios by CPU too: each case's CPU
+time per search, from /proc (the serving processes, from the start of its load to the
+end of its pause, so that the write of its last batch counts), as off's CPU per search
+to the case's. The gateway's core is saturated, so both measure the same cost; the CPU's
+also counts the work of the pause, which the throughput's leaves out. At the end the
+SQLite log is counted: every answered search of the "on" cases must be there (nothing
+dropped), or the run fails.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import re
 import sqlite3
 import statistics
@@ -61,6 +68,28 @@ def wrk(url: str, seconds: int) -> dict[str, float]:
     return figures
 
 
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid: int) -> float:
+    """The CPU time (user + system) of the process ``pid`` and of its children, as /proc
+    says (the served app runs in a worker process of `searchport serve`)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                children.setdefault(int(fields[1]), []).append(int(entry.name))
+    total, todo = 0.0, [pid]
+    while todo:
+        at = todo.pop()
+        with contextlib.suppress(OSError):
+            fields = (Path("/proc") / str(at) / "stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / TICK
+        todo += children.get(at, [])
+    return total
+
+
 def dropped(port: int) -> float:
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as response:
         text = response.read().decode()
@@ -97,29 +126,39 @@ def main() -> int:
         print("uptime:", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
         rows: dict[str, list[dict[str, float]]] = {case: [] for case in CASES}
         ratios: dict[str, list[float]] = {case: [] for case in CASES}
+        cpu_ratios: dict[str, list[float]] = {case: [] for case in CASES}
         logged = 0
         for round_number in range(args.rounds):
             for case, (server, extra) in CASES.items():
+                cpu_before = cpu_seconds(servers[server].pid)
                 figures = wrk(f"http://127.0.0.1:{ports[server]}{SEARCH}{extra}", args.duration)
-                rows[case].append(figures)
                 if server == "on":
                     logged += int(figures["requests"])
                     time.sleep(2)  # its last records written before the next case's load
+                # the CPU of the case's searches, their last records' write included
+                figures["cpu_us"] = ((cpu_seconds(servers[server].pid) - cpu_before)
+                                     / figures["requests"] * 1e6)
+                rows[case].append(figures)
                 print(f"round {round_number + 1} {case}: {figures['rps']:.0f} req/s, "
-                      f"p99 {figures['p99_ms']:.1f} ms", flush=True)
+                      f"p99 {figures['p99_ms']:.1f} ms, CPU {figures['cpu_us']:.0f} µs per "
+                      "search", flush=True)
             for case in CASES:
                 ratios[case].append(rows[case][-1]["rps"] / rows["off"][-1]["rps"])
+                cpu_ratios[case].append(rows["off"][-1]["cpu_us"] / rows[case][-1]["cpu_us"])
         print("uptime:", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
         time.sleep(3)  # the last batch written (the recorder flushes every second)
         with sqlite3.connect(log) as db:
             kept = db.execute("SELECT count(*) FROM analytics_searches").fetchone()[0] - before
-        print("\n| case | req/s (median) | p50 | p99 | vs off (median of rounds) |")
-        print("|---|---|---|---|---|")
+        print("\n| case | req/s (median) | p50 | p99 | vs off (median of rounds) "
+              "| CPU per search (median) | off's CPU / the case's (median of rounds) |")
+        print("|---|---|---|---|---|---|---|")
         for case, figures in rows.items():
             print(f"| {case} | {statistics.median(f['rps'] for f in figures):,.0f} "
                   f"| {statistics.median(f['p50_ms'] for f in figures):.2f} ms "
                   f"| {statistics.median(f['p99_ms'] for f in figures):.2f} ms "
-                  f"| {statistics.median(ratios[case]):.3f} |")
+                  f"| {statistics.median(ratios[case]):.3f} "
+                  f"| {statistics.median(f['cpu_us'] for f in figures):.0f} µs "
+                  f"| {statistics.median(cpu_ratios[case]):.3f} |")
         lost = dropped(ports["on"])
         print(f"\nsearches answered by the logging gateway: {logged:,}; rows logged: {kept:,}; "
               f"searchport_analytics_dropped_total: {lost:g}")
