@@ -20,6 +20,11 @@ to the case's. The gateway's core is saturated, so both measure the same cost; t
 also counts the work of the pause, which the throughput's leaves out. At the end the
 SQLite log is counted: every answered search of the "on" cases must be there (nothing
 dropped), or the run fails.
+
+With ``--together``, each logging case is loaded at the same time as "off" (a wrk each,
+both gateways sharing core 0, which the kernel shares out evenly between them), then
+paused: the machine's speed, which moves by tens of percent within a minute on a shared
+virtual machine, is then the same for both sides of each ratio.
 """
 
 from __future__ import annotations
@@ -53,11 +58,21 @@ SEARCH = "/bench/search?q=castle&facets=category,period&highlight=true"
 CASES = {"off": ("off", ""), "on": ("on", ""), "on, clickAnalytics": ("on", "&clickAnalytics=true")}
 
 
-def wrk(url: str, seconds: int) -> dict[str, float]:
-    out = subprocess.run(
+def start_wrk(url: str, seconds: int) -> subprocess.Popen[str]:
+    return subprocess.Popen(
         ["taskset", "-c", "1", "wrk", "-t2", "-c32", f"-d{seconds}s", "--timeout=5s",
          "-s", str(SHARED / "wrk" / "get_uniq.lua"), url],
-        capture_output=True, text=True, check=True).stdout
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def wrk(url: str, seconds: int) -> dict[str, float]:
+    return wrk_figures(start_wrk(url, seconds), url)
+
+
+def wrk_figures(load: subprocess.Popen[str], url: str) -> dict[str, float]:
+    out, err = load.communicate()
+    if load.returncode:
+        raise SystemExit(f"wrk failed on {url}:\n{err}")
     found = re.search(r"^WRK_JSON (\{.*\})$", out, re.M)
     if found is None:
         raise SystemExit(f"no WRK_JSON line from wrk:\n{out}")
@@ -103,6 +118,8 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--duration", type=int, default=12)
     ap.add_argument("--venv", type=Path, default=ROOT / "bench" / ".venv-prod")
+    ap.add_argument("--together", action="store_true",
+                    help="load each logging case at the same time as off, both on core 0")
     args = ap.parse_args()
     python = production_python(args.venv.resolve())
     workdir = Path(tempfile.mkdtemp(prefix="searchport-analytics-"))
@@ -129,6 +146,28 @@ def main() -> int:
         cpu_ratios: dict[str, list[float]] = {case: [] for case in CASES}
         logged = 0
         for round_number in range(args.rounds):
+            if args.together:
+                for case, (server, extra) in list(CASES.items())[1:]:
+                    cpu_before = {name: cpu_seconds(servers[name].pid) for name in servers}
+                    urls = {"off": f"http://127.0.0.1:{ports['off']}{SEARCH}",
+                            case: f"http://127.0.0.1:{ports[server]}{SEARCH}{extra}"}
+                    loads = {name: start_wrk(url, args.duration) for name, url in urls.items()}
+                    found = {name: wrk_figures(load, urls[name]) for name, load in loads.items()}
+                    logged += int(found[case]["requests"])
+                    time.sleep(2)  # its last records written before the next pair's load
+                    for name, figures in found.items():
+                        pid = servers["off" if name == "off" else server].pid
+                        figures["cpu_us"] = ((cpu_seconds(pid) - cpu_before[
+                            "off" if name == "off" else server]) / figures["requests"] * 1e6)
+                        rows[name].append(figures)
+                        print(f"round {round_number + 1} {name} (beside {case}): "
+                              f"{figures['rps']:.0f} req/s, p99 {figures['p99_ms']:.1f} ms, "
+                              f"CPU {figures['cpu_us']:.0f} µs per search", flush=True)
+                    ratios[case].append(found[case]["rps"] / found["off"]["rps"])
+                    cpu_ratios[case].append(found["off"]["cpu_us"] / found[case]["cpu_us"])
+                ratios["off"].append(1.0)
+                cpu_ratios["off"].append(1.0)
+                continue
             for case, (server, extra) in CASES.items():
                 cpu_before = cpu_seconds(servers[server].pid)
                 figures = wrk(f"http://127.0.0.1:{ports[server]}{SEARCH}{extra}", args.duration)
