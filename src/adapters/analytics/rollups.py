@@ -19,9 +19,9 @@ On PostgreSQL, a batch of searches is written to a table of the connection's own
 ... SELECT ... GROUP BY`` statements the database runs by itself (``rollup_searches``);
 SQLite (one writer at a time) writes a batch straight into the log and rolls up the rows
 it has just added (a slice of mostly distinct queries added to their rows one search at a
-time: grouping first would sort rows that hardly group). Nothing per search or per object is planned here, each search is
-counted once (a batch that fails is rolled back whole, and another instance's batch is in
-its own connection's table).
+time: grouping first would sort rows that hardly group). Nothing per search or per object
+is planned here, each search is counted once (a batch that fails is rolled back whole,
+and another instance's batch is in its own connection's table).
 
 An event counts once its search is in the log: writing events looks their searches up
 (``lookup_searches``) and adds to the search's rows. An event naming a search not yet in

@@ -93,38 +93,34 @@ class SearchRecord(msgspec.Struct, frozen=True, kw_only=True, gc=False):
         return utc_day(self.at)
 
 
-_DAYS: dict[int, date] = {}  # by number of days since the epoch: the days met so far
+_DAYS: dict[int, tuple[date, str]] = {}  # by number of days since the epoch: the days met
+# so far, each with its ``YYYY-MM-DD``
 _LAST_MICROSECOND = 86_400 - 1e-6  # from here on, an instant may round to the next day
 
 
-def utc_day(at: float) -> date:
-    """The UTC day of an instant given in seconds since the Unix epoch (as
-    ``datetime.fromtimestamp`` says, rounding to the microsecond)."""
+def _day_of(at: float) -> tuple[date, str]:
     number = int(at // 86_400)
     if at - number * 86_400 < _LAST_MICROSECOND:
         found = _DAYS.get(number)
         if found is None:
             if len(_DAYS) >= 10_000:
                 _DAYS.clear()
-            found = _DAYS[number] = datetime.fromtimestamp(number * 86_400, UTC).date()
+            day = datetime.fromtimestamp(number * 86_400, UTC).date()
+            found = _DAYS[number] = (day, day.isoformat())
         return found
-    return datetime.fromtimestamp(at, UTC).date()
+    day = datetime.fromtimestamp(at, UTC).date()
+    return day, day.isoformat()
 
 
-_DAY_TEXTS: dict[int, str] = {}  # by number of days since the epoch: ``YYYY-MM-DD``
+def utc_day(at: float) -> date:
+    """The UTC day of an instant given in seconds since the Unix epoch (as
+    ``datetime.fromtimestamp`` says, rounding to the microsecond)."""
+    return _day_of(at)[0]
 
 
 def utc_day_text(at: float) -> str:
-    """``utc_day(at)`` as ``YYYY-MM-DD`` (the texts of the days met so far kept)."""
-    number = int(at // 86_400)
-    if at - number * 86_400 < _LAST_MICROSECOND:
-        found = _DAY_TEXTS.get(number)
-        if found is None:
-            if len(_DAY_TEXTS) >= 10_000:
-                _DAY_TEXTS.clear()
-            found = _DAY_TEXTS[number] = utc_day(at).isoformat()
-        return found
-    return utc_day(at).isoformat()
+    """``utc_day(at)`` as ``YYYY-MM-DD``."""
+    return _day_of(at)[1]
 
 
 def normalise_query(query: str) -> str:
