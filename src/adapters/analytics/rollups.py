@@ -464,6 +464,11 @@ def rollup_searches(d: Dialect, source: str, with_refinements: bool = True,
     def add(counter: str) -> str:
         return f"sum({counter})" if d.upserts_once else counter
 
+    one_by_one = distinct and not d.upserts_once  # the queries' rows, each search's own
+
+    def each(counter: str) -> str:
+        return counter if one_by_one else f"sum({counter})"
+
     everyone = [
         _add(d, "analytics_days", ("searches", "no_results", "tracked"),
              f"SELECT s.handle, s.day, s.tags, count(*), sum({empty}), count(s.query_id) "
@@ -471,16 +476,12 @@ def rollup_searches(d: Dialect, source: str, with_refinements: bool = True,
         _add(d, "analytics_query_days",
              ("searches", "no_results", "no_results_filtered", "filtered", "hits_sum",
               "tracked", "unclicked", "unclicked_hits_sum"),
-             f"SELECT s.handle, s.day, s.query, s.tags, 1, {empty}, "
-             f"CASE WHEN s.nb_hits = 0 AND {refined} THEN 1 ELSE 0 END, "
-             f"CASE WHEN {refined} THEN 1 ELSE 0 END, s.nb_hits, "
-             f"{tracked}, {tracked}, {tracked_hits} FROM {source} s WHERE true"
-             if distinct and not d.upserts_once else
-             f"SELECT s.handle, s.day, s.query, s.tags, count(*), sum({empty}), "
-             f"sum(CASE WHEN s.nb_hits = 0 AND {refined} THEN 1 ELSE 0 END), "
-             f"sum(CASE WHEN {refined} THEN 1 ELSE 0 END), sum(s.nb_hits), "
-             f"count(s.query_id), count(s.query_id), sum({tracked_hits}) "
-             f"FROM {source} s WHERE true GROUP BY s.handle, s.day, s.query, s.tags"),
+             "SELECT s.handle, s.day, s.query, s.tags, " + ", ".join(map(each, (
+                 "1", empty, f"CASE WHEN s.nb_hits = 0 AND {refined} THEN 1 ELSE 0 END",
+                 f"CASE WHEN {refined} THEN 1 ELSE 0 END", "s.nb_hits", tracked, tracked,
+                 tracked_hits)))
+             + f" FROM {source} s WHERE true"
+             + ("" if one_by_one else " GROUP BY s.handle, s.day, s.query, s.tags")),
         # the searches with the same objects counted together first (a query asked again
         # shows the same page), then each object of each list added
         _add(d, "analytics_object_days", ("count", "tracked"),
