@@ -25,6 +25,11 @@ With ``--together``, each logging case is loaded at the same time as "off" (a wr
 both gateways sharing core 0, which the kernel shares out evenly between them), then
 paused: the machine's speed, which moves by tens of percent within a minute on a shared
 virtual machine, is then the same for both sides of each ratio.
+
+With ``--fresh``, both gateways are started anew for each round (each logging to a log of
+its own) and warmed up together for a few seconds first: a process keeps the speed it
+starts with, a few percent faster or slower than another of the same code, so that one
+pair of processes measured in every round gives every round the same error.
 """
 
 from __future__ import annotations
@@ -56,6 +61,9 @@ from shared_harness import (
 
 SEARCH = "/bench/search?q=castle&facets=category,period&highlight=true"
 CASES = {"off": ("off", ""), "on": ("on", ""), "on, clickAnalytics": ("on", "&clickAnalytics=true")}
+
+
+WARM_UP = 4  # seconds of load on each new gateway before its round (--fresh)
 
 
 def start_wrk(url: str, seconds: int) -> subprocess.Popen[str]:
@@ -120,32 +128,57 @@ def main() -> int:
     ap.add_argument("--venv", type=Path, default=ROOT / "bench" / ".venv-prod")
     ap.add_argument("--together", action="store_true",
                     help="load each logging case at the same time as off, both on core 0")
+    ap.add_argument("--fresh", action="store_true",
+                    help="start both gateways anew for each round (and warm them up)")
     args = ap.parse_args()
     python = production_python(args.venv.resolve())
     workdir = Path(tempfile.mkdtemp(prefix="searchport-analytics-"))
-    log = workdir / "analytics.sqlite3"
     ports = {"off": 8730, "on": 8731}
-    servers = {}
+    servers: dict[str, subprocess.Popen[bytes]] = {}
+    logs: list[tuple[Path, int]] = []  # each SQLite log with its rows before the load
+
+    def start(round_number: int) -> None:
+        """The two gateways, the logging one on a log of its own, ready and counted."""
+        here = workdir / f"round-{round_number}"
+        here.mkdir()
+        log = here / "analytics.sqlite3"
+        for name, analytics in (("off", {"backend": "none"}),
+                                ("on", {"backend": "sqlite", "path": str(log)})):
+            config = here / f"{name}.yaml"
+            config.write_text(json.dumps({**BENCH_CONFIG, "analytics": analytics}), "utf-8")
+            servers[name] = serve(name, None, config, ports[name], here, [], python)
+        for name, server in servers.items():
+            wait_ready(f"http://127.0.0.1:{ports[name]}", server)
+        if args.fresh:  # both warmed up at once before the round's measures
+            warm = [start_wrk(f"http://127.0.0.1:{ports[name]}{SEARCH}", WARM_UP)
+                    for name in servers]
+            for load in warm:
+                wrk_figures(load, "the warm-up")
+        time.sleep(2)  # the first searches' records written
+        with sqlite3.connect(log) as db:
+            logs.append((log, db.execute("SELECT count(*) FROM analytics_searches").fetchone()[0]))
+
+    def stop_all() -> None:
+        for server in servers.values():
+            stop(server)
+        servers.clear()
+
     started_upstream = not answers(UPSTREAM + "/")
     if started_upstream:
         subprocess.run([str(SHARED / "upstream" / "run-upstream.sh"), "start"], check=True)
     try:
-        for name, analytics in (("off", {"backend": "none"}),
-                                ("on", {"backend": "sqlite", "path": str(log)})):
-            config = workdir / f"{name}.yaml"
-            config.write_text(json.dumps({**BENCH_CONFIG, "analytics": analytics}), "utf-8")
-            servers[name] = serve(name, None, config, ports[name], workdir, [], python)
-        for name, server in servers.items():
-            wait_ready(f"http://127.0.0.1:{ports[name]}", server)
-        time.sleep(2)  # the first searches' records written
-        with sqlite3.connect(log) as db:
-            before = db.execute("SELECT count(*) FROM analytics_searches").fetchone()[0]
+        start(0)
         print("uptime:", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
         rows: dict[str, list[dict[str, float]]] = {case: [] for case in CASES}
         ratios: dict[str, list[float]] = {case: [] for case in CASES}
         cpu_ratios: dict[str, list[float]] = {case: [] for case in CASES}
         logged = 0
+        lost = 0.0
         for round_number in range(args.rounds):
+            if args.fresh and round_number:  # new processes: each brings its own speed
+                lost += dropped(ports["on"])
+                stop_all()
+                start(round_number)
             if args.together:
                 for case, (server, extra) in list(CASES.items())[1:]:
                     cpu_before = {name: cpu_seconds(servers[name].pid) for name in servers}
@@ -186,8 +219,12 @@ def main() -> int:
                 cpu_ratios[case].append(rows["off"][-1]["cpu_us"] / rows[case][-1]["cpu_us"])
         print("uptime:", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
         time.sleep(3)  # the last batch written (the recorder flushes every second)
-        with sqlite3.connect(log) as db:
-            kept = db.execute("SELECT count(*) FROM analytics_searches").fetchone()[0] - before
+        lost += dropped(ports["on"])
+        stop_all()  # each log complete: its gateway stopped gracefully
+        kept = 0
+        for log, before in logs:
+            with sqlite3.connect(log) as db:
+                kept += db.execute("SELECT count(*) FROM analytics_searches").fetchone()[0] - before
         print("\n| case | req/s (median) | p50 | p99 | vs off (median of rounds) "
               "| CPU per search (median) | off's CPU / the case's (median of rounds) |")
         print("|---|---|---|---|---|---|---|")
@@ -198,13 +235,11 @@ def main() -> int:
                   f"| {statistics.median(ratios[case]):.3f} "
                   f"| {statistics.median(f['cpu_us'] for f in figures):.0f} µs "
                   f"| {statistics.median(cpu_ratios[case]):.3f} |")
-        lost = dropped(ports["on"])
         print(f"\nsearches answered by the logging gateway: {logged:,}; rows logged: {kept:,}; "
               f"searchport_analytics_dropped_total: {lost:g}")
         return 0 if kept >= logged and lost == 0 else 1
     finally:
-        for server in servers.values():
-            stop(server)
+        stop_all()
         if started_upstream:
             subprocess.run([str(SHARED / "upstream" / "run-upstream.sh"), "stop"], check=False)
 
