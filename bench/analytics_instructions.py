@@ -41,15 +41,11 @@ CONCURRENT = 16  # requests in flight at once
 async def _serve(requests: int, extra: str) -> None:
     """In the child: ``requests`` searches through the app (after 50 unmeasured ones)."""
     sys.path.insert(0, str(HERE))
-    from in_process import started_app
+    from in_process import http_scope, started_app
 
     async def one(app: Any, n: int) -> None:
-        query = f"q=castle1x{n}&facets=category,period&highlight=true{extra}".encode()
-        scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
-                 "method": "GET", "scheme": "http", "path": "/bench/search",
-                 "raw_path": b"/bench/search", "query_string": query, "root_path": "",
-                 "headers": [(b"host", b"127.0.0.1")], "client": ("127.0.0.1", 40000),
-                 "server": ("127.0.0.1", 3000), "state": {}}
+        scope = http_scope("/bench/search", f"q=castle1x{n}&facets=category,period"
+                                            f"&highlight=true{extra}".encode())
         sent: list[dict[str, Any]] = []
 
         async def receive() -> dict[str, Any]:

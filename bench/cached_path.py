@@ -29,16 +29,13 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from in_process import started_app
+from in_process import http_scope, started_app
 from shared_harness import BENCH_CONFIG, SHARED, UPSTREAM, answers
 
 PATH = "/bench/search"
 QUERY = b"q=castle&facets=category,period&highlight=true"
 HEALTH = False
 QUERY_CASE = False
-HEADERS = [(b"host", b"127.0.0.1"), (b"user-agent", b"wrk"), (b"accept", b"*/*")]
-
-
 def scope(n: int | None = None) -> dict[str, Any]:
     query = QUERY if n is None else QUERY.replace(b"q=castle", b"q=castle%d" % n)
     path = PATH
@@ -47,10 +44,7 @@ def scope(n: int | None = None) -> dict[str, Any]:
         path, query = "/health", b""
     if QUERY_CASE:
         path, query, method = "/bench/query", b"", "POST"
-    return {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
-            "method": method, "scheme": "http", "path": path, "raw_path": path.encode(),
-            "query_string": query, "root_path": "", "headers": list(HEADERS),
-            "client": ("127.0.0.1", 5000), "server": ("127.0.0.1", 8000), "state": {}}
+    return http_scope(path, query, method)
 
 
 async def measure(requests: int, profile: bool, unique: bool) -> None:

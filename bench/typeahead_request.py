@@ -34,18 +34,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from in_process import started_app
+from in_process import http_scope, started_app
 from typeahead_queries import demo_rows, typeahead_queries
-
-HEADERS = [(b"host", b"127.0.0.1"), (b"user-agent", b"wrk"), (b"accept", b"*/*")]
 
 
 def scope(query: bytes) -> dict[str, Any]:
-    return {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
-            "method": "GET", "scheme": "http", "path": "/cities/search",
-            "raw_path": b"/cities/search", "query_string": query, "root_path": "",
-            "headers": list(HEADERS), "client": ("127.0.0.1", 5000),
-            "server": ("127.0.0.1", 8000), "state": {}}
+    return http_scope("/cities/search", query)
 
 
 async def measure(args: argparse.Namespace, queries: list[bytes]) -> None:
