@@ -48,15 +48,17 @@ class Encoded(Generic[T]):
     Every request that joined one computation gets the same ``Encoded``, so the checksum of
     its bytes (the HTTP layer's ETag) is computed once for all of them. ``summary`` is what
     the caller asked to keep of the response when it was computed here (None when read from
-    the cache): the response itself is let go as soon as it is encoded."""
+    the cache): the response itself is let go as soon as it is encoded. ``alone``: the
+    response was encoded as its one request's own (``ResponseCache.respond``'s ``alone``)."""
 
-    __slots__ = ("_checksum", "body", "cache", "summary")
+    __slots__ = ("_checksum", "alone", "body", "cache", "summary")
 
     def __init__(self, body: bytes, cache: Literal["hit", "miss"] | None = None,
-                 summary: Summary | None = None) -> None:
+                 summary: Summary | None = None, alone: bool = False) -> None:
         self.body = body
         self.cache = cache
         self.summary = summary
+        self.alone = alone
         self._checksum: str | None = None
 
     @property
@@ -102,6 +104,7 @@ class ResponseCache:
         self._settings = settings or CacheConfig()
         self._version = version
         self._flights: dict[str | bytes, asyncio.Future[Encoded[Any]]] = {}
+        self._joined: set[str | bytes] = set()  # the flights another request joined
         self._enabled = cache.status != "disabled"
         self._tasks: set[asyncio.Task[None]] = set()
         self._config_digests: dict[int, tuple[IndexConfig, str]] = {}
@@ -136,11 +139,14 @@ class ResponseCache:
 
     async def respond(
         self, kind: Kind, entry: IndexEntry, params: Any, compute: Callable[[], Awaitable[T]],
-        summary: Callable[[T], Summary] | None = None,
+        summary: Callable[[T], Summary] | None = None, alone: Callable[[T], T] | None = None,
     ) -> Encoded[T]:
         """The encoded response to ``params``: a stored one, or ``compute()``'s, computed once
         for all the identical requests that arrive while it runs (``summary``: what to keep
-        of it in ``Encoded.summary``)."""
+        of it in ``Encoded.summary``). ``alone``: the response as this request's own (its
+        ``queryID`` set), encoded instead when nothing else gets these bytes: the request
+        computed it, no other joined it, and it is not stored (``Encoded.alone`` says so);
+        otherwise the caller adds what is its own to the shared bytes."""
         key: str | bytes
         if self._enabled:
             key = self.key(kind, entry, params)
@@ -158,7 +164,10 @@ class ResponseCache:
             flight = asyncio.get_running_loop().create_future()
             flight.add_done_callback(_retrieve)
             self._flights[key] = flight
-            self._spawn(self._fly(key, ttl, flight, compute, summary))
+            self._spawn(self._fly(key, ttl, flight, compute, summary,
+                                  alone if ttl <= 0 else None))
+        else:
+            self._joined.add(key)
         # shielded: a caller that goes away does not cancel the response the others await
         return await asyncio.shield(flight)
 
@@ -169,10 +178,15 @@ class ResponseCache:
         flight: asyncio.Future[Encoded[Any]],
         compute: Callable[[], Awaitable[Any]],
         summary: Callable[[Any], Summary] | None,
+        alone: Callable[[Any], Any] | None = None,
     ) -> None:
         try:
             try:
                 value = await compute()
+                # from here to the result nothing awaits: no request joins in between
+                own = alone is not None and key not in self._joined
+                if own:
+                    value = alone(value)  # type: ignore[misc]
                 body = _encoder.encode(value)
                 # only what was asked for outlives the encoding: a response held until its
                 # bytes are sent keeps all its objects alive across the requests in flight,
@@ -185,13 +199,14 @@ class ResponseCache:
             except Exception as exc:  # every caller of this flight gets the same error
                 flight.set_exception(exc)
                 return
-            flight.set_result(Encoded(body, "miss" if ttl > 0 else None, kept))
+            flight.set_result(Encoded(body, "miss" if ttl > 0 else None, kept, own))
             if ttl > 0:
                 # until the write is done, identical requests still join this flight
                 await self._cache.set(key, body, ttl)  # type: ignore[arg-type]
         finally:
             if self._flights.get(key) is flight:
                 del self._flights[key]
+                self._joined.discard(key)
 
     def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.get_running_loop().create_task(work)

@@ -35,12 +35,13 @@ class SearchResponse(_Body):
     suggestions: list[str]
     histograms: dict[str, list[Bucket]] | msgspec.UnsetType = msgspec.UNSET
     geo_clusters: list[GeoCluster] | msgspec.UnsetType = msgspec.UNSET
-    # with clickAnalytics=true: this search in the analytics, for POST /1/events
-    query_id: str | msgspec.UnsetType = msgspec.field(default=msgspec.UNSET, name="queryID")
     # the applied query rules' userData, in their precedence (docs/rules.md)
     user_data: list[dict[str, Any]] | msgspec.UnsetType = msgspec.UNSET
     # a virtual replica (docs/replicas.md): the relevant hits, the only ones paged through
     sorted_hits: int | msgspec.UnsetType = msgspec.UNSET
+    # with clickAnalytics=true: this search in the analytics, for POST /1/events (last, as
+    # when it is added to the bytes of an answer shared with others)
+    query_id: str | msgspec.UnsetType = msgspec.field(default=msgspec.UNSET, name="queryID")
 
 
 class FacetSearchResponse(_Body):

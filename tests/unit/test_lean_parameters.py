@@ -28,6 +28,7 @@ from searchport.domain.config import Config, ConfigError, HttpConfig, IndexConfi
 from searchport.domain.results import EngineResult, FacetValue, Hit
 from searchport.entrypoints.controllers import params
 from searchport.entrypoints.controllers.lean_parameters import (
+    MEMO_SIZE,
     LeanParameters,
     UnsupportedSignature,
 )
@@ -302,3 +303,36 @@ def test_request_and_constrained_parameters_are_read() -> None:
         assert client.get("/plain?q=abc").text == "abc"
         assert client.get("/plain?q=" + "a" * 10).json()["extra"] == [{
             "message": "Expected `str` of length <= 9", "key": "q", "source": "query"}]
+
+
+def _kept(hook: Hook) -> HTTPRouteHandler:
+    @get("/kept", before_request=hook)
+    async def kept(page: Annotated[int, QueryParameter(ge=1)] = 1, flag: bool | None = None,
+                   ids: Annotated[list[int] | None, QueryParameter()] = None) -> Response[Any]:
+        answer = Response({"page": page, "flag": flag, "ids": ids})
+        if ids is not None:
+            ids.append(-1)  # a handler changing what it was given changes no other request
+        return answer
+
+    return kept
+
+
+def test_conversions_kept_for_the_next_requests_answer_as_litestar() -> None:
+    """A text converted once is not converted again (numbers, truth values): the same
+    answers as Litestar's modelling, a wrong value still refused after a right one, a list
+    never shared between requests, and no more kept than ``MEMO_SIZE`` per parameter."""
+    urls = ["/kept?page=2&flag=true", "/kept?page=2&flag=true", "/kept?page=0&flag=1",
+            "/kept?page=x", "/kept?page=2&flag=maybe", "/kept?ids=1&ids=2",
+            "/kept?ids=1&ids=2", "/kept?flag=FALSE", "/kept?flag=false&page=2"]
+    hook = LeanParameters()
+    app = Litestar([_kept(hook)])
+    hook.prepare(app)
+    with TestClient(app) as lean, TestClient(_litestar(_kept)) as modelled:
+        for url in urls:
+            assert _answer(lean, url, {}) == _answer(modelled, url, {}), url
+        assert lean.get("/kept?ids=1&ids=2").json()["ids"] == [1, 2, -1]  # its own list
+        for n in range(MEMO_SIZE + 50):
+            assert lean.get(f"/kept?page={n + 1}").json()["page"] == n + 1
+    ((_, reader),) = hook._readers.values()
+    assert 0 < len(reader._converted["page"]) <= MEMO_SIZE
+    assert reader._converted["ids"] == {}

@@ -636,3 +636,45 @@ def test_a_computed_response_is_let_go_once_encoded_only_its_summary_kept(stored
         assert len(made) == 1 and again.summary is None and again.body == encoded.body
     unasked = run(ResponseCache.uncached().respond("search", entry, ["r"], compute))
     assert unasked.summary is None
+
+
+# -- a response of one request's own -------------------------------------------------------
+
+
+@pytest.mark.parametrize("stored", [False, True])
+def test_a_request_alone_gets_its_own_response_encoded_joined_ones_the_shared_bytes(
+    stored: bool,
+) -> None:
+    """``alone`` makes the response encoded for the request that computed it when no other
+    request shares the bytes; a request that joined a flight, and every stored response,
+    get the shared bytes, ``Encoded.alone`` false (the caller adds its own part)."""
+    calls: list[int] = []
+
+    async def compute() -> dict[str, Any]:
+        calls.append(1)
+        await asyncio.sleep(0.02)
+        return {"hits": [1, 2]}
+
+    def own(name: str) -> Any:
+        return lambda response: {**response, "queryID": name}
+
+    entry = IndexEntry("cities", index(), EchoEngine())
+    shared = responses(FakeCache()) if stored else ResponseCache.uncached()
+
+    async def alone_then_together() -> tuple[Any, list[Any]]:
+        single = await shared.respond("search", entry, ["a"], compute, None, own("one"))
+        together = await asyncio.gather(*(
+            shared.respond("search", entry, ["b"], compute, None, own(f"n{n}"))
+            for n in range(3)))
+        return single, together
+
+    single, together = run(alone_then_together())
+    assert len(calls) == 2  # one computation for the three requests that came together
+    if stored:  # a response the cache keeps is everybody's: nothing of one request in it
+        assert not single.alone and msgspec.json.decode(single.body) == {"hits": [1, 2]}
+    else:
+        assert single.alone and msgspec.json.decode(single.body) == {
+            "hits": [1, 2], "queryID": "one"}
+    assert [e.alone for e in together] == [False, False, False]
+    assert {e.body for e in together} == {b'{"hits":[1,2]}'}
+    assert not shared._flights and not shared._joined

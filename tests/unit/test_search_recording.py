@@ -4,6 +4,7 @@ store: one record per search (each query of an Algolia multi-query), nothing wit
 
 from __future__ import annotations
 
+import asyncio
 import json
 from datetime import UTC, datetime
 
@@ -11,7 +12,13 @@ import pytest
 
 from searchport.domain.access import Access, filters_by_handle
 from searchport.domain.analytics.recorder import AnalyticsRecorder
-from searchport.domain.analytics.records import Refinement, Tracking, Visitor, pseudonym
+from searchport.domain.analytics.records import (
+    Refinement,
+    Tracking,
+    Visitor,
+    pseudonym,
+    with_query_id,
+)
 from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.config import FieldConfig, IndexConfig
 from searchport.domain.response_cache import ResponseCache
@@ -94,6 +101,58 @@ async def test_click_analytics_gives_a_query_id_in_the_answer_and_the_log() -> N
     await recorder.flush()
     assert [(r.query_id, r.user_token) for r in store.searches] == [
         (first["queryID"], "user-7"), (second["queryID"], "user-7")]
+
+
+async def test_a_query_id_encoded_with_the_answer_is_where_it_is_added_to_shared_bytes(
+) -> None:
+    """The answer of a search alone is encoded with its queryID: the JSON API's and the
+    autocomplete's are the same bytes as the shared answer with it added at the end; the
+    Algolia answer has it last too, and is otherwise the answer without it."""
+    catalog, recorder, store, responses = setup()
+    search = Search(catalog=catalog, responses=responses, recorder=recorder)
+    autocomplete = Autocomplete(catalog=catalog, responses=responses, recorder=recorder)
+    algolia = AlgoliaSearch(catalog=catalog, responses=responses, recorder=recorder)
+    tracked = Tracking(click_analytics=True)
+    plain = (await search(SearchRequest(handle="books", q="a"))).body
+    mine = await search(SearchRequest(handle="books", q="a", tracking=tracked))
+    assert mine.alone
+    assert mine.body == with_query_id(plain, json.loads(mine.body)["queryID"])
+    plain = (await autocomplete(AutocompleteRequest(handle="films", q="dun"))).body
+    mine = await autocomplete(AutocompleteRequest(handle="films", q="dun", tracking=tracked))
+    assert mine.alone
+    assert mine.body == with_query_id(plain, json.loads(mine.body)["queryID"])
+    asked = {"requests": [{"indexName": "books", "query": "dune"}]}
+    (plain,) = await algolia(multi_queries(json.dumps(asked).encode()).queries)
+    asked["requests"][0]["params"] = "clickAnalytics=true"
+    (mine,) = await algolia(multi_queries(json.dumps(asked).encode()).queries)
+    mine_answer, plain_answer = json.loads(mine), json.loads(plain)
+    assert list(mine_answer)[-1] == "queryID" and len(mine_answer.pop("queryID")) == 32
+    assert plain_answer.pop("params") != mine_answer.pop("params")  # clickAnalytics echoed
+    assert mine_answer == plain_answer
+    await recorder.flush()
+    assert [r.query_id is not None for r in store.searches] == [
+        False, True, False, True, False, True]
+
+
+async def test_identical_searches_at_once_each_get_a_query_id_of_their_own() -> None:
+    """Searches that share one computation (single flight) each get and log their own
+    queryID, added to the shared bytes; with a cache, what is stored holds none."""
+    for cache in (None, FakeCache(status="memory")):
+        catalog, recorder, store, responses = setup(cache)
+        search = Search(catalog=catalog, responses=responses, recorder=recorder)
+        engine = catalog["books"].engine
+        tracked = Tracking(click_analytics=True)
+        answers = await asyncio.gather(*(
+            search(SearchRequest(handle="books", q="same", tracking=tracked))
+            for _ in range(4)))
+        ids = [json.loads(a.body)["queryID"] for a in answers]
+        assert len(set(ids)) == 4 and all(len(i) == 32 for i in ids)
+        assert len(engine.queries) == 1  # type: ignore[attr-defined]
+        await recorder.flush()
+        assert sorted(r.query_id or "" for r in store.searches) == sorted(ids)
+        if cache is not None:
+            (stored,) = cache.entries.values()
+            assert "queryID" not in json.loads(stored)
 
 
 async def test_analytics_false_logs_nothing_but_still_gives_a_query_id() -> None:

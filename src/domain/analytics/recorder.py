@@ -104,19 +104,29 @@ class AnalyticsRecorder:
         if len(searches) >= self._batch:  # a batch is full
             self._wake.set()
 
+    def query_id(self, tracking: Tracking) -> str | None:
+        """A new ``queryID`` for a search that asks for ``clickAnalytics`` (and the recorder
+        is enabled: analytics off, no queryID either), else None: made before the search
+        runs, so that its answer can be encoded with it (``observe`` then records it)."""
+        return new_query_id() if self.enabled and tracking.click_analytics else None
+
     def observe(self, *, handle: str, query: str, tracking: Tracking, visitor: Visitor | None,
                 summary: Summary | None = None, answer: bytes | None = None, page: int = 0,
                 filters: tuple[Any, ...] = (), public: Callable[[str], str] | None = None,
-                ) -> str | None:
+                query_id: str | None = None) -> str | None:
         """Record one search as its request and answer say (unless ``analytics`` is false);
-        its new ``queryID`` when it asked for ``clickAnalytics`` (and the recorder is
-        enabled), else None. The hit count and the hits' object IDs come from ``summary``
-        (kept when the answer was computed), else are read from ``answer`` (a cached
-        answer); ``filters`` (domain filters, real names) become refinements through
-        ``public`` here: only what is written is kept until the write."""
+        its ``queryID`` when it asked for ``clickAnalytics`` (and the recorder is enabled):
+        ``query_id`` (from ``self.query_id``), else a new one; otherwise None. The hit count
+        and the hits' object IDs come from ``summary`` (kept when the answer was computed),
+        else are read from ``answer`` (a cached answer); ``filters`` (domain filters, real
+        names) become refinements through ``public`` here: only what is written is kept
+        until the write."""
         if not self.enabled:  # analytics off: no log, no queryID either
             return None
-        query_id = new_query_id() if tracking.click_analytics else None
+        if not tracking.click_analytics:
+            query_id = None
+        elif query_id is None:
+            query_id = new_query_id()
         if not tracking.analytics:
             return query_id
         visitor = visitor or _NOBODY

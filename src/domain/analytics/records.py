@@ -14,10 +14,10 @@ import re
 import secrets
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, date, datetime
 from hashlib import sha256
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 
@@ -25,6 +25,7 @@ from searchport.domain.analytics.refinements import Refinement
 from searchport.domain.response_cache import Summary
 from searchport.domain.responses import AutocompleteResponse, SearchResponse
 
+T = TypeVar("T")
 QUERY_ID_LENGTH = 32  # hex characters, as Algolia's queryID
 PSEUDONYM_PREFIX = "anon-"  # a pseudonym is never mistaken for a token a client sent
 
@@ -269,6 +270,16 @@ def to_record(seen: ObservedSearch, salt: bytes,
         tags=tuple(t[:100] for t in seen.tags[:MAX_TAGS]) if seen.tags else (),
         user_token=token, latency_ms=seen.latency_ms, query_id=seen.query_id, hits=seen.hits,
     )
+
+
+def with_id(query_id: str) -> Callable[[T], T]:
+    """A search's answer (a struct with a ``query_id`` field, as every search answer has)
+    with ``query_id`` set: the answer encoded for one request alone, its ``queryID``
+    written by the encoder instead of added to bytes shared with others
+    (``with_query_id``)."""
+    def own(answer: T) -> T:
+        return msgspec.structs.replace(answer, query_id=query_id)  # type: ignore[type-var]
+    return own
 
 
 def with_query_id(body: bytes, query_id: str) -> bytes:

@@ -20,7 +20,13 @@ import msgspec
 
 from searchport.domain.access import FULL_ACCESS, Access
 from searchport.domain.analytics.recorder import AnalyticsRecorder
-from searchport.domain.analytics.records import Tracking, Visitor, summary_of, with_query_id
+from searchport.domain.analytics.records import (
+    Tracking,
+    Visitor,
+    summary_of,
+    with_id,
+    with_query_id,
+)
 from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.query import FacetValuesQuery, Filter, SearchQuery
 from searchport.domain.response_cache import ResponseCache, Summary
@@ -156,19 +162,23 @@ class AlgoliaSearch:
         def summary(answer: Any) -> Summary:
             return summary_of(search_plan.hits_of(answer), search_plan.answer_hits(answer))
 
+        tracking = search_plan.tracking
+        query_id = None if recorder is None else recorder.query_id(tracking)
         encoded = await self._responses.respond(
             "search", entry, params, lambda: self._search(entry, search_plan, forced, rules),
             summary if recorder is not None and recorder.enabled else None,
+            None if query_id is None else with_id(query_id),
         )
         if recorder is None:
             return encoded.body
         asked: SearchQuery = search_plan.query
         query_id = recorder.observe(
-            handle=entry.handle, query=asked.text, tracking=search_plan.tracking,
+            handle=entry.handle, query=asked.text, tracking=tracking,
             visitor=visitor, summary=encoded.summary, answer=encoded.body,
             page=asked.offset // asked.limit if asked.limit else 0,
-            filters=asked.filters, public=entry.fields.public)
-        return encoded.body if query_id is None else with_query_id(encoded.body, query_id)
+            filters=asked.filters, public=entry.fields.public, query_id=query_id)
+        return (encoded.body if query_id is None or encoded.alone
+                else with_query_id(encoded.body, query_id))
 
     async def _search(self, entry: IndexEntry, plan: SearchPlan,
                       forced: tuple[Filter, ...], rules: RulePlan | None = None) -> Any:

@@ -13,6 +13,7 @@ from searchport.domain.analytics.records import (
     Tracking,
     Visitor,
     shaped_summary,
+    with_id,
     with_query_id,
 )
 from searchport.domain.catalog import Catalog
@@ -85,15 +86,17 @@ class Autocomplete:
 
         # facets are answered under the names asked for
         recorder = self._recorder
+        query_id = None if recorder is None else recorder.query_id(request.tracking)
         encoded = await self._responses.respond(
             "autocomplete", entry, [query, names, lookups], suggest,
             shaped_summary if recorder is not None and recorder.enabled else None,
+            None if query_id is None else with_id(query_id),
         )
         if recorder is None:
             return encoded
         query_id = recorder.observe(
             handle=entry.handle, query=request.q, tracking=request.tracking, visitor=visitor,
-            summary=encoded.summary, answer=encoded.body)
-        if query_id is None:
+            summary=encoded.summary, answer=encoded.body, query_id=query_id)
+        if query_id is None or encoded.alone:
             return encoded
         return Encoded(with_query_id(encoded.body, query_id), encoded.cache)

@@ -8,7 +8,7 @@ import msgspec
 
 from searchport.domain.access import FULL_ACCESS, Access
 from searchport.domain.analytics.recorder import AnalyticsRecorder
-from searchport.domain.analytics.records import Visitor, shaped_summary, with_query_id
+from searchport.domain.analytics.records import Visitor, shaped_summary, with_id, with_query_id
 from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.query import Filter, SearchQuery
 from searchport.domain.response_cache import Encoded, ResponseCache
@@ -39,18 +39,20 @@ class Search:
             entry, query, rule_ask(request, page, per_page))
         query = msgspec.structs.replace(query, filters=access.restrict(entry, asked))
         recorder = self._recorder
+        query_id = None if recorder is None else recorder.query_id(request.tracking)
         encoded = await self._responses.respond(
             "search", entry, [query, page, per_page, *([rules] if rules is not None else [])],
             lambda: self._search(entry, query, page, per_page, rules, access.forced(entry)),
             shaped_summary if recorder is not None and recorder.enabled else None,
+            None if query_id is None else with_id(query_id),
         )
         if recorder is None:
             return encoded
         query_id = recorder.observe(
             handle=entry.handle, query=request.q, tracking=request.tracking, visitor=visitor,
             summary=encoded.summary, answer=encoded.body, page=page - 1, filters=asked,
-            public=entry.fields.public)
-        if query_id is None:
+            public=entry.fields.public, query_id=query_id)
+        if query_id is None or encoded.alone:
             return encoded
         return Encoded(with_query_id(encoded.body, query_id), encoded.cache)
 

@@ -49,7 +49,7 @@ def tracking(analytics: bool | None, click_analytics: bool | None, tags: str | N
     if analytics is None and click_analytics is None and tags is None and user_token is None:
         return DEFAULT_TRACKING
     return Tracking(analytics=analytics is not False, click_analytics=bool(click_analytics),
-                    tags=tuple(t.strip() for t in (tags or "").split(",") if t.strip()),
+                    tags=tuple(t.strip() for t in tags.split(",") if t.strip()) if tags else (),
                     user_token=user_token or None)
 
 

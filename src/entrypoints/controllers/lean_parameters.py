@@ -52,6 +52,9 @@ _PATH_PARAMETER = re.compile(r"{([^:}]+):[^}]*}")
 _MISSING_ORDER = ("header", "path", "query")  # the order Litestar looks for missing ones
 # Litestar's own location of a conversion error inside a value (``$.field``)
 _ERROR_AT = re.compile(r"`\$\.(.+)`$")
+_IMMUTABLE = frozenset({bool, int, float, str, type(None)})  # converted values kept as they are
+MEMO_TEXT = 64  # characters of a text whose conversion is kept
+MEMO_SIZE = 256  # conversions kept per parameter (all forgotten past it)
 
 
 def _where(request: Req) -> str:
@@ -99,6 +102,9 @@ class LeanReader:
                                                f" {parameter.alias!r}")
                 seen.add((parameter.kind, parameter.source))
         self._query = any(p.kind == "query" for p in self.parameters)
+        # by parameter, texts already converted to a value that cannot change (a number, a
+        # truth value, a text): the same value again, without msgspec's conversion
+        self._converted: dict[str, dict[str, Any]] = {p.name: {} for p in self.parameters}
         self._lists = frozenset(p.source for p in self.parameters if p.sequence)
         self._headers = frozenset(p.source for p in self.parameters if p.kind == "header")
 
@@ -137,10 +143,22 @@ class LeanReader:
             elif parameter.plain and value.__class__ is str:
                 kwargs[parameter.name] = value
             else:
+                memo = self._converted[parameter.name]
+                known = memo.get(value, _MISSING) if value.__class__ is str else _MISSING
+                if known is not _MISSING:
+                    kwargs[parameter.name] = known
+                    continue
                 try:
-                    kwargs[parameter.name] = msgspec.convert(value, parameter.type, strict=False)
+                    converted = msgspec.convert(value, parameter.type, strict=False)
                 except msgspec.ValidationError:
                     wrong = True
+                    continue
+                kwargs[parameter.name] = converted
+                if (value.__class__ is str and len(value) <= MEMO_TEXT
+                        and converted.__class__ in _IMMUTABLE):
+                    if len(memo) >= MEMO_SIZE:
+                        memo.clear()
+                    memo[value] = converted
         if wrong:
             raise self._invalid(request, sources)
         return kwargs
