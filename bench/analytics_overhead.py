@@ -30,6 +30,11 @@ With ``--fresh``, both gateways are started anew for each round (each logging to
 its own) and warmed up together for a few seconds first: a process keeps the speed it
 starts with, a few percent faster or slower than another of the same code, so that one
 pair of processes measured in every round gives every round the same error.
+
+With ``--hash-seeds`` (and ``--fresh``), both gateways of a round get the same
+``PYTHONHASHSEED``, another for each round: the seed lays out every dict and set of a
+process, and with it some of the speed a process keeps, so that both sides of a round's
+ratios share that part of their luck, and the rounds still vary it.
 """
 
 from __future__ import annotations
@@ -63,6 +68,7 @@ SEARCH = "/bench/search?q=castle&facets=category,period&highlight=true"
 CASES = {"off": ("off", ""), "on": ("on", ""), "on, clickAnalytics": ("on", "&clickAnalytics=true")}
 
 
+HASH_SEED = 1000  # the first round's PYTHONHASHSEED (--hash-seeds)
 WARM_UP = 4  # seconds of load on each new gateway before its round (--fresh)
 
 
@@ -130,6 +136,9 @@ def main() -> int:
                     help="load each logging case at the same time as off, both on core 0")
     ap.add_argument("--fresh", action="store_true",
                     help="start both gateways anew for each round (and warm them up)")
+    ap.add_argument("--hash-seeds", action="store_true",
+                    help="with --fresh: both gateways of a round share one PYTHONHASHSEED "
+                         "(another each round)")
     args = ap.parse_args()
     python = production_python(args.venv.resolve())
     workdir = Path(tempfile.mkdtemp(prefix="searchport-analytics-"))
@@ -142,6 +151,8 @@ def main() -> int:
         here = workdir / f"round-{round_number}"
         here.mkdir()
         log = here / "analytics.sqlite3"
+        if args.hash_seeds:  # serve() passes this environment on
+            os.environ["PYTHONHASHSEED"] = str(HASH_SEED + round_number)
         for name, analytics in (("off", {"backend": "none"}),
                                 ("on", {"backend": "sqlite", "path": str(log)})):
             config = here / f"{name}.yaml"
