@@ -222,7 +222,10 @@ async def assert_same_events(store: AnalyticsStore, reference: FakeAnalyticsStor
 
 
 # what the migrations after version 6 added (their indexes go with their tables)
-AFTER_6 = ("DROP TABLE analytics_query_totals", "DROP TABLE analytics_object_totals",
+# what the migration after version 7 took away
+AFTER_7 = ("CREATE INDEX analytics_searches_users ON analytics_searches "
+           "(handle, day, user_token)",)
+AFTER_6 = (*AFTER_7, "DROP TABLE analytics_query_totals", "DROP TABLE analytics_object_totals",
            "DROP TABLE analytics_totals_built",
            "DROP TABLE analytics_query_hit_days", "DROP TABLE analytics_query_hits_built")
 # what the migrations after version 4 added
@@ -369,6 +372,44 @@ async def test_top_hits_with_and_without_events(
             expected = await reference.hit_revenue("books", start, end, hits,
                                                    segment=segment, search=search)
             assert ordered(got) == ordered(expected)
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+async def test_one_querys_hits_of_days_not_added_up_yet_end_where_their_days_end(
+        backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    """The days not added up yet are read from the log: searches on either side of
+    midnight, one a fraction of a microsecond before it (its day is the next one, as
+    ``utc_day`` rounds), count in the day each belongs to."""
+    store = made(backend, request, tmp_path)
+    await store.open()
+    reference = FakeAnalyticsStore()
+    midnight, next_midnight = at(DAY0 + timedelta(days=1)), at(DAY0 + timedelta(days=2))
+    instants = {"before": midnight - 0.01, "rounded": midnight - 3e-7, "at": midnight,
+                "last": next_midnight - 0.01, "next": next_midnight, "other": midnight + 60}
+    rows = [SearchRecord(at=instant, handle="books", query="paris" if name != "other"
+                         else "lyon", nb_hits=3, page=0, refinements=(), tags=(),
+                         user_token="u", latency_ms=1.0, query_id=None,
+                         hits=(f"o-{name}", "o-shared"))
+            for name, instant in instants.items()]
+    days = {r.hits[0]: r.day for r in rows}
+    assert days["o-rounded"] == DAY0 + timedelta(days=1) == days["o-last"]
+    assert days["o-before"] == DAY0 and days["o-next"] == DAY0 + timedelta(days=2)
+    try:
+        for target in (store, reference):
+            await target.write_searches(rows)
+        for start, end in ((DAY0 + timedelta(days=1),) * 2, (DAY0, DAY0 + timedelta(days=1)),
+                           (DAY0 + timedelta(days=2),) * 2):
+            for with_events in (False, True):
+                found = await store.hit_stats("books", start, end, limit=10, search="paris",
+                                              with_events=with_events)
+                assert found == await reference.hit_stats(
+                    "books", start, end, limit=10, search="paris", with_events=with_events)
+                expected = {hit for hit, day in days.items()
+                            if start <= day <= end and hit != "o-other"}
+                assert {h.hit for h in found} == expected | {"o-shared"}
+                assert {h.hit: h.count for h in found}["o-shared"] == len(expected)
+    finally:
+        await store.close()
 
 
 async def test_filters_and_the_filters_of_searches_without_results(
@@ -775,7 +816,7 @@ async def test_totals_and_objects_per_query_are_added_up_after_a_version_6_datab
     reference = await written_chains(store)
     await store.close()
     again = rolled_back(store, (*AFTER_6, "UPDATE analytics_schema SET version = 6"))
-    assert schema.TOTALS_AT == 7 == schema.VERSION
+    assert schema.TOTALS_AT == 7 < schema.VERSION
     await again.open()
     try:
         assert await again.purge(LONG_AGO) == 0
@@ -784,6 +825,43 @@ async def test_totals_and_objects_per_query_are_added_up_after_a_version_6_datab
         assert await assert_same_rankings(again, reference, chains_periods()[::4]) > 200
     finally:
         await again.close()
+
+
+def log_indexes(store: AnalyticsStore) -> set[object]:
+    """The names of the query log's indexes."""
+    if isinstance(store, SqliteAnalyticsStore):
+        return {name for name, in run_sql(store, "SELECT name FROM sqlite_master WHERE "
+                                          "type = 'index' AND tbl_name = 'analytics_searches'")}
+    return {name for name, in run_sql(store, "SELECT indexname FROM pg_indexes "
+                                      "WHERE tablename = 'analytics_searches'")}
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+async def test_a_version_7_database_loses_the_logs_unused_index_and_reads_the_same(
+        backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    store = made(backend, request, tmp_path)
+    await store.open()
+    rows = searches()
+    reference = FakeAnalyticsStore()
+    for target in (store, reference):
+        await target.write_searches(rows)
+        await target.write_events(events(rows))
+    await store.close()
+    now = log_indexes(store)
+    old = rolled_back(store, (*AFTER_7, "UPDATE analytics_schema SET version = 7"))
+    assert log_indexes(old) == now | {"analytics_searches_users"}
+    assert schema.VERSION == 8
+    await old.open()
+    try:
+        assert log_indexes(old) == now
+        assert run_sql(old, "SELECT version FROM analytics_schema") == [(schema.VERSION,)]
+        start, end = PERIODS[0]
+        for search in (None, "paris", "new york"):
+            asked = {"limit": 8, "search": search, "with_events": True}
+            found = await old.hit_stats("books", start, end, **asked)
+            assert found and found == await reference.hit_stats("books", start, end, **asked)
+    finally:
+        await old.close()
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgres"])

@@ -356,6 +356,10 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         # the days added up (``building`` null), or being added up (a build's token)
         "CREATE TABLE analytics_query_hits_built (day {day} PRIMARY KEY, building TEXT)",
     ),
+    (  # the log's index that only its readers of old used (the distinct users are
+        # counted from their rollups): each search written costs less
+        "DROP INDEX IF EXISTS analytics_searches_users",
+    ),
 )
 USER_BLOCK = 32  # days per row of analytics_user_blocks: one bit each in a BIGINT
 USERS_AT = 4  # the schema version that brought the distinct users' rollups
