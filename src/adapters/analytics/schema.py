@@ -366,6 +366,7 @@ USERS_AT = 4  # the schema version that brought the distinct users' rollups
 EARLY_AT = 5  # the schema version that keeps the events waiting for their searches apart
 SPANS_AT = 6  # the schema version that brought the blocks of days (sql.SPANS)
 TOTALS_AT = 7  # the schema version that brought the running totals and objects per query
+USERS_INDEX_GONE_AT = 8  # the schema version without the log's index by user
 
 VERSION = len(MIGRATIONS)
 
