@@ -24,7 +24,12 @@ dropped), or the run fails.
 With ``--together``, each logging case is loaded at the same time as "off" (a wrk each,
 both gateways sharing core 0, which the kernel shares out evenly between them), then
 paused: the machine's speed, which moves by tens of percent within a minute on a shared
-virtual machine, is then the same for both sides of each ratio.
+virtual machine, is then the same for both sides of each ratio. Both are sent the same
+requests: beside "on, clickAnalytics", "off" gets `clickAnalytics=true` too (which it
+ignores), so that the ratio is the log's cost alone, not that of a longer query string.
+Only the CPU ratio carries over to a gateway alone on its core (the shared harness): the
+kernel shares the core by thread, so a gateway with a writer process of its own gets more
+than half of it, and more requests.
 
 With ``--fresh``, both gateways are started anew for each round (each logging to a log of
 its own) and warmed up together for a few seconds first: a process keeps the speed it
@@ -132,6 +137,8 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--duration", type=int, default=12)
     ap.add_argument("--venv", type=Path, default=ROOT / "bench" / ".venv-prod")
+    ap.add_argument("--source", type=Path,
+                    help="serve another checkout's src (default: the venv's install)")
     ap.add_argument("--together", action="store_true",
                     help="load each logging case at the same time as off, both on core 0")
     ap.add_argument("--fresh", action="store_true",
@@ -157,7 +164,7 @@ def main() -> int:
                                 ("on", {"backend": "sqlite", "path": str(log)})):
             config = here / f"{name}.yaml"
             config.write_text(json.dumps({**BENCH_CONFIG, "analytics": analytics}), "utf-8")
-            servers[name] = serve(name, None, config, ports[name], here, [], python)
+            servers[name] = serve(name, args.source, config, ports[name], here, [], python)
         for name, server in servers.items():
             wait_ready(f"http://127.0.0.1:{ports[name]}", server)
         if args.fresh:  # both warmed up at once before the round's measures
@@ -193,7 +200,8 @@ def main() -> int:
             if args.together:
                 for case, (server, extra) in list(CASES.items())[1:]:
                     cpu_before = {name: cpu_seconds(servers[name].pid) for name in servers}
-                    urls = {"off": f"http://127.0.0.1:{ports['off']}{SEARCH}",
+                    # the same requests to both: off is sent clickAnalytics=true too
+                    urls = {"off": f"http://127.0.0.1:{ports['off']}{SEARCH}{extra}",
                             case: f"http://127.0.0.1:{ports[server]}{SEARCH}{extra}"}
                     loads = {name: start_wrk(url, args.duration) for name, url in urls.items()}
                     found = {name: wrk_figures(load, urls[name]) for name, load in loads.items()}

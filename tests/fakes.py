@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 from dependency_injector import providers
 
+from searchport.domain.analytics.buffer import ObservedBatch, records_of
 from searchport.domain.analytics.insights import InsightsEvent
 from searchport.domain.analytics.records import SearchRecord, utc_day
 from searchport.domain.analytics.reports import (
@@ -245,6 +246,7 @@ class FakeAnalyticsStore:
         self.searches: list[SearchRecord] = []
         self.events: list[InsightsEvent] = []
         self.salts: dict[date, bytes] = {}
+        self.pseudonyms: dict[date, dict[str, str]] = {}
         self.purged: list[date] = []
         self.writes = 0
         self.opened = self.closed = False
@@ -273,6 +275,9 @@ class FakeAnalyticsStore:
         await self._held()
         self.writes += 1
         self.searches.extend(records)
+
+    async def write_observed(self, batch: ObservedBatch) -> None:
+        await self.write_searches(records_of(batch, self.pseudonyms))
 
     async def write_events(self, events: Sequence[InsightsEvent]) -> None:
         await self._held()

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Sequence
 from datetime import date
 from typing import Protocol
 
+from searchport.domain.analytics.buffer import ObservedBatch
 from searchport.domain.analytics.insights import InsightsEvent
 from searchport.domain.analytics.records import SearchRecord
 from searchport.domain.analytics.reports import (
@@ -44,6 +45,12 @@ class AnalyticsStore(Protocol):
         """Keep ``records`` (one transaction). The recorder hands over records made as they
         are read: a store reads them a slice at a time, as it writes them, so that a
         batch's records never all live at once."""
+        ...
+
+    async def write_observed(self, batch: ObservedBatch) -> None:
+        """Keep the searches of ``batch`` (one transaction), as ``write_searches`` keeps
+        their records (``buffer.records_of``, with the pseudonyms the store keeps from one
+        batch to the next): the recorder's batches, handed over still packed."""
         ...
 
     async def write_events(self, events: Sequence[InsightsEvent]) -> None: ...

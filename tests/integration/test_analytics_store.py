@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import signal
 import sqlite3
 from collections import Counter, defaultdict
 from collections.abc import AsyncIterator
@@ -358,17 +360,16 @@ def table_rows(path: Path) -> dict[str, list[tuple[object, ...]]]:
 
 
 async def test_sqlite_batches_written_in_slices_add_up_as_in_one_piece(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A batch is inserted and rolled up a slice at a time (the event loop's turn between
-    two statements): slices of 7 searches leave every table as one slice of all does."""
+        tmp_path: Path) -> None:
+    """A batch is inserted and rolled up a slice at a time: slices of 7 searches leave
+    every table as one slice of all does."""
     searches = rows()
     events = clicks(searches)
     early = [e for e in events if e.query_id in {s.query_id for s in searches[100:]}]
     files = {}
     for slice_size in (7, 100_000):
-        monkeypatch.setattr(sqlite_store, "SLICE", slice_size)
         files[slice_size] = tmp_path / f"slices-{slice_size}.sqlite3"
-        store = SqliteAnalyticsStore(files[slice_size])
+        store = SqliteAnalyticsStore(files[slice_size], slice_size=slice_size)
         await store.open()
         await store.write_events(early)  # kept, then applied when their searches come
         await store.write_searches(searches[:100])
@@ -396,7 +397,8 @@ async def test_sqlite_queries_added_one_by_one_add_up_as_grouped(
     for share in (-1.0, 10.0):  # every slice one by one; none
         monkeypatch.setattr(sqlite_store, "DISTINCT", share)
         files[share] = tmp_path / f"distinct-{share}.sqlite3"
-        store = SqliteAnalyticsStore(files[share])
+        # written in this process, which the module's setting changed here reaches
+        store = SqliteAnalyticsStore(files[share], writer_process=False)
         await store.open()
         await store.write_searches(searches[:100])
         await store.write_searches(searches[100:])
@@ -413,13 +415,10 @@ async def test_sqlite_queries_added_one_by_one_add_up_as_grouped(
     assert max(counts.values()) > 1
 
 
-async def test_sqlite_writes_give_the_event_loop_turns(tmp_path: Path,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    """The writer's connection is used on the event loop: other tasks run between the
-    statements of one batch (a batch of 140 searches in slices of 10: 14 slices, each
-    an insert and its rollups)."""
-    monkeypatch.setattr(sqlite_store, "SLICE", 10)
-    store = SqliteAnalyticsStore(tmp_path / "a.sqlite3")
+async def test_sqlite_batches_are_written_by_a_process_of_their_own(tmp_path: Path) -> None:
+    """The writer is a child process: the event loop runs other tasks all along a batch,
+    and every search lands."""
+    store = SqliteAnalyticsStore(tmp_path / "a.sqlite3", slice_size=10)
     await store.open()
     turns = 0
     done = asyncio.Event()
@@ -433,11 +432,72 @@ async def test_sqlite_writes_give_the_event_loop_turns(tmp_path: Path,
     ticking = asyncio.create_task(other_task())
     await asyncio.sleep(0)
     before = turns
-    await store.write_searches(rows())
+    searches = rows() * 20
+    await store.write_searches(searches)
     done.set()
     await ticking
+    writer = store.writer_pid
+    assert writer is not None and writer != os.getpid()
+    assert parent_of(writer) != 0
     await store.close()
-    assert turns - before >= 14 * 2
+    assert turns - before >= 100
+    assert store.writer_pid is None
+    with sqlite3.connect(tmp_path / "a.sqlite3") as db:
+        assert db.execute("SELECT count(*) FROM analytics_searches").fetchone()[0] == len(
+            searches)
+
+
+def parent_of(pid: int) -> int:
+    """The parent process id of ``pid``, as /proc says (0 when it is gone)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return 0
+    return int(stat.rsplit(")", 1)[1].split()[1])
+
+
+async def test_a_killed_sqlite_writer_is_started_anew_and_loses_nothing_after(
+        tmp_path: Path) -> None:
+    """The writer process killed between two batches: the next batch starts a new one
+    and lands whole."""
+    path = tmp_path / "a.sqlite3"
+    store = SqliteAnalyticsStore(path)
+    await store.open()
+    searches = rows()
+    await store.write_searches(searches[:50])
+    first = store.writer_pid
+    assert first is not None
+    os.kill(first, signal.SIGKILL)
+    await asyncio.sleep(0.2)  # it is gone before the next batch
+    await store.write_searches(searches[50:])
+    assert store.writer_pid not in (None, first)
+    await store.close()
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT count(*) FROM analytics_searches").fetchone()[0] == len(
+            searches)
+        assert db.execute("SELECT sum(searches) FROM analytics_days").fetchone()[0] == len(
+            searches)
+
+
+async def test_the_sqlite_writer_waits_for_its_parent_through_sigterm_and_sigint(
+        tmp_path: Path) -> None:
+    """A service manager or a terminal signals the whole process group: the writer lives
+    on until its parent closes the store (which writes the last batch at shutdown)."""
+    path = tmp_path / "a.sqlite3"
+    store = SqliteAnalyticsStore(path)
+    await store.open()
+    await store.write_searches(rows()[:10])
+    writer = store.writer_pid
+    assert writer is not None
+    os.kill(writer, signal.SIGTERM)
+    os.kill(writer, signal.SIGINT)
+    await asyncio.sleep(0.2)
+    await store.write_searches(rows()[10:30])
+    assert store.writer_pid == writer
+    await store.close()
+    assert parent_of(writer) == 0  # it left once the store closed
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT count(*) FROM analytics_searches").fetchone()[0] == 30
 
 
 async def test_a_sqlite_write_waits_for_another_writer_then_lands(tmp_path: Path) -> None:
@@ -457,13 +517,12 @@ async def test_a_sqlite_write_waits_for_another_writer_then_lands(tmp_path: Path
         assert db.execute("SELECT count(*) FROM analytics_searches").fetchone()[0] == 20
 
 
-async def test_two_sqlite_stores_on_one_file_write_in_turn(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Two processes' stores on one file (here two stores on one event loop): their
-    batches, each a transaction in steps, wait for each other and both land whole."""
-    monkeypatch.setattr(sqlite_store, "SLICE", 10)
+async def test_two_sqlite_stores_on_one_file_write_in_turn(tmp_path: Path) -> None:
+    """Two processes' stores on one file (here two stores on one event loop, a writer
+    process each): their batches wait for each other and both land whole."""
     path = tmp_path / "a.sqlite3"
-    first, second = SqliteAnalyticsStore(path), SqliteAnalyticsStore(path)
+    first = SqliteAnalyticsStore(path, slice_size=10)
+    second = SqliteAnalyticsStore(path, slice_size=10)
     await first.open()
     await second.open()
     searches = rows()
@@ -494,20 +553,27 @@ async def test_a_sqlite_write_locked_out_past_its_timeout_leaves_nothing(tmp_pat
         assert db.execute("SELECT sum(searches) FROM analytics_days").fetchone()[0] == 10
 
 
-async def test_a_sqlite_write_cancelled_mid_batch_is_rolled_back(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sqlite_store, "SLICE", 5)
+async def test_a_sqlite_write_given_up_on_is_not_kept(tmp_path: Path) -> None:
+    """A batch its caller gives up on while the writer waits for the file (the recorder
+    stopped past its shutdown deadline): the writer is killed, nothing of the batch is
+    kept, and the next batch lands."""
     path = tmp_path / "a.sqlite3"
     store = SqliteAnalyticsStore(path)
     await store.open()
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # the writer waits for it
     writing = asyncio.create_task(store.write_searches(rows()))
-    for _ in range(6):  # a few slices in
-        await asyncio.sleep(0)
-    assert not writing.done()
+    await asyncio.sleep(0.3)
+    writer = store.writer_pid
+    assert writer is not None and not writing.done()
     writing.cancel()
     with pytest.raises(asyncio.CancelledError):
         await writing
+    other.execute("COMMIT")  # had the writer lived, its batch would land now
+    other.close()
+    await asyncio.sleep(0.2)
     await store.write_searches(rows()[:3])
+    assert store.writer_pid not in (None, writer)
     await store.close()
     with sqlite3.connect(path) as db:
         assert db.execute("SELECT count(*) FROM analytics_searches").fetchone()[0] == 3
@@ -515,8 +581,8 @@ async def test_a_sqlite_write_cancelled_mid_batch_is_rolled_back(
 
 
 async def test_sqlite_writes_reach_the_database_file_itself(tmp_path: Path) -> None:
-    """The writer's connection never checkpoints (that syncs the disk): the thread does,
-    after each write, so the rows are in the file, not only in its write-ahead log."""
+    """The writer checkpoints after each batch: the rows are in the file, not only in its
+    write-ahead log."""
     path = tmp_path / "a.sqlite3"
     store = SqliteAnalyticsStore(path)
     await store.open()

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from searchport.domain.access import Access
-from searchport.domain.analytics import recorder as recorder_module
+from searchport.domain.analytics import buffer as buffer_module
 from searchport.domain.analytics.buffer import CHUNK
 from searchport.domain.analytics.insights import InsightsEvent
 from searchport.domain.analytics.recorder import AnalyticsRecorder
@@ -92,13 +92,13 @@ class SlicingStore(FakeAnalyticsStore):
 async def test_a_batch_is_made_into_records_as_the_store_reads_it_not_all_at_once(
         monkeypatch: pytest.MonkeyPatch) -> None:
     made: list[int] = []
-    real = recorder_module.to_record
+    real = buffer_module.to_record
 
     def counted(*args: Any, **kwargs: Any) -> SearchRecord:
         made.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(recorder_module, "to_record", counted)
+    monkeypatch.setattr(buffer_module, "to_record", counted)
     store = SlicingStore(made)
     rec = recorder(store, batch=2000)
     for n in range(1000):

@@ -6,6 +6,7 @@ import secrets
 from collections.abc import Iterable, Sequence
 from datetime import date
 
+from searchport.domain.analytics.buffer import ObservedBatch
 from searchport.domain.analytics.insights import InsightsEvent
 from searchport.domain.analytics.records import SearchRecord
 from searchport.domain.analytics.reports import (
@@ -37,6 +38,9 @@ class NullAnalyticsStore:
         return self._salt
 
     async def write_searches(self, records: Iterable[SearchRecord]) -> None:
+        return None
+
+    async def write_observed(self, batch: ObservedBatch) -> None:
         return None
 
     async def write_events(self, events: Sequence[InsightsEvent]) -> None:

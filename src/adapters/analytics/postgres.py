@@ -21,6 +21,7 @@ import psycopg
 
 from searchport.adapters.analytics import rollups, schema, sql, users
 from searchport.adapters.analytics.sql import POSTGRES, SqlAnalytics
+from searchport.domain.analytics.buffer import ObservedBatch, records_of
 from searchport.domain.analytics.insights import InsightsEvent
 from searchport.domain.analytics.records import SearchRecord, utc_day
 from searchport.domain.errors import AnalyticsUnavailable
@@ -45,6 +46,7 @@ class PostgresAnalyticsStore(SqlAnalytics):
         self.timeout = timeout
         self._db: psycopg.AsyncConnection[Any] | None = None
         self._turn = asyncio.Lock()
+        self._pseudonyms: dict[date, dict[str, str]] = {}  # by day, by address
 
     async def _connect(self) -> psycopg.AsyncConnection[Any]:
         db = await psycopg.AsyncConnection.connect(
@@ -140,6 +142,9 @@ class PostgresAnalyticsStore(SqlAnalytics):
                     await db.execute(POSTGRES.sql(statement), params)
 
         await self._run(write)
+
+    async def write_observed(self, batch: ObservedBatch) -> None:
+        await self.write_searches(records_of(batch, self._pseudonyms))
 
     async def write_events(self, events: Sequence[InsightsEvent]) -> None:
         """The events, and what they did added to their searches' rollups (the searches'

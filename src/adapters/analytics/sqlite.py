@@ -2,16 +2,16 @@
 
 Two connections to one file in WAL mode (readers never wait for the writer):
 
-- **the writer's**, on the event loop: each batch of the recorder is one transaction of
-  short statements (a slice of at most ``SLICE`` searches each), and the loop serves
-  requests between any two of them. The interpreter's lock is never handed to another
-  thread for this work: a writer thread beside the loop, taking turns with it for every
-  statement, cost the searches several times the statements' own CPU. Nothing on this
-  connection waits for the disk: commits in WAL mode with ``synchronous=NORMAL`` do not
-  sync, and its automatic checkpoints are off;
-- **the thread's**, in one thread of its own: the reads of the Analytics API (long on a
-  big log), the checkpoints that copy the log's pages into the file and sync it, the
-  daily salt, the purge and the migrations.
+- **the writer's**, in a process of its own (``writer_process``): each batch of the
+  recorder is handed to it still packed, with the salts of its days, and it makes the
+  records, writes them with their rollups in one transaction and copies the pages written
+  into the file (a checkpoint, which syncs the disk). None of this work runs in the
+  serving process: its event loop only hands the bytes to a thread that waits for the
+  answer. A batch that takes longer than ``timeout`` kills the writer (the transaction is
+  rolled back, the batch counted as dropped) and the next batch starts a new one;
+- **the thread's**, in one thread of the serving process: the reads of the Analytics API
+  (long on a big log), the daily salt, the purge and the migrations (before the writer
+  first writes).
 
 Days are kept as ``YYYY-MM-DD`` text, which sorts as the days do.
 """
@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import multiprocessing
 import secrets
 import sqlite3
 import time
@@ -30,8 +31,12 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
+import msgspec
+
 from searchport.adapters.analytics import rollups, schema, sql, users
 from searchport.adapters.analytics.sql import SQLITE, SqlAnalytics
+from searchport.adapters.analytics.writer_process import WriterGone, WriterProcess, run_child
+from searchport.domain.analytics.buffer import ObservedBatch, records_of
 from searchport.domain.analytics.insights import InsightsEvent
 from searchport.domain.analytics.records import SearchRecord, utc_day
 from searchport.domain.errors import AnalyticsUnavailable
@@ -44,14 +49,33 @@ class SqliteAnalyticsStore(SqlAnalytics):
 
     dialect = SQLITE
 
-    def __init__(self, path: Path, timeout: float = 5.0) -> None:
+    def __init__(self, path: Path, timeout: float = 5.0, slice_size: int | None = None,
+                 writer_process: bool | None = None) -> None:
+        """``slice_size``: searches inserted and rolled up in one statement's step
+        (``SLICE``). ``writer_process``: False, the writer's work is done in a thread of
+        this process instead (a deadline then fails the batch without stopping its
+        work); None, in a process where the system can fork one from a fork server."""
         self.path = path
         self.timeout = timeout
         self._executor = ThreadPoolExecutor(max_workers=1,
                                             thread_name_prefix="searchport-analytics")
         self._db: sqlite3.Connection | None = None  # the thread's
-        self._writer: sqlite3.Connection | None = None  # the event loop's
-        self._writing = asyncio.Lock()  # one transaction at a time on the writer's
+        if writer_process is None:
+            writer_process = "forkserver" in multiprocessing.get_all_start_methods()
+        arguments = (str(path), timeout, slice_size or SLICE)
+        self._writer: WriterProcess | _InThread = (
+            WriterProcess(write_log, arguments, preload=[__name__],
+                          name="searchport-analytics-writer")
+            if writer_process else _InThread(_LogWriter(*arguments)))
+        self._pipe = ThreadPoolExecutor(max_workers=1,
+                                        thread_name_prefix="searchport-analytics-writer")
+        self._writing = asyncio.Lock()  # one batch at a time
+        self._migrated = False
+
+    @property
+    def writer_pid(self) -> int | None:
+        """The writer process's id, while one runs."""
+        return self._writer.pid
 
     async def _run(self, work: Callable[[sqlite3.Connection], T]) -> T:
         def call() -> T:
@@ -85,51 +109,34 @@ class SqliteAnalyticsStore(SqlAnalytics):
             raise
         return db
 
-    async def _write(self, work: Callable[[sqlite3.Connection], Iterator[None]]) -> None:
-        """``work`` in one transaction on the writer's connection, the event loop's turn
-        after each of its steps; rolled back when it fails or passes the timeout."""
+    async def _hand(self, work: _Work) -> None:
+        """``work`` done by the writer process (started when none runs), within
+        ``timeout``: past it, or when the caller gives up, the writer is killed and
+        nothing of ``work`` is kept."""
+        message = _messages.encode(work)
         async with self._writing:
+            if not self._migrated:
+                await self.open()  # the file made and migrated (in the thread)
+                self._migrated = True
+            answer = asyncio.get_running_loop().run_in_executor(
+                self._pipe, self._writer.exchange, message, self.timeout)
+            answer.add_done_callback(_retrieve)
             try:
-                async with asyncio.timeout(self.timeout):
-                    db = await self._writer_connection()
-                    await _begin(db)
-                    try:
-                        for _ in work(db):
-                            await asyncio.sleep(0)
-                        db.execute("COMMIT")
-                    except BaseException:
-                        db.rollback()
-                        raise
-            except TimeoutError:
+                async with asyncio.timeout(self.timeout + STUCK):
+                    failure = await asyncio.shield(answer)
+            except WriterGone as exc:
                 raise AnalyticsUnavailable(
-                    f"The analytics file did not answer within {self.timeout:g} s") from None
-            except (sqlite3.Error, OSError) as exc:
-                self._close_writer()  # opened again by the next write
-                raise AnalyticsUnavailable(
-                    f"The analytics file cannot be used: {exc}") from None
-        # when this fails, the pages stay in the write-ahead log, as committed as they were
-        with contextlib.suppress(AnalyticsUnavailable):
-            await self._run(_checkpoint)
-
-    def _close_writer(self) -> None:
-        db, self._writer = self._writer, None
-        if db is not None:
-            with contextlib.suppress(sqlite3.Error):
-                db.close()
-
-    async def _writer_connection(self) -> sqlite3.Connection:
-        if self._writer is None:
-            await self.open()  # the file made and migrated (in the thread)
-            db = sqlite3.connect(self.path, timeout=0, isolation_level=None)
-            try:
-                db.execute("PRAGMA synchronous=NORMAL")
-                db.execute("PRAGMA temp_store=MEMORY")
-                db.execute("PRAGMA wal_autocheckpoint=0")  # the thread checkpoints
-            except BaseException:
-                db.close()
+                    f"The analytics file did not answer within {self.timeout:g} s"
+                    if exc.timed_out else "The analytics writer process stopped") from None
+            except BaseException as exc:  # the deadline passed, or the caller went away
+                self._writer.kill()
+                if isinstance(exc, TimeoutError):
+                    raise AnalyticsUnavailable(
+                        f"The analytics file did not answer within {self.timeout:g} s"
+                    ) from None
                 raise
-            self._writer = db
-        return self._writer
+        if failure:
+            raise AnalyticsUnavailable(failure.decode("utf-8", "replace"))
 
     async def open(self) -> None:
         await self._run(lambda db: None)
@@ -145,14 +152,17 @@ class SqliteAnalyticsStore(SqlAnalytics):
         return await self._run(salt)
 
     async def write_searches(self, records: Iterable[SearchRecord]) -> None:
-        """The searches and their rollups; the events already kept that name them. The
-        records are read a slice at a time, as they are written."""
-        await self._write(lambda db: _write_batch(db, sql.slices(records, SLICE)))
+        """The searches and their rollups; the events already kept that name them."""
+        await self._hand(_Records(list(records)))
+
+    async def write_observed(self, batch: ObservedBatch) -> None:
+        """``write_searches`` of the batch's records, made by the writer process."""
+        await self._hand(_Observed(batch))
 
     async def write_events(self, events: Sequence[InsightsEvent]) -> None:
         """The events, and what they did added to their searches' rollups."""
         if events:
-            await self._write(lambda db: _apply(db, events))
+            await self._hand(_Events(list(events)))
 
     async def purge(self, before: date) -> int:
         """The days before ``before`` forgotten, then the blocks of days that ended since
@@ -197,17 +207,19 @@ class SqliteAnalyticsStore(SqlAnalytics):
                 self._db.close()
                 self._db = None
 
+        loop = asyncio.get_running_loop()
         async with self._writing:
-            self._close_writer()
-        await asyncio.get_running_loop().run_in_executor(self._executor, close)
+            await loop.run_in_executor(self._pipe, self._writer.stop)
+        self._pipe.shutdown(wait=False)
+        await loop.run_in_executor(self._executor, close)
         self._executor.shutdown(wait=False)
 
 
 def _checkpoint(db: sqlite3.Connection) -> None:
-    """In the thread, between two batches: the pages written copied into the file (synced),
-    and, when all were, the write-ahead log begun anew here with a write of the file's
-    ``user_version`` (otherwise unused): SQLite syncs the header of a log begun anew, and
-    the writer's next batch, on the event loop, then appends to this one instead."""
+    """In the writer process, after each batch: the pages written copied into the file
+    (synced), and, when all were, the write-ahead log begun anew here with a write of the
+    file's ``user_version`` (otherwise unused): SQLite syncs the header of a log begun anew,
+    and the next batch then appends to this one instead."""
     busy, frames, copied = db.execute(CHECKPOINT).fetchone()
     if not busy and 0 < frames == copied:
         with _transaction(db):
@@ -215,22 +227,15 @@ def _checkpoint(db: sqlite3.Connection) -> None:
             db.execute(f"PRAGMA user_version = {flipped:d}")
 
 
-CHECKPOINT = "PRAGMA wal_checkpoint(PASSIVE)"  # never waits for the writer
-BUSY_RETRY = 0.005  # seconds between tries while another connection writes
+def _retrieve(answer: asyncio.Future[bytes]) -> None:
+    # an answer given up on (its writer killed) must not be reported as never retrieved
+    if not answer.cancelled():
+        answer.exception()
 
 
-async def _begin(db: sqlite3.Connection) -> None:
-    """``BEGIN IMMEDIATE`` on the writer's connection, which never waits inside SQLite
-    (that would hold the event loop): tried again while the thread's connection writes
-    (a salt, the purge), until the caller's deadline."""
-    while True:
-        try:
-            db.execute("BEGIN IMMEDIATE")
-            return
-        except sqlite3.OperationalError as exc:
-            if exc.sqlite_errorcode != sqlite3.SQLITE_BUSY:
-                raise
-        await asyncio.sleep(BUSY_RETRY)
+CHECKPOINT = "PRAGMA wal_checkpoint(PASSIVE)"  # never waits for another connection
+STUCK = 1.0  # seconds past the timeout after which a writer that did not even take its
+# batch (the pipe full) is killed too
 
 
 class _transaction:
@@ -363,3 +368,106 @@ def _migrate(db: sqlite3.Connection) -> None:
             db.execute("INSERT INTO analytics_schema (version) VALUES (?)", (schema.VERSION,))
         elif found < schema.VERSION:
             db.execute("UPDATE analytics_schema SET version = ?", (schema.VERSION,))
+
+
+# -- the writer process ----------------------------------------------------------------------
+
+class _Records(msgspec.Struct, tag="records", array_like=True):
+    records: list[SearchRecord]
+
+
+class _Observed(msgspec.Struct, tag="observed", array_like=True):
+    batch: ObservedBatch
+
+
+class _Events(msgspec.Struct, tag="events", array_like=True):
+    events: list[InsightsEvent]
+
+
+_Work = _Records | _Observed | _Events
+_messages = msgspec.msgpack.Encoder()
+
+
+def write_log(conn: Any, path: str, timeout: float, slice_size: int) -> None:
+    """The writer process's work: each message a transaction on the file at ``path``."""
+    run_child(_LogWriter(path, timeout, slice_size), conn)
+
+
+class _InThread:
+    """``WriterProcess``'s part done in the calling thread: ``_LogWriter`` called there."""
+
+    pid = None
+
+    def __init__(self, work: _LogWriter) -> None:
+        self._work = work
+
+    def exchange(self, message: bytes, deadline: float) -> bytes:
+        return self._work(message)
+
+    def kill(self) -> None:
+        return None
+
+    def stop(self) -> None:
+        self._work.close()
+
+
+class _LogWriter:
+    """Each message (``_Work``) written in one transaction, then checkpointed; the answer
+    is empty, or the failure's message (the transaction rolled back)."""
+
+    def __init__(self, path: str, timeout: float, slice_size: int) -> None:
+        self.path = path
+        self.timeout = timeout
+        self.slice_size = slice_size
+        self.db: sqlite3.Connection | None = None
+        self.pseudonyms: dict[date, dict[str, str]] = {}  # by day, by address
+        self.decoder = msgspec.msgpack.Decoder(_Work)
+
+    def __call__(self, message: bytes) -> bytes:
+        try:
+            work = self.decoder.decode(message)
+            db = self._connection()
+            db.execute("BEGIN IMMEDIATE")  # waits for another writer (the busy timeout)
+            try:
+                for _ in self._steps(db, work):
+                    pass
+                db.execute("COMMIT")
+            except BaseException:
+                with contextlib.suppress(sqlite3.Error):
+                    db.rollback()
+                raise
+        except (sqlite3.Error, OSError) as exc:
+            self.close()  # opened again by the next message
+            return f"The analytics file cannot be used: {exc}".encode()
+        with contextlib.suppress(sqlite3.Error):  # the pages stay in the log, committed
+            _checkpoint(db)
+        return b""
+
+    def _steps(self, db: sqlite3.Connection, work: _Work) -> Iterator[None]:
+        if isinstance(work, _Events):
+            return _apply(db, work.events)
+        records = (work.records if isinstance(work, _Records)
+                   else records_of(work.batch, self.pseudonyms))
+        return _write_batch(db, sql.slices(records, self.slice_size))
+
+    def _connection(self) -> sqlite3.Connection:
+        if self.db is None:
+            # a longer wait for the lock than the parent's deadline: the parent gives up
+            # first, and says so
+            db = sqlite3.connect(self.path, timeout=self.timeout + 2 * STUCK,
+                                 isolation_level=None)
+            try:
+                db.execute("PRAGMA synchronous=NORMAL")
+                db.execute("PRAGMA temp_store=MEMORY")
+                db.execute("PRAGMA wal_autocheckpoint=0")  # checkpointed after each batch
+            except BaseException:
+                db.close()
+                raise
+            self.db = db
+        return self.db
+
+    def close(self) -> None:
+        db, self.db = self.db, None
+        if db is not None:
+            with contextlib.suppress(sqlite3.Error):
+                db.close()

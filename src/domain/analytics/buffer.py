@@ -17,11 +17,12 @@ objects at once, never a whole batch's.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Iterator
 from datetime import date, timedelta
 
 import msgspec
 
-from searchport.domain.analytics.records import ObservedSearch, utc_day
+from searchport.domain.analytics.records import ObservedSearch, SearchRecord, to_record, utc_day
 
 CHUNK = 256  # searches packed together: decoded together when written
 _HEADER = b"\xdd\x00\x00\x00\x00"  # a MessagePack array32 header, its count set when sealed
@@ -36,6 +37,41 @@ class Packed(msgspec.Struct, frozen=True, gc=False):
     count: int
     earliest: float
     latest: float
+
+
+class ObservedBatch(msgspec.Struct, frozen=True):
+    """One write's searches as the buffer packed them (``Packed.data``, each chunk a
+    MessagePack array of ``ObservedSearch``), with the salts of the days they may fall
+    on: all a store needs to make their records (``records_of``), in this process or in
+    another one it hands the bytes to."""
+
+    chunks: list[bytes]
+    salts: dict[date, bytes]
+
+    @property
+    def count(self) -> int:
+        return sum(int.from_bytes(chunk[1:5], "big") for chunk in self.chunks)
+
+
+MAX_PSEUDONYMS = 100_000  # addresses whose pseudonym of the day is kept, made again past it
+
+
+def records_of(batch: ObservedBatch, pseudonyms: dict[date, dict[str, str]]
+               ) -> Iterator[SearchRecord]:
+    """The records of ``batch``, made as they are read: a chunk's searches decoded at a
+    time, each let go once the store has it. ``pseudonyms``: those already made, by day
+    and address, kept by the caller from one batch to the next (the days the batch has
+    no salt for forgotten)."""
+    salts = batch.salts
+    for day in [d for d in pseudonyms if d not in salts]:
+        del pseudonyms[day]
+    for chunk in batch.chunks:
+        for seen in _decoder.decode(chunk):
+            day = utc_day(seen.at)
+            made = pseudonyms.get(day)
+            if made is None or len(made) >= MAX_PSEUDONYMS:
+                made = pseudonyms[day] = {}
+            yield to_record(seen, salts[day], made)
 
 
 def unpack(packed: Packed) -> list[ObservedSearch]:

@@ -3,10 +3,10 @@ without a request ever waiting on the store.
 
 A request appends to a bounded buffer in memory (``record``: no I/O, no hashing; the
 searches packed into bytes, ``SearchBuffer``, not kept as objects). A task of the
-recorder's own writes what is buffered in batches, every ``interval`` seconds or as soon
-as a batch is full, turning each ``ObservedSearch`` into a ``SearchRecord`` on the way
-(the pseudonyms need the day's salt from the store, asked for before the write) as the
-store reads them: a chunk of the buffer at a time, never a whole batch at once. When the
+recorder's own hands what is buffered to the store in batches, every ``interval`` seconds
+or as soon as a batch is full: still packed, with the salts of their days (asked of the
+store first), as an ``ObservedBatch``, whose ``SearchRecord``s the store makes as it
+writes them (``records_of``), in this process or in a writer process of its own. When the
 buffer is full, or the store fails or is too slow, records are dropped and counted
 (``dropped``, and ``on_drop`` for the metrics), and the searches go on. The same task
 purges the days past the retention once a day. ``close`` writes what is left (graceful
@@ -21,21 +21,19 @@ import contextvars
 import logging
 import time
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from searchport.domain.analytics.buffer import Packed, SearchBuffer, days_of, unpack
+from searchport.domain.analytics.buffer import ObservedBatch, SearchBuffer, days_of
 from searchport.domain.analytics.insights import InsightsEvent
 from searchport.domain.analytics.records import (
     ObservedSearch,
-    SearchRecord,
     Tracking,
     Visitor,
     hit_ids_of,
     nb_hits_of,
     new_query_id,
-    to_record,
     utc_day,
 )
 from searchport.domain.analytics.refinements import refinements_of
@@ -51,7 +49,6 @@ T = TypeVar("T")
 PURGE_EVERY = 86_400.0  # seconds
 _NOBODY = Visitor()
 RETRY_AFTER = 1.0  # seconds between writes while the store is failing
-MAX_PSEUDONYMS = 100_000  # addresses whose pseudonym of the day is kept, made again past it
 
 
 class AnalyticsRecorder:
@@ -78,7 +75,6 @@ class AnalyticsRecorder:
         self._searches = SearchBuffer()
         self._events: deque[InsightsEvent] = deque()
         self._salts: dict[date, bytes] = {}
-        self._pseudonyms: dict[date, dict[str, str]] = {}  # by day, by address
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._purged_at: float | None = None
@@ -216,8 +212,11 @@ class AnalyticsRecorder:
         taken = found + len(events)
         try:
             if searches:
-                await self._salts_for(days_of(searches))
-                await self.store.write_searches(self._records(searches))
+                days = days_of(searches)
+                await self._salts_for(days)
+                await self.store.write_observed(ObservedBatch(
+                    [bytes(p.data) for p in searches], {d: self._salts[d] for d in days}))
+                del searches
             if events:
                 await self.store.write_events(events)
         except asyncio.CancelledError:  # stopped past the shutdown deadline: say what is lost
@@ -244,19 +243,6 @@ class AnalyticsRecorder:
         if days:
             for old in [d for d in self._salts if d < days[-1] - timedelta(days=1)]:
                 del self._salts[old]
-                self._pseudonyms.pop(old, None)
-
-    def _records(self, chunks: list[Packed]) -> Iterator[SearchRecord]:
-        """The records of ``chunks``, made as they are read (the salts of their days at
-        hand): a chunk's searches decoded at a time, each let go once the store has it."""
-        salts, all_pseudonyms = self._salts, self._pseudonyms
-        while chunks:
-            for seen in unpack(chunks.pop(0)):
-                day = utc_day(seen.at)
-                pseudonyms = all_pseudonyms.get(day)
-                if pseudonyms is None or len(pseudonyms) >= MAX_PSEUDONYMS:
-                    pseudonyms = all_pseudonyms[day] = {}
-                yield to_record(seen, salts[day], pseudonyms)
 
     async def _purge_when_due(self) -> None:
         now = self._clock()
