@@ -48,10 +48,6 @@ class ObservedBatch(msgspec.Struct, frozen=True):
     chunks: list[bytes]
     salts: dict[date, bytes]
 
-    @property
-    def count(self) -> int:
-        return sum(int.from_bytes(chunk[1:5], "big") for chunk in self.chunks)
-
 
 MAX_PSEUDONYMS = 100_000  # addresses whose pseudonym of the day is kept, made again past it
 
