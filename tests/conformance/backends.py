@@ -1,11 +1,13 @@
 """Engines the conformance suite runs against, each loaded with ``dataset.ROWS``.
 
 A backend is a context manager yielding the ``indexes.<handle>`` settings of a config that
-points at the loaded data, and removing the data on exit. tantivy and Typesense always run
-(Typesense: the session's ``typesense-server`` from ``tests/typesense_server.py``; without
-the binary skipped on a developer's machine, a failure in CI). Elasticsearch, OpenSearch and
-Meilisearch run when ``SEARCHPORT_TEST_<ENGINE>_URL`` names a server: a uniquely named index
-is created and loaded through the engine's own API, and deleted afterwards.
+points at the loaded data, and removing the data on exit. tantivy, Typesense and OpenSearch
+always run (Typesense: the session's ``typesense-server`` from ``tests/typesense_server.py``;
+OpenSearch: the session's real node from ``tests/servers/opensearch``; without the binary, or
+Java and Maven, skipped on a developer's machine, a failure in CI). Elasticsearch, another
+OpenSearch and Meilisearch run when ``SEARCHPORT_TEST_<ENGINE>_URL`` names a server. On a
+server engine a uniquely named index is created and loaded through the engine's own API, and
+deleted afterwards.
 
 - ``SEARCHPORT_TEST_ELASTICSEARCH_URL`` (with ``SEARCHPORT_TEST_ELASTICSEARCH_ENGINE`` and
   ``..._CA_BUNDLE`` as for ``tests/contract/elastic``),
@@ -127,9 +129,10 @@ ELASTIC_MAPPING: dict[str, Any] = {
 }
 
 
-def elastic(where: elastic_live.Target) -> Backend:
+def elastic(find: Callable[[pytest.Config], elastic_live.Target]) -> Backend:
     @contextmanager
     def backend(session: Session) -> Iterator[IndexSettings]:
+        where = find(session.config)
         name = f"searchport-conformance-{uuid.uuid4().hex[:12]}"
         with elastic_live._client(where) as http:
             elastic_live._ok(http.put(f"/{name}", json={
@@ -181,16 +184,18 @@ def meilisearch(url: str, key: str) -> Backend:
 # ---------------------------------------------------------------- which ones run
 
 def backends(environ: Mapping[str, str] = os.environ) -> dict[str, Backend]:
-    found: dict[str, Backend] = {"tantivy": tantivy, "typesense": typesense}
+    found: dict[str, Backend] = {"tantivy": tantivy, "typesense": typesense,
+                                 "opensearch": elastic(elastic_live.node_target)}
     es = elastic_live.target(environ)
     if es is not None:
-        found[es.engine] = elastic(es)
+        found[f"{es.engine}-url"] = elastic(lambda _config: es)
     opensearch_url = environ.get("SEARCHPORT_TEST_OPENSEARCH_URL", "").strip()
     if opensearch_url:
         ca_bundle = environ.get("SEARCHPORT_TEST_OPENSEARCH_CA_BUNDLE", "").strip() or None
-        found["opensearch"] = elastic(elastic_live.Target(
+        named = elastic_live.Target(
             url=opensearch_url, engine="opensearch",
-            ca_bundle=str(Path(ca_bundle).resolve()) if ca_bundle else None))
+            ca_bundle=str(Path(ca_bundle).resolve()) if ca_bundle else None)
+        found["opensearch-url"] = elastic(lambda _config: named)
     meili_url = environ.get(meili_live.URL_VAR, "").strip()
     if meili_url:
         found["meilisearch"] = meilisearch(meili_url, environ.get(meili_live.KEY_VAR, ""))

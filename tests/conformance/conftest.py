@@ -29,5 +29,5 @@ def api(request: pytest.FixtureRequest,
         config = parse_config(yaml.safe_dump({"indexes": {HANDLE: handle, **REPLICAS}}), {})
         app = create_app(create_container(config, tmp))
         with TestClient(app) as client:
-            client.engine_name = name  # type: ignore[attr-defined]
+            client.engine_name = settings["engine"]  # type: ignore[attr-defined]
             yield client

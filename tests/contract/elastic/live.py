@@ -3,9 +3,10 @@
 lifecycle over the server's own REST API, and the plain-Python reading of the same documents
 that ``test_live.py`` computes its expectations from.
 
-Environment:
-- ``SEARCHPORT_TEST_ELASTICSEARCH_URL``: ``http(s)://[user:password@]host:port``; unset, the
-  live tests are skipped.
+The servers (``targets``): the session's real OpenSearch node (``tests/servers/opensearch``,
+started by the first test that needs it), and a server of your own named by the environment:
+- ``SEARCHPORT_TEST_ELASTICSEARCH_URL``: ``http(s)://[user:password@]host:port``; unset, only
+  the OpenSearch node runs.
 - ``SEARCHPORT_TEST_ELASTICSEARCH_ENGINE``: ``elasticsearch`` (default) or ``opensearch``.
 - ``SEARCHPORT_TEST_ELASTICSEARCH_CA_BUNDLE``: the PEM file of a self-signed cluster's CA.
 """
@@ -27,12 +28,14 @@ from typing import Any
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 import httpx
+import pytest
 import yaml
+
+from tests.servers import opensearch
 
 URL_VAR = "SEARCHPORT_TEST_ELASTICSEARCH_URL"
 ENGINE_VAR = "SEARCHPORT_TEST_ELASTICSEARCH_ENGINE"
 CA_VAR = "SEARCHPORT_TEST_ELASTICSEARCH_CA_BUNDLE"
-SKIP_REASON = f"{URL_VAR} is not set (a live Elasticsearch or OpenSearch server)"
 BOOKS = Path(__file__).resolve().parents[2] / "fixtures" / "books.jsonl"
 HANDLE = "books"
 Doc = dict[str, Any]
@@ -55,6 +58,22 @@ def target(environ: Mapping[str, str] = os.environ) -> Target | None:
     ca_bundle = environ.get(CA_VAR, "").strip() or None
     return Target(url=url, engine=engine,
                   ca_bundle=str(Path(ca_bundle).resolve()) if ca_bundle else None)
+
+
+def node_target(config: pytest.Config) -> Target:
+    """The session's real OpenSearch node (skipped without Java and Maven, failing in CI)."""
+    return Target(url=opensearch.session_server(config).url, engine="opensearch")
+
+
+def targets(environ: Mapping[str, str] = os.environ) -> dict[str, Callable[[pytest.Config],
+                                                                            Target]]:
+    """Each server the live tests run against, by name: the OpenSearch node, and the
+    environment's server when one is named."""
+    found: dict[str, Callable[[pytest.Config], Target]] = {"opensearch-node": node_target}
+    named = target(environ)
+    if named is not None:
+        found[f"{named.engine}-url"] = lambda _config: named
+    return found
 
 
 # --- the index -------------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """The Elasticsearch/OpenSearch adapter against a real server, through the real app.
 
-Runs when ``SEARCHPORT_TEST_ELASTICSEARCH_URL`` names a server (see ``live.py``), skipped
-otherwise. A uniquely named index with an explicit mapping (text with keyword sub-fields,
+Runs against the session's real OpenSearch node (``tests/servers/opensearch``), and also
+against the server ``SEARCHPORT_TEST_ELASTICSEARCH_URL`` names, if set (see ``live.py``).
+A uniquely named index with an explicit mapping (text with keyword sub-fields,
 keywords, numbers, booleans, dates, a geo point, an object and a ``nested`` field) is filled
 from ``tests/fixtures/books.jsonl`` and deleted afterwards; every expectation is computed in
 plain Python from the same documents.
@@ -24,8 +25,7 @@ from searchport.entrypoints.container import create_container
 from searchport.entrypoints.http.app import create_app
 from tests.contract.elastic import live
 
-TARGET = live.target()
-pytestmark = pytest.mark.skipif(TARGET is None, reason=live.SKIP_REASON)
+TARGETS = live.targets()
 
 DOCS = [live.document(row) for row in live.load_rows()]
 BY_ID = {live.doc_id(d): d for d in DOCS}
@@ -34,17 +34,21 @@ METADATA = {"objectID", "_index", "_score", "_highlights"}
 Client = TestClient[Any]
 
 
+@pytest.fixture(scope="module", params=sorted(TARGETS))
+def target(request: pytest.FixtureRequest) -> live.Target:
+    return TARGETS[request.param](request.config)
+
+
 @pytest.fixture(scope="module")
-def index_name() -> Iterator[str]:
-    assert TARGET is not None
-    with live.books_index(TARGET, DOCS) as name:
+def index_name(target: live.Target) -> Iterator[str]:
+    with live.books_index(target, DOCS) as name:
         yield name
 
 
 @pytest.fixture(scope="module")
-def api(index_name: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Client]:
-    assert TARGET is not None
-    config = parse_config(live.config_yaml(TARGET, index_name), {})
+def api(target: live.Target, index_name: str,
+        tmp_path_factory: pytest.TempPathFactory) -> Iterator[Client]:
+    config = parse_config(live.config_yaml(target, index_name), {})
     app = create_app(create_container(config, Path(tmp_path_factory.mktemp("live"))))
     with TestClient(app) as client:
         yield client

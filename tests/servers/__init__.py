@@ -1,0 +1,1 @@
+"""Real engine servers the tests start themselves, from packages the registries serve."""
