@@ -9,6 +9,9 @@ request.
   with ``.sent``, the requests the adapter made (method, path, headers, decoded JSON body).
 - ``cities``/``double``: a shared app of ``city_yaml(engine)`` and its engine double.
 - ``city_yaml(engine, ...)``: the config most tests use.
+
+Every search an OpenSearch double answers with success is also sent to the session's real
+OpenSearch node when the test ends, which must accept it too (``real_node.py``).
 """
 
 from __future__ import annotations
@@ -24,7 +27,10 @@ from typing import Any
 import pytest
 
 from searchport.domain.config import Config
+import httpx
+
 from tests.contract.elastic import es_answers as es
+from tests.contract.elastic import real_node
 from tests.contract.scripted import Handler as Handler
 from tests.contract.scripted import Recorder as Recorder
 from tests.contract.scripted import Reply as Reply
@@ -37,6 +43,14 @@ HOST = "http://es.test:9200"
 @pytest.fixture(params=ENGINES)
 def engine(request: pytest.FixtureRequest) -> str:
     return str(request.param)
+
+
+@pytest.fixture(autouse=True)
+def _searches_held_against_the_real_node(request: pytest.FixtureRequest) -> Iterator[None]:
+    yield
+    refused = real_node.check(request.config)
+    assert not refused, "the real OpenSearch node refused searches the double accepted:\n" \
+        + "\n".join(refused)
 
 
 # ---------------------------------------------------------------- the scripted engine
@@ -62,8 +76,24 @@ class EngineDouble(ScriptedEngine):
         self.product_header = engine == "elasticsearch" if product_header is None \
             else product_header
         self._mapping_route = ("GET", f"{prefix}/{index}/_mapping")
+        self._served_mapping: Any = None
         self._default_mapping: Reply = (200, mapping or es.city_mapping(index))
         self.on("GET", f"/{index}/_mapping", self._default_mapping)
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        response = super().__call__(request)
+        if self.engine != "opensearch" or response.status_code >= 300:
+            return response
+        path = request.url.path
+        if request.method == "GET" and path.endswith("/_mapping"):
+            # the mapping the adapter now works with, for the searches that follow
+            self._served_mapping = real_node.readable_mapping(response.content)
+        elif (request.method == "POST" and path.endswith("/_search")
+                and self._served_mapping is not None
+                and not response.extensions.get("off_spec")):
+            real_node.keep(request.url.raw_path.decode("ascii"), request.content,
+                           self._served_mapping)
+        return response
 
     def reset(self) -> None:
         """Back to the state of a new double (the scripted mapping kept)."""

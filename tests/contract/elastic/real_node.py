@@ -1,0 +1,168 @@
+"""Every search the contract tier's OpenSearch adapter sends, sent again to a real node.
+
+The scripted engine says what OpenSearch's specification says; the real node says what
+users will see. While a test of the contract tier runs, each ``POST .../_search`` the adapter
+sends to an OpenSearch double that answers it with success is kept (``keep``); when the test
+ends, ``check`` sends each one to the session's real OpenSearch node, to an index made with
+the mapping the double last served (its analyzers defined as their names say: a shingle or
+an edge n-gram analyzer), and the test fails if the node refuses a search the double
+accepted. Searches made without a mapping the adapter could read, and raw queries that read
+another index by name, are not sent again: the real node holds only that one index.
+
+Without Java and Maven the node cannot run: outside CI the searches are not sent again (the
+scripted tests still run); under ``CI`` the test fails.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.servers import opensearch
+
+Json = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Kept:
+    """One search the double answered with success."""
+
+    path: str  # as sent: percent-encoded, with its query string
+    body: bytes
+    mapping: Json  # the double's ``GET /<index>/_mapping`` answer
+
+
+_KEPT: list[Kept] = []
+_LOCK = threading.Lock()
+_INDEXES: dict[str, str] = {}  # the mapping's digest -> the real node's index
+
+
+def keep(path: str, body: bytes, mapping: Json) -> None:
+    """Keep a search for ``check``; one that reads another index by name (a terms lookup
+    in a raw query) is left out: the real node holds only the double's one index."""
+    if _reads_another_index(json.loads(body) if body else None):
+        return
+    with _LOCK:
+        _KEPT.append(Kept(path, body, mapping))
+
+
+def readable_mapping(content: bytes) -> Json | None:
+    """A ``GET /<index>/_mapping`` answer as the adapter reads it, or ``None`` when it is
+    not one (a broken answer under test)."""
+    try:
+        answer = json.loads(content)
+    except ValueError:
+        return None
+    if isinstance(answer, dict) and answer and all(
+            isinstance(entry, dict) and isinstance(entry.get("mappings"), dict)
+            for entry in answer.values()):
+        return answer
+    return None
+
+
+def _reads_another_index(node: Any) -> bool:
+    if isinstance(node, dict):
+        terms = node.get("terms")
+        if isinstance(terms, dict) and any(isinstance(v, dict) and "index" in v
+                                           for v in terms.values()):
+            return True
+        return any(_reads_another_index(v) for v in node.values())
+    if isinstance(node, list):
+        return any(_reads_another_index(v) for v in node)
+    return False
+
+
+def _taken() -> list[Kept]:
+    with _LOCK:
+        taken = list(_KEPT)
+        _KEPT.clear()
+    return taken
+
+
+def node_url(config: pytest.Config) -> str | None:
+    """The session's node, or ``None`` where it cannot run outside CI."""
+    try:
+        opensearch.tools()
+    except opensearch.Unavailable as exc:
+        if os.environ.get("CI"):
+            pytest.fail(f"{exc}; CI machines have both")
+        return None
+    return opensearch.session_server(config).url
+
+
+def check(config: pytest.Config) -> list[str]:
+    """Send the searches kept since the last check to the real node; what it refused."""
+    kept = _taken()
+    if not kept:
+        return []
+    url = node_url(config)
+    if url is None:
+        return []
+    refused: list[str] = []
+    with httpx.Client(base_url=url, timeout=30) as client:
+        for search in kept:
+            index = _index(client, search.mapping)
+            # a host's path prefix and the index names give way to the real index
+            _, _, query = search.path.partition("?")
+            answer = client.post(f"/{index}/_search" + (f"?{query}" if query else ""),
+                                 content=search.body,
+                                 headers={"Content-Type": "application/json"})
+            if answer.status_code >= 300:
+                refused.append(f"POST {search.path} {search.body.decode()[:2000]}\n"
+                               f"  -> {answer.status_code} {answer.text[:1000]}")
+    return refused
+
+
+def _index(client: httpx.Client, mapping_answer: Json) -> str:
+    """The real node's index with the properties of every index in ``mapping_answer``."""
+    properties: Json = {}
+    for entry in mapping_answer.values():
+        properties.update(((entry or {}).get("mappings") or {}).get("properties") or {})
+    mappings = {"properties": properties}
+    digest = hashlib.sha256(json.dumps(mappings, sort_keys=True).encode()).hexdigest()[:16]
+    name = _INDEXES.get(digest)
+    if name is None:
+        name = f"contract-{digest}"
+        body = {"settings": {"number_of_shards": 1, "number_of_replicas": 0,
+                             "analysis": _analysis(mappings)},
+                "mappings": mappings}
+        created = client.put(f"/{name}", json=body)
+        if created.status_code != 200 and "already_exists" not in created.text:
+            raise RuntimeError(f"the real node refused the double's mapping: {created.text}")
+        _INDEXES[digest] = name
+    return name
+
+
+def _analysis(mappings: Json) -> Json:
+    """Each analyzer the mapping names, defined as its name says."""
+    names: set[str] = set()
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key in ("analyzer", "search_analyzer") and isinstance(value, str):
+                    names.add(value)
+                else:
+                    walk(value)
+
+    walk(mappings)
+    analyzers: Json = {}
+    filters: Json = {
+        "replay_shingle": {"type": "shingle", "min_shingle_size": 2, "max_shingle_size": 3},
+        "replay_edge": {"type": "edge_ngram", "min_gram": 1, "max_gram": 20},
+    }
+    for name in names - {"standard", "simple", "whitespace", "keyword", "english"}:
+        chain = ["lowercase"]
+        if "shingle" in name:
+            chain.append("replay_shingle")
+        elif "edge" in name or "ngram" in name or "complete" in name:
+            chain.append("replay_edge")
+        analyzers[name] = {"type": "custom", "tokenizer": "standard", "filter": chain}
+    return {"analyzer": analyzers, "filter": filters}
