@@ -1,11 +1,12 @@
 """Engines the conformance suite runs against, each loaded with ``dataset.ROWS``.
 
 A backend is a context manager yielding the ``indexes.<handle>`` settings of a config that
-points at the loaded data, and removing the data on exit. tantivy, Typesense and OpenSearch
-always run (Typesense: the session's ``typesense-server`` from ``tests/typesense_server.py``;
-OpenSearch: the session's real node from ``tests/servers/opensearch``; without the binary, or
-Java and Maven, skipped on a developer's machine, a failure in CI). Elasticsearch, another
-OpenSearch and Meilisearch run when ``SEARCHPORT_TEST_<ENGINE>_URL`` names a server. On a
+points at the loaded data, and removing the data on exit. tantivy, Typesense, OpenSearch and
+Elasticsearch always run (Typesense: the session's ``typesense-server`` from
+``tests/typesense_server.py``; OpenSearch and Elasticsearch: the session's real nodes from
+``tests/servers``; without the binary, or Java and Maven, skipped on a developer's machine, a
+failure in CI). Another Elasticsearch or OpenSearch, and Meilisearch, run when
+``SEARCHPORT_TEST_<ENGINE>_URL`` names a server. On a
 server engine a uniquely named index is created and loaded through the engine's own API, and
 deleted afterwards.
 
@@ -185,7 +186,8 @@ def meilisearch(url: str, key: str) -> Backend:
 
 def backends(environ: Mapping[str, str] = os.environ) -> dict[str, Backend]:
     found: dict[str, Backend] = {"tantivy": tantivy, "typesense": typesense,
-                                 "opensearch": elastic(elastic_live.node_target)}
+                                 "opensearch": elastic(elastic_live.node_target),
+                                 "elasticsearch": elastic(elastic_live.elasticsearch_node_target)}
     es = elastic_live.target(environ)
     if es is not None:
         found[f"{es.engine}-url"] = elastic(lambda _config: es)

@@ -10,8 +10,8 @@ request.
 - ``cities``/``double``: a shared app of ``city_yaml(engine)`` and its engine double.
 - ``city_yaml(engine, ...)``: the config most tests use.
 
-Every search an OpenSearch double answers with success is also sent to the session's real
-OpenSearch node when the test ends, which must accept it too (``real_node.py``).
+Every search a double answers with success is also sent to the session's real node of its
+engine when the test ends, which must accept it too (``real_node.py``).
 """
 
 from __future__ import annotations
@@ -24,11 +24,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from searchport.domain.config import Config
-import httpx
-
 from tests.contract.elastic import es_answers as es
 from tests.contract.elastic import real_node
 from tests.contract.scripted import Handler as Handler
@@ -82,7 +81,7 @@ class EngineDouble(ScriptedEngine):
 
     def __call__(self, request: httpx.Request) -> httpx.Response:
         response = super().__call__(request)
-        if self.engine != "opensearch" or response.status_code >= 300:
+        if response.status_code >= 300:
             return response
         path = request.url.path
         if request.method == "GET" and path.endswith("/_mapping"):
@@ -91,8 +90,8 @@ class EngineDouble(ScriptedEngine):
         elif (request.method == "POST" and path.endswith("/_search")
                 and self._served_mapping is not None
                 and not response.extensions.get("off_spec")):
-            real_node.keep(request.url.raw_path.decode("ascii"), request.content,
-                           self._served_mapping)
+            real_node.keep(self.engine, request.url.raw_path.decode("ascii"),
+                           request.content, self._served_mapping)
         return response
 
     def reset(self) -> None:

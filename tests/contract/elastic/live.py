@@ -3,8 +3,9 @@
 lifecycle over the server's own REST API, and the plain-Python reading of the same documents
 that ``test_live.py`` computes its expectations from.
 
-The servers (``targets``): the session's real OpenSearch node (``tests/servers/opensearch``,
-started by the first test that needs it), and a server of your own named by the environment:
+The servers (``targets``): the session's real OpenSearch and Elasticsearch nodes
+(``tests/servers/opensearch`` and ``tests/servers/elasticsearch``, each started by the first
+test that needs it), and a server of your own named by the environment:
 - ``SEARCHPORT_TEST_ELASTICSEARCH_URL``: ``http(s)://[user:password@]host:port``; unset, only
   the OpenSearch node runs.
 - ``SEARCHPORT_TEST_ELASTICSEARCH_ENGINE``: ``elasticsearch`` (default) or ``opensearch``.
@@ -31,7 +32,7 @@ import httpx
 import pytest
 import yaml
 
-from tests.servers import opensearch
+from tests.servers import elasticsearch, opensearch
 
 URL_VAR = "SEARCHPORT_TEST_ELASTICSEARCH_URL"
 ENGINE_VAR = "SEARCHPORT_TEST_ELASTICSEARCH_ENGINE"
@@ -65,11 +66,18 @@ def node_target(config: pytest.Config) -> Target:
     return Target(url=opensearch.session_server(config).url, engine="opensearch")
 
 
+def elasticsearch_node_target(config: pytest.Config) -> Target:
+    """The session's real Elasticsearch node (skipped without Java and Maven, failing in
+    CI)."""
+    return Target(url=elasticsearch.session_server(config).url, engine="elasticsearch")
+
+
 def targets(environ: Mapping[str, str] = os.environ) -> dict[str, Callable[[pytest.Config],
                                                                             Target]]:
-    """Each server the live tests run against, by name: the OpenSearch node, and the
-    environment's server when one is named."""
-    found: dict[str, Callable[[pytest.Config], Target]] = {"opensearch-node": node_target}
+    """Each server the live tests run against, by name: the OpenSearch and Elasticsearch
+    nodes, and the environment's server when one is named."""
+    found: dict[str, Callable[[pytest.Config], Target]] = {
+        "opensearch-node": node_target, "elasticsearch-node": elasticsearch_node_target}
     named = target(environ)
     if named is not None:
         found[f"{named.engine}-url"] = lambda _config: named

@@ -1,15 +1,18 @@
-"""Every search the contract tier's OpenSearch adapter sends, sent again to a real node.
+"""Every search the contract tier's adapter sends, sent again to a real node of its engine.
 
-The scripted engine says what OpenSearch's specification says; the real node says what
+The scripted engine says what the engine's specification says; the real node says what
 users will see. While a test of the contract tier runs, each ``POST .../_search`` the adapter
-sends to an OpenSearch double that answers it with success is kept (``keep``); when the test
-ends, ``check`` sends each one to the session's real OpenSearch node, to an index made with
-the mapping the double last served (its analyzers defined as their names say: a shingle or
-an edge n-gram analyzer), and the test fails if the node refuses a search the double
-accepted. Searches made without a mapping the adapter could read, and raw queries that read
-another index by name, are not sent again: the real node holds only that one index.
+sends to a double that answers it with success is kept (``keep``); when the test ends,
+``check`` sends each one to the session's real node of the double's engine (OpenSearch or
+Elasticsearch, ``tests/servers``), to an index made with the mapping the double last served,
+and the test fails if the node refuses a search the double accepted.
 
-Without Java and Maven the node cannot run: outside CI the searches are not sent again (the
+The index's analyzers are defined as their names say: a shingle or an edge n-gram analyzer
+(the Elasticsearch distribution has no edge n-gram filter: there such an analyzer only
+lowercases). Searches made without a mapping the adapter could read, and raw queries that
+read another index by name, are not sent again: the real node holds only that one index.
+
+Without Java and Maven the nodes cannot run: outside CI the searches are not sent again (the
 scripted tests still run); under ``CI`` the test fails.
 """
 
@@ -25,7 +28,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.servers import opensearch
+from tests.servers import elasticsearch, opensearch
 
 Json = dict[str, Any]
 
@@ -34,6 +37,7 @@ Json = dict[str, Any]
 class Kept:
     """One search the double answered with success."""
 
+    engine: str  # elasticsearch or opensearch
     path: str  # as sent: percent-encoded, with its query string
     body: bytes
     mapping: Json  # the double's ``GET /<index>/_mapping`` answer
@@ -41,16 +45,16 @@ class Kept:
 
 _KEPT: list[Kept] = []
 _LOCK = threading.Lock()
-_INDEXES: dict[str, str] = {}  # the mapping's digest -> the real node's index
+_INDEXES: dict[tuple[str, str], str] = {}  # (engine, the mapping's digest) -> its index
 
 
-def keep(path: str, body: bytes, mapping: Json) -> None:
+def keep(engine: str, path: str, body: bytes, mapping: Json) -> None:
     """Keep a search for ``check``; one that reads another index by name (a terms lookup
     in a raw query) is left out: the real node holds only the double's one index."""
     if _reads_another_index(json.loads(body) if body else None):
         return
     with _LOCK:
-        _KEPT.append(Kept(path, body, mapping))
+        _KEPT.append(Kept(engine, path, body, mapping))
 
 
 def readable_mapping(content: bytes) -> Json | None:
@@ -79,36 +83,43 @@ def _reads_another_index(node: Any) -> bool:
     return False
 
 
-def _taken() -> list[Kept]:
+def _taken(engine: str) -> list[Kept]:
     with _LOCK:
-        taken = list(_KEPT)
-        _KEPT.clear()
+        taken = [search for search in _KEPT if search.engine == engine]
+        _KEPT[:] = [search for search in _KEPT if search.engine != engine]
     return taken
 
 
-def node_url(config: pytest.Config) -> str | None:
-    """The session's node, or ``None`` where it cannot run outside CI."""
+def node_url(engine: str, config: pytest.Config) -> str | None:
+    """The session's node of ``engine``, or ``None`` where it cannot run outside CI."""
     try:
-        opensearch.tools()
-    except opensearch.Unavailable as exc:
+        if engine == "opensearch":
+            opensearch.tools()
+            return opensearch.session_server(config).url
+        elasticsearch.tools()
+        return elasticsearch.session_server(config).url
+    except (opensearch.Unavailable, elasticsearch.Unavailable) as exc:
         if os.environ.get("CI"):
             pytest.fail(f"{exc}; CI machines have both")
         return None
-    return opensearch.session_server(config).url
 
 
 def check(config: pytest.Config) -> list[str]:
     """Send the searches kept since the last check to the real node; what it refused."""
-    kept = _taken()
-    if not kept:
-        return []
-    url = node_url(config)
-    if url is None:
-        return []
+    refused: list[str] = []
+    for engine in ("opensearch", "elasticsearch"):
+        kept = _taken(engine)
+        url = node_url(engine, config) if kept else None
+        if url is not None:
+            refused += _send(url, kept)
+    return refused
+
+
+def _send(url: str, kept: list[Kept]) -> list[str]:
     refused: list[str] = []
     with httpx.Client(base_url=url, timeout=30) as client:
         for search in kept:
-            index = _index(client, search.mapping)
+            index = _index(client, search.engine, search.mapping)
             # a host's path prefix and the index names give way to the real index
             _, _, query = search.path.partition("?")
             answer = client.post(f"/{index}/_search" + (f"?{query}" if query else ""),
@@ -120,27 +131,27 @@ def check(config: pytest.Config) -> list[str]:
     return refused
 
 
-def _index(client: httpx.Client, mapping_answer: Json) -> str:
+def _index(client: httpx.Client, engine: str, mapping_answer: Json) -> str:
     """The real node's index with the properties of every index in ``mapping_answer``."""
     properties: Json = {}
     for entry in mapping_answer.values():
         properties.update(((entry or {}).get("mappings") or {}).get("properties") or {})
     mappings = {"properties": properties}
     digest = hashlib.sha256(json.dumps(mappings, sort_keys=True).encode()).hexdigest()[:16]
-    name = _INDEXES.get(digest)
+    name = _INDEXES.get((engine, digest))
     if name is None:
         name = f"contract-{digest}"
         body = {"settings": {"number_of_shards": 1, "number_of_replicas": 0,
-                             "analysis": _analysis(mappings)},
+                             "analysis": _analysis(mappings, edge=engine == "opensearch")},
                 "mappings": mappings}
         created = client.put(f"/{name}", json=body)
         if created.status_code != 200 and "already_exists" not in created.text:
             raise RuntimeError(f"the real node refused the double's mapping: {created.text}")
-        _INDEXES[digest] = name
+        _INDEXES[(engine, digest)] = name
     return name
 
 
-def _analysis(mappings: Json) -> Json:
+def _analysis(mappings: Json, *, edge: bool) -> Json:
     """Each analyzer the mapping names, defined as its name says."""
     names: set[str] = set()
 
@@ -156,13 +167,14 @@ def _analysis(mappings: Json) -> Json:
     analyzers: Json = {}
     filters: Json = {
         "replay_shingle": {"type": "shingle", "min_shingle_size": 2, "max_shingle_size": 3},
-        "replay_edge": {"type": "edge_ngram", "min_gram": 1, "max_gram": 20},
     }
+    if edge:
+        filters["replay_edge"] = {"type": "edge_ngram", "min_gram": 1, "max_gram": 20}
     for name in names - {"standard", "simple", "whitespace", "keyword", "english"}:
         chain = ["lowercase"]
         if "shingle" in name:
             chain.append("replay_shingle")
-        elif "edge" in name or "ngram" in name or "complete" in name:
+        elif edge and ("edge" in name or "ngram" in name or "complete" in name):
             chain.append("replay_edge")
         analyzers[name] = {"type": "custom", "tokenizer": "standard", "filter": chain}
     return {"analyzer": analyzers, "filter": filters}
