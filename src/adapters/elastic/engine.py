@@ -19,7 +19,7 @@ from searchport.adapters.elastic.filters import filter_clause
 from searchport.adapters.elastic.raw_query import check_features, scoped_body
 from searchport.adapters.elastic.raw_scope import within_filters
 from searchport.adapters.network.address import EngineAddress
-from searchport.adapters.network.api import engine_address
+from searchport.adapters.network.api import engine_address, within_timeout
 from searchport.adapters.network.exchange import Answer
 from searchport.adapters.network.refreshed import Refreshed
 from searchport.adapters.resources import EngineResources
@@ -97,12 +97,14 @@ class ElasticCompatEngine:
 
     # ------------------------------------------------------------ search
 
+    @within_timeout
     async def search(self, query: SearchQuery) -> EngineResult:
         fields = await self._fields.get()
         body = translate.search_body(query, fields, self._ranking)
         content = await self._query_content(f"/{self._indices}/_search", body)
         return self._read(lambda: parse.decode_search(content, query))
 
+    @within_timeout
     async def facet_values(self, query: FacetValuesQuery) -> list[FacetValue]:
         fields = await self._fields.get()
         body = translate.facet_values_body(query, fields)
@@ -110,6 +112,7 @@ class ElasticCompatEngine:
         match_here = not fields.is_string(query.field)
         return self._read(lambda: parse.facet_values(answer, query, match_here=match_here))
 
+    @within_timeout
     async def get_document(self, doc_id: str) -> Hit | None:
         if not self._single:  # several indices (or a pattern): search them by id
             answer = await self._query(f"/{self._indices}/_search", translate.ids_body(doc_id))
@@ -131,6 +134,7 @@ class ElasticCompatEngine:
             raise self._api.unreadable()
         return answer
 
+    @within_timeout
     async def raw_query(self, body: dict[str, Any], filters: tuple[Filter, ...] = ()) -> bytes:
         path = f"/{self._indices}/_search"
         check_features(body, self._denied)

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 from searchport.adapters.meilisearch import parse, translate
 from searchport.adapters.meilisearch.api import ENGINE, open_api
+from searchport.adapters.network.api import within_timeout
 from searchport.adapters.network.refreshed import Refreshed
 from searchport.adapters.resources import EngineResources
 from searchport.domain.config import IndexConfig
@@ -76,6 +77,7 @@ class MeilisearchEngine:
 
     # ------------------------------------------------------------ endpoints
 
+    @within_timeout
     async def search(self, query: SearchQuery) -> EngineResult:
         key = await self._key.get()
         plan = translate.search_plan(query, self._uid, key, self._dates, self._ranking)
@@ -88,6 +90,7 @@ class MeilisearchEngine:
         return self._read(lambda: parse.search_result(answer, plan, query, uid=self._uid,
                                                       primary_key=key, dates=self._dates))
 
+    @within_timeout
     async def facet_values(self, query: FacetValuesQuery) -> list[FacetValue]:
         """Without ``text``: the field's ``facetDistribution``. With it: the distribution
         and Meilisearch's facet search (prefix, strings only, beyond ``maxValuesPerFacet``)
@@ -108,6 +111,7 @@ class MeilisearchEngine:
         unique = {v.value: v for v in reversed(values)}  # the distribution's count wins
         return [v for v in unique.values() if needle in v.value.casefold()]
 
+    @within_timeout
     async def get_document(self, doc_id: str) -> Hit | None:
         if not DOCUMENT_ID.fullmatch(doc_id):
             return None  # Meilisearch cannot hold a document with that id

@@ -12,16 +12,24 @@ and messages never carry the engine's URL or a credential: the log gets the hand
 method, the path, the status and the engine's own reason; the client gets one actionable
 sentence (``status_error``): a query the engine refused is the caller's 400, a failing
 or unreachable engine a 502, a slow one a 504.
+
+The handle's ``timeout`` bounds each adapter call as a whole: inside ``deadline()`` every
+exchange gets what is left of it, so a mapping or schema read before a search, or a second
+search after a first, never makes the caller wait longer than ``timeout``.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
-from collections.abc import Callable, Mapping
+import time
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from http import HTTPStatus
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, Protocol, TypeVar
 from urllib.parse import urlencode
 
 import msgspec
@@ -51,6 +59,8 @@ MAX_REASON = 300
 # but will not run (422: Typesense's `per_page` over 250, `page` 0). Each is the caller's
 # query, so a 400 with the engine's reason; 401/403/404/408/429 and the rest are not.
 QUERY_REFUSED = frozenset({400, 413, 414, 422})
+# When the adapter call under way must be over (time.monotonic()); None outside ``deadline``.
+_DEADLINE: ContextVar[float | None] = ContextVar("engine_call_deadline", default=None)
 
 
 def engine_address(handle: str, config: IndexConfig) -> EngineAddress:
@@ -133,6 +143,29 @@ def exchange_failure(exc: ExchangeError, *, engine: str, timeout: float) -> Sear
     return EngineUnavailable(f"The {engine} engine cannot be reached")
 
 
+class _WithApi(Protocol):
+    _api: EngineApi
+
+
+S = TypeVar("S", bound=_WithApi)
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def within_timeout(
+    method: Callable[Concatenate[S, P], Awaitable[R]],
+) -> Callable[Concatenate[S, P], Awaitable[R]]:
+    """An adapter method whose exchanges share its handle's ``timeout`` (the adapter keeps
+    its ``EngineApi`` as ``_api``)."""
+
+    @functools.wraps(method)
+    async def bounded(self: S, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        with self._api.deadline():
+            return await method(self, *args, **kwargs)
+
+    return bounded
+
+
 class EngineApi:
     def __init__(
         self,
@@ -160,6 +193,19 @@ class EngineApi:
         self._overloaded = overloaded
         self._on_response = on_response
 
+    @contextmanager
+    def deadline(self) -> Iterator[None]:
+        """The exchanges made inside share the handle's ``timeout`` (an enclosing deadline
+        stays in force)."""
+        if _DEADLINE.get() is not None:
+            yield
+            return
+        token = _DEADLINE.set(time.monotonic() + self._timeout)
+        try:
+            yield
+        finally:
+            _DEADLINE.reset(token)
+
     async def send(self, method: str, path: str, body: Any = None, *,
                    params: Mapping[str, str] | None = None) -> Answer:
         """The engine's answer, whatever its status; an exchange that gave none raises
@@ -172,17 +218,20 @@ class EngineApi:
         url = self.address.url(path)
         if params:
             url = f"{url}?{urlencode(params)}"
-        timeout = self._timeout
+        deadline = _DEADLINE.get()
+        timeout = self._timeout if deadline is None else deadline - time.monotonic()
         try:
+            if timeout <= 0:
+                raise TimedOut()
             answer = await self._exchange.exchange(method, url, headers, content, timeout)
         except ExchangeError as exc:
             if isinstance(exc, TimedOut):
-                self.logger.warning("%s: %s %s timed out after %s s", self.handle, method,
-                                    path, timeout)
+                self.logger.warning("%s: %s %s timed out: the handle's timeout of %s s was "
+                                    "spent", self.handle, method, path, self._timeout)
             elif not isinstance(exc, CircuitOpen):
                 self.logger.warning("%s: %s %s failed: %s", self.handle, method, path,
                                     type(exc).__name__)
-            raise exchange_failure(exc, engine=self.engine, timeout=timeout) from None
+            raise exchange_failure(exc, engine=self.engine, timeout=self._timeout) from None
         if self._on_response is not None and answer.is_success:
             self._on_response(answer)
         return answer

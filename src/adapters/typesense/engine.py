@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 from urllib.parse import quote
 
+from searchport.adapters.network.api import within_timeout
 from searchport.adapters.network.refreshed import Refreshed
 from searchport.adapters.resources import EngineResources
 from searchport.adapters.typesense import parse, translate
@@ -78,6 +79,7 @@ class TypesenseEngine:
 
     # ------------------------------------------------------------ queries
 
+    @within_timeout
     async def search(self, query: SearchQuery) -> EngineResult:
         schema = await self._schema.get()
         plan = translate.search_plan(query, schema, self._collection, self._ranking)
@@ -103,6 +105,7 @@ class TypesenseEngine:
                 result.stats[name] = found
         return result
 
+    @within_timeout
     async def facet_values(self, query: FacetValuesQuery) -> list[FacetValue]:
         schema = await self._schema.get()
         dates = self._date_fields(schema)
@@ -126,6 +129,7 @@ class TypesenseEngine:
                                                               query.text, dates))
         return sorted(values, key=lambda v: (-v.count, v.value))[: query.limit]
 
+    @within_timeout
     async def get_document(self, doc_id: str) -> Hit | None:
         if not doc_id:
             return None

@@ -22,6 +22,7 @@ import threading
 import time
 from collections import deque
 from pathlib import Path
+from typing import NoReturn
 
 import httpx
 import pytest
@@ -38,6 +39,14 @@ STOP_SECONDS = 30.0
 
 class Unavailable(RuntimeError):
     """Java or Maven is missing, so no node can be built here."""
+
+
+def missing(reason: str) -> NoReturn:
+    """Skip the test on a developer's machine; fail it under ``CI``, which has Java and
+    Maven."""
+    if os.environ.get("CI"):
+        pytest.fail(f"{reason}; CI machines have both")
+    pytest.skip(reason)
 
 
 def free_port() -> int:
@@ -179,9 +188,7 @@ def session_server(config: pytest.Config) -> OpenSearchServer:
         try:
             tools()
         except Unavailable as exc:
-            if os.environ.get("CI"):
-                pytest.fail(f"{exc}; CI machines have both")
-            pytest.skip(str(exc))
+            missing(str(exc))
         home = Path(tempfile.mkdtemp(prefix="searchport-opensearch-"))
         server = OpenSearchServer(home)
         server.start()
