@@ -25,7 +25,6 @@ from searchport.entrypoints.controllers.algolia_rules import algolia_rules_contr
 from searchport.entrypoints.controllers.analytics_routes import analytics_routes
 from searchport.entrypoints.controllers.field_routes import fields_route
 from searchport.entrypoints.controllers.index_routes import index_controller
-from searchport.entrypoints.controllers.lean_parameters import LeanParameters
 from searchport.entrypoints.controllers.service_routes import service_routes
 from searchport.entrypoints.controllers.ui_routes import UI_PATH, ui_routes
 from searchport.entrypoints.controllers.use_cases import UseCases
@@ -150,8 +149,6 @@ def create_app(
             logger.info("searchport stopped: engine, cache and rate-limit connections closed")
 
     uc = UseCases.of(container)
-    # the search routes' parameters read by one reader per route, made below (lean_parameters)
-    lean = LeanParameters() if config.http.lean_parameters else None
     app = Litestar(
         route_handlers=[
             *service_routes(uc, metrics=config.metrics.enabled),
@@ -160,7 +157,7 @@ def create_app(
             algolia_records_controller(uc),
             algolia_rules_controller(uc),
             Router("/", route_handlers=[
-                index_controller(uc, cached=store is not None, private=auth, lean=lean,
+                index_controller(uc, cached=store is not None, private=auth,
                                  logged=config.analytics.backend != "none",
                                  trust_forwarded_for=trust),
                 fields_route(uc)]),
@@ -179,8 +176,6 @@ def create_app(
         logging_config=None,
         debug=False,
     )
-    if lean is not None:
-        lean.prepare(app)  # a signature it cannot read fails here, not on a request
     vary = (b"Authorization", b"Accept-Encoding") if auth else (b"Accept-Encoding",)
     return RequestContext(Compression(app), vary=vary, metrics=metrics, observers=observers)
 
