@@ -119,3 +119,25 @@ def test_a_cors_preflight_is_answered_whatever_the_names() -> None:
             "Access-Control-Request-Headers": "authorization"})
     assert response.status_code in (200, 204)
     assert response.headers["access-control-allow-origin"] == "*"
+
+
+BIG = "99999999999999999999"  # beyond 64 bits
+
+
+@pytest.mark.parametrize(("params", "quoted"), [
+    ({"page": BIG}, f"page {BIG} with perPage 20"),
+    ({"page": BIG, "perPage": "100"}, f"page {BIG} with perPage 100"),
+    ({"geoGrid": f'{{"field":"where","precision":{BIG}}}'}, f"not {BIG}"),
+    ({"geoGrid": f'{{"field":"where","precision":-{BIG}}}'}, f"not -{BIG}"),
+    ({"boosts": f'{{"name":-{BIG}}}'}, f"not -{BIG}"),
+    ({"histogram": f'{{"population":-{BIG}}}'}, f"not -{BIG}"),
+    ({"histogram": '{"population":0}'}, "not 0"),
+    ({"geoGrid": f'{{"field":"where","bounds":{{"top_left":{{"lat":{BIG},"lon":0}},'
+                 '"bottom_right":{"lat":0,"lon":0}}}'}, f'not {{"lat":{BIG},"lon":0}}'),
+])
+def test_a_number_out_of_range_is_refused_as_sent(
+    client: TestClient[Any], params: dict[str, str], quoted: str
+) -> None:
+    message = assert_error(client.get("/cities/search", params=params), 400)
+    assert quoted in message
+    assert "4611686018427387904" not in message
