@@ -2,15 +2,15 @@
 declare is a 400 naming it (docs/http-api.md), as the Algolia routes refuse theirs, so a
 typo (``limit=2`` for ``perPage=2``) is never a silent answer to another question.
 
-``refuse_unknown_names`` is a ``before_request`` hook, Litestar's documented place for work
-before a handler: it runs before Litestar reads the parameters, and takes the declared names
-from the handler's signature as Litestar parsed it (``parsed_fn_signature``), so the
+``unknown_names_refused()`` makes a ``before_request`` hook, Litestar's documented place for
+work before a handler: it runs before Litestar reads the parameters, and takes the declared
+names from the handler's signature as Litestar parsed it (``parsed_fn_signature``), so the
 signature stays the one declaration of a route's parameters (and of its OpenAPI entry).
 """
 
 from __future__ import annotations
 
-from collections.abc import Set
+from collections.abc import Awaitable, Callable, Set
 from typing import Any
 
 from litestar import Request
@@ -45,13 +45,25 @@ def _refusal(name: str, declared: tuple[str, ...]) -> str:
     return f"Unknown parameter '{name}': this route {takes}"
 
 
-async def refuse_unknown_names(request: Request[Any, Any, Any]) -> None:
-    """A 400 naming each query-string name the route does not declare (a CORS preflight,
-    which no client reads the body of, is left to Litestar's CORS answer)."""
-    if not request.scope["query_string"] or request.method == "OPTIONS":
-        return
-    declared = declared_names(request.route_handler, request.path_params.keys())
-    unknown = [name for name in dict.fromkeys(request.query_params) if name not in declared]
-    if unknown:
-        details = [_refusal(name, declared) for name in unknown]
-        raise InvalidRequest(details[0], details if len(details) > 1 else None)
+def unknown_names_refused() -> Callable[[Request[Any, Any, Any]], Awaitable[None]]:
+    """The hook of one app's routes. A handler's names are read on its first request and
+    kept, by handler: reading a signature costs more than the rest of the check."""
+    declared: dict[int, tuple[HTTPRouteHandler, tuple[str, ...]]] = {}
+
+    async def refuse_unknown_names(request: Request[Any, Any, Any]) -> None:
+        """A 400 naming each query-string name the route does not declare (a CORS
+        preflight, whose body no client reads, is left to Litestar's CORS answer)."""
+        if not request.scope["query_string"] or request.method == "OPTIONS":
+            return
+        handler = request.route_handler
+        known = declared.get(id(handler))
+        if known is None:  # the handler is kept with its names, so its id stays its own
+            known = declared[id(handler)] = (
+                handler, declared_names(handler, request.path_params.keys()))
+        names = known[1]
+        unknown = [name for name in dict.fromkeys(request.query_params) if name not in names]
+        if unknown:
+            details = [_refusal(name, names) for name in unknown]
+            raise InvalidRequest(details[0], details if len(details) > 1 else None)
+
+    return refuse_unknown_names

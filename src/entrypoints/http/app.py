@@ -26,7 +26,7 @@ from searchport.entrypoints.controllers.algolia_rules import algolia_rules_contr
 from searchport.entrypoints.controllers.analytics_routes import analytics_routes
 from searchport.entrypoints.controllers.field_routes import fields_route
 from searchport.entrypoints.controllers.index_routes import index_controller
-from searchport.entrypoints.controllers.query_names import refuse_unknown_names
+from searchport.entrypoints.controllers.query_names import unknown_names_refused
 from searchport.entrypoints.controllers.service_routes import service_routes
 from searchport.entrypoints.controllers.ui_routes import UI_PATH, ui_routes
 from searchport.entrypoints.controllers.use_cases import UseCases
@@ -164,7 +164,7 @@ def create_app(
             algolia_records_controller(uc),
             algolia_rules_controller(uc),
             # searchport's own JSON API: one rule for the names of the query string
-            Router("/", before_request=refuse_unknown_names, route_handlers=[
+            Router("/", before_request=unknown_names_refused(), route_handlers=[
                 *service_routes(uc, metrics=config.metrics.enabled),
                 index_controller(uc, cached=store is not None, private=auth,
                                  logged=config.analytics.backend != "none",
