@@ -1,7 +1,6 @@
 #!/usr/bin/env python3
 """searchport's own work on a cached search, in microseconds, without a server (`--unique`: a
-search of a new q each time, no cache; `--health`: GET /health; `--query`: the raw query;
-`--litestar-parameters`: with `http.leanParameters: false`).
+search of a new q each time, no cache; `--health`: GET /health; `--query`: the raw query).
 
 Builds the app on the harness's config with `cache: memory`, answers the harness's
 `search` once (from the fake upstream, started if needed) and then calls the ASGI app
@@ -96,8 +95,6 @@ def main() -> int:
     ap.add_argument("--query", action="store_true", help="POST /bench/query instead")
     ap.add_argument("--unique", action="store_true",
                     help="a new q on every request and no cache: the harness's search_uniq")
-    ap.add_argument("--litestar-parameters", action="store_true",
-                    help="Litestar reads the search routes' parameters (http.leanParameters)")
     args = ap.parse_args()
     global HEALTH, QUERY_CASE
     HEALTH = args.health
@@ -108,9 +105,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as workdir:
         config = Path(workdir) / "config.yaml"
         backend = "none" if args.unique else "memory"
-        http = {"leanParameters": not args.litestar_parameters}
-        config.write_text(json.dumps({**BENCH_CONFIG, "cache": {"backend": backend},
-                                      "http": http}), encoding="utf-8")
+        config.write_text(json.dumps({**BENCH_CONFIG, "cache": {"backend": backend}}),
+                          encoding="utf-8")
         os.environ["SEARCHPORT_CONFIG"] = str(config)
         try:
             asyncio.run(measure(args.requests, args.profile, args.unique))

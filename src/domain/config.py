@@ -175,14 +175,6 @@ class LimitsConfig(_Section, frozen=True):
     max_query_bytes: Annotated[int, msgspec.Meta(ge=1024, le=1024 * 1024)] = 16_384
 
 
-class HttpConfig(_Section, frozen=True):
-    """``http``: how the HTTP layer reads requests."""
-
-    # the search routes' parameters read by searchport's own reader, built from each route's
-    # signature when the app starts (false: Litestar reads them, a little more slowly)
-    lean_parameters: bool = True
-
-
 class RateRule(_Section, frozen=True):
     """``limit`` requests at once, the allowance refilled evenly over ``window`` seconds
     (a sustained ``limit / window`` requests a second)."""
@@ -269,7 +261,6 @@ class Config(_Section, frozen=True):
     indexes: dict[str, IndexConfig] = msgspec.field(default_factory=dict)
     cache: CacheConfig = msgspec.field(default_factory=CacheConfig)
     limits: LimitsConfig = msgspec.field(default_factory=LimitsConfig)
-    http: HttpConfig = msgspec.field(default_factory=HttpConfig)
     access_log: Literal["json", "text", "off"] = "json"  # one line per request on stdout
     # on SIGTERM/SIGINT: requests under way get this many seconds to finish, then the
     # workers are stopped (new connections are refused at once)

@@ -31,6 +31,7 @@ from searchport.domain.query import (
 )
 
 MAX_LIST_ITEMS = 100
+MAX_QUERY_CHARS = 2048  # characters of a query text, on every route that takes one
 MAX_GEO_PRECISION = 29
 _TRUE = frozenset({"true", "1", "yes", "on"})
 _FALSE = frozenset({"false", "0", "no", "off", ""})
@@ -78,6 +79,12 @@ def _require_object(name: str, value: Any) -> dict[str, Any]:
     return value
 
 
+def sent(value: Any) -> str:
+    """A decoded JSON value as the client wrote it (a number keeps every digit sent), for
+    the messages that refuse it."""
+    return msgspec.json.encode(value).decode()
+
+
 def _is_number(value: Any) -> bool:
     if not isinstance(value, int | float) or isinstance(value, bool):
         return False
@@ -103,7 +110,8 @@ def parse_boosts(value: Any, fields: FieldMap) -> tuple[FieldWeight, ...]:
     for key, weight in _require_object("boosts", value).items():
         if not _is_number(weight) or weight < 0:
             raise InvalidRequest(
-                f"Invalid 'boosts' format: the boost of '{key}' must be a number of 0 or more"
+                f"Invalid 'boosts' format: the boost of '{key}' must be a number of 0 or more, "
+                f"not {sent(weight)}"
             )
         if weight > 0:
             weights.append(FieldWeight(field=fields.real(key), weight=float(weight)))
@@ -117,7 +125,8 @@ def parse_histogram(value: Any, fields: FieldMap) -> tuple[HistogramSpec, ...]:
     for key, interval in _require_object("histogram", value).items():
         if not _is_number(interval) or interval <= 0:
             raise InvalidRequest(
-                f"Invalid 'histogram' format: the interval of '{key}' must be a number above 0"
+                f"Invalid 'histogram' format: the interval of '{key}' must be a number above 0, "
+                f"not {sent(interval)}"
             )
         specs.append(HistogramSpec(field=fields.real(key), interval=float(interval)))
     return tuple(specs)
@@ -131,7 +140,8 @@ def _lat_lon(name: str, value: Any) -> GeoPoint:
     lat, lon = value["lat"], value["lon"]
     if not (_is_number(lat) and -90 <= lat <= 90 and _is_number(lon) and -180 <= lon <= 180):
         raise InvalidRequest(
-            f"Invalid 'geoGrid' format: {name} needs lat in [-90, 90] and lon in [-180, 180]"
+            f"Invalid 'geoGrid' format: {name} needs lat in [-90, 90] and lon in [-180, 180], "
+            f"not {sent(value)}"
         )
     return GeoPoint(lat=float(lat), lon=float(lon))
 
@@ -149,7 +159,7 @@ def parse_geo_grid(value: Any, fields: FieldMap) -> GeoGridSpec:
     ):
         raise InvalidRequest(
             "Invalid 'geoGrid' format: 'precision' must be an integer from 0 to "
-            f"{MAX_GEO_PRECISION}"
+            f"{MAX_GEO_PRECISION}, not {sent(precision)}"
         )
     bounds = None
     if "bounds" in obj:

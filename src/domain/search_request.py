@@ -79,7 +79,8 @@ def build_search_query(entry: IndexEntry, req: SearchRequest) -> tuple[SearchQue
     """The engine query, the page and the perPage of one search request."""
     config, fields, caps = entry.config, entry.fields, entry.engine.capabilities
     engine = entry.engine.name
-    page = clamp(req.page, 1, 1, 1 << 62)
+    # below 1 is 1; above, the page is checked as sent, so a refusal quotes the client's number
+    page = 1 if req.page is None else max(1, req.page)
     per_page = clamp(req.per_page, config.defaults.per_page, 1, MAX_PER_PAGE)
     check_page_window(page, per_page, config.max_result_window)
 

@@ -5,6 +5,8 @@
   ``ScopeState`` Litestar documents as internal and subject to change.
 - A class of ``src`` that subclasses a framework's class and defines ``__init__`` calls
   ``super().__init__``: a subclass that skips its parent's works until the parent changes.
+- Litestar calls the route handlers: nothing in ``src`` calls a handler's function
+  (``handler.fn(...)``) itself, which would skip Litestar's reading of the parameters.
 """
 
 from __future__ import annotations
@@ -74,6 +76,19 @@ def parent_inits_skipped(source: str) -> list[str]:
     return skipped
 
 
+def handler_calls(source: str) -> list[int]:
+    """The lines of ``source`` that call an attribute named ``fn`` (a route handler's
+    function)."""
+    return [node.lineno for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "fn"]
+
+
+@pytest.mark.parametrize("path", _sources(), ids=lambda p: str(p.relative_to(SRC)))
+def test_litestar_calls_the_handlers(path: Path) -> None:
+    assert handler_calls(path.read_text(encoding="utf-8")) == []
+
+
 @pytest.mark.parametrize("path", _sources(), ids=lambda p: str(p.relative_to(SRC)))
 def test_no_framework_internal_is_imported(path: Path) -> None:
     assert internal_imports(path.read_text(encoding="utf-8")) == []
@@ -97,3 +112,6 @@ def test_the_checks_catch_what_they_look_for() -> None:
     assert parent_inits_skipped(skipping) == ["Prepared(ASGIResponse):2"]
     calling = skipping.replace("self.x = 1", "super().__init__(body=b'')")
     assert parent_inits_skipped(calling) == []
+    assert handler_calls("async def hook(request):\n"
+                         "    return await request.route_handler.fn(**kwargs)\n") == [2]
+    assert handler_calls("fn(x)\nhandler.fn\n") == []

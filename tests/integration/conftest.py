@@ -70,7 +70,8 @@ def open_books_index(base: Path) -> OpenIndex:
     folder = index_folder("books", config, base)
     meta = folder.read_meta()
     assert meta is not None
-    return OpenIndex("books", folder.generation_path(meta), IndexLayout(config))
+    return OpenIndex("books", folder.generation_path(meta), IndexLayout(config),
+                     meta.stored_fields)
 
 
 def books_index_with_vocabulary(base: Path) -> OpenIndex:

@@ -11,7 +11,7 @@ import pytest
 
 from searchport.adapters.tantivy import TantivyEngine
 from searchport.domain.errors import EngineUnavailable, InvalidQuery, InvalidRequest
-from searchport.domain.query import FacetValuesQuery, SearchQuery
+from searchport.domain.query import FacetValuesQuery, FieldWeight, SearchQuery
 from searchport.domain.results import Capabilities
 from searchport.ports.engine import SearchEnginePort
 
@@ -40,13 +40,35 @@ async def test_hits_return_the_original_rows(books_engine: TantivyEngine,
 
 async def test_fields_select_stored_fields(books_engine: TantivyEngine,
                                            rows: list[Row], ref: SimpleNamespace) -> None:
-    fields = ("title", "notes", "year", "nope")
+    fields = ("title", "notes", "year", "objectID", "_score")  # notes: stored, not typed
     result = await books_engine.search(SearchQuery(limit=100, fields=fields))
     by_id = {ref.doc_id(r): r for r in rows}
     for hit in result.hits:
         assert hit.source == {k: v for k, v in by_id[hit.id].items() if k in fields}
     nothing = await books_engine.search(SearchQuery(limit=3, fields=()))
     assert all(hit.source == {} and hit.id for hit in nothing.hits)
+
+
+@pytest.mark.parametrize("query", [
+    SearchQuery(fields=("title", "nope")),
+    SearchQuery(text="castle", fields=("nope",)),
+    SearchQuery(highlight=True, highlight_fields=("nope",)),
+    SearchQuery(text="castle", highlight=True, highlight_fields=("nope",)),
+    SearchQuery(search_fields=(FieldWeight(field="nope", weight=2.0),)),
+])
+async def test_a_field_no_row_has_is_a_400_naming_it(books_engine: TantivyEngine,
+                                                     rows: list[Row], query: SearchQuery) -> None:
+    assert not any("nope" in row for row in rows)
+    with pytest.raises(InvalidRequest, match='"nope"'):
+        await books_engine.search(query)
+
+
+async def test_only_text_fields_are_highlighted_whatever_the_words(
+        books_engine: TantivyEngine) -> None:
+    for text in ("", "castle"):
+        with pytest.raises(InvalidRequest, match='Cannot highlight "year"'):
+            await books_engine.search(SearchQuery(text=text, highlight=True,
+                                                  highlight_fields=("year",)))
 
 
 async def test_get_document(books_engine: TantivyEngine, rows: list[Row],

@@ -5,6 +5,7 @@ exception handlers, a failing multi-query), while the other routes keep ``{"erro
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -80,6 +81,30 @@ def test_400_bad_input() -> None:
     assert_body(bad_value, 400, algolia(sentence, 400))
     assert_body(search, 400, {"error": "Invalid value for parameter 'page': expected `int`, "
                                        "got `str`"})
+
+
+LONG = "x" * 2049  # one character past the cap of q on /search
+
+
+@pytest.mark.parametrize(("path", "body", "name"), [
+    (QUERY, {"query": LONG}, "query"),
+    (QUERY, {"params": f"query={LONG}"}, "query"),
+    (QUERIES, {"requests": [{"indexName": "cities", "query": "ok"},
+                            {"indexName": "towns", "params": f"query={LONG}"}]}, "query"),
+    ("/cities/instantsearch", {"requests": [{"indexName": "cities", "query": LONG}]}, "query"),
+    ("/1/indexes/cities/facets/region/query", {"facetQuery": LONG}, "facetQuery"),
+    ("/1/indexes/cities/facets/region/query", {"query": LONG}, "query"),
+    ("/1/indexes/cities/browse", {"query": LONG}, "query"),
+])
+def test_400_a_query_past_the_cap_of_search(path: str, body: dict[str, Any], name: str) -> None:
+    with app(settings()) as client:
+        refused = client.post(path, json=body)
+        search = client.get("/cities/search", params={"q": LONG})
+        fits = client.post(path, json=json.loads(json.dumps(body).replace(LONG, LONG[1:])))
+    sentence = f"Invalid value for parameter '{name}': expected `str` of length <= 2048"
+    assert_body(refused, 400, algolia(sentence, 400))
+    assert_body(search, 400, {"error": sentence.replace(f"'{name}'", "'q'")})
+    assert fits.status_code == 200, fits.text
 
 
 @pytest.mark.parametrize("path", [QUERIES, QUERY, "/cities/instantsearch",

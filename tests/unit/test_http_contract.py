@@ -384,6 +384,15 @@ def test_validation_errors_name_the_query_parameter(
     assert f"'{wire}'" in assert_error(open_client.get(path), 400)
 
 
+def test_every_wrong_parameter_is_named(open_client: TestClient[Any]) -> None:
+    response = open_client.get("/cities/search?page=x&perPage=y")
+    assert response.status_code == 400
+    assert response.json()["details"] == [
+        "Invalid value for parameter 'page': expected `int`, got `str`",
+        "Invalid value for parameter 'perPage': expected `int`, got `str`",
+    ]
+
+
 def test_raw_query_switched_off_is_a_403(open_client: TestClient[Any]) -> None:
     assert_error(open_client.post("/locked/query", content=b"{}"), 403)
 

@@ -1,5 +1,5 @@
-"""The one request pipeline (``RequestContext`` -> ``Compression`` -> Litestar: CORS, routing,
-the guards as middleware, its response cache, the handler), on the two requests it
+"""The one request pipeline (``RequestContext`` -> Litestar: CORS, routing, the guards as
+middleware, its response cache, its compression, the handler), on the two requests it
 serves most cheaply: the raw query (``POST /{handle}/query``) and a GET whose whole answer
 Litestar's response cache keeps in this process.
 
@@ -312,6 +312,23 @@ def test_kept_answers_are_compressed_and_private_with_a_key() -> None:
     same_answer(kept, first)
     assert refused.status_code == 401
     assert 'searchport_cache_lookups_total{result="hit"} 1.0' in metrics
+
+
+def test_an_answer_kept_compressed_goes_only_to_clients_that_accept_it() -> None:
+    long = "/cities/search?q=" + "paris" * 300  # the echoed query makes a body worth packing
+    with cached() as app:
+        packed = app.client.get(long, headers={"Accept-Encoding": "br"})
+        kept = app.client.get(long, headers={"Accept-Encoding": "br"})
+        gets = app.cache.gets
+        plain = app.client.get(long, headers={"Accept-Encoding": "identity"})
+        assert app.cache.gets == gets + 1  # not the copy kept compressed
+        gzipped = app.client.get(long, headers={"Accept-Encoding": "gzip"})
+    assert packed.headers["content-encoding"] == "br"
+    same_answer(kept, packed)
+    assert "content-encoding" not in plain.headers
+    assert gzipped.headers["content-encoding"] == "gzip"
+    assert plain.json() == packed.json() == gzipped.json()
+    assert packed.headers["etag"] == gzipped.headers["etag"] == f"W/{plain.headers['etag']}"
 
 
 def test_an_answer_kept_for_one_key_is_not_sent_for_another() -> None:

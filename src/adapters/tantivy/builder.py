@@ -163,6 +163,7 @@ def _build(handle: str, folder: IndexFolder, layout: IndexLayout, source: Path,
         factory = DocumentFactory(layout, keyword_ranks(layout, read_rows(source)),
                                   rank_weights(layout, read_rows(source)))
         seen: set[str] = set()
+        stored: set[str] = set()
         rows = skipped_rows = skipped_values = duplicates = 0
         if progress:
             progress(0, total)
@@ -179,6 +180,7 @@ def _build(handle: str, folder: IndexFolder, layout: IndexLayout, source: Path,
                 writer.delete_documents_by_term(ID_FIELD, made.doc_id)
                 duplicates += 1
             seen.add(made.doc_id)
+            stored.update(row.row or ())
             writer.add_document(made.document)
             skipped_values += made.bad_values
         writer.commit()
@@ -194,7 +196,8 @@ def _build(handle: str, folder: IndexFolder, layout: IndexLayout, source: Path,
     give_back_freed_memory()
     meta = IndexMeta(fingerprint=layout.fingerprint(), generation=generation.name,
                      docs=len(seen), skipped_rows=skipped_rows, skipped_values=skipped_values,
-                     duplicate_ids=duplicates, built_at=time.time(), source=stamp)
+                     duplicate_ids=duplicates, built_at=time.time(), source=stamp,
+                     stored_fields=tuple(sorted(stored)))
     folder.commit(meta)
     folder.remove_generations_except(generation.name)
     return IndexBuildReport(

@@ -101,7 +101,7 @@ class TantivyEngine:
             if meta is None:
                 raise EngineUnavailable(f"the index of {self._handle} was not built")
             return OpenIndex(self._handle, folder.generation_path(meta),
-                             IndexLayout(self._config))
+                             IndexLayout(self._config), meta.stored_fields)
 
     async def close(self) -> None:
         self._index = None  # tantivy frees its files when the searcher is dropped

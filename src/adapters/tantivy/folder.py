@@ -41,6 +41,8 @@ class IndexMeta(msgspec.Struct, frozen=True, kw_only=True):
     duplicate_ids: int = 0
     built_at: float = 0.0
     source: SourceStamp | None = None
+    # the top-level keys of the rows indexed: the fields a hit can carry, typed or not
+    stored_fields: tuple[str, ...] = ()
 
 
 class IndexFolder:

@@ -50,6 +50,12 @@ def highlight_specs(layout: IndexLayout, requested: tuple[str, ...], match: Text
                     ) -> list[FieldSpec]:
     if not requested:
         return [field_spec(layout, name, "highlight") for name in match.text_fields]
+    return requested_highlights(layout, requested)
+
+
+def requested_highlights(layout: IndexLayout, requested: tuple[str, ...]) -> list[FieldSpec]:
+    """The specs of the fields a query asks to highlight, or a 400 naming one that cannot
+    be: checked whether or not the query has words to mark."""
     specs = [field_spec(layout, name, "highlight") for name in requested]
     for spec in specs:
         if spec.type not in ("text", "keyword"):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -33,9 +33,12 @@ ROWS_CACHED = 4_096  # stored rows kept in memory (bytes): the documents shown m
 
 
 class OpenIndex:
-    def __init__(self, handle: str, path: Path, layout: IndexLayout) -> None:
+    def __init__(self, handle: str, path: Path, layout: IndexLayout,
+                 stored_fields: Iterable[str] = ()) -> None:
+        """``stored_fields``: the top-level keys of the rows indexed (``IndexMeta``)."""
         self.handle = handle
         self.layout = layout
+        self.stored_fields = frozenset(stored_fields)
         self.index = tantivy.Index.open(str(path))
         register_analyzers(self.index)
         self.schema = self.index.schema
@@ -144,6 +147,14 @@ class OpenIndex:
         query = tantivy.Query.term_query(self.schema, ID_FIELD, doc_id)
         _, hits = self.top(query, limit=1)
         return hits[0][1] if hits else None
+
+    def check_returned(self, fields: tuple[str, ...] | None) -> None:
+        """A 400 naming a field to return that no row has and the config does not type
+        (``objectID`` and names starting with "_" are hit metadata, always returned)."""
+        for name in fields or ():
+            if (name not in self.stored_fields and self.layout.spec(name) is None
+                    and name != "objectID" and not name.startswith("_")):
+                raise InvalidRequest(f'Cannot return "{name}": it is not a field of this index')
 
     def hit(self, row: dict[str, Any], score: float | None = None,
             fields: tuple[str, ...] | None = None) -> Hit:

@@ -17,8 +17,9 @@ import tantivy
 from searchport.domain.config import FieldType, IndexConfig
 from searchport.domain.errors import EngineUnavailable
 
-# Bump when the layout below changes: every index built by an older layout is rebuilt.
-FORMAT_VERSION = 3
+# Bump when the layout below, or what the index folder records (``IndexMeta``), changes:
+# every index built by an older layout is rebuilt.
+FORMAT_VERSION = 4
 
 TEXT_ANALYZER = "searchport_text"
 FOLD_ANALYZER = "searchport_fold"

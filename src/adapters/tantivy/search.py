@@ -14,8 +14,12 @@ import tantivy
 
 from searchport.adapters.tantivy import facets as facet_aggs
 from searchport.adapters.tantivy import geogrid, ranked_facets
-from searchport.adapters.tantivy.filters import id_queries, must, unscored
-from searchport.adapters.tantivy.highlight import highlight_specs, highlighter
+from searchport.adapters.tantivy.filters import field_spec, id_queries, must, unscored
+from searchport.adapters.tantivy.highlight import (
+    highlight_specs,
+    highlighter,
+    requested_highlights,
+)
 from searchport.adapters.tantivy.reader import OpenIndex
 from searchport.adapters.tantivy.schema import SEQ_FIELD, FieldSpec
 from searchport.adapters.tantivy.sorting import sorted_page
@@ -33,9 +37,20 @@ from searchport.domain.results import (
 _TOTAL = "total"
 
 
+def _check_names(ix: OpenIndex, query: SearchQuery) -> None:
+    """The fields a query returns, highlights and searches are the index's own, whether or
+    not the query has words to match (a 400 naming the first that is not)."""
+    ix.check_returned(query.fields)
+    if query.highlight:
+        requested_highlights(ix.layout, query.highlight_fields)
+    for weighted in query.search_fields:
+        field_spec(ix.layout, weighted.field, "search")
+
+
 def run_search(ix: OpenIndex, query: SearchQuery) -> EngineResult:
     if query.geo_sort is not None:  # no distance sort in tantivy-py
         raise UnsupportedFeature("aroundLatLng", "tantivy")
+    _check_names(ix, query)
     match = ix.text.build(query.text, query.search_fields, query.prefix_last_word,
                           query.required_words())
     filters = [ix.filters.translate(flt) for flt in query.filters]

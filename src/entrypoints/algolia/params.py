@@ -18,6 +18,7 @@ import msgspec
 
 from searchport.domain.analytics.records import DEFAULT_TRACKING, Tracking
 from searchport.domain.errors import InvalidRequest
+from searchport.domain.params import MAX_QUERY_CHARS
 
 MAX_SHAPES = 100  # boxes or polygons in one insideBoundingBox or insidePolygon
 MAX_SHAPE_POINTS = 1000  # vertices of one polygon
@@ -80,7 +81,20 @@ def collect(request: dict[str, Any], outer: frozenset[str]) -> RawParams:
     elif params is not None:
         raise InvalidRequest("params: must be a URL-encoded string or an object")
     check_names(values)
+    for name in QUERIES:
+        check_query_length(values, name)
     return RawParams(values, encode(values))
+
+
+QUERIES = ("query", "facetQuery")
+
+
+def check_query_length(values: dict[str, Any], name: str) -> None:
+    """The cap of ``q`` on searchport's own routes, with the same 400."""
+    value = values.get(name)
+    if isinstance(value, str) and len(value) > MAX_QUERY_CHARS:
+        raise InvalidRequest(f"Invalid value for parameter '{name}': expected `str` of length "
+                             f"<= {MAX_QUERY_CHARS}")
 
 
 def check_names(values: dict[str, Any]) -> None:

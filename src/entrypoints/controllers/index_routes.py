@@ -24,7 +24,6 @@ from searchport.domain.usecases.get_document import GetDocumentRequest
 from searchport.domain.usecases.get_mapping import GetMappingRequest
 from searchport.domain.usecases.raw_query import RawQueryRequest
 from searchport.entrypoints.controllers import params as p
-from searchport.entrypoints.controllers.lean_parameters import LeanParameters
 from searchport.entrypoints.controllers.use_cases import UseCases
 from searchport.entrypoints.http.auth import access_of, visitor_of
 from searchport.entrypoints.http.http_cache import (
@@ -54,12 +53,10 @@ def tracking(analytics: bool | None, click_analytics: bool | None, tags: str | N
 
 
 def index_controller(uc: UseCases, *, cached: bool, private: bool,
-                     lean: LeanParameters | None = None, logged: bool = False,
-                     trust_forwarded_for: bool = False) -> type[Controller]:
+                     logged: bool = False, trust_forwarded_for: bool = False) -> type[Controller]:
     """The routes, calling the use cases of ``uc``; ``cached``: whole GET responses kept by
     Litestar's response cache; ``private``: their ``Cache-Control`` is private (a key is
-    configured); ``lean``: the GET routes' parameters are read by that hook instead of
-    Litestar (``lean_parameters``). Each handler reads the key's access itself (``access_of``).
+    configured). Each handler reads the key's access itself (``access_of``).
     ``logged``: searches go to the analytics, so the search and autocomplete answers are
     never kept whole (a kept answer is sent before the route runs, and would not be logged);
     ``trust_forwarded_for``: the client's address is the proxy's last X-Forwarded-For."""
@@ -73,7 +70,6 @@ def index_controller(uc: UseCases, *, cached: bool, private: bool,
         @get(
             "/search",
             cache=searches_cached, cache_key_builder=response_key("search"),
-            before_request=lean,
             responses=p.answers(SearchResponse, "The hits, totals, facets and extras asked for."),
             summary="Full-text search",
             description="Hits, facets, filters, sorting, highlights, histograms, geo clusters and "
@@ -117,7 +113,6 @@ def index_controller(uc: UseCases, *, cached: bool, private: bool,
         @get(
             "/facets/{field:str}",
             cache=cached, cache_key_builder=response_key("facets"),
-            before_request=lean,
             responses=p.answers(FacetSearchResponse, "The matching values with their counts."),
             summary="Search facet values",
             description="Values of one facet field containing q, with their counts.",
@@ -140,7 +135,6 @@ def index_controller(uc: UseCases, *, cached: bool, private: bool,
         @get(
             "/autocomplete",
             cache=searches_cached, cache_key_builder=response_key("autocomplete"),
-            before_request=lean,
             responses=p.answers(AutocompleteResponse, "Prefix hits and matching facet values."),
             summary="Autocomplete",
             description="Prefix hits on the last word of q, plus facet values containing q.",
@@ -171,7 +165,6 @@ def index_controller(uc: UseCases, *, cached: bool, private: bool,
         @get(
             "/documents/{doc_id:path}",
             cache=cached, cache_key_builder=response_key("document"),
-            before_request=lean,
             responses=p.answers(dict[str, Any], "The document: objectID, _index, its fields."),
             summary="One document by id",
         )
@@ -191,7 +184,6 @@ def index_controller(uc: UseCases, *, cached: bool, private: bool,
         @get(
             "/mapping",
             cache=cached, cache_key_builder=response_key("mapping"),
-            before_request=lean,
             responses=p.answers(dict[str, Any], "The engine's own mapping or schema, unmodified."),
             summary="The engine's field mapping or schema",
         )

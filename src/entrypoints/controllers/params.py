@@ -8,6 +8,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import Example
 from litestar.params import QueryParameter
 
+from searchport.domain.params import MAX_QUERY_CHARS
 from searchport.domain.responses import ErrorBody
 from searchport.entrypoints.http.error_bodies import AlgoliaErrorBody
 
@@ -70,7 +71,7 @@ def _ex(value: str, summary: str) -> list[Example]:
 Q = QueryParameter(
     description="Query text. Empty returns all documents. The last word also matches as a prefix.",
     examples=_ex("paris", "a city name"),
-    max_length=2048,
+    max_length=MAX_QUERY_CHARS,
 )
 PAGE = QueryParameter(
     description="1-based page number. Values below 1 are clamped to 1; page * perPage may not "
@@ -147,7 +148,7 @@ GEO_GRID = QueryParameter(
 FACET_Q = QueryParameter(
     description="Case-insensitive substring that facet values must contain (empty: all).",
     examples=_ex("fr", "values containing fr"),
-    max_length=2048,
+    max_length=MAX_QUERY_CHARS,
 )
 MAX_VALUES = QueryParameter(
     name="maxValues",

@@ -11,7 +11,6 @@ fraction of a cryptographic digest's cost, enough to tell two bodies apart; benc
 
 from __future__ import annotations
 
-import re
 import zlib
 from typing import Any
 
@@ -32,10 +31,6 @@ IF_NONE_MATCH = HeaderParameter(
     required=False,
     description="ETags of answers the client holds; a match is a 304 with no body.",
 )
-# the ETags ``json_response`` sets (``Encoded.checksum``); other strong ETags (a static
-# file's, from its path, size and time) do not name the bytes, so compression never keys on them
-CHECKSUM_ETAG = re.compile(rb'"[0-9a-f]+-[0-9a-f]{8}"')
-
 
 def matching_etag(etag: str, if_none_match: str) -> str | None:
     """The form of ``etag`` the client named (weak comparison, RFC 9110 13.1.2), if any."""
@@ -119,13 +114,15 @@ def weakened(etag: bytes) -> bytes:
 # ----------------------------------------------- whole responses kept by Litestar's cache
 
 
-KEYED_HEADERS = (b"if-none-match", b"authorization", b"x-algolia-api-key")
+# Accept-Encoding too: Litestar keeps a response as compressed for the request that made it
+KEYED_HEADERS = (b"if-none-match", b"authorization", b"x-algolia-api-key", b"accept-encoding")
 
 
 def response_key(kind: str) -> Any:
     """Litestar's cache key of a request to a route answering ``kind``: the route, its handle,
-    the path and query string as sent, ``If-None-Match`` (a 304 is kept like a 200) and the
-    credential (a response kept for one key is never sent for another)."""
+    the path and query string as sent, ``If-None-Match`` (a 304 is kept like a 200), the
+    credential (a response kept for one key is never sent for another) and
+    ``Accept-Encoding`` (a body kept compressed goes only to clients that asked for that)."""
 
     def key(request: Request[Any, Any, Any]) -> str:
         scope = request.scope

@@ -1,6 +1,6 @@
-"""The outermost ASGI layer: a request id and ``Server-Timing`` on every response; each
-finished request counted in the metrics and, when the access log is on, one ``RequestRecord``
-to its observers."""
+"""The outermost ASGI layer: a request id, ``Server-Timing`` and one ``Vary`` on every
+response; each finished request counted in the metrics and, when the access log is on, one
+``RequestRecord`` to its observers."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from typing import Any
 from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
+from searchport.entrypoints.http.http_cache import weakened
 from searchport.entrypoints.http.observability import UNMATCHED, Metrics, RequestRecord
 from searchport.entrypoints.http.timing import STATS_KEY, RequestStats, current_stats
 
@@ -33,8 +34,13 @@ def _incoming_id(scope: Scope) -> str | None:
 
 def complete_headers(headers: list[tuple[bytes, bytes]], vary: tuple[bytes, ...]) -> None:
     """One ``Vary`` holding every token already set plus ``vary``, deduplicated (done here,
-    outermost, because inner layers, CORS, replace each other's ``Vary``)."""
-    if not any(name.lower() == b"vary" for name, _ in headers):
+    outermost, because inner layers, CORS and compression, replace each other's ``Vary``);
+    the ETag of a compressed body made weak (``http_cache.weakened``)."""
+    names = {name.lower() for name, _ in headers}
+    if b"content-encoding" in names and b"etag" in names:
+        headers[:] = [(name, weakened(value) if name.lower() == b"etag" else value)
+                      for name, value in headers]
+    if b"vary" not in names:
         if vary:
             headers.append((b"vary", b", ".join(vary)))
         return
