@@ -14,7 +14,6 @@ const whole = new Intl.NumberFormat();
 const NUMERIC = new Set(["integer", "float"]);
 const SORTABLE = new Set(["integer", "float", "keyword", "date", "boolean"]);
 const FACET_SHOWN = 8;
-const MAX_WINDOW = 10000;
 
 const state = {
   indexes: [],
@@ -275,14 +274,42 @@ async function search() {
     const { body, timing } = await getJson(
       `/${encodeURIComponent(state.handle)}/search`, searchParams(), controller.signal);
     if (controller !== inFlight) return;
+    if (!body.hits.length && body.page > body.totalPages && body.totalPages > 0) {
+      await showLastPage(body.totalPages, `Page ${whole.format(body.page)} is past the last page, ${whole.format(body.totalPages)}.`);
+      return;
+    }
     showError("");
     render(body, timing);
     await refineHistogram(body.histograms || {}, controller);
   } catch (error) {
-    if (controller === inFlight) failed(error);
+    if (controller !== inFlight) return;
+    if (!(error instanceof ApiError && error.status === 400 && state.page > 1
+      && await lastPageInstead(error, controller))) failed(error);
   } finally {
     if (controller === inFlight) busy(false);
   }
+}
+
+// A page past the result window (a link, or the URL edited by hand) is refused by the API:
+// when the same search has pages, the last one is shown instead, with the API's sentence.
+async function lastPageInstead(error, controller) {
+  const params = { ...searchParams(), page: 1, facets: undefined, histogram: undefined, geoGrid: undefined };
+  try {
+    const { body } = await getJson(`/${encodeURIComponent(state.handle)}/search`, params, controller.signal);
+    if (controller !== inFlight || body.totalPages < 1 || body.totalPages >= state.page) return false;
+    await showLastPage(body.totalPages, error.message);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function showLastPage(last, sentence) {
+  state.page = last;
+  urlFromHistory = true; // the URL asked for a page that is not there: it is corrected, not added
+  await search();
+  const said = sentence.endsWith(".") ? sentence : `${sentence}.`;
+  showError(`${said[0].toUpperCase()}${said.slice(1)} Showing page ${whole.format(last)}.`);
 }
 
 function refresh() {
@@ -535,12 +562,14 @@ function renderHit(hit) {
   else heading.textContent = titleField ? formatValue(hit[titleField]) : hit.objectID;
 
   const facts = el("div", { class: "facts" });
+  const said = new Set(); // two facets holding the same value (a hierarchy's levels) say it once
   for (const field of meta.facets) {
     const value = hit[field];
     if (value === undefined || value === null || value === "") continue;
     if (typeof value === "boolean") {
       if (value) facts.append(el("span", { class: "badge" }, label(field)));
-    } else {
+    } else if (!said.has(formatValue(value))) {
+      said.add(formatValue(value));
       facts.append(el("span", { class: "fact", title: label(field) }, formatValue(value)));
     }
   }
@@ -579,7 +608,7 @@ function renderHit(hit) {
 
 function renderPagination(body) {
   const nav = $("#pagination");
-  const last = Math.min(body.totalPages, Math.max(1, Math.floor(MAX_WINDOW / body.perPage)));
+  const last = body.totalPages; // only pages that can be fetched (the handle's result window)
   if (last <= 1) {
     nav.replaceChildren();
     return;
@@ -611,7 +640,7 @@ function renderPagination(body) {
 // -- wiring --------------------------------------------------------------------------------
 
 // No handle can be listed without the key: the page waits behind the key prompt.
-const prompt = keyPrompt({ covers: ["#app", "#search-form"], load: loadIndexes, failed });
+const prompt = keyPrompt({ covers: ["#app", "#search-form", "#handle"], load: loadIndexes, failed });
 
 function start() {
   setUpFilterDrawer();
