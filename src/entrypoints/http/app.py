@@ -31,6 +31,7 @@ from searchport.entrypoints.controllers.ui_routes import UI_PATH, ui_routes
 from searchport.entrypoints.controllers.use_cases import UseCases
 from searchport.entrypoints.http.auth import bearer_auth
 from searchport.entrypoints.http.compression import Compression
+from searchport.entrypoints.http.head import HeadAsGet
 from searchport.entrypoints.http.http_cache import STORE, response_cache_config
 from searchport.entrypoints.http.http_errors import EXCEPTION_HANDLERS
 from searchport.entrypoints.http.limits import query_length_guard
@@ -99,9 +100,9 @@ def create_app(
     ``access_log`` overrides the config's format (``serve --reload`` asks for text).
 
     The one pipeline (ARCHITECTURE.md): ``RequestContext`` (request id, timing, the access
-    log and metrics) -> ``Compression`` -> Litestar: its CORS, routing, then the guards as
-    its middleware (rate limit, key, query-string length), its response cache, the
-    handler."""
+    log and metrics) -> ``HeadAsGet`` -> ``Compression`` -> Litestar: its CORS, routing,
+    then the guards as its middleware (rate limit, key, query-string length), its response
+    cache, the handler."""
     config = container.config()
     keyring = Keyring(config)
     auth = keyring.enabled
@@ -182,7 +183,8 @@ def create_app(
     if lean is not None:
         lean.prepare(app)  # a signature it cannot read fails here, not on a request
     vary = (b"Authorization", b"Accept-Encoding") if auth else (b"Accept-Encoding",)
-    return RequestContext(Compression(app), vary=vary, metrics=metrics, observers=observers)
+    return RequestContext(HeadAsGet(Compression(app)), vary=vary, metrics=metrics,
+                          observers=observers)
 
 
 def response_store(container: Container) -> ResponseStore | None:
