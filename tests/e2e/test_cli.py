@@ -162,6 +162,17 @@ def demo_rules_and_replicas(server: Server, folder: Path) -> None:
     capitals = server.client.get("/cities/search", params={"q": "capital", "perPage": 1})
     assert capitals.json()["totalHits"] == sum(1 for r in rows if r["capital"] is True)
     assert capitals.json()["userData"] == [{"title": "Capital cities"}]
+    # README's tour: on /cities/search the context keeps European cities and sends its
+    # userData; the facet ordering is the Algolia routes' (README says so)
+    in_europe = sum(1 for r in rows if r["continent"] == "Europe")
+    native = server.client.get("/cities/search", params={"ruleContexts": "europe"}).json()
+    assert native["totalHits"] == in_europe
+    assert native["userData"] == [{"title": "Cities of Europe"}]
+    assert list(native["facets"]) == config["indexes"]["cities"]["defaults"]["facets"]
+    readme = " ".join((Path(__file__).resolve().parents[2] / "README.md").read_text(
+        encoding="utf-8").split())
+    assert (f"`/cities/search?ruleContexts=europe`) keeps the {in_europe:,} European cities and "
+            "sends its own `userData`; on the Algolia routes") in readme
     europe = server.client.post("/1/indexes/cities/query", json={"params": {
         "ruleContexts": ["europe"], "hitsPerPage": 0}}).json()
     assert europe["nbHits"] == sum(1 for r in rows if r["continent"] == "Europe")
