@@ -8,6 +8,8 @@ its compression, asks for the ``GET`` and drops the body on its way out."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -17,6 +19,9 @@ class HeadAsGet:
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
+
+    def __getattr__(self, name: str) -> Any:  # expose the wrapped Litestar app's attributes
+        return getattr(self.app, name)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != ScopeType.HTTP or scope["method"] != "HEAD":
