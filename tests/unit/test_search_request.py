@@ -108,8 +108,11 @@ def test_pages_past_the_result_window_are_a_400_naming_the_last_page(
 def test_the_result_window_is_configurable() -> None:
     small = entry(max_result_window=50)
     assert build(small, page=2, per_page=25)[0].offset == 25
-    with pytest.raises(InvalidRequest, match="50"):
+    with pytest.raises(InvalidRequest, match="page 3 is past the last page, 2:"):
         build(small, page=3, per_page=20)
+    # a page larger than the window: not even the first can be fetched
+    with pytest.raises(InvalidRequest, match="perPage must not exceed 50"):
+        build(small, page=1, per_page=60)
 
 
 # -- sort, filters, facets, fields ---------------------------------------------------------
