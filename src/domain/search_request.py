@@ -53,11 +53,24 @@ def rule_ask(req: SearchRequest, page: int, per_page: int) -> RuleAsk:
     return RuleAsk(enabled=enabled, contexts=contexts, page=page - 1, per_page=per_page)
 
 
+def last_page(per_page: int, window: int) -> int:
+    """The last page whose every hit lies within the handle's result window."""
+    return window // per_page
+
+
+def page_count(total: int, per_page: int, window: int) -> int:
+    """The pages of ``total`` hits that can be fetched: never past ``last_page``."""
+    return min(-(-total // per_page), last_page(per_page, window))
+
+
 def check_page_window(page: int, per_page: int, window: int) -> None:
-    if page * per_page > window:
+    last = last_page(per_page, window)
+    if last == 0:
+        raise InvalidRequest(f"perPage must not exceed {window:,} (the handle's result window)")
+    if page > last:
         raise InvalidRequest(
-            f"page * perPage must not exceed {window} (the engine's result window); "
-            f"page {page} with perPage {per_page} reaches {page * per_page}"
+            f"page {page} is past the last page, {last}: with perPage {per_page}, only the "
+            f"first {window:,} results can be fetched (the handle's result window)"
         )
 
 

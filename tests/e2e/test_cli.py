@@ -96,13 +96,30 @@ def test_example_config_serves_the_demo(copy_example: Path, tmp_path_factory: An
         body = server.client.get("/cities/search", params={"q": "paris"}).json()
         assert body["hits"][0]["name"] == "Paris"
         assert body["hits"][0]["country"] == "France"
-        assert set(body["facets"]) == {"region", "country", "capital", "lvl0", "lvl1"}
-        continents = {v["value"] for v in body["facets"]["lvl0"]}
-        assert {v["value"].split(" > ")[0] for v in body["facets"]["lvl1"]} <= continents
+        # the facets a person reads; InstantSearch's hierarchy is asked for by name
+        assert list(body["facets"]) == ["region", "country", "capital"]
+        fields = server.client.get("/cities/fields").json()
+        assert fields["facets"] == ["region", "country", "capital"]
         assert body["totalHits"] >= 1
+        demo_hierarchy(server)
         demo_rules_and_replicas(server, copy_example)
     finally:
         server.stop()
+
+
+def demo_hierarchy(server: Server) -> None:
+    """InstantSearch's hierarchicalMenu on the demo: the continents, then a continent's
+    countries, as "continent > country" (what it asks for on the Algolia route)."""
+    top = server.client.post("/1/indexes/cities/query", json={
+        "params": "hitsPerPage=0&facets=%5B%22lvl0%22%5D"}).json()
+    continents = top["facets"]["lvl0"]
+    assert set(continents) == {r["value"] for r in server.client.get(
+        "/cities/search", params={"perPage": 1}).json()["facets"]["region"]}
+    europe = server.client.post("/1/indexes/cities/query", json={
+        "facets": ["lvl0", "lvl1"], "facetFilters": [["lvl0:Europe"]], "hitsPerPage": 0}).json()
+    assert europe["nbHits"] == continents["Europe"]
+    assert sum(europe["facets"]["lvl1"].values()) == continents["Europe"]
+    assert all(level.startswith("Europe > ") for level in europe["facets"]["lvl1"])
 
 
 def demo_rules_and_replicas(server: Server, folder: Path) -> None:
@@ -145,6 +162,17 @@ def demo_rules_and_replicas(server: Server, folder: Path) -> None:
     capitals = server.client.get("/cities/search", params={"q": "capital", "perPage": 1})
     assert capitals.json()["totalHits"] == sum(1 for r in rows if r["capital"] is True)
     assert capitals.json()["userData"] == [{"title": "Capital cities"}]
+    # README's tour: on /cities/search the context keeps European cities and sends its
+    # userData; the facet ordering is the Algolia routes' (README says so)
+    in_europe = sum(1 for r in rows if r["continent"] == "Europe")
+    native = server.client.get("/cities/search", params={"ruleContexts": "europe"}).json()
+    assert native["totalHits"] == in_europe
+    assert native["userData"] == [{"title": "Cities of Europe"}]
+    assert list(native["facets"]) == config["indexes"]["cities"]["defaults"]["facets"]
+    readme = " ".join((Path(__file__).resolve().parents[2] / "README.md").read_text(
+        encoding="utf-8").split())
+    assert (f"`/cities/search?ruleContexts=europe`) keeps the {in_europe:,} European cities and "
+            "sends its own `userData`; on the Algolia routes") in readme
     europe = server.client.post("/1/indexes/cities/query", json={"params": {
         "ruleContexts": ["europe"], "hitsPerPage": 0}}).json()
     assert europe["nbHits"] == sum(1 for r in rows if r["continent"] == "Europe")

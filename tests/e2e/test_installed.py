@@ -127,5 +127,25 @@ def test_init_writes_a_config_that_checks_and_serves_the_demo(tmp_path: Path) ->
         assert body["hits"][0]["name"] == "Tokyo" and body["totalHits"] >= 1
         assert (folder / ".searchport" / "indexes" / "cities").is_dir()  # next to the config
         assert list(workdir.iterdir()) == []
+        readme_suggests_lisbon(server, yaml.safe_load(text))
     finally:
         server.stop()
+
+
+def readme_suggests_lisbon(server: Server, config: dict[str, object]) -> None:
+    """README's Query Suggestions example on the config ``init`` writes: after two searches
+    of "lisbon", the suggestions handle finds it within README's "every ten seconds"."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "rebuilt every ten seconds" in readme
+    handles = config["indexes"]
+    assert isinstance(handles, dict)
+    assert handles["cities_query_suggestions"]["refresh"] == 10
+    for _ in range(2):
+        assert server.client.get("/cities/search", params={"q": "lisbon"}).status_code == 200
+    deadline = time.monotonic() + 10 + 3  # a rebuild, and the query log's flush before it
+    while True:
+        found = server.client.get("/cities_query_suggestions/search", params={"q": "lis"})
+        if [hit["query"] for hit in found.json()["hits"]] == ["lisbon"]:
+            return
+        assert time.monotonic() < deadline, found.text
+        time.sleep(0.5)

@@ -28,6 +28,7 @@ BAD_INPUT: dict[str, tuple[str, str, Any]] = {
     "/1/indexes/*/queries": ("post", "/1/indexes/*/queries",
                              {"requests": [{"indexName": "cities", "hitsPerPage": "x"}]}),
     "/1/indexes/{handle}/query": ("post", "/1/indexes/cities/query", {"hitsPerPage": "x"}),
+    "/1/indexes/{handle}": ("get", "/1/indexes/cities?hitsPerPage=x", None),
     "/1/indexes/{handle}/facets/{facet}/query": (
         "post", "/1/indexes/cities/facets/country/query", {"facetQuery": 1}),
     "/{handle}/instantsearch": ("post", "/cities/instantsearch",

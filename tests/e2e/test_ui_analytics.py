@@ -58,6 +58,11 @@ WEIGHTS = {"paris": 9, "lyon": 6, "berlin": 5, "new york": 4, "zzzqqq": 4, "xylo
 FILTERS = ((), (), (("region", ":", "Europe"),), (("country", ":", "France"),),
            (("region", ":", "Asia"), ("population", ">=", "1000000")))
 PER_DAY = (3, 0, 6, 2, 9, 1, 5)  # searches on the days from six days ago to today
+# queries as long as clients may send: 2,048 characters of words (the cap of /search), and
+# 5,000 without a space (the Algolia routes); the tables show their start
+LONG_WORDS = ("lorem ipsum dolor sit amet " * 80)[:2048]
+LONG_RUN = "x" * 5000
+SHOWN_CHARACTERS = 60  # of a query, in a table
 
 
 @dataclass
@@ -96,6 +101,10 @@ def logged_rows(today: date) -> list[Logged]:
                        "user-2"))
     # before the default period: only a wider one shows it
     rows.append(Logged(today - timedelta(days=20), "history", 3, user="user-old"))
+    rows += [Logged(today, LONG_WORDS, 5, user="user-long") for _ in range(4)]
+    rows += [Logged(today, LONG_RUN, 0, user="user-long") for _ in range(2)]
+    # a query whose hits changed between its searches: the table shows their average
+    rows += [Logged(today, "pari", 10, user="user-3"), Logged(today, "pari", 14, user="user-3")]
     return rows
 
 
@@ -153,6 +162,13 @@ def day_name(day: date, start: date, end: date) -> str:
     return f"{day.day} {day:%b}" if start.year == end.year else day.isoformat()
 
 
+def cut(query: str) -> str:
+    """A query as a table shows it: its start when it is long."""
+    if len(query) <= SHOWN_CHARACTERS:
+        return query
+    return query[:SHOWN_CHARACTERS].rstrip() + "\N{HORIZONTAL ELLIPSIS}"
+
+
 def expected(rows: list[Logged], start: date, end: date) -> dict[str, Any]:
     inside = [r for r in rows if start <= r.day <= end]
     tracked = [r for r in inside if r.query_id]
@@ -167,7 +183,11 @@ def expected(rows: list[Logged], start: date, end: date) -> dict[str, Any]:
                            share(sum(1 for r in on_day if r.clicks), len(on_day)),
                            mean(positions)])
     counts = Counter(r.query for r in inside)
-    hits = {r.query: r.nb_hits for r in inside}  # one query finds as many each time
+    found: dict[str, list[int]] = {}
+    for r in inside:
+        found.setdefault(r.query, []).append(r.nb_hits)
+    hits = {q: sum(n) / len(n) for q, n in found.items()}  # the average: whole numbers here
+    assert all(h == int(h) for h in hits.values())
     top = sorted(counts, key=lambda q: (-counts[q], q))[:10]
     empty = Counter(r.query for r in inside if r.nb_hits == 0)
     filtered = Counter(r.query for r in inside if r.nb_hits == 0 and r.filters)
@@ -183,9 +203,9 @@ def expected(rows: list[Logged], start: date, end: date) -> dict[str, Any]:
         },
         "per_day": [(day.isoformat(), per_day[day]) for day in days],
         "clicks": clicks,
-        "top": [[q, str(counts[q]), str(hits[q])] for q in top],
-        "no_results": sorted([[q, str(n), str(filtered[q])] for q, n in empty.items()],
-                             key=lambda r: (-int(r[1]), r[0]))[:10],
+        "top": [[cut(q), str(counts[q]), f"{int(hits[q]):,}"] for q in top],
+        "no_results": [[cut(q), str(n), str(filtered[q])] for q, n in sorted(
+            empty.items(), key=lambda item: (-item[1], item[0]))[:10]],
         "filters": sorted([[a, str(n)] for a, n in attributes.items()],
                           key=lambda r: (-int(r[1]), r[0]))[:10],
     }
@@ -344,6 +364,32 @@ def test_the_figures_of_the_last_eight_days_on_a_desktop(
     busiest = max(range(len(heights)), key=lambda i: want["per_day"][i][1])
     assert heights[busiest] == max(heights) > 0
     assert [h == 0 for h in heights] == [c == 0 for _, c in want["per_day"]]
+
+
+def test_long_queries_are_cut_and_averages_said(
+        page: Page, server: Server, rows: list[Logged], today: date) -> None:
+    page.set_viewport_size(DESKTOP)
+    open_report(page, server)
+    want = expected(rows, today - timedelta(days=DEFAULT_DAYS - 1), today)
+    assert cut(LONG_WORDS) in [row[0] for row in want["top"]]
+    assert cut(LONG_RUN) in [row[0] for row in want["no_results"]]
+    assert texts(page, "#top-searches thead tr") == [["Search", "Searches", "Average hits"]]
+    assert texts(page, "#clicks thead tr")[0][-1] == "Average position"
+    # the whole query on hover
+    for panel, query in (("#top-searches", LONG_WORDS), ("#no-results", LONG_RUN)):
+        heading = page.locator(f"{panel} tbody th", has_text=cut(query))
+        expect(heading).to_have_attribute("title", query)
+        box = heading.bounding_box()
+        assert box is not None and box["height"] < 80  # a line or two, not a column of text
+    assert page.locator("#top-searches tbody th", has_text="paris").get_attribute(
+        "title") is None
+    # the three tables share the row evenly: none is stretched by its text
+    widths = [page.locator(part).bounding_box() for part in
+              ("#top-searches", "#no-results", "#top-filters")]
+    assert all(w is not None for w in widths)
+    assert max(w["width"] for w in widths if w) - min(w["width"] for w in widths if w) < 1
+    assert page.evaluate("document.documentElement.scrollWidth") <= DESKTOP["width"]
+    screenshot(page, "ui-analytics-long-queries.png")
 
 
 def test_a_wider_period_and_another_link(page: Page, server: Server, rows: list[Logged],

@@ -209,11 +209,18 @@ def test_histogram_and_geo_clusters(
     expect(page.locator("#chips .chip")).to_have_count(1)
 
 
-def test_api_errors_are_shown_in_words(page: Page, ui_server: Server) -> None:
+def test_api_errors_are_shown_in_words(
+    page: Page, ui_server: Server, ui_rows: list[dict[str, Any]]
+) -> None:
+    # a page past the result window: the API's sentence, and the last page there is instead
     page.goto(f"{ui_server.url}/ui?index=cities&page=5000")
     expected = ui_server.client.get("/cities/search", params={"page": 5000, "perPage": PER_PAGE})
     assert expected.status_code == 400
-    expect(page.locator("#error")).to_have_text(expected.json()["error"])
+    last = math.ceil(len(ui_rows) / PER_PAGE)
+    sentence = expected.json()["error"]
+    expect(page.locator("#error")).to_have_text(
+        f"{sentence[0].upper()}{sentence[1:]}. Showing page {last}.")
+    expect(page.locator("#status")).to_have_text(status(len(ui_rows), page=last))
 
 
 def test_a_key_is_asked_for_and_sent_when_one_is_configured(

@@ -125,8 +125,8 @@ BIG = "99999999999999999999"  # beyond 64 bits
 
 
 @pytest.mark.parametrize(("params", "quoted"), [
-    ({"page": BIG}, f"page {BIG} with perPage 20"),
-    ({"page": BIG, "perPage": "100"}, f"page {BIG} with perPage 100"),
+    ({"page": BIG}, f"page {BIG} is past the last page"),
+    ({"page": BIG, "perPage": "100"}, f"page {BIG} is past the last page, 100: with perPage 100"),
     ({"geoGrid": f'{{"field":"where","precision":{BIG}}}'}, f"not {BIG}"),
     ({"geoGrid": f'{{"field":"where","precision":-{BIG}}}'}, f"not -{BIG}"),
     ({"boosts": f'{{"name":-{BIG}}}'}, f"not -{BIG}"),

@@ -91,18 +91,28 @@ def test_pages_inside_the_result_window_are_allowed(page: int, per_page: int) ->
     assert query.offset + query.limit == 10_000
 
 
-@pytest.mark.parametrize(("page", "per_page"), [(501, 20), (101, 100), (10_001, 1), (10**12, 5)])
-def test_pages_past_the_result_window_are_a_400_stating_the_limit(page: int, per_page: int) -> None:
+@pytest.mark.parametrize(("page", "per_page", "last"),
+                         [(501, 20, 500), (101, 100, 100), (10_001, 1, 10_000), (10**12, 5, 2_000),
+                          (334, 30, 333)])
+def test_pages_past_the_result_window_are_a_400_naming_the_last_page(
+    page: int, per_page: int, last: int
+) -> None:
     with pytest.raises(InvalidRequest) as caught:
         build(page=page, per_page=per_page)
-    assert "10000" in caught.value.message.replace(",", "")
+    message = caught.value.message
+    assert f"page {page} is past the last page, {last}:" in message
+    assert "10,000" in message and f"perPage {per_page}" in message
+    build(page=last, per_page=per_page)  # the page named can be fetched
 
 
 def test_the_result_window_is_configurable() -> None:
     small = entry(max_result_window=50)
     assert build(small, page=2, per_page=25)[0].offset == 25
-    with pytest.raises(InvalidRequest, match="50"):
+    with pytest.raises(InvalidRequest, match="page 3 is past the last page, 2:"):
         build(small, page=3, per_page=20)
+    # a page larger than the window: not even the first can be fetched
+    with pytest.raises(InvalidRequest, match="perPage must not exceed 50"):
+        build(small, page=1, per_page=60)
 
 
 # -- sort, filters, facets, fields ---------------------------------------------------------

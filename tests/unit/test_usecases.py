@@ -149,6 +149,31 @@ def test_total_pages(total: int, per_page: int, pages: int) -> None:
     assert response.total_pages == pages == math.ceil(total / per_page)
 
 
+@pytest.mark.parametrize(
+    ("total", "per_page", "window", "pages"),
+    [(34_006, 20, 10_000, 500), (34_006, 30, 10_000, 333), (10_000, 20, 10_000, 500),
+     (9_999, 20, 10_000, 500), (120, 20, 50, 2), (30, 20, 50, 2)],
+)
+def test_total_pages_stop_at_the_result_window(
+    total: int, per_page: int, window: int, pages: int
+) -> None:
+    # the last page counted is one that can be fetched, and the one after it cannot
+    engine = FakeEngine(result=EngineResult(hits=[], total=total))
+    searches = catalog(engine, max_result_window=window)
+    response = answer(SearchResponse, Search(catalog=searches)(
+        SearchRequest(handle="cities", per_page=per_page)
+    ))
+    reachable = [p for p in range(1, math.ceil(total / per_page) + 1) if p * per_page <= window]
+    assert response.total_pages == pages == len(reachable)
+    if pages:
+        answer(SearchResponse, Search(catalog=searches)(
+            SearchRequest(handle="cities", per_page=per_page, page=pages)))
+    if pages < math.ceil(total / per_page):
+        with pytest.raises(InvalidRequest, match=f"past the last page, {pages}:"):
+            answer(SearchResponse, Search(catalog=searches)(
+                SearchRequest(handle="cities", per_page=per_page, page=pages + 1)))
+
+
 def test_search_histograms_are_filled_and_keyed_by_the_name_sent() -> None:
     engine = FakeEngine(result=EngineResult(
         hits=[], total=3,

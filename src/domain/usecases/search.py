@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 import msgspec
 
 from searchport.domain.access import FULL_ACCESS, Access
@@ -15,7 +13,12 @@ from searchport.domain.response_cache import Encoded, ResponseCache
 from searchport.domain.responses import SearchResponse
 from searchport.domain.rules.effects import RulePlan
 from searchport.domain.rules.search import rule_plan, search_with_rules
-from searchport.domain.search_request import SearchRequest, build_search_query, rule_ask
+from searchport.domain.search_request import (
+    SearchRequest,
+    build_search_query,
+    page_count,
+    rule_ask,
+)
 from searchport.domain.shaping import fill_histogram, shape_clusters, shape_facets, shape_hit
 
 
@@ -78,8 +81,9 @@ class Search:
             total_hits=result.total,
             page=page,
             per_page=per_page,
-            total_pages=math.ceil((result.total if result.sorted_total is None
-                                   else result.sorted_total) / per_page),
+            total_pages=page_count(result.total if result.sorted_total is None
+                                   else result.sorted_total, per_page,
+                                   entry.config.max_result_window),
             sorted_hits=msgspec.UNSET if result.sorted_total is None else result.sorted_total,
             facets=shape_facets(fields, result.facets, query.max_facet_values),
             suggestions=result.suggestions,

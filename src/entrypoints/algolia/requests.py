@@ -8,6 +8,7 @@ request object (``/1/indexes/:handle/query``, ``.../facets/:facet/query``).
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import parse_qsl
 
 import msgspec
 
@@ -89,6 +90,20 @@ def multi_queries(body: bytes, handle: str | None = None) -> AlgoliaQueries:
             raise InvalidRequest(f"requests[{position}].type: must be \"default\" or \"facet\"")
         queries.append(AlgoliaQuery(handle=name, request=request, facet=facet))
     return AlgoliaQueries(queries=tuple(queries))
+
+
+def url_query(query_string: bytes, handle: str) -> AlgoliaQueries:
+    """Algolia's search with its parameters in the URL (``GET /1/indexes/:handle?query=..``):
+    each one as a parameter of the query string (a list as JSON or comma-separated), or all
+    of them URL-encoded in ``params``, as in a body. The ``x-algolia-*`` credentials a
+    browser client may put there are not search parameters."""
+    try:
+        pairs = parse_qsl(query_string.decode("utf-8"), keep_blank_values=True)
+    except (UnicodeDecodeError, ValueError):
+        raise InvalidRequest("The query string is not valid URL-encoded UTF-8") from None
+    request = {name: value for name, value in pairs
+               if not name.lower().startswith("x-algolia-")}
+    return AlgoliaQueries(queries=(AlgoliaQuery(handle=handle, request=request),), single=True)
 
 
 def one_query(body: bytes, handle: str, facet: str | None = None) -> AlgoliaQueries:

@@ -12,12 +12,17 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from litestar import Controller, Request, post
+from litestar import Controller, Request, get, post
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import PathParameter
 
 from searchport.domain.usecases.algolia_search import AlgoliaSearch
-from searchport.entrypoints.algolia.requests import AlgoliaQueries, multi_queries, one_query
+from searchport.entrypoints.algolia.requests import (
+    AlgoliaQueries,
+    multi_queries,
+    one_query,
+    url_query,
+)
 from searchport.entrypoints.algolia.responses import AlgoliaResult, FacetHitsResult, MultiResponse
 from searchport.entrypoints.controllers import params as p
 from searchport.entrypoints.controllers.use_cases import UseCases
@@ -73,6 +78,15 @@ def algolia_controller(uc: UseCases, *, trust_forwarded_for: bool = False
         async def query(self, request: AnyRequest, handle: Handle) -> Prepared:
             return await _answer(uc.algolia_search(), one_query(await request.body(), handle),
                                  request.scope)
+
+        @get("/1/indexes/{handle:str}", responses=ONE,
+             summary="Algolia search on one handle, the parameters in the URL",
+             description="As POST /1/indexes/{handle}/query: each search parameter in the "
+             "query string (a list as JSON or comma-separated), or all of them URL-encoded "
+             "in params.")
+        async def query_in_url(self, request: AnyRequest, handle: Handle) -> Prepared:
+            call = url_query(request.scope["query_string"], handle)
+            return await _answer(uc.algolia_search(), call, request.scope)
 
         @post("/1/indexes/{handle:str}/facets/{facet:str}/query", status_code=200,
               responses=FACET_HITS, summary="Algolia search for facet values")

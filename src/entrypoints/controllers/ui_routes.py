@@ -42,11 +42,11 @@ def ui_routes() -> list[HTTPRouteHandler | Router]:
 
     @get(UI_PATH, include_in_schema=False, media_type="text/html")
     async def search_page() -> Response[bytes]:
-        return Response(page, media_type="text/html; charset=utf-8", headers=UI_HEADERS)
+        return Response(page, media_type="text/html", headers=UI_HEADERS)
 
     @get(ANALYTICS_PAGE_PATH, include_in_schema=False, media_type="text/html")
     async def analytics_page() -> Response[bytes]:
-        return Response(analytics, media_type="text/html; charset=utf-8", headers=UI_HEADERS)
+        return Response(analytics, media_type="text/html", headers=UI_HEADERS)
 
     @get("/", include_in_schema=False, status_code=302)
     async def root() -> Redirect:

@@ -31,6 +31,7 @@ from searchport.entrypoints.controllers.service_routes import service_routes
 from searchport.entrypoints.controllers.ui_routes import UI_PATH, ui_routes
 from searchport.entrypoints.controllers.use_cases import UseCases
 from searchport.entrypoints.http.auth import bearer_auth
+from searchport.entrypoints.http.head import HeadAsGet
 from searchport.entrypoints.http.http_cache import STORE, response_cache_config
 from searchport.entrypoints.http.http_errors import EXCEPTION_HANDLERS
 from searchport.entrypoints.http.limits import query_length_guard
@@ -106,8 +107,8 @@ def create_app(
     ``access_log`` overrides the config's format (``serve --reload`` asks for text).
 
     The one pipeline (ARCHITECTURE.md): ``RequestContext`` (request id, timing, the access
-    log and metrics) -> Litestar: its CORS, routing, then the guards as its middleware
-    (rate limit, key, query-string length), its response cache, compression, the
+    log and metrics) -> ``HeadAsGet`` -> Litestar: its CORS, routing, then the guards as its
+    middleware (rate limit, key, query-string length), its response cache, compression, the
     handler."""
     config = container.config()
     keyring = Keyring(config)
@@ -187,7 +188,7 @@ def create_app(
         debug=False,
     )
     vary = (b"Authorization", b"Accept-Encoding") if auth else (b"Accept-Encoding",)
-    return RequestContext(app, vary=vary, metrics=metrics, observers=observers)
+    return RequestContext(HeadAsGet(app), vary=vary, metrics=metrics, observers=observers)
 
 
 def response_store(container: Container) -> ResponseStore | None:

@@ -106,11 +106,22 @@ def http_error(request: Request, exc: HTTPException) -> Response[bytes]:  # type
         elif status == 404:
             message = ALGOLIA_UNSUPPORTED
     headers = dict(exc.headers or {})
+    if status == 405:
+        headers = {name: _with_head(value) if name.lower() == "allow" else value
+                   for name, value in headers.items()}
     if status == 413:
         # the rest of the body is never read, so the connection cannot carry another request:
         # say so, or a client reusing it would see its next request cut off
         headers["connection"] = "close"
     return _json(request, status, str(message), headers)
+
+
+def _with_head(allow: str) -> str:
+    """A 405's ``Allow`` names ``HEAD`` wherever it names ``GET`` (``http/head.py``)."""
+    methods = [m.strip() for m in allow.split(",") if m.strip()]
+    if "GET" in methods and "HEAD" not in methods:
+        methods.insert(methods.index("GET") + 1, "HEAD")
+    return ", ".join(methods)
 
 
 INTERNAL_ERROR = "Internal server error; quote the request id when reporting it"

@@ -64,6 +64,7 @@ ROUTE_SENTENCES: dict[tuple[str, int], str] = {
     ("/{handle}/instantsearch", 400): "hitsPerPage: must be an integer, got 'x'",
     ("/1/indexes/*/queries", 400): "hitsPerPage: must be an integer, got 'x'",
     ("/1/indexes/{handle}/query", 400): "hitsPerPage: must be an integer, got 'x'",
+    ("/1/indexes/{handle}", 400): "hitsPerPage: must be an integer, got 'x'",
     ("/1/indexes/{handle}/facets/{facet}/query", 400): "facetQuery: must be a string",
     ("/1/indexes/{handle}/browse", 400): "cursor: not a cursor of this server's browse "
                                          "answers",

@@ -223,6 +223,16 @@ function renderClicks(rates, positions) {
     el("td", { colspan: "5" }, "No tracked search in this period."))]));
 }
 
+// Any client can log a query of thousands of characters: a table shows its start, and the
+// whole of it on hover (its title), so one query never stretches the page.
+const SHOWN_CHARACTERS = 60;
+
+function rowHeading(text) {
+  if (text.length <= SHOWN_CHARACTERS) return el("th", { scope: "row" }, text);
+  return el("th", { scope: "row", class: "cut", title: text },
+    `${text.slice(0, SHOWN_CHARACTERS).trimEnd()}…`);
+}
+
 function renderTable(panel, result, items, cells) {
   const tbody = document.querySelector(`${panel} tbody`);
   const table = tbody.closest(".scroll");
@@ -235,7 +245,7 @@ function renderTable(panel, result, items, cells) {
   }
   const list = items(result.value);
   const rows = list.map((item) => el("tr", {}, ...cells(item).map(
-    (text, i) => (i ? el("td", {}, text) : el("th", { scope: "row" }, text)))));
+    (text, i) => (i ? el("td", {}, text) : rowHeading(text)))));
   const width = tbody.closest("table").tHead.rows[0].cells.length;
   tbody.replaceChildren(...(rows.length ? rows : [el("tr", { class: "empty-row" },
     el("td", { colspan: String(width) }, "Nothing in this period."))]));

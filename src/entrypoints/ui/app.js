@@ -4,8 +4,10 @@
 import { ApiError, getJson } from "./api.js";
 import { drawHistogram, drawMap, tileBounds } from "./charts.js";
 import { labelFilterDrawer, setUpFilterDrawer } from "./drawer.js";
-import { appendHighlighted } from "./highlight.js";
-import { fieldLabel as label, formatFacetValue, formatPoint, formatRange, formatValue } from "./labels.js";
+import { debounce, el } from "./dom.js";
+import { facetLists } from "./facets.js";
+import { renderHit, renderPagination } from "./hits.js";
+import { fieldLabel as label, formatPoint, formatValue } from "./labels.js";
 import { parseTile, readState, writeState } from "./url_state.js";
 import { keyPrompt } from "./key_prompt.js";
 
@@ -13,8 +15,6 @@ const $ = (selector) => document.querySelector(selector);
 const whole = new Intl.NumberFormat();
 const NUMERIC = new Set(["integer", "float"]);
 const SORTABLE = new Set(["integer", "float", "keyword", "date", "boolean"]);
-const FACET_SHOWN = 8;
-const MAX_WINDOW = 10000;
 
 const state = {
   indexes: [],
@@ -30,25 +30,9 @@ const state = {
   facetQuery: {},
 };
 let inFlight = null;
-
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (key === "class") node.className = value;
-    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
-    else if (value !== undefined && value !== false) node.setAttribute(key, value === true ? "" : value);
-  }
-  for (const child of children) if (child !== null && child !== undefined) node.append(child);
-  return node;
-}
-
-function debounce(fn, ms) {
-  let timer;
-  return (...args) => {
-    clearTimeout(timer);
-    timer = setTimeout(() => fn(...args), ms);
-  };
-}
+const facetPanel = facetLists(state, {
+  toggle: toggleValue, refresh, filtersBut: currentFilters, failed,
+});
 
 // -- status, errors, loading -------------------------------------------------------------
 
@@ -275,14 +259,42 @@ async function search() {
     const { body, timing } = await getJson(
       `/${encodeURIComponent(state.handle)}/search`, searchParams(), controller.signal);
     if (controller !== inFlight) return;
+    if (!body.hits.length && body.page > body.totalPages && body.totalPages > 0) {
+      await showLastPage(body.totalPages, `Page ${whole.format(body.page)} is past the last page, ${whole.format(body.totalPages)}.`);
+      return;
+    }
     showError("");
     render(body, timing);
     await refineHistogram(body.histograms || {}, controller);
   } catch (error) {
-    if (controller === inFlight) failed(error);
+    if (controller !== inFlight) return;
+    if (!(error instanceof ApiError && error.status === 400 && state.page > 1
+      && await lastPageInstead(error, controller))) failed(error);
   } finally {
     if (controller === inFlight) busy(false);
   }
+}
+
+// A page past the result window (a link, or the URL edited by hand) is refused by the API:
+// when the same search has pages, the last one is shown instead, with the API's sentence.
+async function lastPageInstead(error, controller) {
+  const params = { ...searchParams(), page: 1, facets: undefined, histogram: undefined, geoGrid: undefined };
+  try {
+    const { body } = await getJson(`/${encodeURIComponent(state.handle)}/search`, params, controller.signal);
+    if (controller !== inFlight || body.totalPages < 1 || body.totalPages >= state.page) return false;
+    await showLastPage(body.totalPages, error.message);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function showLastPage(last, sentence) {
+  state.page = last;
+  urlFromHistory = true; // the URL asked for a page that is not there: it is corrected, not added
+  await search();
+  const said = sentence.endsWith(".") ? sentence : `${sentence}.`;
+  showError(`${said[0].toUpperCase()}${said.slice(1)} Showing page ${whole.format(last)}.`);
 }
 
 function refresh() {
@@ -294,14 +306,14 @@ function refresh() {
 
 function render(body, timing) {
   renderStatus(body, timing);
-  renderChips();
-  renderFacets(body.facets || {});
+  facetPanel.renderChips();
+  facetPanel.renderFacets(body.facets || {});
   renderSuggestions(body.suggestions || []);
   renderRuleData(body.userData || []);
   renderHistogram(body.histograms || {});
   renderMap(body.geoClusters);
   renderHits(body.hits);
-  renderPagination(body);
+  renderPagination($("#pagination"), body, goToPage);
 }
 
 function renderStatus(body, timing) {
@@ -315,43 +327,6 @@ function renderStatus(body, timing) {
   $("#status").textContent = text;
 }
 
-// a facet value as the facet list, the chips and the results all show it
-function shownValue(field, value) {
-  return formatFacetValue(state.meta.fields[field], value);
-}
-
-function renderChips() {
-  const chips = [];
-  const chip = (text, onremove) => el("button", {
-    type: "button", class: "chip", "aria-label": `Remove filter ${text}`, onclick: onremove,
-  }, text, el("span", { "aria-hidden": "true" }, "×"));
-  for (const [field, values] of Object.entries(state.filters)) {
-    for (const value of values) {
-      chips.push(chip(`${label(field)}: ${shownValue(field, value)}`, () => toggleValue(field, value)));
-    }
-  }
-  if (state.range) {
-    const { field, min, max } = state.range;
-    chips.push(chip(`${label(field)}: ${formatRange(min, max)}`, () => {
-      state.range = null;
-      refresh();
-    }));
-  }
-  if (state.area) {
-    chips.push(chip("Map area", () => {
-      state.area = "";
-      refresh();
-    }));
-  }
-  if (chips.length > 1) {
-    chips.push(el("button", { type: "button", class: "link", onclick: () => {
-      Object.assign(state, { filters: {}, range: null, area: "" });
-      refresh();
-    } }, "Clear all"));
-  }
-  $("#chips").replaceChildren(...chips);
-}
-
 function toggleValue(field, value) {
   const values = new Set(state.filters[field] || []);
   if (values.has(value)) values.delete(value);
@@ -359,87 +334,6 @@ function toggleValue(field, value) {
   if (values.size) state.filters[field] = [...values];
   else delete state.filters[field];
   refresh();
-}
-
-function facetOption(field, { value, count }) {
-  const checked = (state.filters[field] || []).includes(value);
-  const id = `f-${field}-${value}`.replace(/[^\w-]/g, (c) => `_${c.charCodeAt(0)}`);
-  return el("li", { class: "facet-value" },
-    el("input", { type: "checkbox", id, checked, "data-value": value, onchange: () => toggleValue(field, value) }),
-    el("label", { for: id }, el("span", { class: "value" }, shownValue(field, value)),
-      el("span", { class: "count" }, count === null ? "" : whole.format(count))));
-}
-
-function renderFacets(facets) {
-  const groups = [];
-  for (const field of state.meta.facets) {
-    const values = facets[field] || [];
-    const selected = state.filters[field] || [];
-    const listed = new Set(values.map((v) => v.value));
-    const found = state.facetQuery[field];
-    let shown;
-    if (found) {
-      shown = found.values;
-    } else {
-      const expanded = state.expanded.has(field);
-      shown = [
-        ...selected.filter((v) => !listed.has(v)).map((value) => ({ value, count: null })),
-        ...values.filter((v, i) => expanded || i < FACET_SHOWN || selected.includes(v.value)),
-      ];
-    }
-    const list = el("ul", { class: "facet-values" }, ...shown.map((v) => facetOption(field, v)));
-    if (found && !found.values.length) list.append(el("li", { class: "muted" }, "No match"));
-    const group = el("fieldset", { class: "facet", "data-field": field },
-      el("legend", {}, label(field)), list);
-    if (!found && values.length > FACET_SHOWN) {
-      const expanded = state.expanded.has(field);
-      group.append(el("button", { type: "button", class: "link", "aria-expanded": String(expanded), onclick: () => {
-        if (expanded) state.expanded.delete(field);
-        else state.expanded.add(field);
-        renderFacets(facets);
-      } }, expanded ? "Show fewer" : `Show ${values.length - FACET_SHOWN} more`));
-    }
-    if (state.meta.fields[field] !== "boolean" && (values.length >= FACET_SHOWN || found)) {
-      group.append(facetSearchBox(field, facets));
-    }
-    if (!values.length && !selected.length) continue;
-    groups.push(group);
-  }
-  const active = document.activeElement?.dataset?.facetSearch;
-  // the checkbox just used keeps the focus (keyboard users, the drawer on a phone)
-  const checkbox = document.activeElement?.closest(".facet-value") ? document.activeElement.id : "";
-  $("#facets").replaceChildren(...groups);
-  if (checkbox) document.getElementById(checkbox)?.focus({ preventScroll: true });
-  if (active) {
-    const input = $(`input[data-facet-search="${CSS.escape(active)}"]`);
-    input?.focus();
-    input?.setSelectionRange(input.value.length, input.value.length);
-  }
-}
-
-function facetSearchBox(field, facets) {
-  const lookup = debounce(async (text) => {
-    if (!text) {
-      delete state.facetQuery[field];
-      renderFacets(facets);
-      return;
-    }
-    try {
-      const filters = currentFilters(field);
-      const { body } = await getJson(
-        `/${encodeURIComponent(state.handle)}/facets/${encodeURIComponent(field)}`,
-        { q: text, maxValues: 20, filters: Object.keys(filters).length ? filters : undefined });
-      state.facetQuery[field] = { text, values: body.values };
-      renderFacets(facets);
-    } catch (error) {
-      failed(error);
-    }
-  }, 200);
-  return el("input", {
-    type: "search", class: "facet-search", placeholder: `Find ${label(field).toLowerCase()}…`,
-    "aria-label": `Find a value of ${label(field)}`, "data-facet-search": field,
-    value: state.facetQuery[field]?.text || "", oninput: (event) => lookup(event.target.value.trim()),
-  });
 }
 
 // what the query rules that applied send to the page (their userData): a title when the
@@ -523,95 +417,21 @@ function renderHits(hits) {
       el("span", {}, anyFilter ? " Remove a filter, or try other words." : " Try other words.")));
     return;
   }
-  list.replaceChildren(...hits.map(renderHit));
+  list.replaceChildren(...hits.map((hit) => renderHit(hit, state.meta)));
 }
 
-function renderHit(hit) {
-  const { meta } = state;
-  const highlights = hit._highlights || {};
-  const titleField = meta.title && hit[meta.title] !== undefined ? meta.title : null;
-  const heading = el("h3", { class: "hit-title" });
-  if (titleField && highlights[titleField]?.length) appendHighlighted(heading, highlights[titleField][0]);
-  else heading.textContent = titleField ? formatValue(hit[titleField]) : hit.objectID;
-
-  const facts = el("div", { class: "facts" });
-  for (const field of meta.facets) {
-    const value = hit[field];
-    if (value === undefined || value === null || value === "") continue;
-    if (typeof value === "boolean") {
-      if (value) facts.append(el("span", { class: "badge" }, label(field)));
-    } else {
-      facts.append(el("span", { class: "fact", title: label(field) }, formatValue(value)));
-    }
-  }
-  const side = el("div", { class: "hit-side" });
-  for (const field of meta.numeric.slice(0, 2)) {
-    if (typeof hit[field] === "number") {
-      side.append(el("div", { class: "metric" }, el("strong", {}, whole.format(hit[field])),
-        el("span", {}, label(field).toLowerCase())));
-    }
-  }
-  if (meta.geo && hit[meta.geo]?.lat !== undefined) {
-    side.append(el("div", { class: "coords" }, formatPoint(hit[meta.geo].lat, hit[meta.geo].lon)));
-  }
-
-  const matched = el("div", { class: "matched" });
-  for (const [field, fragments] of Object.entries(highlights)) {
-    if (field === titleField || !fragments.length) continue;
-    const line = el("p", {}, el("span", { class: "field" }, `${label(field)}: `));
-    fragments.slice(0, 3).forEach((fragment, i) => {
-      if (i) line.append(" · ");
-      appendHighlighted(line, fragment);
-    });
-    matched.append(line);
-  }
-
-  const rows = Object.entries(hit).filter(([k]) => !k.startsWith("_"))
-    .map(([k, v]) => el("tr", {}, el("th", { scope: "row" }, k), el("td", {}, formatValue(v))));
-  const details = el("details", { class: "all-fields" }, el("summary", {}, "All fields"),
-    el("table", {}, el("tbody", {}, ...rows)));
-
-  facts.append(details);
-  return el("li", { class: "hit", "data-id": hit.objectID },
-    el("div", { class: "hit-main" }, heading, facts, matched.childElementCount ? matched : null),
-    side);
+function goToPage(page) {
+  state.page = page;
+  search();
+  $("#hits").focus({ preventScroll: true });
+  window.scrollTo({ top: 0, behavior: "smooth" });
 }
 
-function renderPagination(body) {
-  const nav = $("#pagination");
-  const last = Math.min(body.totalPages, Math.max(1, Math.floor(MAX_WINDOW / body.perPage)));
-  if (last <= 1) {
-    nav.replaceChildren();
-    return;
-  }
-  const go = (page) => () => {
-    state.page = page;
-    search();
-    $("#hits").focus({ preventScroll: true });
-    window.scrollTo({ top: 0, behavior: "smooth" });
-  };
-  const pages = new Set([1, last]);
-  for (let p = body.page - 2; p <= body.page + 2; p += 1) if (p >= 1 && p <= last) pages.add(p);
-  const items = [el("button", { type: "button", class: "page", disabled: body.page <= 1,
-    "aria-label": "Previous page", onclick: go(body.page - 1) }, "‹ Prev")];
-  let previous = 0;
-  for (const page of [...pages].sort((a, b) => a - b)) {
-    if (page - previous > 1) items.push(el("span", { class: "gap" }, "…"));
-    items.push(el("button", {
-      type: "button", class: "page", "aria-current": page === body.page ? "page" : undefined,
-      "aria-label": `Page ${page}`, onclick: go(page),
-    }, whole.format(page)));
-    previous = page;
-  }
-  items.push(el("button", { type: "button", class: "page", disabled: body.page >= last,
-    "aria-label": "Next page", onclick: go(body.page + 1) }, "Next ›"));
-  nav.replaceChildren(...items);
-}
 
 // -- wiring --------------------------------------------------------------------------------
 
 // No handle can be listed without the key: the page waits behind the key prompt.
-const prompt = keyPrompt({ covers: ["#app", "#search-form"], load: loadIndexes, failed });
+const prompt = keyPrompt({ covers: ["#app", "#search-form", "#handle"], load: loadIndexes, failed });
 
 function start() {
   setUpFilterDrawer();
