@@ -1,9 +1,10 @@
 """The tables of the query log, the same on SQLite and PostgreSQL, and their version.
 
 ``analytics_schema`` holds one row: the version of the tables. A new database gets the
-tables of ``VERSION``; a database of another version is refused with a message saying so
-(``check``), never changed. Column types are spelled per database (``{day}``,
-``{json}``...: ``TYPES``).
+tables of ``VERSION``; a database of an older version is brought to it by ``MIGRATIONS``
+(none yet), and one of any other version is refused with a message saying so, never
+changed (``upgrade``). Column types are spelled per database (``{day}``, ``{json}``...:
+``TYPES``).
 """
 
 from __future__ import annotations
