@@ -18,7 +18,12 @@ from typing import Any, TypeVar
 import psycopg
 
 from searchport.adapters.analytics.dialect import POSTGRES
-from searchport.adapters.analytics.store import QueueOptions, SqlAnalyticsStore, Work
+from searchport.adapters.analytics.store import (
+    DEFAULT_QUEUE,
+    QueueOptions,
+    SqlAnalyticsStore,
+    Work,
+)
 from searchport.domain.errors import AnalyticsUnavailable
 
 T = TypeVar("T")
@@ -30,7 +35,7 @@ class PostgresAnalyticsStore(SqlAnalyticsStore):
     dialect = POSTGRES
 
     def __init__(self, url: str, timeout: float = 5.0,
-                 queue: QueueOptions | None = None) -> None:
+                 queue: QueueOptions = DEFAULT_QUEUE) -> None:
         super().__init__(timeout, queue)
         self.url = url
         self._db: psycopg.AsyncConnection[Any] | None = None

@@ -25,7 +25,12 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from searchport.adapters.analytics.dialect import SQLITE
-from searchport.adapters.analytics.store import QueueOptions, SqlAnalyticsStore, Work
+from searchport.adapters.analytics.store import (
+    DEFAULT_QUEUE,
+    QueueOptions,
+    SqlAnalyticsStore,
+    Work,
+)
 from searchport.domain.errors import AnalyticsUnavailable
 
 T = TypeVar("T")
@@ -37,7 +42,7 @@ class SqliteAnalyticsStore(SqlAnalyticsStore):
     dialect = SQLITE
 
     def __init__(self, path: Path, timeout: float = 5.0,
-                 queue: QueueOptions | None = None) -> None:
+                 queue: QueueOptions = DEFAULT_QUEUE) -> None:
         super().__init__(timeout, queue)
         self.path = path
         self._writes = _Connection(path, timeout, "searchport-analytics-writes")

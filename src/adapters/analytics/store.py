@@ -48,13 +48,14 @@ class QueueOptions:
     on_drop: Callable[[int], None] | None = None  # told how many records were dropped
 
 
+DEFAULT_QUEUE = QueueOptions()
+
+
 class SqlAnalyticsStore(SqlReads):
-    def __init__(self, timeout: float, queue: QueueOptions | None = None) -> None:
+    def __init__(self, timeout: float, queue: QueueOptions) -> None:
         self.timeout = timeout
-        options = queue or QueueOptions()
-        self._writer = QueryLogWriter(
-            self, capacity=options.capacity, batch=options.batch, interval=options.interval,
-            on_drop=options.on_drop)
+        self._writer = QueryLogWriter(self, capacity=queue.capacity, batch=queue.batch,
+                                      interval=queue.interval, on_drop=queue.on_drop)
         self._schema_checked = False
 
     # -- what a subclass gives ---------------------------------------------------------------
@@ -73,7 +74,7 @@ class SqlAnalyticsStore(SqlReads):
         same: it tries again with each batch."""
         try:
             await self._write(_nothing)
-        except BaseException:
+        except AnalyticsUnavailable:
             self._writer.start(failing=True)
             raise
         self._writer.start()
