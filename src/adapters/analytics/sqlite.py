@@ -9,7 +9,7 @@ a thread of its own, so that the event loop never waits for the file:
   is done within the store's timeout, rolled back otherwise: a batch is kept whole or not
   at all, and its caller knows which;
 - **the reads'**: the Analytics API and the popular queries of Query Suggestions, each
-  stopped at the timeout (``interrupt``).
+  answered within the timeout or failed.
 
 Days are kept as ``YYYY-MM-DD`` text, which sorts as the days do.
 """
@@ -71,8 +71,6 @@ class SqliteAnalyticsStore(SqlAnalyticsStore):
                 return await self._reads.call(
                     lambda db: db.execute(statement, params).fetchall())
         except BaseException as exc:
-            if isinstance(exc, TimeoutError):
-                self._reads.interrupt()  # the read stops where it is
             if _mapped(exc):
                 raise self._unavailable(exc) from None
             raise
@@ -115,8 +113,7 @@ class _Connection:
         self._path.parent.mkdir(parents=True, exist_ok=True)
         # waiting for another process's write a little longer than the store's timeout:
         # the deadline of the transaction comes first, and says so
-        db = sqlite3.connect(self._path, timeout=self._timeout + 1, isolation_level=None,
-                             check_same_thread=False)
+        db = sqlite3.connect(self._path, timeout=self._timeout + 1, isolation_level=None)
         try:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
@@ -134,11 +131,6 @@ class _Connection:
                     self._db.execute("ROLLBACK")
 
         await asyncio.get_running_loop().run_in_executor(self._executor, roll_back)
-
-    def interrupt(self) -> None:
-        """Stop the statement the thread is running (from any thread)."""
-        if self._db is not None:
-            self._db.interrupt()
 
     async def close(self) -> None:
         def close() -> None:
