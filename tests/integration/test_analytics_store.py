@@ -558,7 +558,7 @@ async def test_postgres_down_then_back(tmp_path: Path) -> None:
 async def test_two_instances_share_one_postgres(postgres: PostgresServer) -> None:
     url = postgres.create_database()
     first, second = PostgresAnalyticsStore(url), PostgresAnalyticsStore(url)
-    await asyncio.gather(first.open(), second.open())  # one migration, under the lock
+    await asyncio.gather(first.open(), second.open())  # tables made once, under the lock
     searches = rows()
     await asyncio.gather(first.write_searches(searches[::2]),
                          second.write_searches(searches[1::2]))

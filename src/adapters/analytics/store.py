@@ -171,7 +171,7 @@ class SqlAnalyticsStore(SqlReads):
         return removed
 
 
-MIGRATION_LOCK = 0x73706F7274  # pg_advisory_xact_lock key of the schema's creation
+SCHEMA_LOCK = 0x73706F7274  # pg_advisory_xact_lock key of the tables' creation
 
 
 async def _check_schema(tx: Transaction, dialect: str, shared: bool) -> None:
@@ -179,7 +179,7 @@ async def _check_schema(tx: Transaction, dialect: str, shared: bool) -> None:
     several instances share, under a lock: instances starting together create them once);
     ``AnalyticsUnavailable`` for a version this searchport does not know."""
     if shared:
-        await tx.execute(f"SELECT pg_advisory_xact_lock({MIGRATION_LOCK})")
+        await tx.execute(f"SELECT pg_advisory_xact_lock({SCHEMA_LOCK})")
     await tx.execute(schema.VERSION_TABLE)
     found = await tx.rows("SELECT version FROM analytics_schema")
     try:
