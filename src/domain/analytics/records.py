@@ -54,8 +54,8 @@ DEFAULT_TRACKING = Tracking()  # Algolia's defaults: logged, no queryID
 class ObservedSearch(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """One search as its request saw it, made cheaply: ``client`` is the client's address,
     kept only until the record is written (it becomes a pseudonym when ``user_token`` is
-    None). Plain values only (``gc=False``: thousands may wait for a write, and none can
-    lead back to itself, so the garbage collector need not look at them)."""
+    None). Plain values only (``gc=False``: thousands may wait for a write, and none is
+    part of a reference cycle, so the garbage collector need not look at them)."""
 
     at: float  # seconds since the Unix epoch (UTC)
     handle: str
