@@ -24,7 +24,6 @@ from searchport.domain.response_cache import Summary
 from searchport.domain.responses import AutocompleteResponse, SearchResponse
 
 T = TypeVar("T")
-QUERY_ID_LENGTH = 32  # hex characters, as Algolia's queryID
 PSEUDONYM_PREFIX = "anon-"  # a pseudonym is never mistaken for a token a client sent
 
 
