@@ -52,6 +52,8 @@ DEFAULT_QUEUE = QueueOptions()
 
 
 class SqlAnalyticsStore(SqlReads):
+    """``AnalyticsStore`` over an SQL database (a subclass gives the connection)."""
+
     def __init__(self, timeout: float, queue: QueueOptions) -> None:
         self.timeout = timeout
         self._writer = QueryLogWriter(self, capacity=queue.capacity, batch=queue.batch,
