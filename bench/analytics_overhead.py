@@ -28,8 +28,8 @@ virtual machine, is then the same for both sides of each ratio. Both are sent th
 requests: beside "on, clickAnalytics", "off" gets `clickAnalytics=true` too (which it
 ignores), so that the ratio is the log's cost alone, not that of a longer query string.
 Only the CPU ratio carries over to a gateway alone on its core (the shared harness): the
-kernel shares the core by thread, so a gateway with a writer process of its own gets more
-than half of it, and more requests.
+kernel shares the core by thread, so a gateway whose query log writes from a thread of its
+own gets more than half of it, and more requests.
 
 With ``--fresh``, both gateways are started anew for each round (each logging to a log of
 its own) and warmed up together for a few seconds first: a process keeps the speed it
@@ -237,7 +237,7 @@ def main() -> int:
                 ratios[case].append(rows[case][-1]["rps"] / rows["off"][-1]["rps"])
                 cpu_ratios[case].append(rows["off"][-1]["cpu_us"] / rows[case][-1]["cpu_us"])
         print("uptime:", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
-        time.sleep(3)  # the last batch written (the recorder flushes every second)
+        time.sleep(3)  # the last batch written (the query log writes every second)
         lost += dropped(ports["on"])
         stop_all()  # each log complete: its gateway stopped gracefully
         kept = 0

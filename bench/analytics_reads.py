@@ -229,7 +229,7 @@ async def run(args: argparse.Namespace, folder: str) -> None:
     else:
         store = PostgresAnalyticsStore(args.url, timeout=3600)
     await store.open()
-    print(f"opened (its schema created or migrated) in {time.perf_counter() - started:.1f} s")
+    print(f"opened (its tables created) in {time.perf_counter() - started:.1f} s")
     started = time.perf_counter()
     if await store.last_update(HANDLE) is None:
         await fill(store, args.rows, args.days)

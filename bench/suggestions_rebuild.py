@@ -78,7 +78,7 @@ def vocabulary(size: int, rng: random.Random) -> list[str]:
 
 def searches(count: int, queries: list[str], hits: dict[str, int], seed: int = 7
              ) -> Iterator[list[SearchRecord]]:
-    """The log, in batches as the recorder writes them."""
+    """The log, in batches as the store's writer writes them."""
     rng = random.Random(seed)
     weights = [1 / (rank + 1) ** 1.07 for rank in range(len(queries))]
     now = time.time()

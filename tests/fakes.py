@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date
 from fractions import Fraction
 from pathlib import Path
@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 from dependency_injector import providers
 
-from searchport.domain.analytics.buffer import ObservedBatch, records_of
 from searchport.domain.analytics.insights import InsightsEvent
-from searchport.domain.analytics.records import SearchRecord, utc_day
+from searchport.domain.analytics.records import ObservedSearch, SearchRecord, to_record, utc_day
+from searchport.domain.analytics.reports import CLICK_RANGES as RANGES
 from searchport.domain.analytics.reports import (
     DayClicks,
     DayCount,
@@ -34,13 +34,12 @@ from searchport.domain.analytics.reports import (
     SearchStats,
     TopSearch,
 )
-from searchport.domain.analytics.segments import EVERY_SEARCH, Segment, in_segment
+from searchport.domain.analytics.segments import EVERY_SEARCH, Segment
 from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.config import Config
 from searchport.domain.errors import AnalyticsUnavailable, InvalidQuery
 from searchport.domain.query import FacetValuesQuery, Filter, SearchQuery
 from searchport.domain.results import Capabilities, EngineResult, FacetValue, Hit
-from searchport.domain.usecases.click_positions import RANGES
 from searchport.entrypoints.container import Container
 from searchport.entrypoints.http.observability import Metrics
 from searchport.entrypoints.http.timing import ObservedCache, TimedEngine
@@ -238,15 +237,22 @@ def half_up(value: Fraction) -> int:
     return int(value + Fraction(1, 2))
 
 
+def in_segment(tags: tuple[str, ...] | list[str], segment: Segment) -> bool:
+    """Whether a search made with ``tags`` counts in ``segment``."""
+    return not segment or any(all(t in tags for t in need) for need in segment)
+
+
 class FakeAnalyticsStore:
-    """An ``AnalyticsStore`` in lists. ``failing``: every call raises AnalyticsUnavailable;
-    ``hold``: set, writes wait until it is cleared (a store that is too slow)."""
+    """An ``AnalyticsStore`` in lists: what is recorded is written at once (its salt of the
+    day ``salt-YYYY-MM-DD``). ``failing``: every call raises AnalyticsUnavailable;
+    ``hold``: set, writes wait until it is cleared (a store that is too slow); ``full``:
+    no room for recorded events."""
 
     def __init__(self) -> None:
         self.searches: list[SearchRecord] = []
         self.events: list[InsightsEvent] = []
         self.salts: dict[date, bytes] = {}
-        self.pseudonyms: dict[date, dict[str, str]] = {}
+        self.full = False
         self.purged: list[date] = []
         self.writes = 0
         self.opened = self.closed = False
@@ -271,13 +277,21 @@ class FakeAnalyticsStore:
         self._check()
         return self.salts.setdefault(day, f"salt-{day}".encode())
 
-    async def write_searches(self, records: Iterable[SearchRecord]) -> None:
+    def record_search(self, search: ObservedSearch) -> None:
+        day = utc_day(search.at)
+        self.searches.append(to_record(search, self.salts.setdefault(
+            day, f"salt-{day}".encode())))
+
+    def record_events(self, events: Sequence[InsightsEvent]) -> bool:
+        if self.full:
+            return False
+        self.events.extend(events)
+        return True
+
+    async def write_searches(self, records: Sequence[SearchRecord]) -> None:
         await self._held()
         self.writes += 1
         self.searches.extend(records)
-
-    async def write_observed(self, batch: ObservedBatch) -> None:
-        await self.write_searches(records_of(batch, self.pseudonyms))
 
     async def write_events(self, events: Sequence[InsightsEvent]) -> None:
         await self._held()

@@ -13,6 +13,7 @@ from dependency_injector import containers, providers
 from searchport import __version__
 from searchport.adapters.analytics.none import NullAnalyticsStore
 from searchport.adapters.analytics.sqlite import SqliteAnalyticsStore
+from searchport.adapters.analytics.store import QueueOptions
 from searchport.adapters.cache.memory import MemoryCache
 from searchport.adapters.cache.two_tier import TwoTierCache
 from searchport.adapters.network.address import EngineAddress
@@ -158,32 +159,30 @@ def build_rate_limit_store(config: Config) -> RateLimitStore:
     )
 
 
-def build_analytics_store(config: Config, base_dir: Path) -> AnalyticsStore:
+def build_analytics_store(config: Config, base_dir: Path, metrics: Metrics) -> AnalyticsStore:
     """``analytics.backend``: sqlite (``path``, beside the config file by default),
     postgres (``url``) or none."""
     settings = config.analytics
     if settings.backend == "none":
         return NullAnalyticsStore()
+    queue = QueueOptions(capacity=settings.buffer_size, interval=settings.flush_interval,
+                         on_drop=metrics.analytics_dropped)
     if settings.backend == "sqlite":
         path = Path(settings.path or "analytics.sqlite3")
         return SqliteAnalyticsStore(path if path.is_absolute() else base_dir / path,
-                                    timeout=settings.timeout)
+                                    timeout=settings.timeout, queue=queue)
     try:  # the postgres extra: imported when used, as the engines are
         from searchport.adapters.analytics.postgres import PostgresAnalyticsStore
     except ImportError:
         raise ConfigError("analytics.backend: postgres needs psycopg: pip install "
                           "'searchport[postgres]'") from None
-    return PostgresAnalyticsStore(settings.url or "", timeout=settings.timeout)
+    return PostgresAnalyticsStore(settings.url or "", timeout=settings.timeout, queue=queue)
 
 
-def build_recorder(config: Config, store: AnalyticsStore, metrics: Metrics) -> AnalyticsRecorder:
-    """The buffer between the searches and the analytics store (off with backend none)."""
-    settings = config.analytics
-    return AnalyticsRecorder(store=store, capacity=settings.buffer_size,
-                             interval=settings.flush_interval,
-                             retention_days=settings.retention_days,
-                             on_drop=metrics.analytics_dropped,
-                             enabled=settings.backend != "none")
+def build_recorder(config: Config, store: AnalyticsStore) -> AnalyticsRecorder:
+    """What the searches and events hand to the analytics store (off with backend none)."""
+    return AnalyticsRecorder(store=store, retention_days=config.analytics.retention_days,
+                             enabled=config.analytics.backend != "none")
 
 
 # the Analytics API (v2): route -> its use case, each over the catalog and the store
@@ -286,10 +285,9 @@ class Container(containers.DeclarativeContainer):
         ResponseCache, cache=cache, settings=cache_settings, version=__version__
     )
 
-    analytics_store = providers.Singleton(build_analytics_store, config=config,
+    analytics_store = providers.Singleton(build_analytics_store, config=config, metrics=metrics,
                                           base_dir=base_dir)
-    recorder = providers.Singleton(build_recorder, config=config, store=analytics_store,
-                                   metrics=metrics)
+    recorder = providers.Singleton(build_recorder, config=config, store=analytics_store)
 
     search = providers.Singleton(Search, catalog=catalog, responses=responses,
                                  recorder=recorder)

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from datetime import date
 from typing import Protocol
 
-from searchport.domain.analytics.buffer import ObservedBatch
 from searchport.domain.analytics.insights import InsightsEvent
-from searchport.domain.analytics.records import SearchRecord
+from searchport.domain.analytics.records import ObservedSearch, SearchRecord
 from searchport.domain.analytics.reports import (
     DayClicks,
     DayCount,
@@ -26,14 +25,28 @@ from searchport.domain.analytics.segments import EVERY_SEARCH, Segment
 
 
 class AnalyticsStore(Protocol):
-    """The query log and the events. Every call raises only ``AnalyticsUnavailable`` (the
-    store cannot be reached, or did not answer within its timeout). Every read counts the
-    searches of one handle on the days from ``start`` to ``end`` (both included) and,
-    given a ``segment``, only those made with its ``analyticsTags``; the events that count
-    are those naming these searches."""
+    """The query log and the events. The requests hand their searches and events over
+    (``record_search``, ``record_events``) without ever waiting: the store writes them
+    later, or drops and counts them when it cannot keep up. Every other call raises only
+    ``AnalyticsUnavailable`` (the store cannot be reached, or did not answer within its
+    timeout). Every read counts the searches of one handle on the days from ``start`` to
+    ``end`` (both included) and, given a ``segment``, only those made with its
+    ``analyticsTags``; the events that count are those naming these searches."""
 
     async def open(self) -> None:
-        """Connect, and create or migrate the schema to this version's."""
+        """Create the tables (or check their version), then start writing what is
+        recorded; ``AnalyticsUnavailable`` when the store cannot be used yet (recording
+        goes on: the store tries again as it writes)."""
+        ...
+
+    def record_search(self, search: ObservedSearch) -> None:
+        """Keep one search, to be written later (dropped and counted when the store cannot
+        keep up)."""
+        ...
+
+    def record_events(self, events: Sequence[InsightsEvent]) -> bool:
+        """Keep a batch of events, to be written later, all or none: False when there is
+        no room for them."""
         ...
 
     async def day_salt(self, day: date) -> bytes:
@@ -41,19 +54,14 @@ class AnalyticsStore(Protocol):
         process on the store; salts of days before the day before are forgotten."""
         ...
 
-    async def write_searches(self, records: Iterable[SearchRecord]) -> None:
-        """Keep ``records`` (one transaction). The recorder hands over records made as they
-        are read: a store reads them a slice at a time, as it writes them, so that a
-        batch's records never all live at once."""
+    async def write_searches(self, records: Sequence[SearchRecord]) -> None:
+        """Write ``records`` now, in one transaction (what the store does with each batch
+        of recorded searches)."""
         ...
 
-    async def write_observed(self, batch: ObservedBatch) -> None:
-        """Keep the searches of ``batch`` (one transaction), as ``write_searches`` keeps
-        their records (``buffer.records_of``, with the pseudonyms the store keeps from one
-        batch to the next): the recorder's batches, handed over still packed."""
+    async def write_events(self, events: Sequence[InsightsEvent]) -> None:
+        """Write ``events`` now, in one transaction."""
         ...
-
-    async def write_events(self, events: Sequence[InsightsEvent]) -> None: ...
 
     async def purge(self, before: date) -> int:
         """Remove the searches and events of the days before ``before``; how many."""
@@ -157,4 +165,6 @@ class AnalyticsStore(Protocol):
         """When the last search of ``handle`` was made (seconds since the Unix epoch)."""
         ...
 
-    async def close(self) -> None: ...
+    async def close(self) -> None:
+        """Write what was recorded (within a deadline), then disconnect."""
+        ...

@@ -15,9 +15,9 @@ import msgspec
 import psycopg
 import pytest
 
-from searchport.adapters.analytics import rollups, schema, totals
+from searchport.adapters.analytics import rollups, totals
+from searchport.adapters.analytics.dialect import POSTGRES, SQLITE
 from searchport.adapters.analytics.postgres import PostgresAnalyticsStore
-from searchport.adapters.analytics.sql import POSTGRES, SQLITE, json_text
 from searchport.adapters.analytics.sqlite import SqliteAnalyticsStore
 from searchport.domain.analytics.insights import InsightsEvent
 from searchport.domain.analytics.period import MAX_OFFSET
@@ -145,21 +145,6 @@ async def test_every_read_of_a_segment_is_the_reference_s(
                                                             **flags))
 
 
-
-def rolled_back(store: AnalyticsStore, statements: Sequence[str]) -> AnalyticsStore:
-    """A new store on ``store``'s closed database once ``statements`` ran on it (a schema
-    taken back to an older version, to migrate again)."""
-    if isinstance(store, SqliteAnalyticsStore):
-        with sqlite3.connect(store.path) as db:
-            for statement in statements:
-                db.execute(statement)
-        return SqliteAnalyticsStore(store.path)
-    assert isinstance(store, PostgresAnalyticsStore)
-    with psycopg.connect(store.url) as db:
-        for statement in statements:
-            db.execute(statement)
-    return PostgresAnalyticsStore(store.url)
-
 def made(backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> AnalyticsStore:
     if backend == "sqlite":
         return SqliteAnalyticsStore(tmp_path / "analytics.sqlite3")
@@ -221,16 +206,6 @@ async def assert_same_events(store: AnalyticsStore, reference: FakeAnalyticsStor
                             *span, [h.hit for h in hits], segment=segment)))
 
 
-# what the migration after version 7 took away: the log's index by user, as made then
-AFTER_7 = tuple(s for s in schema.statements("sqlite", 0)
-                if s.startswith("CREATE INDEX analytics_searches_users "))
-# what the migrations after version 6 added (their indexes go with their tables)
-AFTER_6 = (*AFTER_7, "DROP TABLE analytics_query_totals", "DROP TABLE analytics_object_totals",
-           "DROP TABLE analytics_totals_built",
-           "DROP TABLE analytics_query_hit_days", "DROP TABLE analytics_query_hits_built")
-# what the migrations after version 4 added
-AFTER_4 = ("DROP TABLE analytics_early_events", "DROP TABLE analytics_query_spans",
-           "DROP TABLE analytics_object_spans", "DROP TABLE analytics_span_blocks", *AFTER_6)
 LONG_AGO = date(2000, 1, 1)  # a purge before it forgets nothing, and adds up the blocks
 
 
@@ -245,32 +220,6 @@ def blocks_of(store: AnalyticsStore) -> int:
         row = db.execute(statement).fetchone()
         assert row is not None
         return int(row[0])
-
-
-@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
-async def test_events_kept_early_at_version_4_are_applied_after_the_migration(
-        backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
-    """A database at schema version 4 kept its early events only in its events' table:
-    migrated, those naming a search not in its log (by queryID or per object) are applied
-    when that search is written."""
-    store = made(backend, request, tmp_path)
-    await store.open()
-    reference = FakeAnalyticsStore()
-    rows = searches()
-    for target in (store, reference):
-        await target.write_searches(rows[:150])
-        await target.write_events(events(rows))
-    await store.close()
-    back = (*AFTER_4, "UPDATE analytics_schema SET version = 4")
-    again = rolled_back(store, back)
-    assert schema.EARLY_AT == 5
-    await again.open()
-    try:
-        for target in (again, reference):
-            await target.write_searches(rows[150:])
-        await assert_same_events(again, reference)
-    finally:
-        await again.close()
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgres"])
@@ -478,73 +427,6 @@ async def test_a_few_figures_counted_by_hand(tmp_path: Path) -> None:
         await store.close()
 
 
-V1_SEARCH = ("INSERT INTO analytics_searches (at, day, handle, query, nb_hits, page, "
-             "refinements, tags, user_token, latency_ms, query_id) "
-             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-V1_EVENT = ("INSERT INTO analytics_events (at, day, handle, type, subtype, name, user_token, "
-            "authenticated_user_token, object_ids, positions, query_id, filters, "
-            "object_query_ids) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-
-
-@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
-async def test_a_log_kept_before_the_rollups_is_rolled_up_when_migrated(
-        kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
-    """A database at schema version 1 (no rollups, no objectIDs, no revenue), written
-    with its own columns, reads as the same rows written today once migrated."""
-    rows = [msgspec.structs.replace(s, hits=()) for s in searches()]
-    kept = [msgspec.structs.replace(e, revenue=None, currency=None, object_revenues=())
-            for e in events(searches())]
-    dialect = SQLITE if kind == "sqlite" else POSTGRES
-    search_rows = [(s.at, s.day.isoformat(), s.handle, s.query, s.nb_hits, s.page,
-                    json_text(s.refinements), json_text(s.tags), s.user_token, s.latency_ms,
-                    s.query_id) for s in rows]
-    event_rows = [(e.at, datetime.fromtimestamp(e.at, UTC).date().isoformat(), e.handle,
-                   e.type, e.subtype, e.name, e.user_token, None, json_text(e.object_ids),
-                   json_text(e.positions), e.query_id, "[]", json_text(e.object_query_ids))
-                  for e in kept]
-    first = [sql.format(**schema.TYPES[kind]) for sql in schema.MIGRATIONS[0]]
-    store: AnalyticsStore
-    if kind == "sqlite":
-        path = tmp_path / "old.sqlite3"
-        with sqlite3.connect(path) as db:
-            for statement in (schema.VERSION_TABLE, *first):
-                db.execute(statement)
-            db.execute("INSERT INTO analytics_schema (version) VALUES (1)")
-            db.executemany(V1_SEARCH, search_rows)
-            db.executemany(V1_EVENT, event_rows)
-        store = SqliteAnalyticsStore(path)
-    else:
-        url = request.getfixturevalue("postgres").create_database()
-        with psycopg.connect(url) as db:
-            for statement in (schema.VERSION_TABLE, *first):
-                db.execute(statement)
-            db.execute("INSERT INTO analytics_schema (version) VALUES (1)")
-            with db.cursor() as cursor:
-                cursor.executemany(dialect.sql(V1_SEARCH), search_rows)
-                cursor.executemany(dialect.sql(V1_EVENT), event_rows)
-        store = PostgresAnalyticsStore(url)
-    reference = FakeAnalyticsStore()
-    reference.searches, reference.events = rows, kept
-    await store.open()
-    try:
-        start, end = PERIODS[0]
-        for segment in (read_segment(""), read_segment("mobile")):
-            span = ("books", start, end)
-            for name in ("searches_by_day", "clicks_by_day", "conversions_by_day",
-                         "click_positions"):
-                assert (await getattr(store, name)(*span, segment=segment)
-                        == await getattr(reference, name)(*span, segment=segment)), name
-            asked = {"limit": 10, "segment": segment, "with_events": True,
-                     "descending": True}
-            assert (await store.search_stats(*span, **asked)
-                    == await reference.search_stats(*span, **asked))
-            assert (await store.filter_counts(*span, limit=10, segment=segment)
-                    == await reference.filter_counts(*span, limit=10, segment=segment))
-        assert any(d.clicks for d in await store.clicks_by_day("books", start, end))
-    finally:
-        await store.close()
-
-
 async def test_an_offset_past_every_row_reads_an_empty_page(
         stores: tuple[AnalyticsStore, FakeAnalyticsStore]) -> None:
     """The largest offset a request may carry (``period.MAX_OFFSET``, what any larger one
@@ -666,27 +548,6 @@ async def test_rankings_over_blocks_of_days_are_the_reference_s(
         await store.close()
 
 
-@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
-async def test_blocks_of_days_are_added_up_after_a_version_5_database_is_migrated(
-        backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
-    store = made(backend, request, tmp_path)
-    await store.open()
-    reference = await written_months(store)
-    await store.close()
-    back = ("DROP TABLE analytics_query_spans", "DROP TABLE analytics_object_spans",
-            "DROP TABLE analytics_span_blocks", *AFTER_6,
-            "UPDATE analytics_schema SET version = 5")
-    again = rolled_back(store, back)
-    assert schema.SPANS_AT == 6
-    await again.open()
-    try:
-        assert await again.purge(LONG_AGO) == 0
-        assert blocks_of(again) == 15
-        assert await assert_same_rankings(again, reference, spans_periods()[::5]) > 100
-    finally:
-        await again.close()
-
-
 def run_sql(store: AnalyticsStore, statement: str, params: Sequence[object] = ()
             ) -> list[tuple[object, ...]]:
     """``statement`` (``?`` placeholders) run on the store's database, its rows."""
@@ -806,62 +667,6 @@ async def test_running_totals_and_objects_per_query_rank_as_the_reference(
         await assert_same_rankings(store, reference, chains_periods()[2::3])
     finally:
         await store.close()
-
-
-@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
-async def test_totals_and_objects_per_query_are_added_up_after_a_version_6_database_is_migrated(
-        backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
-    store = made(backend, request, tmp_path)
-    await store.open()
-    reference = await written_chains(store)
-    await store.close()
-    again = rolled_back(store, (*AFTER_6, "UPDATE analytics_schema SET version = 6"))
-    assert schema.TOTALS_AT == 7 < schema.VERSION
-    await again.open()
-    try:
-        assert await again.purge(LONG_AGO) == 0
-        assert run_sql(again, "SELECT count(*) FROM analytics_totals_built") == [(90,)]
-        assert run_sql(again, "SELECT count(*) FROM analytics_query_hits_built") == [(45,)]
-        assert await assert_same_rankings(again, reference, chains_periods()[::4]) > 200
-    finally:
-        await again.close()
-
-
-def log_indexes(store: AnalyticsStore) -> set[object]:
-    """The names of the query log's indexes."""
-    if isinstance(store, SqliteAnalyticsStore):
-        return {name for name, in run_sql(store, "SELECT name FROM sqlite_master WHERE "
-                                          "type = 'index' AND tbl_name = 'analytics_searches'")}
-    return {name for name, in run_sql(store, "SELECT indexname FROM pg_indexes "
-                                      "WHERE tablename = 'analytics_searches'")}
-
-
-@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
-async def test_a_version_7_database_loses_the_logs_unused_index_and_reads_the_same(
-        backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
-    store = made(backend, request, tmp_path)
-    await store.open()
-    rows = searches()
-    reference = FakeAnalyticsStore()
-    for target in (store, reference):
-        await target.write_searches(rows)
-        await target.write_events(events(rows))
-    await store.close()
-    now = log_indexes(store)
-    old = rolled_back(store, (*AFTER_7, "UPDATE analytics_schema SET version = 7"))
-    assert log_indexes(old) == now | {"analytics_searches_users"}
-    assert schema.USERS_INDEX_GONE_AT == 8 <= schema.VERSION
-    await old.open()
-    try:
-        assert log_indexes(old) == now
-        assert run_sql(old, "SELECT version FROM analytics_schema") == [(schema.VERSION,)]
-        start, end = PERIODS[0]
-        for search in (None, "paris", "new york"):
-            asked = {"limit": 8, "search": search, "with_events": True}
-            found = await old.hit_stats("books", start, end, **asked)
-            assert found and found == await reference.hit_stats("books", start, end, **asked)
-    finally:
-        await old.close()
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgres"])

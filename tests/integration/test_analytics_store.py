@@ -5,9 +5,6 @@ Python, from the rows written."""
 from __future__ import annotations
 
 import asyncio
-import json
-import os
-import signal
 import sqlite3
 from collections import Counter, defaultdict
 from collections.abc import AsyncIterator
@@ -19,12 +16,17 @@ import psycopg
 import pytest
 
 from searchport.adapters.analytics import schema
-from searchport.adapters.analytics import sqlite as sqlite_store
 from searchport.adapters.analytics.none import NullAnalyticsStore
 from searchport.adapters.analytics.postgres import PostgresAnalyticsStore
 from searchport.adapters.analytics.sqlite import SqliteAnalyticsStore
+from searchport.adapters.analytics.store import QueueOptions
 from searchport.domain.analytics.insights import InsightsEvent
-from searchport.domain.analytics.records import Refinement, SearchRecord
+from searchport.domain.analytics.records import (
+    ObservedSearch,
+    Refinement,
+    SearchRecord,
+    pseudonym,
+)
 from searchport.domain.errors import AnalyticsUnavailable
 from searchport.ports.analytics import AnalyticsStore
 from tests.postgres_server import PostgresServer
@@ -280,7 +282,7 @@ async def test_day_salts_are_kept_one_day_back(store: AnalyticsStore) -> None:
 
 
 @pytest.mark.parametrize("kind", ["sqlite", "postgres"])
-async def test_the_schema_has_a_version_and_a_newer_one_is_refused(
+async def test_the_schema_has_a_version_and_another_one_is_refused(
         kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
     server = request.getfixturevalue("postgres") if kind == "postgres" else None
     store = open_store(kind, tmp_path, server)
@@ -288,15 +290,25 @@ async def test_the_schema_has_a_version_and_a_newer_one_is_refused(
     await store.write_searches(rows()[:3])
     await store.close()
     again = reopen(kind, store)
-    await again.open()  # the same version: nothing to migrate, nothing lost
+    await again.open()  # the same version: nothing to change, nothing lost
     assert await total(again) == 3
     await again.close()
-    assert version_of(kind, store) == schema.VERSION
-    set_version(kind, store, schema.VERSION + 1)
-    newer = reopen(kind, store)
-    with pytest.raises(AnalyticsUnavailable, match="newer than this searchport knows"):
-        await newer.open()
-    await newer.close()
+    assert version_of(kind, store) == schema.VERSION == 1
+    for unknown in (schema.VERSION + 1, 0):
+        set_version(kind, store, unknown)
+        other = reopen(kind, store)
+        with pytest.raises(AnalyticsUnavailable) as refused:
+            await other.open()
+        message = refused.value.message
+        assert f"schema version {unknown}," in message and "\n" not in message
+        with pytest.raises(AnalyticsUnavailable, match=f"schema version {unknown},"):
+            await other.write_searches(rows()[3:4])  # nothing written to it, ever
+        await other.close()
+    set_version(kind, store, schema.VERSION)
+    kept = reopen(kind, store)
+    await kept.open()
+    assert await total(kept) == 3
+    await kept.close()
 
 
 async def total(store: AnalyticsStore) -> int:
@@ -309,6 +321,7 @@ async def total(store: AnalyticsStore) -> int:
 
 
 def reopen(kind: str, store: AnalyticsStore) -> AnalyticsStore:
+    """A new store on ``store``'s database (``kind``: unused, the store says it)."""
     if isinstance(store, SqliteAnalyticsStore):
         return SqliteAnalyticsStore(store.path)
     assert isinstance(store, PostgresAnalyticsStore)
@@ -348,158 +361,6 @@ async def test_sqlite_is_in_wal_mode_and_keeps_json(tmp_path: Path) -> None:
     assert (refinements, tags) == ('[["genre",":","g1"]]', "[]")
 
 
-def table_rows(path: Path) -> dict[str, list[tuple[object, ...]]]:
-    """Every analytics table of an SQLite file, its rows sorted (the log's without its
-    rowids, which differ between files)."""
-    with sqlite3.connect(path) as db:
-        names = [n for (n,) in db.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'analytics%' "
-            "AND name NOT IN ('analytics_salts', 'analytics_schema') ORDER BY name")]
-        return {n: sorted(db.execute(f"SELECT * FROM {n}").fetchall(), key=repr)
-                for n in names}
-
-
-async def test_sqlite_batches_written_in_slices_add_up_as_in_one_piece(
-        tmp_path: Path) -> None:
-    """A batch is inserted and rolled up a slice at a time: slices of 7 searches leave
-    every table as one slice of all does."""
-    searches = rows()
-    events = clicks(searches)
-    early = [e for e in events if e.query_id in {s.query_id for s in searches[100:]}]
-    files = {}
-    for slice_size in (7, 100_000):
-        files[slice_size] = tmp_path / f"slices-{slice_size}.sqlite3"
-        store = SqliteAnalyticsStore(files[slice_size], slice_size=slice_size)
-        await store.open()
-        await store.write_events(early)  # kept, then applied when their searches come
-        await store.write_searches(searches[:100])
-        await store.write_searches(searches[100:])
-        await store.write_events([e for e in events if e not in early])
-        await store.close()
-    sliced, whole = table_rows(files[7]), table_rows(files[100_000])
-    assert sliced == whole
-    assert len(sliced["analytics_searches"]) == len(searches)
-    assert sliced["analytics_query_days"] and sliced["analytics_user_blocks"]
-
-
-async def test_sqlite_queries_added_one_by_one_add_up_as_grouped(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A slice of mostly distinct queries adds to the queries' rows one search at a time,
-    any other groups them first: both leave every table the same, queries asked several
-    times in one slice included."""
-    searches = rows()
-    searches += [SearchRecord(at=s.at + 1, handle=s.handle, query=f"{s.query} {n}",
-                              nb_hits=s.nb_hits, page=s.page, refinements=s.refinements,
-                              tags=s.tags, user_token=s.user_token, latency_ms=s.latency_ms,
-                              query_id=None) for n, s in enumerate(searches[:60])]
-    events = clicks(searches)
-    files = {}
-    for share in (-1.0, 10.0):  # every slice one by one; none
-        monkeypatch.setattr(sqlite_store, "DISTINCT", share)
-        files[share] = tmp_path / f"distinct-{share}.sqlite3"
-        # written in this process, which the module's setting changed here reaches
-        store = SqliteAnalyticsStore(files[share], writer_process=False)
-        await store.open()
-        await store.write_searches(searches[:100])
-        await store.write_searches(searches[100:])
-        await store.write_events(events)
-        await store.close()
-    one_by_one, grouped = table_rows(files[-1.0]), table_rows(files[10.0])
-    assert one_by_one == grouped
-    counts = Counter((s.handle, s.day, s.query, s.tags) for s in searches)
-    with sqlite3.connect(files[-1.0]) as db:
-        kept = {(h, date.fromisoformat(d), q, tuple(json.loads(t))): n for h, d, q, t, n in
-                db.execute("SELECT handle, day, query, tags, searches "
-                           "FROM analytics_query_days")}
-    assert kept == dict(counts)
-    assert max(counts.values()) > 1
-
-
-async def test_sqlite_batches_are_written_by_a_process_of_their_own(tmp_path: Path) -> None:
-    """The writer is a child process: the event loop runs other tasks all along a batch,
-    and every search lands."""
-    store = SqliteAnalyticsStore(tmp_path / "a.sqlite3", slice_size=10)
-    await store.open()
-    turns = 0
-    done = asyncio.Event()
-
-    async def other_task() -> None:
-        nonlocal turns
-        while not done.is_set():
-            turns += 1
-            await asyncio.sleep(0)
-
-    ticking = asyncio.create_task(other_task())
-    await asyncio.sleep(0)
-    before = turns
-    searches = rows() * 20
-    await store.write_searches(searches)
-    done.set()
-    await ticking
-    writer = store.writer_pid
-    assert writer is not None and writer != os.getpid()
-    assert parent_of(writer) != 0
-    await store.close()
-    assert turns - before >= 100
-    assert store.writer_pid is None
-    with sqlite3.connect(tmp_path / "a.sqlite3") as db:
-        assert db.execute("SELECT count(*) FROM analytics_searches").fetchone()[0] == len(
-            searches)
-
-
-def parent_of(pid: int) -> int:
-    """The parent process id of ``pid``, as /proc says (0 when it is gone)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return 0
-    return int(stat.rsplit(")", 1)[1].split()[1])
-
-
-async def test_a_killed_sqlite_writer_is_started_anew_and_loses_nothing_after(
-        tmp_path: Path) -> None:
-    """The writer process killed between two batches: the next batch starts a new one
-    and lands whole."""
-    path = tmp_path / "a.sqlite3"
-    store = SqliteAnalyticsStore(path)
-    await store.open()
-    searches = rows()
-    await store.write_searches(searches[:50])
-    first = store.writer_pid
-    assert first is not None
-    os.kill(first, signal.SIGKILL)
-    await asyncio.sleep(0.2)  # it is gone before the next batch
-    await store.write_searches(searches[50:])
-    assert store.writer_pid not in (None, first)
-    await store.close()
-    with sqlite3.connect(path) as db:
-        assert db.execute("SELECT count(*) FROM analytics_searches").fetchone()[0] == len(
-            searches)
-        assert db.execute("SELECT sum(searches) FROM analytics_days").fetchone()[0] == len(
-            searches)
-
-
-async def test_the_sqlite_writer_waits_for_its_parent_through_sigterm_and_sigint(
-        tmp_path: Path) -> None:
-    """A service manager or a terminal signals the whole process group: the writer lives
-    on until its parent closes the store (which writes the last batch at shutdown)."""
-    path = tmp_path / "a.sqlite3"
-    store = SqliteAnalyticsStore(path)
-    await store.open()
-    await store.write_searches(rows()[:10])
-    writer = store.writer_pid
-    assert writer is not None
-    os.kill(writer, signal.SIGTERM)
-    os.kill(writer, signal.SIGINT)
-    await asyncio.sleep(0.2)
-    await store.write_searches(rows()[10:30])
-    assert store.writer_pid == writer
-    await store.close()
-    assert parent_of(writer) == 0  # it left once the store closed
-    with sqlite3.connect(path) as db:
-        assert db.execute("SELECT count(*) FROM analytics_searches").fetchone()[0] == 30
-
-
 async def test_a_sqlite_write_waits_for_another_writer_then_lands(tmp_path: Path) -> None:
     path = tmp_path / "a.sqlite3"
     store = SqliteAnalyticsStore(path)
@@ -518,11 +379,11 @@ async def test_a_sqlite_write_waits_for_another_writer_then_lands(tmp_path: Path
 
 
 async def test_two_sqlite_stores_on_one_file_write_in_turn(tmp_path: Path) -> None:
-    """Two processes' stores on one file (here two stores on one event loop, a writer
-    process each): their batches wait for each other and both land whole."""
+    """Two processes' stores on one file (here two stores on one event loop, a connection
+    each): their batches wait for each other and both land whole."""
     path = tmp_path / "a.sqlite3"
-    first = SqliteAnalyticsStore(path, slice_size=10)
-    second = SqliteAnalyticsStore(path, slice_size=10)
+    first = SqliteAnalyticsStore(path)
+    second = SqliteAnalyticsStore(path)
     await first.open()
     await second.open()
     searches = rows()
@@ -554,44 +415,110 @@ async def test_a_sqlite_write_locked_out_past_its_timeout_leaves_nothing(tmp_pat
 
 
 async def test_a_sqlite_write_given_up_on_is_not_kept(tmp_path: Path) -> None:
-    """A batch its caller gives up on while the writer waits for the file (the recorder
-    stopped past its shutdown deadline): the writer is killed, nothing of the batch is
-    kept, and the next batch lands."""
+    """A batch its caller gives up on while it waits for the file (the store's writer
+    stopped past its shutdown deadline): nothing of it is kept, and the next batch lands."""
     path = tmp_path / "a.sqlite3"
     store = SqliteAnalyticsStore(path)
     await store.open()
     other = sqlite3.connect(path, isolation_level=None)
-    other.execute("BEGIN IMMEDIATE")  # the writer waits for it
+    other.execute("BEGIN IMMEDIATE")  # the write waits for it
     writing = asyncio.create_task(store.write_searches(rows()))
     await asyncio.sleep(0.3)
-    writer = store.writer_pid
-    assert writer is not None and not writing.done()
+    assert not writing.done()
     writing.cancel()
     with pytest.raises(asyncio.CancelledError):
         await writing
-    other.execute("COMMIT")  # had the writer lived, its batch would land now
+    other.execute("COMMIT")  # had the write gone on, its batch would land now
     other.close()
-    await asyncio.sleep(0.2)
     await store.write_searches(rows()[:3])
-    assert store.writer_pid not in (None, writer)
     await store.close()
     with sqlite3.connect(path) as db:
         assert db.execute("SELECT count(*) FROM analytics_searches").fetchone()[0] == 3
         assert db.execute("SELECT sum(searches) FROM analytics_days").fetchone()[0] == 3
 
 
-async def test_sqlite_writes_reach_the_database_file_itself(tmp_path: Path) -> None:
-    """The writer checkpoints after each batch: the rows are in the file, not only in its
-    write-ahead log."""
-    path = tmp_path / "a.sqlite3"
-    store = SqliteAnalyticsStore(path)
+async def test_sqlite_batches_are_written_beside_the_event_loop(tmp_path: Path) -> None:
+    """The statements of a batch run in a thread of the store's: the event loop runs other
+    tasks all along, and every search lands."""
+    store = SqliteAnalyticsStore(tmp_path / "a.sqlite3")
     await store.open()
-    await store.write_searches(rows())
-    copy = tmp_path / "copy.sqlite3"
-    copy.write_bytes(path.read_bytes())  # the file alone, without its -wal
+    turns = 0
+    done = asyncio.Event()
+
+    async def other_task() -> None:
+        nonlocal turns
+        while not done.is_set():
+            turns += 1
+            await asyncio.sleep(0)
+
+    ticking = asyncio.create_task(other_task())
+    await asyncio.sleep(0)
+    before = turns
+    searches = rows() * 20
+    await store.write_searches(searches)
+    done.set()
+    await ticking
     await store.close()
-    with sqlite3.connect(copy) as db:
-        assert db.execute("SELECT count(*) FROM analytics_searches").fetchone()[0] == len(rows())
+    assert turns - before >= 10
+    with sqlite3.connect(tmp_path / "a.sqlite3") as db:
+        assert db.execute("SELECT count(*) FROM analytics_searches").fetchone()[0] == len(
+            searches)
+
+
+def observed(n: int) -> ObservedSearch:
+    day = DAY0 + timedelta(days=n % 2)
+    return ObservedSearch(at=at(day, 60 + n), handle="books", query=f" Query {n % 3} ",
+                          nb_hits=n % 4, client=f"192.0.2.{n % 5}",
+                          user_token="user-1" if n % 7 == 0 else None,
+                          query_id=f"{n:032x}" if n % 2 else None, hits=("o1", "o2"))
+
+
+async def test_what_is_recorded_is_written_by_the_store_and_kept_at_close(
+        store: AnalyticsStore) -> None:
+    """Searches and events handed to the store are written by its own writer: the query
+    normalised, a pseudonym under the salt of the day kept in the store; those still
+    queued when it closes are written first."""
+    for n in range(40):
+        store.record_search(observed(n))
+    assert store.record_events([InsightsEvent(
+        at=at(DAY0, 500), handle="books", type="click", subtype=None, name="c",
+        user_token="u", object_ids=("o1",), positions=(1,), query_id=f"{1:032x}")])
+    await store.close()  # the writer's interval has not come: written by the close
+    again = reopen("", store)
+    await again.open()
+    try:
+        for day in (DAY0, DAY0 + timedelta(days=1)):
+            mine = [observed(n) for n in range(40) if observed(n).at // 86400 == at(day) // 86400]
+            expected = sorted(
+                (q, sum(1 for s in mine if s.query.strip().lower() == q))
+                for q in {s.query.strip().lower() for s in mine})
+            top = await again.top_searches("books", day, day, limit=10)
+            assert sorted((t.query, t.count) for t in top) == expected
+            total_users, _ = await again.users("books", day, day)
+            salt = await again.day_salt(day)
+            assert total_users == len({s.user_token or pseudonym(s.client or "", day, salt)
+                                       for s in mine})
+        clicked = await again.clicks_by_day("books", DAY0, DAY0 + timedelta(days=1))
+        assert sum(d.clicks for d in clicked) == 1
+    finally:
+        await again.close()
+
+
+async def test_a_full_queue_drops_and_counts(tmp_path: Path) -> None:
+    counted: list[int] = []
+    store = SqliteAnalyticsStore(tmp_path / "a.sqlite3", queue=QueueOptions(
+        capacity=5, interval=60, on_drop=counted.append))
+    await store.open()
+    for n in range(8):
+        store.record_search(observed(n))
+    assert not store.record_events([InsightsEvent(
+        at=at(DAY0), handle="books", type="view", subtype=None, name="v", user_token="u",
+        object_ids=("o1",))])
+    assert sum(counted) == 3
+    await store.close()
+    with sqlite3.connect(tmp_path / "a.sqlite3") as db:
+        assert db.execute("SELECT count(*) FROM analytics_searches").fetchone()[0] == 5
+        assert db.execute("SELECT count(*) FROM analytics_events").fetchone()[0] == 0
 
 
 async def test_an_unusable_sqlite_path_is_unavailable(tmp_path: Path) -> None:
@@ -631,7 +558,7 @@ async def test_postgres_down_then_back(tmp_path: Path) -> None:
 async def test_two_instances_share_one_postgres(postgres: PostgresServer) -> None:
     url = postgres.create_database()
     first, second = PostgresAnalyticsStore(url), PostgresAnalyticsStore(url)
-    await asyncio.gather(first.open(), second.open())  # one migration, under the lock
+    await asyncio.gather(first.open(), second.open())  # tables made once, under the lock
     searches = rows()
     await asyncio.gather(first.write_searches(searches[::2]),
                          second.write_searches(searches[1::2]))

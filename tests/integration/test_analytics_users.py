@@ -1,28 +1,24 @@
 """The distinct users of ``/2/users/count`` (``AnalyticsStore.users``), read from their
 rollups on a real SQLite file and a real PostgreSQL server: over periods that cross the
 rollups' blocks of days, with segments whose sets of tags share users on one day, after
-batches that meet users already counted, after a migration from the schema without these
-rollups and after a purge; each answer held against the reference computed in plain
-Python from the rows written (``tests.fakes.FakeAnalyticsStore``)."""
+batches that meet users already counted and after a purge; each answer held against the
+reference computed in plain Python from the rows written (``tests.fakes.FakeAnalyticsStore``).
+"""
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import AsyncIterator
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
-import psycopg
 import pytest
 
-from searchport.adapters.analytics import schema
 from searchport.adapters.analytics.postgres import PostgresAnalyticsStore
 from searchport.adapters.analytics.sqlite import SqliteAnalyticsStore
 from searchport.domain.analytics.records import SearchRecord
 from searchport.domain.analytics.segments import read_segment
 from searchport.ports.analytics import AnalyticsStore
 from tests.fakes import FakeAnalyticsStore
-from tests.integration.test_analytics_reads import AFTER_4
 from tests.postgres_server import PostgresServer
 
 pytestmark = pytest.mark.anyio
@@ -108,48 +104,3 @@ async def test_a_purge_forgets_the_users_of_the_days_before(store: AnalyticsStor
     await assert_same_users(store, reference)
     total, _ = await store.users("books", DAY0, before - timedelta(days=1))
     assert total == 0
-
-
-def _forget_users(store: AnalyticsStore) -> None:
-    """The database set back to the schema before the users' rollups (version 3)."""
-    tables = ("analytics_day_users", "analytics_tag_day_users", "analytics_user_blocks",
-              "analytics_tag_user_blocks")
-    dropped = [*(f"DROP TABLE {table}" for table in tables),
-               "DROP INDEX analytics_query_days_no_results",
-               *AFTER_4]  # and what came after
-    if isinstance(store, SqliteAnalyticsStore):
-        with sqlite3.connect(store.path) as db:
-            for statement in dropped:
-                db.execute(statement)
-            db.execute("UPDATE analytics_schema SET version = ?", (schema.USERS_AT - 1,))
-    else:
-        assert isinstance(store, PostgresAnalyticsStore)
-        with psycopg.connect(store.url) as db:
-            for statement in dropped:
-                db.execute(statement)
-            db.execute("UPDATE analytics_schema SET version = %s", (schema.USERS_AT - 1,))
-
-
-@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
-async def test_a_log_kept_before_the_users_rollups_is_counted_when_migrated(
-        kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
-    store = made(kind, tmp_path, request)
-    await store.open()
-    reference = await written(store)
-    await store.close()
-    _forget_users(store)
-    again: AnalyticsStore
-    if isinstance(store, SqliteAnalyticsStore):
-        again = SqliteAnalyticsStore(store.path)
-    else:
-        assert isinstance(store, PostgresAnalyticsStore)
-        again = PostgresAnalyticsStore(store.url)
-    await again.open()
-    try:
-        assert await assert_same_users(again, reference) > 0
-        more = searches()[:40]  # and written to after
-        await again.write_searches(more)
-        await reference.write_searches(more)
-        await assert_same_users(again, reference)
-    finally:
-        await again.close()

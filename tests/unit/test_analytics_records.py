@@ -23,7 +23,6 @@ from searchport.domain.analytics.records import (
     pseudonym,
     to_record,
     utc_day,
-    utc_day_text,
 )
 
 TOKEN = re.compile(r"[a-zA-Z0-9_=/+-]{1,129}")  # Insights' userToken pattern
@@ -81,27 +80,6 @@ def test_utc_day_is_the_day_in_utc() -> None:
     late = datetime(2026, 3, 1, 23, 59, 59, tzinfo=UTC).timestamp()
     assert utc_day(late) == date(2026, 3, 1)
     assert utc_day(late + 1) == date(2026, 3, 2)
-
-
-@given(st.one_of(st.floats(min_value=-2e9, max_value=4e9, allow_nan=False),
-                 st.builds(lambda day, offset: day * 86_400 + offset,
-                           st.integers(min_value=0, max_value=40_000),
-                           st.sampled_from([-1e-6, -6e-7, -5e-7, -4e-7, -1e-9, 0.0, 1e-7,
-                                            86_399.9999995, 86_399.9999994]))))
-def test_utc_day_rounds_as_datetime_does(at: float) -> None:
-    assert utc_day(at) == datetime.fromtimestamp(at, UTC).date()
-    assert utc_day_text(at) == datetime.fromtimestamp(at, UTC).date().isoformat()
-
-
-def test_a_pseudonym_kept_for_an_address_is_the_one_made_again() -> None:
-    at = datetime(2026, 3, 1, 12, tzinfo=UTC).timestamp()
-    kept: dict[str, str] = {}
-    for client in ("198.51.100.4", "198.51.100.5", "198.51.100.4"):
-        seen = ObservedSearch(at=at, handle="books", query="q", nb_hits=1, client=client)
-        assert (to_record(seen, b"k" * 32, kept).user_token
-                == to_record(seen, b"k" * 32).user_token
-                == pseudonym(client, date(2026, 3, 1), b"k" * 32))
-    assert set(kept) == {"198.51.100.4", "198.51.100.5"}
 
 
 def test_the_objects_of_hits_in_hand_are_texts_of_at_most_200_characters() -> None:

@@ -1,3 +1,3 @@
 """The ``AnalyticsStore`` adapters: ``sqlite`` (embedded, the default), ``postgres`` (one
 database shared by several instances) and ``none``. Both databases hold the same tables
-(``schema.py``), created and migrated by searchport."""
+(``schema.py``), created by searchport."""

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from datetime import date
 
-from searchport.domain.analytics.buffer import ObservedBatch
 from searchport.domain.analytics.insights import InsightsEvent
-from searchport.domain.analytics.records import SearchRecord
+from searchport.domain.analytics.records import ObservedSearch, SearchRecord
 from searchport.domain.analytics.reports import (
     DayClicks,
     DayCount,
@@ -37,10 +36,13 @@ class NullAnalyticsStore:
     async def day_salt(self, day: date) -> bytes:
         return self._salt
 
-    async def write_searches(self, records: Iterable[SearchRecord]) -> None:
+    def record_search(self, search: ObservedSearch) -> None:
         return None
 
-    async def write_observed(self, batch: ObservedBatch) -> None:
+    def record_events(self, events: Sequence[InsightsEvent]) -> bool:
+        return True
+
+    async def write_searches(self, records: Sequence[SearchRecord]) -> None:
         return None
 
     async def write_events(self, events: Sequence[InsightsEvent]) -> None:

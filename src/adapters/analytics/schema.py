@@ -1,14 +1,17 @@
-"""The tables of the query log, the same on SQLite and PostgreSQL, and their migrations.
+"""The tables of the query log, the same on SQLite and PostgreSQL, and their version.
 
-``analytics_schema`` holds one row: the version the database is at (the number of
-migrations applied). Each migration is a list of statements written once, with the column
-types spelled per database (``{day}``, ``{json}``...). A database at a version newer than
-this searchport knows is refused, never downgraded.
+``analytics_schema`` holds one row: the version of the tables. A new database gets the
+tables of ``VERSION``; a database of an older version is brought to it by ``MIGRATIONS``
+(none yet), and one of any other version is refused with a message saying so, never
+changed (``upgrade``). Column types are spelled per database (``{day}``, ``{json}``...:
+``TYPES``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+
+from searchport.domain.analytics.reports import CLICK_RANGES
 
 TYPES: Mapping[str, Mapping[str, str]] = {
     "sqlite": {"day": "TEXT", "real": "REAL", "json": "TEXT", "bytes": "BLOB",
@@ -19,364 +22,139 @@ TYPES: Mapping[str, Mapping[str, str]] = {
                  "id": "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY", "keyed": ""},
 }
 
+VERSION = 1
 VERSION_TABLE = "CREATE TABLE IF NOT EXISTS analytics_schema (version INTEGER NOT NULL)"
+# A later version adds here the statements that take a database from the version before
+# it to its own (``MIGRATIONS[n]``: from n - 1 to n, written as ``TABLES`` is), and raises
+# ``VERSION`` to n: ``upgrade`` then applies them to a database found at an older version.
+MIGRATIONS: Mapping[int, Sequence[str]] = {}
 
-MIGRATIONS: tuple[tuple[str, ...], ...] = (
-    (
-        """CREATE TABLE analytics_searches (
-            at {real} NOT NULL,
-            day {day} NOT NULL,
-            handle TEXT NOT NULL,
-            query TEXT NOT NULL,
-            nb_hits {bigint} NOT NULL,
-            page INTEGER NOT NULL,
-            refinements {json} NOT NULL,
-            tags {json} NOT NULL,
-            user_token TEXT NOT NULL,
-            latency_ms {real} NOT NULL,
-            query_id TEXT
-        )""",
-        "CREATE INDEX analytics_searches_handle_day ON analytics_searches (handle, day)",
-        "CREATE INDEX analytics_searches_query_id ON analytics_searches (query_id) "
-        "WHERE query_id IS NOT NULL",
-        """CREATE TABLE analytics_events (
-            id {id},
-            at {real} NOT NULL,
-            day {day} NOT NULL,
-            handle TEXT NOT NULL,
-            type TEXT NOT NULL,
-            subtype TEXT,
-            name TEXT NOT NULL,
-            user_token TEXT NOT NULL,
-            authenticated_user_token TEXT,
-            object_ids {json} NOT NULL,
-            positions {json} NOT NULL,
-            query_id TEXT,
-            filters {json} NOT NULL,
-            object_query_ids {json} NOT NULL
-        )""",
-        "CREATE INDEX analytics_events_handle_day ON analytics_events (handle, day)",
-        "CREATE INDEX analytics_events_query_id ON analytics_events (query_id, type) "
-        "WHERE query_id IS NOT NULL",
-        "CREATE TABLE analytics_day_salts (day {day} PRIMARY KEY, salt {bytes} NOT NULL)",
-    ),
-    (  # the objects each search returned, the revenue of conversions, the daily rollups
-        "ALTER TABLE analytics_searches ADD COLUMN hits {json} NOT NULL DEFAULT '[]'",
-        *(f"ALTER TABLE analytics_searches ADD COLUMN {kind} {{bigint}} NOT NULL DEFAULT 0"
-          for kind in ("clicks", "conversions", "carts", "purchases")),
-        "ALTER TABLE analytics_events ADD COLUMN revenue {real}",
-        "ALTER TABLE analytics_events ADD COLUMN currency TEXT",
-        "ALTER TABLE analytics_events ADD COLUMN object_revenues {json} NOT NULL "
-        "DEFAULT '[]'",
-        "CREATE INDEX analytics_searches_handle_at ON analytics_searches (handle, at)",
-        "CREATE INDEX analytics_searches_users ON analytics_searches "
-        "(handle, day, user_token)",
-        """CREATE TABLE analytics_days (
-            handle TEXT NOT NULL,
-            day {day} NOT NULL,
-            tags {json} NOT NULL,
-            searches {bigint} NOT NULL DEFAULT 0,
-            no_results {bigint} NOT NULL DEFAULT 0,
-            tracked {bigint} NOT NULL DEFAULT 0,
-            clicked {bigint} NOT NULL DEFAULT 0,
-            clicks {bigint} NOT NULL DEFAULT 0,
-            converted {bigint} NOT NULL DEFAULT 0,
-            conversions {bigint} NOT NULL DEFAULT 0,
-            PRIMARY KEY (handle, day, tags)
-        ){keyed}""",
-        """CREATE TABLE analytics_query_days (
-            handle TEXT NOT NULL,
-            day {day} NOT NULL,
-            query TEXT NOT NULL,
-            tags {json} NOT NULL,
-            searches {bigint} NOT NULL DEFAULT 0,
-            no_results {bigint} NOT NULL DEFAULT 0,
-            no_results_filtered {bigint} NOT NULL DEFAULT 0,
-            filtered {bigint} NOT NULL DEFAULT 0,
-            hits_sum {bigint} NOT NULL DEFAULT 0,
-            tracked {bigint} NOT NULL DEFAULT 0,
-            unclicked {bigint} NOT NULL DEFAULT 0,
-            unclicked_hits_sum {bigint} NOT NULL DEFAULT 0,
-            clicked {bigint} NOT NULL DEFAULT 0,
-            clicks {bigint} NOT NULL DEFAULT 0,
-            converted {bigint} NOT NULL DEFAULT 0,
-            conversions {bigint} NOT NULL DEFAULT 0,
-            carted {bigint} NOT NULL DEFAULT 0,
-            carts {bigint} NOT NULL DEFAULT 0,
-            purchased {bigint} NOT NULL DEFAULT 0,
-            purchases {bigint} NOT NULL DEFAULT 0,
-            position_sum {bigint} NOT NULL DEFAULT 0,
-            positions {bigint} NOT NULL DEFAULT 0,
-            range0 {bigint} NOT NULL DEFAULT 0,
-            range1 {bigint} NOT NULL DEFAULT 0,
-            range2 {bigint} NOT NULL DEFAULT 0,
-            range3 {bigint} NOT NULL DEFAULT 0,
-            range4 {bigint} NOT NULL DEFAULT 0,
-            range5 {bigint} NOT NULL DEFAULT 0,
-            range6 {bigint} NOT NULL DEFAULT 0,
-            range7 {bigint} NOT NULL DEFAULT 0,
-            range8 {bigint} NOT NULL DEFAULT 0,
-            range9 {bigint} NOT NULL DEFAULT 0,
-            range10 {bigint} NOT NULL DEFAULT 0,
-            range11 {bigint} NOT NULL DEFAULT 0,
-            PRIMARY KEY (handle, day, query, tags)
-        ){keyed}""",
-        """CREATE TABLE analytics_hit_days (
-            handle TEXT NOT NULL,
-            day {day} NOT NULL,
-            query TEXT NOT NULL,
-            hit TEXT NOT NULL,
-            tags {json} NOT NULL,
-            count {bigint} NOT NULL DEFAULT 0,
-            tracked {bigint} NOT NULL DEFAULT 0,
-            clicked {bigint} NOT NULL DEFAULT 0,
-            clicks {bigint} NOT NULL DEFAULT 0,
-            converted {bigint} NOT NULL DEFAULT 0,
-            conversions {bigint} NOT NULL DEFAULT 0,
-            carted {bigint} NOT NULL DEFAULT 0,
-            carts {bigint} NOT NULL DEFAULT 0,
-            purchased {bigint} NOT NULL DEFAULT 0,
-            purchases {bigint} NOT NULL DEFAULT 0,
-            PRIMARY KEY (handle, day, query, hit, tags)
-        ){keyed}""",
-        """CREATE TABLE analytics_object_days (
-            handle TEXT NOT NULL,
-            day {day} NOT NULL,
-            hit TEXT NOT NULL,
-            tags {json} NOT NULL,
-            count {bigint} NOT NULL DEFAULT 0,
-            tracked {bigint} NOT NULL DEFAULT 0,
-            clicked {bigint} NOT NULL DEFAULT 0,
-            clicks {bigint} NOT NULL DEFAULT 0,
-            converted {bigint} NOT NULL DEFAULT 0,
-            conversions {bigint} NOT NULL DEFAULT 0,
-            carted {bigint} NOT NULL DEFAULT 0,
-            carts {bigint} NOT NULL DEFAULT 0,
-            purchased {bigint} NOT NULL DEFAULT 0,
-            purchases {bigint} NOT NULL DEFAULT 0,
-            PRIMARY KEY (handle, day, hit, tags)
-        ){keyed}""",
-        """CREATE TABLE analytics_refinement_days (
-            handle TEXT NOT NULL,
-            day {day} NOT NULL,
-            attribute TEXT NOT NULL,
-            operator TEXT NOT NULL,
-            value TEXT NOT NULL,
-            tags {json} NOT NULL,
-            count {bigint} NOT NULL DEFAULT 0,
-            PRIMARY KEY (handle, day, attribute, operator, value, tags)
-        ){keyed}""",
-        "CREATE INDEX analytics_hit_days_query ON analytics_hit_days (handle, query, day)",
-        """CREATE TABLE analytics_filter_days (
-            handle TEXT NOT NULL,
-            day {day} NOT NULL,
-            query TEXT NOT NULL,
-            attribute TEXT NOT NULL,
-            operator TEXT NOT NULL,
-            value TEXT NOT NULL,
-            tags {json} NOT NULL,
-            count {bigint} NOT NULL DEFAULT 0,
-            PRIMARY KEY (handle, day, query, attribute, operator, value, tags)
-        ){keyed}""",
-        """CREATE TABLE analytics_no_result_days (
-            handle TEXT NOT NULL,
-            day {day} NOT NULL,
-            query TEXT NOT NULL,
-            refinements {json} NOT NULL,
-            tags {json} NOT NULL,
-            count {bigint} NOT NULL DEFAULT 0,
-            PRIMARY KEY (handle, day, query, refinements, tags)
-        ){keyed}""",
-        """CREATE TABLE analytics_click_days (
-            handle TEXT NOT NULL,
-            day {day} NOT NULL,
-            position INTEGER NOT NULL,
-            tags {json} NOT NULL,
-            clicks {bigint} NOT NULL DEFAULT 0,
-            PRIMARY KEY (handle, day, position, tags)
-        ){keyed}""",
-        """CREATE TABLE analytics_revenue_days (
-            handle TEXT NOT NULL,
-            day {day} NOT NULL,
-            query TEXT NOT NULL,
-            hit TEXT NOT NULL,
-            tags {json} NOT NULL,
-            currency TEXT NOT NULL,
-            revenue {real} NOT NULL DEFAULT 0,
-            PRIMARY KEY (handle, day, query, hit, tags, currency)
-        ){keyed}""",
-        """CREATE TABLE analytics_hit_events (
-            query_id TEXT NOT NULL,
-            hit TEXT NOT NULL,
-            day {day} NOT NULL,
-            clicks {bigint} NOT NULL DEFAULT 0,
-            conversions {bigint} NOT NULL DEFAULT 0,
-            carts {bigint} NOT NULL DEFAULT 0,
-            purchases {bigint} NOT NULL DEFAULT 0,
-            PRIMARY KEY (query_id, hit)
-        ){keyed}""",
-    ),
-    (  # the objects of one query's searches read from the log, not from a rollup per query
-        # and object; (handle, day) lookups served by the users' index
-        "DROP TABLE analytics_hit_days",
-        "DROP INDEX analytics_searches_handle_day",
-        "CREATE INDEX analytics_searches_query ON analytics_searches (handle, query, day)",
-    ),
-    (  # the distinct users: per day, and each user's days in blocks of USER_BLOCK days
-        # (one bit a day), all searches and per set of tags (tagged searches only)
-        """CREATE TABLE analytics_day_users (
-            handle TEXT NOT NULL,
-            day {day} NOT NULL,
-            users {bigint} NOT NULL DEFAULT 0,
-            PRIMARY KEY (handle, day)
-        ){keyed}""",
-        """CREATE TABLE analytics_tag_day_users (
-            handle TEXT NOT NULL,
-            day {day} NOT NULL,
-            tags {json} NOT NULL,
-            users {bigint} NOT NULL DEFAULT 0,
-            PRIMARY KEY (handle, day, tags)
-        ){keyed}""",
-        """CREATE TABLE analytics_user_blocks (
-            handle TEXT NOT NULL,
-            block {bigint} NOT NULL,
-            user_token TEXT NOT NULL,
-            days {bigint} NOT NULL,
-            PRIMARY KEY (handle, block, user_token)
-        ){keyed}""",
-        """CREATE TABLE analytics_tag_user_blocks (
-            handle TEXT NOT NULL,
-            block {bigint} NOT NULL,
-            tags {json} NOT NULL,
-            user_token TEXT NOT NULL,
-            days {bigint} NOT NULL,
-            PRIMARY KEY (handle, block, tags, user_token)
-        ){keyed}""",
-        # the queries' rows with searches that found nothing (/2/searches/noResults): a
-        # few of the period's rows, read without the others
-        "CREATE INDEX analytics_query_days_no_results ON analytics_query_days "
-        "(handle, day, query, tags, no_results, no_results_filtered) WHERE no_results > 0",
-    ),
-    (  # the events kept before a search they name, once per such search (``name``): what
-        # a batch of searches looks up, by its queryIDs, and applies (then forgets)
-        """CREATE TABLE analytics_early_events (
-            id {id},
-            name TEXT NOT NULL,
-            at {real} NOT NULL,
-            day {day} NOT NULL,
-            handle TEXT NOT NULL,
-            type TEXT NOT NULL,
-            subtype TEXT,
-            object_ids {json} NOT NULL,
-            positions {json} NOT NULL,
-            query_id TEXT,
-            object_query_ids {json} NOT NULL,
-            revenue {real},
-            currency TEXT,
-            object_revenues {json} NOT NULL
-        )""",
-        "CREATE INDEX analytics_early_events_name ON analytics_early_events (name)",
-    ),
-    (  # the queries' and objects' rows per block of days too (sql.SPANS), ``day`` the
-        # block's first, added up once the block has ended: a period reads them where it
-        # can
-        *(f"""CREATE TABLE analytics_{kind}_spans (
-            handle TEXT NOT NULL,
-            span INTEGER NOT NULL,
-            day {{day}} NOT NULL,
-            {key} TEXT NOT NULL,
-            tags {{json}} NOT NULL,
-            {counters},
-            PRIMARY KEY (handle, span, day, {key}, tags)
-        ){{keyed}}""" for kind, key, counters in (
-            ("query", "query", ",\n            ".join(
-                f"{c} {{bigint}} NOT NULL DEFAULT 0" for c in (
-                    "searches", "no_results", "no_results_filtered", "filtered",
-                    "hits_sum", "tracked", "unclicked", "unclicked_hits_sum", "clicked",
-                    "clicks", "converted", "conversions", "carted", "carts", "purchased",
-                    "purchases", "position_sum", "positions",
-                    *(f"range{i}" for i in range(12))))),
-            ("object", "hit", ",\n            ".join(
-                f"{c} {{bigint}} NOT NULL DEFAULT 0" for c in (
-                    "count", "tracked", "clicked", "clicks", "converted", "conversions",
-                    "carted", "carts", "purchased", "purchases"))))),
-        "CREATE INDEX analytics_query_spans_no_results ON analytics_query_spans "
-        "(handle, span, day, query, tags, no_results, no_results_filtered) "
-        "WHERE no_results > 0",
-        # the blocks added up (all handles'), which the reads may use
-        """CREATE TABLE analytics_span_blocks (
-            span INTEGER NOT NULL,
-            day {day} NOT NULL,
-            PRIMARY KEY (span, day)
-        ){keyed}""",
-    ),
-    (  # running totals per query and object in chains of days, each query's objects per day,
-        # added up by the daily build (totals.py), with the days they were added up for
-        """CREATE TABLE analytics_query_totals (
-            day {day} NOT NULL,
-            handle TEXT NOT NULL,
-            query TEXT NOT NULL,
-            tags {json} NOT NULL,
-            """ + ",\n            ".join(
-            f"{c} {{bigint}} NOT NULL DEFAULT 0" for c in (
-                "searches", "filtered", "hits_sum", "tracked", "unclicked",
-                "unclicked_hits_sum", "clicked", "converted", "position_sum", "positions"))
-        + """,
-            PRIMARY KEY (day, handle, query, tags)
-        ){keyed}""",
-        """CREATE TABLE analytics_object_totals (
-            day {day} NOT NULL,
-            handle TEXT NOT NULL,
-            hit TEXT NOT NULL,
-            tags {json} NOT NULL,
-            count {bigint} NOT NULL DEFAULT 0,
-            PRIMARY KEY (day, handle, hit, tags)
-        ){keyed}""",
-        """CREATE TABLE analytics_totals_built (
-            kind TEXT NOT NULL,
-            day {day} NOT NULL,
-            total_rows {bigint} NOT NULL,
-            day_rows {bigint} NOT NULL,
-            PRIMARY KEY (kind, day)
-        ){keyed}""",
-        """CREATE TABLE analytics_query_hit_days (
-            handle TEXT NOT NULL,
-            query TEXT NOT NULL,
-            day {day} NOT NULL,
-            hit TEXT NOT NULL,
-            tags {json} NOT NULL,
-            """ + ",\n            ".join(
-            f"{c} {{bigint}} NOT NULL DEFAULT 0" for c in (
-                "count", "tracked", "clicked", "clicks", "converted", "conversions",
-                "carted", "carts", "purchased", "purchases"))
-        + """,
-            PRIMARY KEY (handle, query, day, hit, tags)
-        ){keyed}""",
-        "CREATE INDEX analytics_query_hit_days_day ON analytics_query_hit_days (day)",
-        # the days added up (``building`` null), or being added up (a build's token)
-        "CREATE TABLE analytics_query_hits_built (day {day} PRIMARY KEY, building TEXT)",
-    ),
-    (  # the log's index that only its readers of old used (the distinct users are
-        # counted from their rollups): each search written costs less
-        "DROP INDEX IF EXISTS analytics_searches_users",
-    ),
+# the counters of a query's searches per day (and per block of days), what the events did
+# to its tracked ones included; and of an object shown
+QUERY_COUNTERS = ("searches", "no_results", "no_results_filtered", "filtered", "hits_sum",
+                  "tracked", "unclicked", "unclicked_hits_sum", "clicked", "clicks",
+                  "converted", "conversions", "carted", "carts", "purchased", "purchases",
+                  "position_sum", "positions", *(f"range{i}" for i in range(len(CLICK_RANGES))))
+HIT_COUNTERS = ("count", "tracked", "clicked", "clicks", "converted", "conversions",
+                "carted", "carts", "purchased", "purchases")
+# the counters of analytics_query_days the rankings order and filter by (``totals.py``)
+TOTAL_COUNTERS = ("searches", "filtered", "hits_sum", "tracked", "unclicked",
+                  "unclicked_hits_sum", "clicked", "converted", "position_sum", "positions")
+# the daily rollups: per table, its key columns and its counters
+DAILY: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "analytics_days": (("handle", "day", "tags"),
+                       ("searches", "no_results", "tracked", "clicked", "clicks", "converted",
+                        "conversions")),
+    "analytics_query_days": (("handle", "day", "query", "tags"), QUERY_COUNTERS),
+    "analytics_object_days": (("handle", "day", "hit", "tags"), HIT_COUNTERS),
+    "analytics_filter_days": (("handle", "day", "query", "attribute", "operator", "value",
+                               "tags"), ("count",)),
+    "analytics_refinement_days": (("handle", "day", "attribute", "operator", "value", "tags"),
+                                  ("count",)),
+    "analytics_no_result_days": (("handle", "day", "query", "refinements", "tags"),
+                                 ("count",)),
+    "analytics_click_days": (("handle", "day", "position", "tags"), ("clicks",)),
+    "analytics_revenue_days": (("handle", "day", "query", "hit", "tags", "currency"),
+                               ("revenue",)),
+}
+_KEY_TYPES = {"day": "{day}", "tags": "{json}", "refinements": "{json}", "block": "{bigint}",
+              "span": "INTEGER", "position": "INTEGER"}
+
+
+def _keyed(table: str, keys: Sequence[str], counters: Sequence[str] = (),
+           counter_type: str = "{bigint}") -> str:
+    """A table of counters (default 0) by ``keys``, its primary key."""
+    columns = [*(f"{key} {_KEY_TYPES.get(key, 'TEXT')} NOT NULL" for key in keys),
+               *(f"{c} {counter_type} NOT NULL DEFAULT 0" for c in counters)]
+    return (f"CREATE TABLE {table} ({', '.join(columns)}, "
+            f"PRIMARY KEY ({', '.join(keys)})){{keyed}}")
+
+
+EVENT_COLUMNS = ("at {real} NOT NULL, day {day} NOT NULL, handle TEXT NOT NULL, "
+                 "type TEXT NOT NULL, subtype TEXT")
+EVENT_OBJECTS = ("object_ids {json} NOT NULL, positions {json} NOT NULL, query_id TEXT, "
+                 "object_query_ids {json} NOT NULL, revenue {real}, currency TEXT, "
+                 "object_revenues {json} NOT NULL")
+
+TABLES: tuple[str, ...] = (
+    # the log: one row per search, what the events did to it counted on it
+    "CREATE TABLE analytics_searches (at {real} NOT NULL, day {day} NOT NULL, "
+    "handle TEXT NOT NULL, query TEXT NOT NULL, nb_hits {bigint} NOT NULL, "
+    "page INTEGER NOT NULL, refinements {json} NOT NULL, tags {json} NOT NULL, "
+    "user_token TEXT NOT NULL, latency_ms {real} NOT NULL, query_id TEXT, "
+    "hits {json} NOT NULL, clicks {bigint} NOT NULL DEFAULT 0, "
+    "conversions {bigint} NOT NULL DEFAULT 0, carts {bigint} NOT NULL DEFAULT 0, "
+    "purchases {bigint} NOT NULL DEFAULT 0)",
+    "CREATE INDEX analytics_searches_query_id ON analytics_searches (query_id) "
+    "WHERE query_id IS NOT NULL",
+    "CREATE INDEX analytics_searches_handle_at ON analytics_searches (handle, at)",
+    "CREATE INDEX analytics_searches_query ON analytics_searches (handle, query, day)",
+    f"CREATE TABLE analytics_events (id {{id}}, {EVENT_COLUMNS}, name TEXT NOT NULL, "
+    "user_token TEXT NOT NULL, authenticated_user_token TEXT, filters {json} NOT NULL, "
+    f"{EVENT_OBJECTS})",
+    "CREATE INDEX analytics_events_handle_day ON analytics_events (handle, day)",
+    "CREATE INDEX analytics_events_query_id ON analytics_events (query_id, type) "
+    "WHERE query_id IS NOT NULL",
+    # an event kept before a search it names, once per such search (``name``): what a
+    # batch of searches looks up by its queryIDs, applies, then forgets
+    f"CREATE TABLE analytics_early_events (id {{id}}, name TEXT NOT NULL, {EVENT_COLUMNS}, "
+    f"{EVENT_OBJECTS})",
+    "CREATE INDEX analytics_early_events_name ON analytics_early_events (name)",
+    "CREATE TABLE analytics_day_salts (day {day} PRIMARY KEY, salt {bytes} NOT NULL)",
+    # the daily rollups (rollups.py), and the queries' rows that found nothing read alone
+    *(_keyed(table, keys, counters, "{real}" if table == "analytics_revenue_days"
+             else "{bigint}") for table, (keys, counters) in DAILY.items()),
+    "CREATE INDEX analytics_query_days_no_results ON analytics_query_days "
+    "(handle, day, query, tags, no_results, no_results_filtered) WHERE no_results > 0",
+    # what the events did so far to each object of each tracked search
+    "CREATE TABLE analytics_hit_events (query_id TEXT NOT NULL, hit TEXT NOT NULL, "
+    "day {day} NOT NULL, clicks {bigint} NOT NULL DEFAULT 0, "
+    "conversions {bigint} NOT NULL DEFAULT 0, carts {bigint} NOT NULL DEFAULT 0, "
+    "purchases {bigint} NOT NULL DEFAULT 0, PRIMARY KEY (query_id, hit)){keyed}",
+    # the distinct users (users.py): per day, and each user's days in blocks (a bit a day)
+    _keyed("analytics_day_users", ("handle", "day"), ("users",)),
+    _keyed("analytics_tag_day_users", ("handle", "day", "tags"), ("users",)),
+    _keyed("analytics_user_blocks", ("handle", "block", "user_token"), ("days",)),
+    _keyed("analytics_tag_user_blocks", ("handle", "block", "tags", "user_token"), ("days",)),
+    # the queries' and objects' rows per block of days (rollups.SPANS), ``day`` its first
+    _keyed("analytics_query_spans", ("handle", "span", "day", "query", "tags"),
+           QUERY_COUNTERS),
+    "CREATE INDEX analytics_query_spans_no_results ON analytics_query_spans "
+    "(handle, span, day, query, tags, no_results, no_results_filtered) WHERE no_results > 0",
+    _keyed("analytics_object_spans", ("handle", "span", "day", "hit", "tags"), HIT_COUNTERS),
+    _keyed("analytics_span_blocks", ("span", "day")),  # the blocks added up
+    # running totals per query and object, each query's objects per day (totals.py)
+    _keyed("analytics_query_totals", ("day", "handle", "query", "tags"), TOTAL_COUNTERS),
+    _keyed("analytics_object_totals", ("day", "handle", "hit", "tags"), ("count",)),
+    _keyed("analytics_totals_built", ("kind", "day"), ("total_rows", "day_rows")),
+    _keyed("analytics_query_hit_days", ("handle", "query", "day", "hit", "tags"),
+           HIT_COUNTERS),
+    "CREATE INDEX analytics_query_hit_days_day ON analytics_query_hit_days (day)",
+    # the days added up (``building`` null), or being added up (a build's token)
+    "CREATE TABLE analytics_query_hits_built (day {day} PRIMARY KEY, building TEXT)",
 )
-USER_BLOCK = 32  # days per row of analytics_user_blocks: one bit each in a BIGINT
-USERS_AT = 4  # the schema version that brought the distinct users' rollups
-EARLY_AT = 5  # the schema version that keeps the events waiting for their searches apart
-SPANS_AT = 6  # the schema version that brought the blocks of days (sql.SPANS)
-TOTALS_AT = 7  # the schema version that brought the running totals and objects per query
-USERS_INDEX_GONE_AT = 8  # the schema version without the log's index by user
-
-VERSION = len(MIGRATIONS)
 
 
-def statements(dialect: str, since: int) -> list[str]:
-    """The statements that take a database from version ``since`` to ``VERSION``."""
+def upgrade(dialect: str, found: int | None) -> list[str]:
+    """The statements that bring a database whose ``analytics_schema`` says ``found``
+    (None: a new database) to ``VERSION``; ``SchemaMismatch`` for a version this
+    searchport cannot bring there."""
     types = TYPES[dialect]
-    return [sql.format(**types) for step in MIGRATIONS[since:] for sql in step]
+    if found is None:
+        return [*(table.format(**types) for table in TABLES),
+                f"INSERT INTO analytics_schema (version) VALUES ({VERSION:d})"]
+    if not 1 <= found <= VERSION:
+        raise SchemaMismatch(
+            f"the analytics database is at schema version {found}, which this searchport "
+            f"(schema version {VERSION}) cannot read: give it another analytics.path or "
+            "analytics.url, or use the searchport that wrote it")
+    steps = [statement.format(**types) for version in range(found + 1, VERSION + 1)
+             for statement in MIGRATIONS[version]]
+    return [*steps, f"UPDATE analytics_schema SET version = {VERSION:d}"] if steps else []
 
 
-def too_new(found: int) -> str:
-    return (f"the analytics database is at schema version {found}, newer than this "
-            f"searchport knows ({VERSION}): upgrade searchport or use another database")
+class SchemaMismatch(Exception):
+    """A database whose schema version this searchport does not know."""
+
+
+USER_BLOCK = 32  # days per row of analytics_user_blocks: one bit each in a BIGINT

@@ -2,8 +2,8 @@
 otherwise add up one row per day and query, or read one query's searches from the log:
 
 - **running totals per query** (``analytics_query_totals``): per handle, day, query and
-  set of tags, the sums of ``COUNTERS`` from the first day of the day's chain (a block of
-  ``CHAIN`` days counted from 1970-01-01) to that day; the same per object shown
+  set of tags, the sums of ``schema.TOTAL_COUNTERS`` from the first day of the day's
+  chain (a block of ``CHAIN`` days counted from 1970-01-01) to that day; the same per object shown
   (``analytics_object_totals``, its count only). The days from ``a`` to ``b`` of one
   chain are its totals at ``b`` less those at ``a - 1``: two rows per query instead of one
   per day. ``analytics_totals_built`` lists the days (of each ``kind``) whose totals are
@@ -20,7 +20,7 @@ otherwise add up one row per day and query, or read one query's searches from th
 
 Both are added up by the daily purge's build, for the days that ended
 ``rollups.BUILT_AFTER`` days ago, a transaction per day (``HIT_PARTS`` per day of objects
-per query, each adding while the build's mark on the day stands: the recorder's writes
+per query, each adding while the build's mark on the day stands: the query log's writes
 wait for one short transaction at a time); a later write to a day forgets
 that it was (``invalidate``: its totals and those after it in its chain, which add it). A
 day's totals are only added when the day before (in its chain) is: each statement of the
@@ -33,10 +33,10 @@ from __future__ import annotations
 import secrets
 from collections.abc import Iterable, Sequence
 from datetime import UTC, date, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from searchport.adapters.analytics.sql import Dialect
+from searchport.adapters.analytics.dialect import Dialect
+from searchport.adapters.analytics.schema import TOTAL_COUNTERS
 
 Statement = tuple[str, list[Any]]
 EPOCH = date(1970, 1, 1)
@@ -44,11 +44,9 @@ CHAIN = 32  # days per chain of running totals
 TOTALS_BUILT = "analytics_totals_built"
 HIT_DAYS = "analytics_query_hit_days"
 HITS_BUILT = "analytics_query_hits_built"
-# the counters of analytics_query_days the rankings order and filter by (their first pass)
-COUNTERS = ("searches", "filtered", "hits_sum", "tracked", "unclicked",
-            "unclicked_hits_sum", "clicked", "converted", "position_sum", "positions")
 # per table of days: its running totals, their kind (in TOTALS_BUILT), key and counters
-KINDS = {"analytics_query_days": ("analytics_query_totals", "query", "query", COUNTERS),
+KINDS = {"analytics_query_days": ("analytics_query_totals", "query", "query",
+                                  TOTAL_COUNTERS),
          "analytics_object_days": ("analytics_object_totals", "object", "hit", ("count",))}
 HIT_FIGURES = ("clicked", "clicks", "converted", "conversions", "carted", "carts",
                "purchased", "purchases")

@@ -19,27 +19,23 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import date
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from searchport.adapters.analytics.dialect import Dialect
 from searchport.adapters.analytics.schema import USER_BLOCK
 from searchport.domain.analytics.reports import DayUsers
 from searchport.domain.analytics.segments import EVERY_SEARCH, Segment
-
-if TYPE_CHECKING:
-    from searchport.adapters.analytics.sql import Dialect
 
 USERS_LOCK = 0x7573657273  # pg_advisory_xact_lock key of the users' counting
 EPOCH = date(1970, 1, 1)
 Rows = Callable[[str, Sequence[Any]], Awaitable[list[tuple[Any, ...]]]]
 
 
-def rollup(d: Dialect, source: str, with_tags: bool = True) -> list[str]:
-    """The statements adding the searches of the table ``source`` (a batch, or the whole
-    log when a database is migrated) to the users' rollups: first of every statement of
-    the batch (the lock). Not ``with_tags`` (no search of ``source`` has tags): without
-    the segments' rollups."""
+def rollup(d: Dialect, source: str) -> list[str]:
+    """The statements adding the searches of the table ``source`` (a batch) to the users'
+    rollups: first of every statement of the batch (the lock)."""
     found = [f"SELECT pg_advisory_xact_lock({USERS_LOCK})"] if d.upserts_once else []
-    for tagged in (False, True) if with_tags else (False,):
+    for tagged in (False, True):
         found += _rollup(d, source, tagged)
     return found
 

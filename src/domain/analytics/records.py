@@ -1,10 +1,9 @@
 """What one search leaves in the query log.
 
 A request builds an ``ObservedSearch`` (cheap: no hashing, no string work) and hands it to
-the recorder, which keeps it packed (``SearchBuffer``); the recorder's background task
-turns a batch of them into ``SearchRecord``s: the query normalised, and a user token for
-every record (the one the client sent, else a pseudonym of its address for that UTC day).
-The address itself is never stored.
+the analytics store, which makes it a ``SearchRecord`` when it writes it (``to_record``):
+the query normalised, and a user token for every record (the one the client sent, else a
+pseudonym of its address for that UTC day). The address itself is never stored.
 """
 
 from __future__ import annotations
@@ -12,7 +11,6 @@ from __future__ import annotations
 import hmac
 import re
 import secrets
-import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, date, datetime
@@ -26,7 +24,6 @@ from searchport.domain.response_cache import Summary
 from searchport.domain.responses import AutocompleteResponse, SearchResponse
 
 T = TypeVar("T")
-QUERY_ID_LENGTH = 32  # hex characters, as Algolia's queryID
 PSEUDONYM_PREFIX = "anon-"  # a pseudonym is never mistaken for a token a client sent
 
 
@@ -53,12 +50,11 @@ class Tracking(msgspec.Struct, frozen=True, kw_only=True):
 DEFAULT_TRACKING = Tracking()  # Algolia's defaults: logged, no queryID
 
 
-class ObservedSearch(msgspec.Struct, frozen=True, kw_only=True, array_like=True, gc=False):
+class ObservedSearch(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """One search as its request saw it, made cheaply: ``client`` is the client's address,
     kept only until the record is written (it becomes a pseudonym when ``user_token`` is
-    None). Plain values only: the recorder keeps it packed into bytes until it is written
-    (``array_like``: a list of its values; ``gc=False``: it holds no container that could
-    lead back to it)."""
+    None). Plain values only (``gc=False``: thousands may wait for a write, and none is
+    part of a reference cycle, so the garbage collector need not look at them)."""
 
     at: float  # seconds since the Unix epoch (UTC)
     handle: str
@@ -94,34 +90,9 @@ class SearchRecord(msgspec.Struct, frozen=True, kw_only=True, gc=False):
         return utc_day(self.at)
 
 
-_DAYS: dict[int, tuple[date, str]] = {}  # by number of days since the epoch: the days met
-# so far, each with its ``YYYY-MM-DD``
-_LAST_MICROSECOND = 86_400 - 1e-6  # from here on, an instant may round to the next day
-
-
-def _day_of(at: float) -> tuple[date, str]:
-    number = int(at // 86_400)
-    if at - number * 86_400 < _LAST_MICROSECOND:
-        found = _DAYS.get(number)
-        if found is None:
-            if len(_DAYS) >= 10_000:
-                _DAYS.clear()
-            day = datetime.fromtimestamp(number * 86_400, UTC).date()
-            found = _DAYS[number] = (day, day.isoformat())
-        return found
-    day = datetime.fromtimestamp(at, UTC).date()
-    return day, day.isoformat()
-
-
 def utc_day(at: float) -> date:
-    """The UTC day of an instant given in seconds since the Unix epoch (as
-    ``datetime.fromtimestamp`` says, rounding to the microsecond)."""
-    return _day_of(at)[0]
-
-
-def utc_day_text(at: float) -> str:
-    """``utc_day(at)`` as ``YYYY-MM-DD``."""
-    return _day_of(at)[1]
+    """The UTC day of an instant given in seconds since the Unix epoch."""
+    return datetime.fromtimestamp(at, UTC).date()
 
 
 def normalise_query(query: str) -> str:
@@ -130,32 +101,11 @@ def normalise_query(query: str) -> str:
     return " ".join(query.split()).casefold()
 
 
-class _RandomHex:
-    """Random hex digits from the operating system's generator, asked for in blocks."""
-
-    def __init__(self, block: int = 4096) -> None:
-        self._block = block
-        self._digits = ""
-        self._at = 0
-        self._lock = threading.Lock()  # no two callers given the same digits
-
-    def take(self, count: int) -> str:
-        with self._lock:
-            at = self._at
-            if at + count > len(self._digits):
-                self._digits, at = secrets.token_hex(self._block), 0
-            self._at = at + count
-            return self._digits[at:at + count]
-
-
-_random_hex = _RandomHex()
-
-
 def new_query_id() -> str:
     """A fresh query id: 32 lowercase hex characters, the milliseconds since the Unix
     epoch (12) then 80 random bits (20), as a UUIDv7 orders its bits: ids made later sort
     later, so the log's index of them grows at its end instead of everywhere."""
-    return f"{time.time_ns() // 1_000_000:012x}{_random_hex.take(20)}"
+    return f"{time.time_ns() // 1_000_000:012x}{secrets.token_hex(10)}"
 
 
 def pseudonym(address: str, day: date, salt: bytes) -> str:
@@ -250,20 +200,12 @@ def nb_hits_of(answer: bytes) -> int:
     return next((n for n in (counts.total_hits, counts.nb_hits) if n is not None), 0)
 
 
-def to_record(seen: ObservedSearch, salt: bytes,
-              pseudonyms: dict[str, str] | None = None) -> SearchRecord:
+def to_record(seen: ObservedSearch, salt: bytes) -> SearchRecord:
     """``seen`` as logged; ``salt``: the secret of ``seen``'s UTC day (for the pseudonym).
-    A user token that is not one Algolia accepts is replaced by the pseudonym too.
-    ``pseudonyms``: those of that day and salt already made, by address (kept in it)."""
+    A user token that is not one Algolia accepts is replaced by the pseudonym too."""
     token = seen.user_token
     if token is None or not USER_TOKEN.fullmatch(token):
-        client = seen.client or ""
-        made = None if pseudonyms is None else pseudonyms.get(client)
-        if made is None:
-            made = pseudonym(client, utc_day(seen.at), salt)
-            if pseudonyms is not None:
-                pseudonyms[client] = made
-        token = made
+        token = pseudonym(seen.client or "", utc_day(seen.at), salt)
     return SearchRecord(
         at=seen.at, handle=seen.handle, query=normalise_query(seen.query[:MAX_QUERY]),
         nb_hits=seen.nb_hits, page=seen.page, refinements=seen.refinements,

@@ -6,6 +6,16 @@ from datetime import date
 
 import msgspec
 
+# Algolia's twelve ranges of click positions: each of the first ten, then 11 to 20, then 21
+# on (-1: no end)
+CLICK_RANGES = (*((p, p) for p in range(1, 11)), (11, 20), (21, -1))
+
+
+def click_range(position: int) -> int:
+    """Which of ``CLICK_RANGES`` holds ``position`` (1-based), by its index."""
+    return next(i for i, (low, high) in enumerate(CLICK_RANGES)
+                if low <= position and (high == -1 or position <= high))
+
 
 class DayCount(msgspec.Struct, frozen=True):
     """Searches on one day, and how many of them found nothing."""

@@ -89,7 +89,3 @@ def read_segment(text: str | None) -> Segment:
                              "or OR")
     return segment
 
-
-def in_segment(tags: tuple[str, ...] | list[str], segment: Segment) -> bool:
-    """Whether a search made with ``tags`` counts in ``segment``."""
-    return not segment or any(all(t in tags for t in need) for need in segment)

@@ -15,8 +15,8 @@ from searchport.domain.analytics.answers import (
 )
 from searchport.domain.analytics.period import AnalyticsRequest
 from searchport.domain.analytics.reading import AnalyticsReading, currencies, rate
+from searchport.domain.analytics.reports import CLICK_RANGES
 from searchport.domain.errors import InvalidRequest
-from searchport.domain.usecases.click_positions import RANGES
 
 ORDERS = ("searchCount", "clickThroughRate", "conversionRate", "averageClickPosition")
 DIRECTIONS = ("asc", "desc")
@@ -38,10 +38,10 @@ def read_order(request: AnalyticsRequest, with_events: bool) -> tuple[str, bool]
 
 
 def position_ranges(ranges: tuple[int, ...]) -> list[ClickPosition]:
-    """Clicks at each position range of Algolia's (``RANGES``)."""
-    counts = list(ranges) or [0] * len(RANGES)
+    """Clicks at each position range of Algolia's (``CLICK_RANGES``)."""
+    counts = list(ranges) or [0] * len(CLICK_RANGES)
     return [ClickPosition(position=[low, high], click_count=n)
-            for (low, high), n in zip(RANGES, counts, strict=True)]
+            for (low, high), n in zip(CLICK_RANGES, counts, strict=True)]
 
 
 class TopSearches(AnalyticsReading):

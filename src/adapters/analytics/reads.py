@@ -1,26 +1,24 @@
-"""Every statement of the query log, written once for SQLite and PostgreSQL.
+"""The reads of the ``AnalyticsStore`` port, written once for SQLite and PostgreSQL.
 
-A statement is written with ``?`` placeholders and the few things the two databases spell
-differently come from a ``Dialect``: how parameters are written, how a day and a JSON
-value are passed and read back, how a set of tags is matched, how text is ordered.
-Upserts are the same on both (``INSERT ... ON CONFLICT ... DO UPDATE``, ``rollups.py``).
-``SqlAnalytics`` holds every read of the ``AnalyticsStore`` port over two primitives an
-adapter gives (``_rows`` and its ``dialect``); the adapters keep only their connections,
-transactions and migrations.
+``SqlReads`` holds every read over two things a store gives: ``_rows`` (one statement's
+rows, written with ``?``) and its ``dialect``. Every read adds up the daily rollups
+(``rollups.py``; the users': ``users.py``); the rankings also their blocks of days and the
+queries' running totals (``_spanned``, ``totals.py``); one query's objects their days added
+up, and the log for the others (``_query_hits``).
 """
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Sequence
 from datetime import date, timedelta
 from typing import Any
 
 import msgspec
 
-from searchport.adapters.analytics import schema, totals, users
-from searchport.domain.analytics.insights import InsightsEvent
-from searchport.domain.analytics.records import SearchRecord, utc_day, utc_day_text
+from searchport.adapters.analytics import totals, users
+from searchport.adapters.analytics.dialect import Dialect, Params
+from searchport.adapters.analytics.rollups import BLOCKS, SPANNED, SPANS, cover
+from searchport.adapters.analytics.schema import HIT_COUNTERS, QUERY_COUNTERS
 from searchport.domain.analytics.reports import (
     DayClicks,
     DayCount,
@@ -36,278 +34,11 @@ from searchport.domain.analytics.reports import (
     TopSearch,
 )
 from searchport.domain.analytics.segments import EVERY_SEARCH, Segment
-from searchport.domain.usecases.click_positions import RANGES
 
-Params = list[Any]
-_json = msgspec.json.Encoder()
 _refinements = msgspec.json.Decoder(list[tuple[str, str, str]])
-
-
-def json_text(value: object) -> str:
-    return _json.encode(value).decode("utf-8")
-
-
-class Dialect:
-    """What SQLite and PostgreSQL spell differently (the subclasses below)."""
-
-    name = ""  # as in schema.TYPES
-    text_order = ""  # appended to an ORDER BY on text: byte order on both
-    # an INSERT ... ON CONFLICT DO UPDATE may meet each key once only (PostgreSQL), so its
-    # rows are grouped first; SQLite updates a row again as often as it is met, which costs
-    # less than sorting the rows to group them
-    upserts_once = False
-    batch_suffix = ""  # the end of the statement creating a connection's batch table
-
-    def sql(self, statement: str) -> str:
-        """``statement`` with this database's placeholders (``?`` as written)."""
-        return statement
-
-    def day(self, day: date) -> Any:
-        return day
-
-    def day_at(self, at: float) -> Any:
-        """``day`` of the UTC day of the instant ``at``."""
-        return self.day(utc_day(at))
-
-    def read_day(self, value: Any) -> date:
-        return value if isinstance(value, date) else date.fromisoformat(value)
-
-    def json(self, value: object) -> Any:
-        return json_text(value)
-
-    def elements(self, column: str, alias: str) -> str:
-        """A FROM item: the elements of the JSON array ``column``, ``alias.value`` (text)."""
-        raise NotImplementedError
-
-    def outer_elements(self, column: str, alias: str) -> str:
-        """``elements`` for a LEFT JOIN (its ON clause follows)."""
-        return self.elements(column, alias)
-
-    def array_length(self, column: str) -> str:
-        return f"json_array_length({column})"
-
-    def objects(self, column: str, alias: str) -> str:
-        """A FROM item: the elements of the JSON array ``column`` as JSON, ``alias.value``
-        (``alias.value ->> 0``: the first item of an element that is an array)."""
-        return f"json_each({column}) AS {alias}"
-
-    def has_tags(self, column: str, tags: Sequence[str]) -> tuple[str, Params]:
-        """A condition: the JSON array ``column`` holds every one of ``tags``."""
-        raise NotImplementedError
-
-    def epoch_day(self, column: str) -> str:
-        """The day ``column`` as a number of days since 1970-01-01 (an integer)."""
-        raise NotImplementedError
-
-    def span_day(self, column: str, span: int) -> str:
-        """The first day of the block of ``span`` days (from 1970-01-01) holding the day
-        ``column``, as a day."""
-        raise NotImplementedError
-
-    def or_bits(self, column: str) -> str:
-        """The aggregate OR of the integers ``column`` (PostgreSQL; SQLite adds again)."""
-        return f"bit_or({column})"
-
-    def json_rows(self, alias: str) -> str:
-        """A FROM item: the elements of a JSON array given as one text parameter,
-        ``alias.value``, each an array read by ``item``."""
-        return f"json_each(?) AS {alias}"
-
-    def item(self, alias: str, index: int, kind: str) -> str:
-        """The ``index``-th item of the JSON array ``alias.value`` as a value of the column
-        type ``kind`` (``schema.TYPES``' names, ``text`` otherwise; ``json``: the JSON)."""
-        return f"{alias}.value {'->' if kind == 'json' else '->>'} {index}"
-
-
-class SqliteDialect(Dialect):
-    name = "sqlite"
-
-    def day(self, day: date) -> Any:
-        return day.isoformat()
-
-    def day_at(self, at: float) -> Any:
-        return utc_day_text(at)
-
-    def elements(self, column: str, alias: str) -> str:
-        return f"json_each({column}) AS {alias}"
-
-    def has_tags(self, column: str, tags: Sequence[str]) -> tuple[str, Params]:
-        one = f"EXISTS (SELECT 1 FROM json_each({column}) AS tg WHERE tg.value = ?)"
-        return "(" + " AND ".join([one] * len(tags)) + ")", list(tags)
-
-    def epoch_day(self, column: str) -> str:
-        return f"CAST(julianday({column}) - 2440587.5 AS INTEGER)"
-
-    def span_day(self, column: str, span: int) -> str:
-        return f"date({column}, '-' || ({self.epoch_day(column)} % {span}) || ' days')"
-
-
-class PostgresDialect(Dialect):
-    name = "postgres"
-    text_order = ' COLLATE "C"'
-    upserts_once = True
-    batch_suffix = " ON COMMIT DELETE ROWS"  # emptied by the commit, no dead rows kept
-
-    def sql(self, statement: str) -> str:
-        return statement.replace("%", "%%").replace("?", "%s")
-
-    def json(self, value: object) -> Any:
-        from psycopg.types.json import Jsonb  # the postgres extra, imported when used
-
-        return Jsonb(value, dumps=json_text)
-
-    def elements(self, column: str, alias: str) -> str:
-        return f"jsonb_array_elements_text({column}) AS {alias}(value)"
-
-    def outer_elements(self, column: str, alias: str) -> str:
-        return "LATERAL " + self.elements(column, alias)
-
-    def array_length(self, column: str) -> str:
-        return f"jsonb_array_length({column})"
-
-    def objects(self, column: str, alias: str) -> str:
-        return f"jsonb_array_elements({column}) AS {alias}(value)"
-
-    def has_tags(self, column: str, tags: Sequence[str]) -> tuple[str, Params]:
-        return f"{column} @> ?::jsonb", [json_text(list(tags))]
-
-    def epoch_day(self, column: str) -> str:
-        return f"({column} - DATE '1970-01-01')"
-
-    def span_day(self, column: str, span: int) -> str:
-        return f"({column} - {self.epoch_day(column)} % {span})"
-
-    def json_rows(self, alias: str) -> str:
-        return f"json_array_elements(?::json) AS {alias}(value)"
-
-    def item(self, alias: str, index: int, kind: str) -> str:
-        if kind == "json":
-            return f"({alias}.value -> {index})::jsonb"
-        if kind == "text":
-            return f"{alias}.value ->> {index}"
-        return f"({alias}.value ->> {index})::{schema.TYPES[self.name][kind]}"
-
-
-SQLITE = SqliteDialect()
-POSTGRES = PostgresDialect()
-
-# -- the rollups' tables read here ----------------------------------------------------------
-
-QUERY_COUNTERS = ("searches", "no_results", "no_results_filtered", "filtered", "hits_sum",
-                  "tracked", "unclicked", "unclicked_hits_sum", "clicked", "clicks",
-                  "converted", "conversions", "carted", "carts", "purchased", "purchases",
-                  "position_sum", "positions",
-                  *(f"range{i}" for i in range(len(RANGES))))
-HIT_COUNTERS = ("count", "tracked", "clicked", "clicks", "converted", "conversions",
-                "carted", "carts", "purchased", "purchases")
-# blocks of days (counted from 1970-01-01) the queries' and objects' rows are also kept
-# for, ``day`` their first: a period reads whole blocks where it can, days at its edges
-SPANS = (4, 16)
-SPANNED = {"analytics_query_days": "analytics_query_spans",
-           "analytics_object_days": "analytics_object_spans"}
 _SPANNED_KEYS = {"analytics_query_days": "query", "analytics_object_days": "hit"}
-_BUILT_BETWEEN = "SELECT span, day FROM analytics_span_blocks WHERE day BETWEEN ? AND ?"
-EPOCH = date(1970, 1, 1)
+_BUILT_BETWEEN = f"SELECT span, day FROM {BLOCKS} WHERE day BETWEEN ? AND ?"
 
-
-def span_start(day: date, span: int) -> date:
-    """The first day of the block of ``span`` days that holds ``day``."""
-    return day - timedelta(days=(day - EPOCH).days % span)
-
-
-def cover(start: date, end: date, built: set[tuple[int, date]]
-          ) -> list[tuple[int, date, date]]:
-    """The days from ``start`` to ``end`` as whole blocks where they can be (the largest
-    first; those ``built`` only: ``(span, first day)``) and days: ``(span, first,
-    last)``, the blocks of ``span`` days (1: days) whose first day is from ``first`` to
-    ``last``."""
-    found: list[tuple[int, date, date]] = []
-    day = start
-    while day <= end:
-        span = next(n for n in (*sorted(SPANS, reverse=True), 1)
-                    if n == 1 or ((n, day) in built and day + timedelta(days=n - 1) <= end))
-        if found and found[-1][0] == span:
-            found[-1] = (span, found[-1][1], day)
-        else:
-            found.append((span, day, day))
-        day += timedelta(days=span)
-    return found
-
-
-# -- writes --------------------------------------------------------------------------------
-
-SEARCH_COLUMNS = ("at", "day", "handle", "query", "nb_hits", "page", "refinements", "tags",
-                  "user_token", "latency_ms", "query_id", "hits")
-EVENT_COLUMNS = ("at", "day", "handle", "type", "subtype", "name", "user_token",
-                 "authenticated_user_token", "object_ids", "positions", "query_id",
-                 "filters", "object_query_ids", "revenue", "currency", "object_revenues")
-
-
-def _insert(table: str, columns: Sequence[str]) -> str:
-    return (f"INSERT INTO {table} ({', '.join(columns)}) "
-            f"VALUES ({', '.join('?' * len(columns))})")
-
-
-INSERT_SEARCH = _insert("analytics_searches", SEARCH_COLUMNS)
-INSERT_EVENT = _insert("analytics_events", EVENT_COLUMNS)
-INSERT_SALT = ("INSERT INTO analytics_day_salts (day, salt) VALUES (?, ?) "
-               "ON CONFLICT (day) DO NOTHING")
-FORGET_SALTS = "DELETE FROM analytics_day_salts WHERE day < ?"
-READ_SALT = "SELECT salt FROM analytics_day_salts WHERE day = ?"
-PURGE = ("DELETE FROM analytics_searches WHERE day < ?",
-         "DELETE FROM analytics_events WHERE day < ?")
-
-
-class _Encoded(dict[Any, Any]):
-    """``encode(key)`` by key, each made once (the searches of a batch often show the same
-    objects, have the same tags or none)."""
-
-    def __init__(self, encode: Callable[[Any], Any]) -> None:
-        super().__init__()
-        self.encode = encode
-
-    def __missing__(self, key: Any) -> Any:
-        made = self[key] = self.encode(key)
-        return made
-
-
-def slices(records: Iterable[SearchRecord], size: int) -> Iterator[list[SearchRecord]]:
-    """``records`` read ``size`` at a time (made as they are read, when the recorder
-    hands them over: only a slice's worth lives at once)."""
-    found = iter(records)
-    while part := list(itertools.islice(found, size)):
-        yield part
-
-
-def search_rows(d: Dialect, records: Sequence[SearchRecord]) -> list[tuple[Any, ...]]:
-    """The rows of ``records`` (each objectID once per search, as the rollups count it)."""
-    lists = _Encoded(d.json)
-    hits = _Encoded(lambda ids: d.json(tuple(dict.fromkeys(ids))))
-    return [(r.at, d.day_at(r.at), r.handle, r.query, r.nb_hits, r.page,
-             lists[r.refinements], lists[r.tags], r.user_token, r.latency_ms, r.query_id,
-             hits[r.hits]) for r in records]
-
-
-def search_array(records: Sequence[SearchRecord]) -> str:
-    """``records`` as one JSON array, an array per search with the values of
-    ``SEARCH_COLUMNS`` in order (each objectID once per search): one parameter that the
-    database spreads into rows itself (``rollups.insert_array``) instead of a dozen bound
-    per search."""
-    return _json.encode([
-        (r.at, utc_day(r.at).isoformat(), r.handle, r.query, r.nb_hits, r.page, r.refinements,
-         r.tags,
-         r.user_token, r.latency_ms, r.query_id, tuple(dict.fromkeys(r.hits)))
-        for r in records]).decode("utf-8")
-
-
-def event_rows(d: Dialect, events: Sequence[InsightsEvent]) -> list[tuple[Any, ...]]:
-    return [(e.at, d.day(utc_day(e.at)), e.handle, e.type, e.subtype, e.name, e.user_token,
-             e.authenticated_user_token, d.json(e.object_ids), d.json(e.positions),
-             e.query_id, d.json(e.filters), d.json(e.object_query_ids), e.revenue,
-             e.currency, d.json(e.object_revenues)) for e in events]
-
-
-# -- reads ---------------------------------------------------------------------------------
 
 class Scope:
     """The searches a read counts: one handle, the days from ``start`` to ``end``, the
@@ -379,12 +110,9 @@ _ORDER_SUMS = {"searchCount": (), "clickThroughRate": ("clicked", "tracked"),
                "averageClickPosition": ("position_sum", "positions")}
 
 
-class SqlAnalytics:
+class SqlReads:
     """The reads of ``AnalyticsStore``, over ``_rows`` (one statement's rows, with
-    ``?`` placeholders) and ``dialect``. Every read adds up the daily rollups
-    (``rollups.py``; the users': ``users.py``); the rankings also their blocks of days
-    and the queries' running totals (``_spanned``); one query's objects their days
-    added up, and the log for the others (``_query_hits``)."""
+    ``?`` placeholders) and ``dialect``."""
 
     dialect: Dialect
 
