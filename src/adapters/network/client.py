@@ -368,11 +368,21 @@ class EngineClient:
         except (pycurl.error, UnicodeEncodeError):
             curl.close()
             raise ValueError("a request that cannot be sent") from None
+        queued = len(multi.transfers) >= self._max_connections
         try:
-            await multi.start(transfer)
-        except BaseException:
+            if not queued:
+                await multi.start(transfer)
+            else:
+                # every connection busy: libcurl queues the transfer, and its releases
+                # before 8.23 do not count that wait against CURLOPT_TIMEOUT_MS, as its
+                # documentation says they should
+                async with asyncio.timeout(timeout):
+                    await multi.start(transfer)
+        except BaseException as exc:
             multi.abandon(transfer)
             curl.close()
+            if isinstance(exc, TimeoutError):
+                raise TimedOut("no complete answer in time") from None
             raise
         answer = transfer.answer()
         self._spare.setdefault((method, with_body), []).append(transfer)
