@@ -1,8 +1,7 @@
 #!/usr/bin/env python3
 """CPU per engine exchange of the network under the server engines, in process: the
-production ``EngineClient`` (libcurl through pycurl, ``src/adapters/network/client.py``) beside
-aiohttp's
-client set up as searchport's former engine client was, each with ``--inflight`` requests
+production ``EngineClient`` (libcurl through pycurl, ``src/adapters/network/client.py``)
+beside the maintained async clients it was chosen over, each with ``--inflight`` requests
 in flight on one event loop (uvloop) against a local HTTP server.
 
     taskset -c 0 .venv/bin/python bench/engine_client.py --url http://127.0.0.1:9201/bench/_search
@@ -11,12 +10,16 @@ The server is the shared harness's fake upstream (nginx answering every search w
 same ~21 kB Elasticsearch answer). Each round sends ``--exchanges`` POSTs per client, the
 clients interleaved round by round; the figure is the process's CPU time (user + system,
 ``getrusage``: every thread included) per exchange, best and median of
-``--rounds`` (µs). nginx runs in its own processes: its CPU is not counted. Variants:
+``--rounds`` (µs). nginx runs in its own processes: its CPU is not counted. Clients
+(``--clients``, all by default), each under ``ResilientExchange`` as in production:
 
 - ``EngineClient``: production (one libcurl multi per origin and loop, libcurl's
-  per-transfer deadline), under ``ResilientExchange`` as in production.
+  per-transfer deadline).
 - ``aiohttp``: one ``aiohttp.ClientSession`` (no cookies, a ``total`` timeout kept per
-  value), under ``ResilientExchange`` (aiohttp comes with the test extras).
+  value; aiohttp comes with the test extras).
+- ``httpx``: one ``httpx.AsyncClient`` (64 connections, the deadline kept by
+  ``asyncio.timeout``; httpx comes with the test extras). Slow with many in flight: give
+  it fewer ``--exchanges``.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from importlib.metadata import version
 from urllib.parse import urlsplit
 
 import aiohttp
+import httpx
 import uvloop
 
 from searchport import __version__
@@ -70,11 +74,31 @@ class AiohttpExchange:
             await self._session.close()
 
 
+class HttpxExchange:
+    """An ``Exchange`` over httpx's client, its deadline kept over the whole exchange."""
+
+    def __init__(self) -> None:
+        self._client = httpx.AsyncClient(
+            limits=httpx.Limits(max_connections=64, keepalive_expiry=30), trust_env=False,
+            headers={"User-Agent": f"searchport/{__version__}"})
+
+    async def exchange(self, method: str, url: str, headers: Mapping[str, str],
+                       body: bytes | None, timeout: float) -> Answer:
+        async with asyncio.timeout(timeout):
+            response = await self._client.request(method, url, headers=headers,
+                                                  content=body)
+        return Answer(response.status_code, response.headers, response.content)
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+
 def clients(origin: str) -> dict[str, Callable[[], Exchange]]:
     return {
-        "EngineClient (production, pycurl)": lambda: ResilientExchange(EngineClient(
+        "EngineClient": lambda: ResilientExchange(EngineClient(
             origin, max_connections=64, keepalive_seconds=30)),
         "aiohttp": lambda: ResilientExchange(AiohttpExchange()),
+        "httpx": lambda: ResilientExchange(HttpxExchange()),
     }
 
 
@@ -108,15 +132,18 @@ def main() -> None:
     ap.add_argument("--exchanges", type=int, default=20000)
     ap.add_argument("--inflight", type=int, default=32)
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--clients", default="EngineClient,aiohttp,httpx")
     args = ap.parse_args()
     parts = urlsplit(args.url)
-    found = clients(f"{parts.scheme}://{parts.netloc}")
+    every = clients(f"{parts.scheme}://{parts.netloc}")
+    found = {name: every[name] for name in args.clients.split(",")}
     figures: dict[str, list[tuple[float, float, float]]] = {name: [] for name in found}
     for _ in range(args.rounds):
         for name, make in found.items():
             figures[name].append(
                 uvloop.run(measured(make, args.url, args.exchanges, args.inflight)))
-    print(f"pycurl {version('pycurl')}, aiohttp {aiohttp.__version__}; "
+    print(f"pycurl {version('pycurl')}, aiohttp {aiohttp.__version__}, "
+          f"httpx {httpx.__version__}; "
           f"{args.exchanges} exchanges x {args.rounds} rounds, "
           f"{args.inflight} in flight, POST {args.url}")
     print("| client | CPU µs/exchange, best | median | user CPU, best | wall µs/exchange, best |"

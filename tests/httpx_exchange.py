@@ -1,6 +1,6 @@
 """``HttpxExchange``: any httpx transport as an ``Exchange`` (an ``httpx.MockTransport``
 in the unit tests of ``ResilientExchange``), its failures told in searchport's exchange
-vocabulary. Tests only: production's exchange is ``EngineClient`` (aiohttp)."""
+vocabulary. Tests only: production's exchange is ``EngineClient`` (libcurl)."""
 
 from __future__ import annotations
 

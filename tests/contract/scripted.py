@@ -4,9 +4,10 @@ real HTTP to a server on 127.0.0.1 that plays a scripted engine and records ever
 
 - ``LoopbackEngine``: an HTTP and an HTTPS server (``aiohttp.web``, on a loop of their own
   thread) that hand every request to a handler as an ``httpx.Request`` and send back its
-  ``httpx.Response``; every engine host name of a config resolves to them (libcurl's
-  ``CONNECT_TO`` in the production client), so the adapters keep the hosts they are
-  configured with. A reply that is an
+  ``httpx.Response``. Every engine origin of a config is served by them: the production
+  client is made for the loopback server's own address, and each request keeps the
+  configured host in its ``Host`` header (what a name resolved to 127.0.0.1 would give),
+  so the adapters keep the hosts they are configured with. A reply that is an
   ``httpx`` network error is played on the socket: a timeout is never answered, any
   other error closes the connection unanswered. The timeout each exchange is given is
   recorded (``timeouts``), and the client waits at most ``WAIT`` seconds of it, so that
@@ -37,7 +38,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Self, TypeVar
-from urllib.parse import unquote
+from urllib.parse import unquote, urlsplit
 
 import httpx
 import trustme
@@ -260,18 +261,24 @@ HANG = 60.0  # seconds a timeout reply holds its request (the client gives up lo
 WAIT = 2.5  # seconds the client waits for an answer at most (a loaded machine is slow)
 
 
-class _Timed:
-    """The production client, recording each exchange's timeout and waiting ``WAIT`` at
-    most."""
+class _Loopback:
+    """The production client for a configured ``origin``, made for the loopback server's
+    address: each request goes there with the configured host as its ``Host``; the
+    timeout each exchange is given is recorded, and ``WAIT`` seconds at most kept."""
 
-    def __init__(self, inner: Exchange, timeouts: list[float]) -> None:
+    def __init__(self, origin: str, inner: EngineClient, timeouts: list[float]) -> None:
+        self._origin = origin
+        self._host = urlsplit(origin).netloc
         self._inner = inner
         self._timeouts = timeouts
 
     async def exchange(self, method: str, url: str, headers: Mapping[str, str],
                        body: bytes | None, timeout: float) -> Answer:
+        assert url.startswith(self._origin), url
         self._timeouts.append(timeout)
-        return await self._inner.exchange(method, url, headers, body, min(timeout, WAIT))
+        return await self._inner.exchange(
+            method, self._inner.origin + url[len(self._origin):],
+            {**headers, "Host": self._host}, body, min(timeout, WAIT))
 
     async def aclose(self) -> None:
         await self._inner.aclose()
@@ -327,15 +334,16 @@ class LoopbackEngine:
         self._runner, self._ports = runner, (http_port, https_port)
 
     def network(self, origin: str, tls: Tls, proxy: str | None) -> Exchange:
-        """The production client for ``origin``, every connection made to this server
-        instead (libcurl's ``CONNECT_TO``: the request and its TLS check keep the
-        configured host), the test CA trusted where production would trust the system's."""
+        """The production client for ``origin``, talking to this server (its https one
+        for an https origin, its certificate checked as 127.0.0.1's), the test CA trusted
+        where production would trust the system's."""
         self.start()
-        port = self._ports[1] if origin.startswith("https:") else self._ports[0]
-        client = EngineClient(origin, tls=self._client_tls if tls.verify and tls.ca_pem is None
-                              else tls, proxy=proxy, max_connections=8, keepalive_seconds=30,
-                              connect_to=f"127.0.0.1:{port}")
-        return _Timed(client, self.timeouts)
+        https = origin.startswith("https:")
+        port = self._ports[1] if https else self._ports[0]
+        client = EngineClient(f"{'https' if https else 'http'}://127.0.0.1:{port}",
+                              tls=self._client_tls if tls.verify and tls.ca_pem is None
+                              else tls, proxy=proxy, max_connections=8, keepalive_seconds=30)
+        return _Loopback(origin, client, self.timeouts)
 
     async def _serve(self, request: web.Request) -> web.StreamResponse:
         with self._idle:

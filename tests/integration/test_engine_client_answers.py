@@ -134,7 +134,7 @@ def test_header_lookups_ignore_case_and_repeated_fields_read_first() -> None:
         assert answer.headers[name] == "application/json"
         assert name in answer.headers
     assert answer.headers.get("x-elastic-product") == "Elasticsearch"
-    assert answer.headers.get("Warning") == "one"  # aiohttp's multidict: the first one
+    assert answer.headers.get("Warning") == "one"  # a repeated field: its first value
     assert answer.headers.get("retry-after") is None and "retry-after" not in answer.headers
     assert {name.lower() for name in answer.headers} == {
         "content-type", "x-elastic-product", "warning", "content-length"}
