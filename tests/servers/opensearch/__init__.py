@@ -100,9 +100,10 @@ def build(*, quiet: bool = True) -> str:
 class OpenSearchServer:
     """One OpenSearch node: ``start`` builds if needed and waits until it is ready."""
 
-    def __init__(self, home: Path, port: int | None = None) -> None:
+    def __init__(self, home: Path, port: int | None = None, *, cpus: str | None = None) -> None:
         self.home = home
         self.port = port or free_port()
+        self.cpus = cpus  # ``taskset -c`` list the JVM runs on (benchmarks); None: any
         self.process: subprocess.Popen[str] | None = None
         self.log: deque[str] = deque(maxlen=200)
         self.started_in: float | None = None
@@ -113,7 +114,8 @@ class OpenSearchServer:
 
     def command(self) -> list[str]:
         java, _ = tools()
-        return [java, f"-Xms{HEAP}", f"-Xmx{HEAP}", "-XX:+UseSerialGC",
+        pinned = ["taskset", "-c", self.cpus] if self.cpus else []
+        return [*pinned, java, f"-Xms{HEAP}", f"-Xmx{HEAP}", "-XX:+UseSerialGC",
                 "-Djava.awt.headless=true", "-Dfile.encoding=UTF-8",
                 "-cp", build(), MAIN_CLASS, "--port", str(self.port), "--home", str(self.home),
                 "--exit-with-stdin"]
@@ -166,6 +168,14 @@ class OpenSearchServer:
                 self.process.kill()
                 self.process.wait(timeout=10)
         self.process = None
+
+    def resident_bytes(self) -> int:
+        """The node's resident memory (VmRSS), from ``/proc``."""
+        assert self.process is not None
+        for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+        raise RuntimeError("no VmRSS line")
 
     def pause(self) -> None:
         """SIGSTOP: the node keeps its sockets open and answers nothing."""
