@@ -600,6 +600,43 @@ class FakeAnalyticsStore:
 
 
 
+class FakeEmbedder:
+    """Embeds a text as the counts of the letters a to e, made unit length (so that texts
+    sharing letters are near); ``fail`` raises it instead, ``delay`` waits first. Records
+    every call."""
+
+    def __init__(self, *, fail: Exception | None = None, delay: float = 0.0) -> None:
+        self.fail = fail
+        self.delay = delay
+        self.calls: list[list[str]] = []
+        self.started = False
+        self.closed = False
+
+    @property
+    def model(self) -> str:
+        return "fake-letters"
+
+    async def start(self) -> None:
+        self.started = True
+
+    @staticmethod
+    def vector_of(text: str) -> tuple[float, ...]:
+        counts = [float(text.lower().count(letter)) for letter in "abcde"]
+        norm = sum(c * c for c in counts) ** 0.5 or 1.0
+        return tuple(c / norm for c in counts)
+
+    async def embed(self, texts: Sequence[str]) -> list[tuple[float, ...]]:
+        self.calls.append(list(texts))
+        if self.delay:
+            await asyncio.sleep(self.delay)
+        if self.fail is not None:
+            raise self.fail
+        return [self.vector_of(text) for text in texts]
+
+    async def close(self) -> None:
+        self.closed = True
+
+
 def in_memory_analytics(container: Container) -> Container:
     """``container`` with its analytics store in memory (a ``FakeAnalyticsStore``): an app a
     test builds beside the checkout never writes an analytics file there."""
@@ -610,6 +647,7 @@ def in_memory_analytics(container: Container) -> Container:
 if TYPE_CHECKING:
     from searchport.ports.analytics import AnalyticsStore
     from searchport.ports.cache import CachePort
+    from searchport.ports.embedder import EmbedderPort
     from searchport.ports.engine import SearchEnginePort
 
     _fake_engine: SearchEnginePort = FakeEngine()
@@ -619,3 +657,4 @@ if TYPE_CHECKING:
     _fake_cache: CachePort = FakeCache()
     _unreachable_cache: CachePort = UnreachableCache()
     _fake_analytics_store: AnalyticsStore = FakeAnalyticsStore()
+    _fake_embedder: EmbedderPort = FakeEmbedder()

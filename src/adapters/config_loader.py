@@ -13,6 +13,7 @@ import msgspec
 import yaml
 
 from searchport.adapters.network.address import EngineAddress, proxy_address
+from searchport.adapters.semantic.settings import check_semantic
 from searchport.domain.access import handle_pattern
 from searchport.domain.config import (
     CacheConfig,
@@ -315,6 +316,7 @@ def check_index(handle: str, index: IndexConfig) -> None:
     problems = alias_conflicts(index.fields)
     if problems:
         raise ConfigError(f"{where}: {problems[0]}")
+    check_semantic(where, index)
     if index.replica_of is None and (index.sort or index.relevant_sort is not None):
         key = "sort" if index.sort else "relevantSort"
         raise ConfigError(f"{where}.{key}: only a replica orders its hits this way; add "

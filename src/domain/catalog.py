@@ -13,6 +13,8 @@ from searchport.domain.replicas import Searcher, replica_of, replica_searcher
 if TYPE_CHECKING:  # a type-only dependency: the domain never imports ports at run time
     from searchport.domain.rules.ruleset import RuleSet
     from searchport.domain.rules.search import FacetValueCache
+    from searchport.domain.semantic import QueryMeanings
+    from searchport.ports.embedder import EmbedderPort
     from searchport.ports.engine import SearchEnginePort
 
 
@@ -20,19 +22,23 @@ class IndexEntry:
     """One handle: its config, its field map, the engine adapter serving it, its query
     rules (``None`` without), with the facet values their placeholders may take, and what
     it is a replica of (``None``: a primary; a replica shares its primary's engine and
-    rules)."""
+    rules); ``meanings``: its query vectors, when it searches by meaning with an embedder
+    of searchport's (docs/semantic.md)."""
 
-    __slots__ = ("config", "engine", "facet_values", "fields", "handle", "replica", "rules")
+    __slots__ = ("config", "engine", "facet_values", "fields", "handle", "meanings", "replica",
+                 "rules")
 
     def __init__(self, handle: str, config: IndexConfig, engine: SearchEnginePort,
                  rules: RuleSet | None = None,
-                 facet_values: FacetValueCache | None = None) -> None:
+                 facet_values: FacetValueCache | None = None,
+                 meanings: QueryMeanings | None = None) -> None:
         self.handle = handle
         self.config = config
         self.engine = engine
         self.fields = FieldMap(config.fields)
         self.rules = rules
         self.facet_values = facet_values
+        self.meanings = meanings
         self.replica = replica_of(config)
 
     def search(self, strictness: int | None = None) -> Searcher:
@@ -66,6 +72,12 @@ class Catalog(Mapping[str, IndexEntry]):
         """The replicas of ``handle``, in config order."""
         return [e for e in self._entries.values()
                 if e.replica is not None and e.replica.primary == handle]
+
+    def embedders(self) -> list[EmbedderPort]:
+        """Each embedder once (a replica shares its primary's)."""
+        found = {id(e.meanings.embedder): e.meanings.embedder for e in self._entries.values()
+                 if e.meanings is not None}
+        return list(found.values())
 
     def engines(self) -> list[SearchEnginePort]:
         """Each engine adapter once (a replica shares its primary's)."""

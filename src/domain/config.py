@@ -90,6 +90,27 @@ class SuggestionFacet(_Section, frozen=True):
     amount: Annotated[int, msgspec.Meta(ge=1, le=100)] = 1
 
 
+class SemanticConfig(_Section, frozen=True):
+    """``indexes.<handle>.semantic`` (docs/semantic.md): search by meaning beside words.
+    ``embedder``: what turns text into vectors: ``builtin`` (a small model shipped in the
+    ``semantic`` extra), ``openai`` (an OpenAI-compatible embeddings API: ``url``,
+    ``model``, ``apiKey``) or ``engine`` (a server engine embeds the query itself).
+    ``fields`` (embedded engine): the text fields whose words make a record's meaning;
+    ``field`` (server engine): the field holding the records' vectors. ``ratio``: the share
+    of meaning in the ranking when a request does not say (0: words only; 1: meaning
+    only). ``timeout``: seconds a query's embedding may take before the search goes on
+    with words alone."""
+
+    embedder: Literal["builtin", "openai", "engine"] = "builtin"
+    fields: list[str] = msgspec.field(default_factory=list)
+    field: str | None = None
+    ratio: Annotated[float, msgspec.Meta(ge=0, le=1)] = 0.0
+    url: str | None = None
+    model: str | None = None
+    api_key: str | None = None
+    timeout: Annotated[float, msgspec.Meta(gt=0, le=60)] = 1.0
+
+
 class IndexConfig(_Section, frozen=True):
     engine: EngineName
     # server engines
@@ -149,6 +170,7 @@ class IndexConfig(_Section, frozen=True):
     replica_of: str | None = None
     sort: list[SortKey] = msgspec.field(default_factory=list)
     relevant_sort: RelevantSortConfig | None = None
+    semantic: SemanticConfig | None = None  # search by meaning too (docs/semantic.md)
 
     @property
     def rule_list(self) -> list[Rule]:

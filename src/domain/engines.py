@@ -25,6 +25,9 @@ class Engine(msgspec.Struct, frozen=True, kw_only=True):
     from_log: bool = False
     # a geo point stored as two numbers: GeoJSON order (longitude first) or latitude first
     point_order: Literal["lat_lon", "lon_lat"] = "lat_lon"
+    # the ``semantic.embedder`` values its adapter searches by meaning with (none: a
+    # ``semantic`` section is a config error)
+    embedders: tuple[str, ...] = ()
 
 
 ENGINES: tuple[Engine, ...] = (
@@ -37,7 +40,7 @@ ENGINES: tuple[Engine, ...] = (
     Engine(name="typesense", server=True, nested=False, index_lists=False,
            adapter="searchport.adapters.typesense:create"),
     Engine(name="tantivy", server=False, nested=False, index_lists=False,
-           adapter="searchport.adapters.tantivy:create"),
+           adapter="searchport.adapters.tantivy:create", embedders=("builtin",)),
     Engine(name="querySuggestions", server=False, nested=False, index_lists=False,
            adapter="searchport.adapters.suggestions:create", from_log=True),
 )

@@ -227,6 +227,11 @@ class SearchQuery(msgspec.Struct, frozen=True, kw_only=True):
       ``excluded_ids``: never the records with these. Both narrow hits, ``total`` and every
       count alike (never a facet's own filter); each adapter uses the engine's own id
       (query rules' promotes and hides ask for them).
+    - ``semantic``: the share of meaning in the ranking (docs/semantic.md), 0 (words only,
+      ``vector`` unused) to 1 (meaning only); above 0, ``vector`` is the query text's, and
+      the engine fuses its keyword ranking and its ranking by ``vector`` (reciprocal rank
+      fusion, each weighted by its share). Filters narrow both; ``total`` and every count
+      describe the fused hits. Only engines whose handle has a ``semantic`` section get one.
     """
 
     text: str = ""
@@ -256,6 +261,8 @@ class SearchQuery(msgspec.Struct, frozen=True, kw_only=True):
     # word is optional, any word matches. False: any word matches (``/search``).
     all_words: bool = False
     optional_words: tuple[str, ...] = ()
+    semantic: float = 0.0
+    vector: tuple[float, ...] | None = None
 
     def required_words(self) -> tuple[str, ...] | None:
         """The words of ``text`` (split at white space) a hit must match, in order; ``None``

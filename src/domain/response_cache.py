@@ -49,9 +49,11 @@ class Encoded(Generic[T]):
     its bytes (the HTTP layer's ETag) is computed once for all of them. ``summary`` is what
     the caller asked to keep of the response when it was computed here (None when read from
     the cache): the response itself is let go as soon as it is encoded. ``alone``: the
-    response was encoded as its one request's own (``ResponseCache.respond``'s ``alone``)."""
+    response was encoded as its one request's own (``ResponseCache.respond``'s ``alone``).
+    ``degraded``: what the response lacks that was asked for (``"semantic"``: the search
+    went on by words alone, its embedder failing); such a response is not kept whole."""
 
-    __slots__ = ("_checksum", "alone", "body", "cache", "summary")
+    __slots__ = ("_checksum", "alone", "body", "cache", "degraded", "summary")
 
     def __init__(self, body: bytes, cache: Literal["hit", "miss"] | None = None,
                  summary: Summary | None = None, alone: bool = False) -> None:
@@ -59,6 +61,7 @@ class Encoded(Generic[T]):
         self.cache = cache
         self.summary = summary
         self.alone = alone
+        self.degraded: tuple[str, ...] = ()
         self._checksum: str | None = None
 
     @property

@@ -20,6 +20,7 @@ from searchport.domain.params import (
 )
 from searchport.domain.query import HistogramSpec, SearchQuery
 from searchport.domain.rules.search import RuleAsk
+from searchport.domain.semantic import semantic_share
 
 MAX_PER_PAGE = 100
 FACET_BUCKETS = 100
@@ -44,6 +45,7 @@ class SearchRequest(msgspec.Struct, frozen=True, kw_only=True):
     tracking: Tracking = DEFAULT_TRACKING  # analytics, clickAnalytics, analyticsTags, userToken
     rule_contexts: str | None = None  # comma-separated
     enable_rules: str | None = None
+    semantic: float | None = None  # the share of meaning (0..1); None: the handle's ratio
 
 
 def rule_ask(req: SearchRequest, page: int, per_page: int) -> RuleAsk:
@@ -153,5 +155,6 @@ def build_search_query(entry: IndexEntry, req: SearchRequest) -> tuple[SearchQue
         histograms=histograms,
         geo_grid=geo_grid,
         exact_total=config.exact_totals,
+        semantic=semantic_share(config, req.semantic, req.q),
     )
     return query, page, per_page

@@ -21,6 +21,7 @@ from searchport.adapters.network.pools import EnginePools
 from searchport.adapters.network.resilience import CallPolicy
 from searchport.adapters.rate_limit.memory import MemoryRateLimitStore
 from searchport.adapters.resources import EngineResources
+from searchport.adapters.semantic import create as create_embedder
 from searchport.domain.analytics.reading import AnalyticsReading
 from searchport.domain.analytics.recorder import AnalyticsRecorder
 from searchport.domain.catalog import Catalog, IndexEntry
@@ -31,6 +32,7 @@ from searchport.domain.fields import FieldMap
 from searchport.domain.response_cache import NoCache, ResponseCache
 from searchport.domain.rules.ruleset import RuleSet
 from searchport.domain.rules.search import FacetValueCache
+from searchport.domain.semantic import QueryMeanings
 from searchport.domain.suggestions.refresher import SuggestionsRefresher
 from searchport.domain.usecases.algolia_search import AlgoliaSearch
 from searchport.domain.usecases.analytics_status import AnalyticsStatus
@@ -70,6 +72,7 @@ from searchport.entrypoints.http.observability import Metrics
 from searchport.entrypoints.http.timing import ObservedCache, TimedEngine
 from searchport.ports.analytics import AnalyticsStore
 from searchport.ports.cache import CachePort
+from searchport.ports.embedder import EmbedderPort
 from searchport.ports.engine import SearchEnginePort
 from searchport.ports.rate_limit import RateLimitStore
 
@@ -87,12 +90,14 @@ def make_engine(handle: str, index: IndexConfig, resources: EngineResources) -> 
 
 
 def build_catalog(config: Config, resources: EngineResources, metrics: Metrics) -> Catalog:
-    """One entry per handle; a replica shares its primary's engine, rules and facet values."""
+    """One entry per handle; a replica shares its primary's engine, rules, facet values and
+    query vectors."""
     rules = rule_sets(config)
     primaries = {
         handle: IndexEntry(
             handle, index, TimedEngine(make_engine(handle, index, resources), handle, metrics),
             rules=rules.get(handle), facet_values=_facet_values(config, handle, rules),
+            meanings=query_meanings(handle, index, resources),
         )
         for handle, index in config.indexes.items() if index.replica_of is None
     }
@@ -101,8 +106,18 @@ def build_catalog(config: Config, resources: EngineResources, metrics: Metrics) 
         primary = primaries[index.replica_of or handle]
         entries[handle] = primary if index.replica_of is None else IndexEntry(
             handle, index, primary.engine, rules=primary.rules,
-            facet_values=primary.facet_values)
+            facet_values=primary.facet_values, meanings=primary.meanings)
     return Catalog(entries)
+
+
+def query_meanings(handle: str, index: IndexConfig, resources: EngineResources
+                   ) -> QueryMeanings | None:
+    """The handle's query vectors (None: it does not search by meaning, or its engine
+    embeds the query itself): its embedder, cached and bounded by ``semantic.timeout``."""
+    embedder: EmbedderPort | None = create_embedder(handle, index, resources)
+    if embedder is None or index.semantic is None:
+        return None
+    return QueryMeanings(embedder, timeout=index.semantic.timeout, handle=handle)
 
 
 def _facet_values(config: Config, handle: str,

@@ -27,7 +27,7 @@ from referencing.jsonschema import DRAFT202012
 
 HERE = Path(__file__).resolve().parent
 SPECS = ("opensearch", "elasticsearch", "typesense", "algolia", "insights", "analytics",
-         "meilisearch")
+         "meilisearch", "openai")
 
 
 class SpecViolation(AssertionError):

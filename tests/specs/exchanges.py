@@ -61,6 +61,8 @@ def engine_request(engine: str, method: str, path: str, query: str, body: Any) -
         return _typesense_request(method, path, query, body)
     if engine == "meilisearch":
         return meili_request_problems(method, path, body)
+    if engine == "openai":
+        return _openai_request(method, path, body)
     return []
 
 
@@ -69,7 +71,23 @@ def engine_answer(engine: str, method: str, path: str, status: int, body: Any) -
         return _elastic_answer(engine, method, path, status, body)
     if engine == "typesense":
         return _typesense_answer(method, path, status, body)
+    if engine == "openai":
+        return _openai_answer(method, path, status, body)
     return []
+
+
+def _openai_request(method: str, path: str, body: Any) -> list[str]:
+    if method == "POST" and path.endswith("/embeddings"):
+        return problems("openai", "embeddings.request", body)
+    return [f"{method} {path}: not an endpoint of the OpenAI embeddings API"]
+
+
+def _openai_answer(method: str, path: str, status: int, body: Any) -> list[str]:
+    if not isinstance(body, dict):
+        return []  # not JSON: the adapter's handling of a broken answer is under test
+    if status >= 400:
+        return problems("openai", "error.response", body)
+    return problems("openai", "embeddings.response", body)
 
 
 def _elastic_request(engine: str, method: str, path: str, body: Any) -> list[str]:

@@ -28,7 +28,7 @@ VALUES = {
     "geoGrid": '{"field":"where","precision":2}', "analytics": "false",
     "clickAnalytics": "false", "analyticsTags": "a,b", "userToken": "user-1",
     "ruleContexts": "mobile", "enableRules": "true", "maxValues": "5",
-    "maxFacetsPerField": "2",
+    "maxFacetsPerField": "2", "semantic": "0",
 }
 
 

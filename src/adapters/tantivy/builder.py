@@ -39,6 +39,7 @@ class IndexBuildReport(msgspec.Struct, frozen=True, kw_only=True):
     skipped_rows: int = 0  # unreadable lines, non-objects, rows without an id
     skipped_values: int = 0  # values of the wrong type for their field, left out
     duplicate_ids: int = 0  # later rows replaced earlier ones with the same id
+    embedded: int = 0  # records whose vectors were computed (the others' were reused)
 
 
 def resolve_path(base_dir: Path, value: str) -> Path:
@@ -58,16 +59,20 @@ def build_index(
     base_dir: Path,
     progress: Progress | None = None,
     force: bool = False,
+    embedding: Progress | None = None,
 ) -> IndexBuildReport:
-    """Build the index unless it is up to date with its source and fields config."""
+    """Build the index unless it is up to date with its source and fields config, and the
+    vectors of its records when it searches by meaning (``embedding``: their progress)."""
     layout = IndexLayout(config)
     folder = index_folder(handle, config, base_dir)
     source = resolve_path(base_dir, config.source) if config.source else None
     with folder.build_lock():
         meta = folder.read_meta()
         if not force and meta is not None and _is_fresh(folder, meta, layout, source):
+            generation = folder.generation_path(meta)
+            embedded = _meaning(handle, config, generation, source, generation, embedding)
             return IndexBuildReport(handle=handle, path=str(folder.path), docs=meta.docs,
-                                    seconds=0.0, rebuilt=False)
+                                    seconds=0.0, rebuilt=False, embedded=embedded)
         if source is None:
             raise EngineUnavailable(
                 f"the index of {handle} is missing or outdated and indexes.{handle}.source "
@@ -75,8 +80,10 @@ def build_index(
             )
         if not source.is_file():
             raise EngineUnavailable(f"the source file of {handle} was not found: {source}")
+        previous = None if meta is None else folder.generation_path(meta)
         try:
-            return _build(handle, folder, layout, source, progress)
+            return _build(handle, folder, layout, source, progress, lambda generation: _meaning(
+                handle, config, generation, source, previous, embedding))
         except (OSError, ValueError) as exc:
             raise EngineUnavailable(f"building the index of {handle} failed: {exc}") from exc
 
@@ -147,8 +154,33 @@ def index_state(handle: str, config: IndexConfig, base_dir: Path) -> tuple[str, 
     return f"{meta.docs} documents, up to date", folder.generation_path(meta)
 
 
+def _meaning(handle: str, config: IndexConfig, generation: Path, source: Path | None,
+             previous: Path | None, progress: Progress | None) -> int:
+    """The vectors of the records in ``generation``, unless they are there for the model
+    and fields configured (``previous``: a generation whose vectors may be reused).
+    Returns how many records were embedded."""
+    if config.semantic is None:
+        return 0
+    from searchport.adapters.semantic.minilm import MODEL, MiniLM
+    from searchport.adapters.semantic.settings import install_problem
+    from searchport.adapters.tantivy import vectors
+
+    problem = install_problem(config)
+    if problem is not None:
+        raise EngineUnavailable(problem)
+    if vectors.is_current(generation, MODEL, vectors.meaning_fields(config)):
+        return 0
+    if source is None or not source.is_file():
+        raise EngineUnavailable(f"the vectors of {handle} cannot be computed: its source "
+                                f"file is not available")
+    return vectors.build_vectors(
+        generation, config, read_rows(source), MODEL,
+        lambda: MiniLM(threads=os.cpu_count() or 1).embed,
+        reuse=vectors.Reusable(previous), progress=progress)
+
+
 def _build(handle: str, folder: IndexFolder, layout: IndexLayout, source: Path,
-           progress: Progress | None) -> IndexBuildReport:
+           progress: Progress | None, finish: Callable[[Path], int]) -> IndexBuildReport:
     started = time.perf_counter()
     stat = source.stat()
     stamp = SourceStamp(size=stat.st_size, mtime_ns=stat.st_mtime_ns,
@@ -194,6 +226,11 @@ def _build(handle: str, folder: IndexFolder, layout: IndexLayout, source: Path,
     writer = None  # its buffers freed, then given back: a small index may be rebuilt often
     del index
     give_back_freed_memory()
+    try:
+        embedded = finish(generation)  # before the generation goes live
+    except BaseException:
+        shutil.rmtree(generation, ignore_errors=True)
+        raise
     meta = IndexMeta(fingerprint=layout.fingerprint(), generation=generation.name,
                      docs=len(seen), skipped_rows=skipped_rows, skipped_values=skipped_values,
                      duplicate_ids=duplicates, built_at=time.time(), source=stamp,
@@ -204,6 +241,7 @@ def _build(handle: str, folder: IndexFolder, layout: IndexLayout, source: Path,
         handle=handle, path=str(folder.path), docs=len(seen),
         seconds=round(time.perf_counter() - started, 3), rebuilt=True,
         skipped_rows=skipped_rows, skipped_values=skipped_values, duplicate_ids=duplicates,
+        embedded=embedded,
     )
 
 

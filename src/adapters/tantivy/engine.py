@@ -19,10 +19,12 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from searchport.adapters.tantivy.builder import build_index, index_folder
+from searchport.adapters.tantivy.hybrid import run_hybrid
 from searchport.adapters.tantivy.native import mapping, raw_query
 from searchport.adapters.tantivy.reader import OpenIndex
 from searchport.adapters.tantivy.schema import IndexLayout
 from searchport.adapters.tantivy.search import facet_search, run_search
+from searchport.adapters.tantivy.vectors import RecordVectors
 from searchport.domain.config import IndexConfig
 from searchport.domain.errors import EngineUnavailable, Forbidden, SearchportError
 from searchport.domain.query import FacetValuesQuery, Filter, SearchQuery
@@ -100,8 +102,10 @@ class TantivyEngine:
             meta = folder.read_meta()
             if meta is None:
                 raise EngineUnavailable(f"the index of {self._handle} was not built")
-            return OpenIndex(self._handle, folder.generation_path(meta),
-                             IndexLayout(self._config), meta.stored_fields)
+            generation = folder.generation_path(meta)
+            vectors = RecordVectors(generation) if self._config.semantic is not None else None
+            return OpenIndex(self._handle, generation, IndexLayout(self._config),
+                             meta.stored_fields, vectors)
 
     async def close(self) -> None:
         self._index = None  # tantivy frees its files when the searcher is dropped
@@ -110,6 +114,8 @@ class TantivyEngine:
         await self._run(OpenIndex.probe)
 
     async def search(self, query: SearchQuery) -> EngineResult:
+        if query.semantic > 0 and query.vector is not None:
+            return await self._run(lambda ix: run_hybrid(ix, query))
         return await self._run(lambda ix: run_search(ix, query))
 
     async def facet_values(self, query: FacetValuesQuery) -> list[FacetValue]:

@@ -24,6 +24,7 @@ from searchport.adapters.tantivy.schema import (
 )
 from searchport.adapters.tantivy.text_query import TextQueryBuilder
 from searchport.adapters.tantivy.typo_words import Vocabulary
+from searchport.adapters.tantivy.vectors import RecordVectors
 from searchport.domain.errors import InvalidRequest
 from searchport.domain.results import Hit
 
@@ -34,9 +35,12 @@ ROWS_CACHED = 4_096  # stored rows kept in memory (bytes): the documents shown m
 
 class OpenIndex:
     def __init__(self, handle: str, path: Path, layout: IndexLayout,
-                 stored_fields: Iterable[str] = ()) -> None:
-        """``stored_fields``: the top-level keys of the rows indexed (``IndexMeta``)."""
+                 stored_fields: Iterable[str] = (), vectors: RecordVectors | None = None
+                 ) -> None:
+        """``stored_fields``: the top-level keys of the rows indexed (``IndexMeta``);
+        ``vectors``: the records' vectors, when the handle searches by meaning."""
         self.handle = handle
+        self.vectors = vectors
         self.layout = layout
         self.stored_fields = frozenset(stored_fields)
         self.index = tantivy.Index.open(str(path))

@@ -47,19 +47,25 @@ def _check_names(ix: OpenIndex, query: SearchQuery) -> None:
         field_spec(ix.layout, weighted.field, "search")
 
 
-def run_search(ix: OpenIndex, query: SearchQuery) -> EngineResult:
-    if query.geo_sort is not None:  # no distance sort in tantivy-py
-        raise UnsupportedFeature("aroundLatLng", "tantivy")
-    _check_names(ix, query)
-    match = ix.text.build(query.text, query.search_fields, query.prefix_last_word,
-                          query.required_words())
+def filter_queries(ix: OpenIndex, query: SearchQuery) -> list[tantivy.Query]:
+    """Everything that narrows the query's hits: its filters (in order, so that index
+    ``i`` is ``query.filters[i]``), then the geo grid's bounds and the ids."""
     filters = [ix.filters.translate(flt) for flt in query.filters]
     if query.geo_grid is not None:
         geogrid.check_grid(ix.layout, query.geo_grid)
         if query.geo_grid.bounds is not None:
             filters.append(geogrid.bounds_query(ix.schema, query.geo_grid.field,
                                                 query.geo_grid.bounds))
-    filters += id_queries(ix.schema, query.ids, query.excluded_ids)
+    return filters + id_queries(ix.schema, query.ids, query.excluded_ids)
+
+
+def run_search(ix: OpenIndex, query: SearchQuery) -> EngineResult:
+    if query.geo_sort is not None:  # no distance sort in tantivy-py
+        raise UnsupportedFeature("aroundLatLng", "tantivy")
+    _check_names(ix, query)
+    match = ix.text.build(query.text, query.search_fields, query.prefix_last_word,
+                          query.required_words())
+    filters = filter_queries(ix, query)
     facet_specs = [facet_aggs.facet_spec(ix.layout, name) for name in query.facets]
     stats_specs = [facet_aggs.stats_spec(ix.layout, name) for name in query.stats]
     histogram_specs = [(facet_aggs.histogram_spec(ix.layout, h.field), h.interval)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
+
 import msgspec
 
 from searchport.domain.access import FULL_ACCESS, Access
@@ -19,6 +21,7 @@ from searchport.domain.search_request import (
     page_count,
     rule_ask,
 )
+from searchport.domain.semantic import MeaningUnavailable
 from searchport.domain.shaping import fill_histogram, shape_clusters, shape_facets, shape_hit
 
 
@@ -43,12 +46,22 @@ class Search:
         query = msgspec.structs.replace(query, filters=access.restrict(entry, asked))
         recorder = self._recorder
         query_id = None if recorder is None else recorder.query_id(request.tracking)
-        encoded = await self._responses.respond(
-            "search", entry, [query, page, per_page, *([rules] if rules is not None else [])],
-            lambda: self._search(entry, query, page, per_page, rules, access.forced(entry)),
-            shaped_summary if recorder is not None and recorder.enabled else None,
-            None if query_id is None else with_id(query_id),
-        )
+
+        def respond(query: SearchQuery) -> Awaitable[Encoded[SearchResponse]]:
+            return self._responses.respond(
+                "search", entry, [query, page, per_page, *([rules] if rules is not None else [])],
+                lambda: self._search(entry, query, page, per_page, rules, access.forced(entry)),
+                shaped_summary if recorder is not None and recorder.enabled else None,
+                None if query_id is None else with_id(query_id),
+            )
+
+        degraded = False
+        try:
+            encoded = await respond(query)
+        except MeaningUnavailable:  # the embedder failed: by words alone, and said so
+            degraded = True
+            encoded = await respond(msgspec.structs.replace(query, semantic=0.0))
+        encoded = _degraded(encoded) if degraded else encoded
         if recorder is None:
             return encoded
         query_id = recorder.observe(
@@ -57,12 +70,19 @@ class Search:
             public=entry.fields.public, query_id=query_id)
         if query_id is None or encoded.alone:
             return encoded
-        return Encoded(with_query_id(encoded.body, query_id), encoded.cache)
+        found: Encoded[SearchResponse] = Encoded(with_query_id(encoded.body, query_id),
+                                                 encoded.cache)
+        return _degraded(found) if degraded else found
 
     async def _search(
         self, entry: IndexEntry, query: SearchQuery, page: int, per_page: int,
         rules: RulePlan | None = None, forced: tuple[Filter, ...] = (),
     ) -> SearchResponse:
+        if query.semantic > 0 and entry.meanings is not None:
+            # computed here, in the response's one computation: a cached response needs
+            # no vector, and the cache key is the query's text and share, not its vector
+            query = msgspec.structs.replace(
+                query, vector=await entry.meanings.vector(query.text))
         if rules is None:
             result = await entry.search()(query)
         else:
@@ -95,3 +115,12 @@ class Search:
             ),
             user_data=list(rules.user_data) if rules and rules.user_data else msgspec.UNSET,
         )
+
+
+def _degraded(encoded: Encoded[SearchResponse]) -> Encoded[SearchResponse]:
+    """The same bytes, as this request's own, saying the meaning half is missing (an
+    ``Encoded`` may be shared with requests that asked for words only)."""
+    found: Encoded[SearchResponse] = Encoded(encoded.body, encoded.cache, encoded.summary,
+                                             encoded.alone)
+    found.degraded = ("semantic",)
+    return found

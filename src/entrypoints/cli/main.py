@@ -156,8 +156,18 @@ def _build(config: Config, path: Path, handle: str, force: bool) -> int:
     from searchport.adapters.tantivy import build_index
 
     bar = ProgressBar(f"building {handle}")
-    report = build_index(handle, config.indexes[handle], path.parent, progress=bar, force=force)
-    bar.finish()
+    vectors = ProgressBar(f"embedding {handle}")  # records whose vectors are computed
+    bars = [bar]
+
+    def embedding(done: int, total: int | None) -> None:
+        if bars[-1] is bar:  # the index is built: the vectors' bar goes on a line of its own
+            bar.finish()
+            bars.append(vectors)
+        vectors(done, total)
+
+    report = build_index(handle, config.indexes[handle], path.parent, progress=bar, force=force,
+                         embedding=embedding)
+    bars[-1].finish()
     if report.rebuilt:
         notes = [
             f"{count} {what}"
@@ -172,6 +182,8 @@ def _build(config: Config, path: Path, handle: str, force: bool) -> int:
         print(f"{handle}: indexed {report.docs} documents in {report.seconds:.1f} s{extra}")
     else:
         print(f"{handle}: index is up to date ({report.docs} documents)")
+    if report.embedded:
+        print(f"{handle}: computed the vectors of {report.embedded} records")
     return 0
 
 
@@ -202,6 +214,7 @@ async def _check(config: Config, base_dir: Path) -> int:
     # each of its forked workers imports what it runs (a smaller parent: less RSS in all)
     from searchport.adapters.network.pools import EnginePools
     from searchport.adapters.resources import EngineResources
+    from searchport.adapters.semantic.settings import install_problem
     from searchport.entrypoints.container import make_engine
 
     failures = 0
@@ -212,6 +225,9 @@ async def _check(config: Config, base_dir: Path) -> int:
                 print(f"ok      {handle}: a replica of {index.replica_of}")
                 continue
             try:
+                missing = install_problem(index)
+                if missing is not None:  # a handle searching by meaning without the extra
+                    raise ConfigError(missing)
                 if index.engine == "querySuggestions":  # built by serve, from the log
                     print(f"ok      {handle} ({index.engine}): the popular searches of "
                           f"{index.source}, built by `serve` from the query log")

@@ -97,6 +97,7 @@ def index_controller(uc: UseCases, *, cached: bool, private: bool,
             user_token: Annotated[str | None, p.USER_TOKEN] = None,
             rule_contexts: Annotated[str | None, p.RULE_CONTEXTS] = None,
             enable_rules: Annotated[str | None, p.ENABLE_RULES] = None,
+            semantic: Annotated[float | None, p.SEMANTIC] = None,
             if_none_match: IfNoneMatch = None,
         ) -> JsonBytes:
             scope = request.scope
@@ -105,7 +106,7 @@ def index_controller(uc: UseCases, *, cached: bool, private: bool,
                 handle=handle, q=q, page=page, per_page=per_page, sort=sort, facets=facets,
                 filters=filters, highlight=highlight, fields=fields, suggest=suggest, boosts=boosts,
                 histogram=histogram, geo_grid=geo_grid, rule_contexts=rule_contexts,
-                enable_rules=enable_rules,
+                enable_rules=enable_rules, semantic=semantic,
                 tracking=tracking(analytics, click_analytics, analytics_tags, user_token),
             ), access, visitor_of(scope, trust_forwarded_for)), if_none_match, control,
                 access.fingerprint)

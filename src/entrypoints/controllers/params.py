@@ -133,6 +133,14 @@ RULE_CONTEXTS = QueryParameter(
     "apply (docs/rules.md).",
     examples=_ex("mobile", "one context"),
 )
+SEMANTIC = QueryParameter(
+    description="The share of meaning in the ranking, from 0 (words only) to 1 (meaning "
+    "only), on a handle with a semantic section (docs/semantic.md); default: the handle's "
+    "semantic.ratio, else 0. When its embedder fails or is late the search goes on by "
+    "words alone and the answer carries X-Searchport-Semantic: degraded.",
+    examples=_ex("0.5", "words and meaning alike"),
+    ge=0, le=1,
+)
 ENABLE_RULES = QueryParameter(
     name="enableRules",
     description="false: the handle's query rules do not apply to this search (default true).",

@@ -134,6 +134,8 @@ def create_app(
         catalog = container.catalog()
         for engine in catalog.engines():
             await engine.start()
+        for embedder in catalog.embedders():
+            await embedder.start()
         logger.info("cache: %s", await container.cache().probe())
         recorder = container.recorder()
         await recorder.start()
@@ -150,6 +152,8 @@ def create_app(
             await container.engine_health().close()
             for engine in catalog.engines():
                 await engine.close()
+            for embedder in catalog.embedders():
+                await embedder.close()
             await container.engine_pools().aclose()
             await container.responses().drain()
             await recorder.close()  # what the search log's buffer holds goes to the store

@@ -25,6 +25,9 @@ from searchport.entrypoints.http.timing import stats_of
 PUBLIC = "public, max-age=10, stale-while-revalidate=50"
 PRIVATE = "private, max-age=10"
 STORE = "searchport_responses"  # the name of Litestar's response-cache store
+NOT_KEPT = "searchport.not_kept"  # set in a request's scope state: its response is not kept
+# the header saying what a degraded response lacks (``Encoded.degraded``)
+DEGRADED_HEADERS = {"semantic": b"x-searchport-semantic"}
 
 IF_NONE_MATCH = HeaderParameter(
     name="If-None-Match",
@@ -94,6 +97,14 @@ def json_response(
     if scope:
         etag = f'"{zlib.crc32(scope.encode()):08x}{encoded.checksum}"'
     control = cache_control.encode("latin-1")
+    if encoded.degraded:  # a stand-in for what was asked: kept by nobody, said so
+        request.scope.setdefault("state", {})[NOT_KEPT] = True
+        control = b"no-store"
+        headers = [(DEGRADED_HEADERS[part], b"degraded") for part in encoded.degraded]
+        body = encoded.body
+        return Prepared(200, [(b"etag", etag.encode("latin-1")), (b"cache-control", control),
+                              *headers, (b"content-type", JSON),
+                              (b"content-length", b"%d" % len(body))], body)
     if if_none_match:
         named = matching_etag(etag, if_none_match)
         if named is not None:
@@ -137,7 +148,7 @@ def response_key(kind: str) -> Any:
 
 
 def _kept(scope: HTTPScope, status: int) -> bool:
-    return status in (200, 304)
+    return status in (200, 304) and not scope.get("state", {}).get(NOT_KEPT)
 
 
 def response_cache_config() -> ResponseCacheConfig:

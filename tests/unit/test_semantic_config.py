@@ -1,0 +1,82 @@
+"""The ``semantic`` section of a handle: what each engine takes, and ``searchport check``
+on a handle that searches by meaning without the ``semantic`` extra."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from searchport.adapters.config_loader import parse_config
+from searchport.adapters.semantic import settings
+from searchport.domain.config import ConfigError
+from searchport.entrypoints.cli.main import main
+
+TANTIVY = {"engine": "tantivy", "path": "idx", "source": "rows.jsonl",
+           "fields": {"title": {"type": "text"}, "body": {"field": "text", "type": "text"}}}
+TYPESENSE = {"engine": "typesense", "host": "http://127.0.0.1:8108", "indexName": "books",
+             "apiKey": "k"}
+
+
+def parsed(index: dict[str, object]) -> object:
+    return parse_config(json.dumps({"indexes": {"docs": index}}), {})
+
+
+def test_the_embedded_engine_takes_fields_and_the_builtin_embedder() -> None:
+    config = parsed({**TANTIVY, "semantic": {"fields": ["title", "body"], "ratio": 0.3}})
+    semantic = config.indexes["docs"].semantic  # type: ignore[attr-defined]
+    assert (semantic.embedder, semantic.fields, semantic.ratio, semantic.timeout) == (
+        "builtin", ["title", "body"], 0.3, 1.0)
+
+
+@pytest.mark.parametrize(("index", "message"), [
+    ({**TANTIVY, "semantic": {}}, "indexes.docs.semantic.fields: name the text fields"),
+    ({**TANTIVY, "semantic": {"fields": [""]}}, "semantic.fields: name the text fields"),
+    ({**TANTIVY, "semantic": {"fields": ["title"], "field": "vec"}},
+     "semantic.field: only for a server engine"),
+    ({**TANTIVY, "semantic": {"fields": ["title"], "embedder": "openai", "url": "http://x",
+                              "model": "m"}},
+     "semantic.embedder: engine tantivy takes builtin"),
+    ({**TANTIVY, "semantic": {"fields": ["title"], "model": "m"}},
+     "semantic.model: only for embedder openai"),
+    ({**TANTIVY, "semantic": {"fields": ["title"], "ratio": 1.5}},
+     "semantic.ratio"),
+    ({**TANTIVY, "semantic": {"fields": ["title"], "embeder": "builtin"}},
+     "semantic: Object contains unknown field `embeder`"),
+    ({**TYPESENSE, "semantic": {"field": "embedding", "embedder": "engine"}},
+     "indexes.docs.semantic: engine typesense does not search by meaning through "
+     "searchport yet"),
+])
+def test_a_semantic_section_an_engine_cannot_use_stops_startup(
+        index: dict[str, object], message: str) -> None:
+    with pytest.raises(ConfigError, match=message.replace(".", r"\.")):
+        parsed(index)
+
+
+def test_check_names_the_extra_when_it_is_missing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(settings, "REQUIRED", ("searchport_no_such_package",))
+    (tmp_path / "rows.jsonl").write_text('{"id": 1, "title": "x"}\n', "utf-8")
+    config = tmp_path / "config.yaml"
+    config.write_text(json.dumps({"analytics": {"backend": "none"}, "indexes": {
+        "docs": {**TANTIVY, "semantic": {"fields": ["title"]}},
+        "plain": {k: v for k, v in TANTIVY.items()}}}), "utf-8")
+    assert main(["check", "--config", str(config)]) == 1
+    out = capsys.readouterr().out
+    assert "FAILED  docs (tantivy): semantic search needs the builtin embedder" in out
+    assert "pip install 'searchport[semantic]'" in out
+    assert "ok      plain (tantivy)" in out
+
+
+def test_the_missing_extra_stops_a_build_with_the_command(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from searchport.adapters.tantivy import build_index
+    from searchport.domain.errors import EngineUnavailable
+
+    monkeypatch.setattr(settings, "REQUIRED", ("searchport_no_such_package",))
+    (tmp_path / "rows.jsonl").write_text('{"id": 1, "title": "x"}\n', "utf-8")
+    config = parsed({**TANTIVY, "semantic": {"fields": ["title"]}})
+    with pytest.raises(EngineUnavailable, match=r"pip install 'searchport\[semantic\]'"):
+        build_index("docs", config.indexes["docs"], tmp_path)  # type: ignore[attr-defined]
