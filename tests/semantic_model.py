@@ -8,17 +8,17 @@ import os
 
 import pytest
 
-from searchport.adapters.semantic.settings import INSTALL, REQUIRED
+from searchport.adapters.semantic import settings
 
 
 def require_model() -> None:
     """Skip (fail in CI) when the builtin model cannot be loaded by this install."""
     import importlib.util
 
-    missing = [name for name in REQUIRED if importlib.util.find_spec(name) is None]
+    missing = [n for n in settings.REQUIRED if importlib.util.find_spec(n) is None]
     if not missing:
         return
-    reason = f"the builtin embedder is not installed ({', '.join(missing)}): {INSTALL}"
+    reason = f"the builtin embedder is not installed ({', '.join(missing)}): {settings.INSTALL}"
     if os.environ.get("CI"):
         pytest.fail(reason)
     pytest.skip(reason)

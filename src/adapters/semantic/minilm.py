@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from searchport.adapters.semantic.settings import INSTALL, REQUIRED
+from searchport.adapters.semantic import settings
 from searchport.adapters.semantic.wordpiece import WordPiece
 from searchport.domain.errors import EngineUnavailable
 
@@ -26,16 +26,11 @@ SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 BATCH = 32
 
 
-def missing_packages() -> list[str]:
-    """The packages of the ``semantic`` extra this install lacks (found without importing
-    them)."""
-    return [name for name in REQUIRED if importlib.util.find_spec(name) is None]
-
-
 def model_file() -> Path:
     spec = importlib.util.find_spec(PACKAGE)
     if spec is None or spec.origin is None:
-        raise EngineUnavailable(f"the builtin embedding model is not installed: {INSTALL}")
+        raise EngineUnavailable(
+            f"the builtin embedding model is not installed: {settings.INSTALL}")
     return Path(spec.origin).with_name("model.onnx")
 
 
@@ -47,10 +42,10 @@ class MiniLM:
     dimensions = DIMENSIONS
 
     def __init__(self, threads: int = 1) -> None:
-        missing = missing_packages()
+        missing = [n for n in settings.REQUIRED if importlib.util.find_spec(n) is None]
         if missing:
-            raise EngineUnavailable(
-                f"semantic search needs {', '.join(missing)}, not installed: {INSTALL}")
+            raise EngineUnavailable(f"semantic search needs {', '.join(missing)}, not "
+                                    f"installed: {settings.INSTALL}")
         import numpy as np
         import onnxruntime
 

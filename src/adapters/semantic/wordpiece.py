@@ -50,7 +50,8 @@ def normalised(text: str) -> str:
         else:
             out.append(char)
     decomposed = unicodedata.normalize("NFD", "".join(out))
-    return "".join(c for c in decomposed if unicodedata.category(c) != "Mn").lower()
+    # each character lowered alone: str.lower() would make a word's last sigma final
+    return "".join(c.lower() for c in decomposed if unicodedata.category(c) != "Mn")
 
 
 def words(text: str) -> list[str]:
