@@ -40,7 +40,7 @@ ENGINES: tuple[Engine, ...] = (
     Engine(name="typesense", server=True, nested=False, index_lists=False,
            adapter="searchport.adapters.typesense:create"),
     Engine(name="tantivy", server=False, nested=False, index_lists=False,
-           adapter="searchport.adapters.tantivy:create", embedders=("builtin",)),
+           adapter="searchport.adapters.tantivy:create", embedders=("builtin", "openai")),
     Engine(name="querySuggestions", server=False, nested=False, index_lists=False,
            adapter="searchport.adapters.suggestions:create", from_log=True),
 )

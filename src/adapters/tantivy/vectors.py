@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -93,11 +94,11 @@ class Reusable:
 
 
 def build_vectors(generation: Path, config: IndexConfig, rows: Iterable[SourceRow],
-                  model: str, embed: Callable[[], Embed], *, reuse: Reusable | None = None,
-                  progress: Progress | None = None) -> int:
+                  model: str, open_model: Callable[[], AbstractContextManager[Embed]], *,
+                  reuse: Reusable | None = None, progress: Progress | None = None) -> int:
     """Write the vectors of ``rows`` (the source, in indexing order) into ``generation``;
-    ``embed()`` gives the model, loaded only when some text has no vector to reuse.
-    Returns how many texts were embedded."""
+    ``open_model()`` gives the embedder, opened only when some text has no vector to
+    reuse. Returns how many distinct texts were embedded."""
     import numpy as np
 
     fields = meaning_fields(config)
@@ -115,8 +116,12 @@ def build_vectors(generation: Path, config: IndexConfig, rows: Iterable[SourceRo
         digest = hashlib.blake2b(f"{model}\0{text}".encode(), digest_size=16).digest()
         digests[i] = np.frombuffer(digest, dtype=np.uint8)
     reuse = reuse or Reusable(None)
-    todo = [i for i in range(len(texts)) if ids[i] is not None
-            and bytes(digests[i]) not in reuse.rows]
+    # each text not embedded before, once (records with the same text share its vector)
+    firsts: dict[bytes, int] = {}
+    for i in range(len(texts)):
+        if ids[i] is not None and bytes(digests[i]) not in reuse.rows:
+            firsts.setdefault(bytes(digests[i]), i)
+    todo = list(firsts.values())
     vectors: Any = None
     if reuse.vectors is not None:
         vectors = np.zeros((len(texts), reuse.vectors.shape[1]), dtype=np.float32)
@@ -126,16 +131,20 @@ def build_vectors(generation: Path, config: IndexConfig, rows: Iterable[SourceRo
                 vectors[i] = reuse.vectors[found]
     if progress:
         progress(0, len(todo))
-    model_call = embed() if todo else None
-    for start in range(0, len(todo), EMBED_BATCH):
-        batch = todo[start:start + EMBED_BATCH]
-        assert model_call is not None
-        found = model_call([texts[i] for i in batch])
-        if vectors is None:
-            vectors = np.zeros((len(texts), found.shape[1]), dtype=np.float32)
-        vectors[batch] = found
-        if progress:
-            progress(start + len(batch), len(todo))
+    with open_model() if todo else nullcontext(None) as embed:
+        for start in range(0, len(todo), EMBED_BATCH):
+            batch = todo[start:start + EMBED_BATCH]
+            assert embed is not None
+            found = embed([texts[i] for i in batch])
+            if vectors is None:
+                vectors = np.zeros((len(texts), found.shape[1]), dtype=np.float32)
+            vectors[batch] = found
+            if progress:
+                progress(start + len(batch), len(todo))
+    for i in range(len(texts)):  # the records whose text another record had
+        first = firsts.get(bytes(digests[i])) if ids[i] is not None else None
+        if first is not None and first != i and vectors is not None:
+            vectors[i] = vectors[first]
     if vectors is None:  # nothing to embed, nothing to reuse: no record has text
         vectors = np.zeros((len(texts), 1), dtype=np.float32)
     _write(generation / VECTORS, lambda f: np.save(f, vectors))

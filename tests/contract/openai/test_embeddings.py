@@ -162,3 +162,70 @@ def test_the_vendored_specification_is_openais() -> None:
     assert spec["source"]["repository"] == "https://github.com/openai/openai-openapi"
     assert set(spec["endpoints"]) == {"embeddings.request", "embeddings.response",
                                       "error.response"}
+
+
+def letters(text: str) -> list[float]:
+    """A scripted model: a text's counts of the letters a to e (plus one, never zero)."""
+    return [float(text.lower().count(letter)) + 0.5 for letter in "abcde"]
+
+
+def embeddings_of(request: httpx.Request) -> httpx.Response:
+    body = json.loads(request.content)
+    return OpenAIServer().response(200, answer([letters(t) for t in body["input"]],
+                                               body["model"]))
+
+
+def test_an_embedded_index_builds_its_vectors_through_the_api(
+        tmp_path: Path, server: tuple[OpenAIServer, Recorder, LoopbackEngine]) -> None:
+    """The embedded engine with ``embedder: openai``: the records' vectors from the API at
+    build time (in batches, through an engine client of the build's own), the query's from
+    the same API, a hybrid search over both."""
+    from searchport.adapters.config_loader import parse_config
+    from searchport.adapters.tantivy import TantivyEngine, build_index
+    from searchport.adapters.tantivy import vectors as stored
+    from searchport.domain.query import SearchQuery
+    from tests.semantic_model import require_model
+
+    require_model()  # numpy keeps the vectors
+    scripted, recorder, loopback = server
+    scripted.on("POST", "/v1/embeddings", embeddings_of)
+    rows = [{"id": str(i), "title": f"{title} {i}"} for i, title in enumerate(
+        ["abba", "cede", "dead bee", "eddie", "a cab"] * 60)]
+    rows.append({"id": "again", "title": "dead bee 2"})  # the text of row 2: embedded once
+    (tmp_path / "rows.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
+    config = parse_config(json.dumps({"analytics": {"backend": "none"}, "indexes": {"docs": {
+        "engine": "tantivy", "path": "idx", "source": "rows.jsonl",
+        "fields": {"title": {"type": "text", "weight": 1}},
+        "semantic": {"embedder": "openai", "url": f"{loopback.http_origin}/v1",
+                     "model": "text-embedding-3-small", "apiKey": "${KEY}",
+                     "fields": ["title"]}}}}), {"KEY": "sk-build"}).indexes["docs"]
+    report = build_index("docs", config, tmp_path)
+    loopback.settle()
+    assert report.embedded == len(rows) - 1
+    batches = [len(sent.body["input"]) for sent in recorder.sent]
+    assert batches == [256, len(rows) - 1 - 256]
+    assert all(s.headers["authorization"] == "Bearer sk-build" for s in recorder.sent)
+    generation = next((tmp_path / "idx").glob("gen-*"))
+    meta = stored.read_meta(generation)
+    assert meta is not None and meta.model == "openai:text-embedding-3-small"
+
+    async def search() -> list[str]:
+        pools = EnginePools(network=loopback.network)
+        engine = TantivyEngine("docs", config, tmp_path)
+        embedder = OpenAIEmbedder("docs", config, EngineResources(tmp_path, pools))
+        await engine.start()
+        try:
+            (vector,) = await embedder.embed(["dead bee 2"])
+            found = await engine.search(SearchQuery(text="dead bee 2", limit=5, semantic=1.0,
+                                                    vector=vector))
+        finally:
+            await pools.aclose()
+        return [hit.id for hit in found.hits]
+
+    assert asyncio.run(search())[0] == "2"  # first of the rows nearest "dead bee 2"
+    kept = stored.RecordVectors(generation)
+    again = kept.seq_of["again"]
+    assert kept.matrix[again].tolist() == kept.matrix[2].tolist()  # the same text's vector
+    assert build_index("docs", config, tmp_path).embedded == 0  # up to date: no request
+    loopback.settle()
+    assert len(recorder.sent) == 3
