@@ -14,6 +14,7 @@ import pytest
 from searchport.domain.config import FieldConfig, IndexConfig, SemanticConfig
 from searchport.domain.errors import InvalidRequest
 from searchport.domain.query import SearchQuery, TermFilter
+from searchport.entrypoints.cli.main import main
 from tests.semantic_model import require_model
 
 pytestmark = pytest.mark.anyio
@@ -191,3 +192,22 @@ async def test_semantic_fields_changed_recompute_the_vectors_only(
     names_only = msgspec.structs.replace(config, semantic=SemanticConfig(fields=["name"]))
     report = build_index("places", names_only, tmp_path)
     assert not report.rebuilt and report.embedded == len(PLACES)
+
+
+def test_check_says_whether_the_vectors_are_built(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    require_model()
+    (tmp_path / "rows.jsonl").write_text('{"id": 1, "title": "x"}\n', "utf-8")
+    config = tmp_path / "config.yaml"
+    docs = {"engine": "tantivy", "path": "idx", "source": "rows.jsonl",
+            "fields": {"title": {"type": "text"}}, "semantic": {"fields": ["title"]}}
+    config.write_text(json.dumps({"analytics": {"backend": "none"},
+                                  "indexes": {"docs": docs}}), "utf-8")
+    assert main(["index", "build", "--config", str(config)]) == 0
+    assert main(["check", "--config", str(config)]) == 0
+    assert "1 documents, up to date; vectors up to date (384 dimensions, " \
+           "all-MiniLM-L6-v2-int8)" in capsys.readouterr().out
+    config.write_text(json.dumps({"analytics": {"backend": "none"}, "indexes": {"docs": {
+        **docs, "semantic": {"fields": ["title", "body"]}}}}), "utf-8")
+    assert main(["check", "--config", str(config)]) == 0
+    assert "vectors outdated or missing: `serve` computes them" in capsys.readouterr().out

@@ -84,3 +84,4 @@ def test_the_missing_extra_stops_a_build_with_the_command(
     config = parsed({**TANTIVY, "semantic": {"fields": ["title"]}})
     with pytest.raises(EngineUnavailable, match=r"pip install 'searchport\[semantic\]'"):
         build_index("docs", config.indexes["docs"], tmp_path)  # type: ignore[attr-defined]
+

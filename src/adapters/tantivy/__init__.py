@@ -23,4 +23,18 @@ def check_index(handle: str, index: IndexConfig, base_dir: Path) -> str:
     state, generation = index_state(handle, index, base_dir)
     if generation is not None:
         OpenIndex(handle, generation, IndexLayout(index)).probe()
+        if index.semantic is not None:
+            state += f"; {vector_state(handle, index, base_dir, generation)}"
     return state
+
+
+def vector_state(handle: str, index: IndexConfig, base_dir: Path, generation: Path) -> str:
+    """Whether the records' vectors are there for the configured model and fields."""
+    from searchport.adapters.semantic import document_model
+    from searchport.adapters.tantivy import vectors
+
+    model, _ = document_model(handle, index, base_dir)
+    meta = vectors.read_meta(generation)
+    if meta is not None and vectors.is_current(generation, model, vectors.meaning_fields(index)):
+        return f"vectors up to date ({meta.dimensions} dimensions, {model})"
+    return f"vectors outdated or missing: `serve` computes them ({model})"
