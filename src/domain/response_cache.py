@@ -190,7 +190,7 @@ class ResponseCache:
                 body = _encoder.encode(value)
                 # only what was asked for outlives the encoding: a response held until its
                 # bytes are sent keeps all its objects alive across the requests in flight,
-                # which slows every allocation (bench/RESULTS.md)
+                # which slows every allocation
                 kept = None if summary is None else summary(value)
                 del value
             except asyncio.CancelledError:

@@ -3,7 +3,7 @@
 Each route asks its provider on every request (``uc.search()``), so an override in the
 container holds at once; the providers are synchronous singletons, resolved inline. Routes
 take no Litestar dependency: resolving even one costs a kwargs model and a dependency batch
-per request, and two of one batch an anyio task group (bench/RESULTS.md, "Per-request pass").
+per request, and two of one batch an anyio task group.
 The key's ``Access`` is read from the ASGI scope (``auth.access_of``).
 """
 

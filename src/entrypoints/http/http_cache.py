@@ -6,7 +6,7 @@ keeps in this process (``ResponseStore``, ``response_cache_config``).
 The body goes out as the bytes the use case returned (often straight from the cache): it is
 never decoded or encoded again here. Its ETag is the checksum the ``Encoded`` value computes
 once for every request that shares it (``Encoded.checksum``: its length and CRC-32, a
-fraction of a cryptographic digest's cost, enough to tell two bodies apart; bench/RESULTS.md).
+fraction of a cryptographic digest's cost, enough to tell two bodies apart).
 """
 
 from __future__ import annotations
