@@ -66,6 +66,7 @@ from searchport.domain.usecases.top_hits import TopHits
 from searchport.domain.usecases.top_searches import TopSearches
 from searchport.domain.usecases.users_count import UsersCount
 from searchport.entrypoints.algolia.rule_filters import rule_sets
+from searchport.entrypoints.algolia.suggestions import SuggestionSearch
 from searchport.entrypoints.http.observability import Metrics
 from searchport.entrypoints.http.timing import ObservedCache, TimedEngine
 from searchport.ports.analytics import AnalyticsStore
@@ -218,7 +219,8 @@ def build_suggestions(config: Config, catalog: Catalog, store: AnalyticsStore
     every popular query) and the query log."""
     from searchport.adapters.suggestions import QuerySuggestionsEngine
 
-    build = BuildSuggestions(catalog=catalog, store=store, search=Search(catalog=catalog),
+    build = BuildSuggestions(catalog=catalog, store=store,
+                             search=SuggestionSearch(AlgoliaSearch(catalog=catalog)),
                              clock=time.time)
     refreshers = []
     for handle, index in config.indexes.items():

@@ -29,7 +29,9 @@ from searchport.domain.responses import SearchResponse
 from searchport.domain.search_request import SearchRequest
 from searchport.domain.suggestions.records import Suggestion
 from searchport.domain.suggestions.refresher import SuggestionsRefresher
+from searchport.domain.usecases.algolia_search import AlgoliaSearch
 from searchport.domain.usecases.build_suggestions import BuildSuggestions
+from searchport.entrypoints.algolia.suggestions import SuggestionSearch
 from searchport.entrypoints.container import Container, create_container
 from searchport.ports.analytics import AnalyticsStore
 from searchport.ports.suggestions import SuggestionsIndex
@@ -101,8 +103,9 @@ def record(at: float, handle: str, query: str, n: int, hits: int = 0) -> SearchR
 
 
 def source_hits(query: str) -> list[dict[str, Any]]:
-    """The sample rows the embedded engine finds: those holding any word of the query."""
-    return [r for r in SOURCE_ROWS if set(words(query)) & set(words(r["name"]))]
+    """The sample rows the search for the query finds (Algolia's, as a user's client sends
+    it): those holding every word of the query."""
+    return [r for r in SOURCE_ROWS if set(words(query)) <= set(words(r["name"]))]
 
 
 def average(values: list[int]) -> int:
@@ -224,8 +227,10 @@ async def test_a_store_that_is_down_keeps_the_suggestions_served(
     def due_again(store: AnalyticsStore) -> SuggestionsRefresher:
         return SuggestionsRefresher(
             handle="cities_query_suggestions", index=index_of(container),
-            build=BuildSuggestions(catalog=container.catalog(), store=store,
-                                   search=container.search(), clock=time.time),
+            build=BuildSuggestions(
+                catalog=container.catalog(), store=store,
+                search=SuggestionSearch(AlgoliaSearch(catalog=container.catalog())),
+                clock=time.time),
             interval=0.001, clock=time.time)
 
     again = due_again(container.analytics_store())

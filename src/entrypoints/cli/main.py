@@ -58,20 +58,23 @@ def _demo_note(folder: Path) -> str:
     )
 
 
-def _check_rules(config: Config) -> None:
-    """Every handle's rules can be honoured (``ConfigError`` otherwise)."""
-    from searchport.entrypoints.algolia.rule_filters import rule_sets
+def _assemble(config: Config, base_dir: Path) -> None:
+    """Build from the config what each worker builds before it serves, starting nothing: the
+    engines, the rules, the cache, the rate limit and analytics stores. ``ConfigError`` when
+    one cannot be built (a missing extra, an unreadable CA bundle...): ``check`` reports it,
+    ``serve`` stops on it before any worker starts."""
+    from searchport.entrypoints.container import create_container
 
-    rule_sets(config)
+    create_container(config, base_dir)
 
 
-def _check_rules_apart(path: Path) -> None:
-    """``_check_rules`` before any worker starts, in a child process where the system
-    forks: the parent, which lives as long as the server, then never holds the rules (the
-    memory ten thousand rules take stays with a process once used); each worker reads its
-    own. ``ConfigError`` with the child's message."""
+def _assemble_apart(path: Path) -> None:
+    """``_assemble`` before any worker starts, in a child process where the system forks:
+    the parent, which lives as long as the server, then never holds the rules nor the
+    modules of the service (the memory ten thousand rules take stays with a process once
+    used); each worker builds its own. ``ConfigError`` with the child's message."""
     if not hasattr(os, "fork"):
-        _check_rules(load_config(path))
+        _assemble(load_config(path), path.parent)
         return
     read, write = os.pipe()
     pid = os.fork()
@@ -79,7 +82,7 @@ def _check_rules_apart(path: Path) -> None:
         os.close(read)
         code = 2
         try:
-            _check_rules(load_config(path))
+            _assemble(load_config(path), path.parent)
             code = 0
         except Exception as exc:  # every failure is the parent's to report
             os.write(write, str(exc).encode("utf-8", "replace")[:60_000])
@@ -90,7 +93,7 @@ def _check_rules_apart(path: Path) -> None:
         message = pipe.read().decode("utf-8", "replace")
     _, status = os.waitpid(pid, 0)
     if os.waitstatus_to_exitcode(status) != 0:
-        raise ConfigError(message or "the query rules could not be checked")
+        raise ConfigError(message or "the config could not be checked")
 
 
 def _load(flag: str | None) -> tuple[Config, Path]:
@@ -111,7 +114,7 @@ def _load(flag: str | None) -> tuple[Config, Path]:
         print(_demo_note(folder), file=sys.stderr)
     try:
         config = load_config(path, rules=False)  # what this process needs: no rules
-        _check_rules_apart(path)
+        _assemble_apart(path)
         return config, path
     except ConfigError as exc:
         print(f"searchport: config error: {exc}", file=sys.stderr)
@@ -306,7 +309,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             base_dir = path.parent
             config = load_config(path)
             where = str(path)
-        _check_rules(config)
+        _assemble(config, base_dir)
     except ConfigError as exc:
         print(f"searchport: config error: {exc}", file=sys.stderr)
         return 2
