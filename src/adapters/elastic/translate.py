@@ -178,6 +178,19 @@ def search_body(query: SearchQuery, catalog: FieldCatalog,
         if main:  # the highlighter would also mark the filters' terms (a keyword's value)
             body["highlight"]["highlight_query"] = text
 
+    aggs = aggregations(query, catalog, post)
+    if aggs:
+        body["aggs"] = aggs
+    if query.suggest_field and query.text.strip():
+        body["suggest"] = suggest(query.text.strip(), query.suggest_field)
+    return body
+
+
+def aggregations(query: SearchQuery, catalog: FieldCatalog,
+                 post: dict[str, list[Json]]) -> Json:
+    """Facets, stats, histograms and the geo grid, each under the post filters of the other
+    facets (``post``: a facet field's filter clauses), so facet counts are disjunctive."""
+    post_clauses = [c for clauses in post.values() for c in clauses]
     aggs: Json = {}
     for position, name in enumerate(query.facets):
         others = [c for field, clauses in post.items() if field != name for c in clauses]
@@ -190,11 +203,7 @@ def search_body(query: SearchQuery, catalog: FieldCatalog,
         aggs[histogram_name(position)] = _wrap(post_clauses, histogram_agg(spec, catalog))
     if query.geo_grid is not None:
         aggs[GEO_GRID] = _wrap(post_clauses, geo_grid_agg(query.geo_grid, query.fields, catalog))
-    if aggs:
-        body["aggs"] = aggs
-    if query.suggest_field and query.text.strip():
-        body["suggest"] = suggest(query.text.strip(), query.suggest_field)
-    return body
+    return aggs
 
 
 def id_clauses(query: SearchQuery) -> list[Json]:
