@@ -29,6 +29,7 @@ from searchport.domain.engine_health import EngineHealth
 from searchport.domain.engines import BY_NAME
 from searchport.domain.fields import FieldMap
 from searchport.domain.response_cache import NoCache, ResponseCache
+from searchport.domain.rules.rule_sets import rule_sets
 from searchport.domain.rules.ruleset import RuleSet
 from searchport.domain.rules.search import FacetValueCache
 from searchport.domain.suggestions.refresher import SuggestionsRefresher
@@ -65,7 +66,6 @@ from searchport.domain.usecases.top_filters import (
 from searchport.domain.usecases.top_hits import TopHits
 from searchport.domain.usecases.top_searches import TopSearches
 from searchport.domain.usecases.users_count import UsersCount
-from searchport.entrypoints.algolia.rule_filters import rule_sets
 from searchport.entrypoints.http.observability import Metrics
 from searchport.entrypoints.http.timing import ObservedCache, TimedEngine
 from searchport.ports.analytics import AnalyticsStore

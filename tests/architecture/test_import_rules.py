@@ -5,7 +5,9 @@
 - ``ports`` imports only the standard library, msgspec and ``searchport.domain``/``ports``.
 - ``adapters`` never import ``searchport.entrypoints``.
 - ``entrypoints.algolia`` (the Algolia protocol) imports only the standard library, msgspec,
-  ``searchport.domain`` and itself: no framework, so it can be read and tested alone.
+  ``searchport.domain`` and itself: no framework, so it can be read and tested alone; only
+  the controllers import it (the filter grammar that keys, rules and the command line read
+  is the domain's, ``domain.filters``).
 """
 
 from __future__ import annotations
@@ -187,6 +189,15 @@ def test_the_algolia_protocol_imports_only_stdlib_msgspec_domain_and_itself() ->
     assert found
     violations = protocol_violations(found)
     assert not violations, report(violations)
+
+
+def test_only_the_controllers_import_the_algolia_protocol() -> None:
+    found = [imp for layer in ("domain", "ports", "adapters", "entrypoints")
+             for imp in layer_imports(layer)
+             if under(imp.target, "searchport.entrypoints.algolia")
+             and not under(imp.module, "searchport.entrypoints.algolia",
+                           "searchport.entrypoints.controllers")]
+    assert not found, report(found)
 
 
 # -- the checker itself can fail -----------------------------------------------------------

@@ -60,7 +60,7 @@ def _demo_note(folder: Path) -> str:
 
 def _check_rules(config: Config) -> None:
     """Every handle's rules can be honoured (``ConfigError`` otherwise)."""
-    from searchport.entrypoints.algolia.rule_filters import rule_sets
+    from searchport.domain.rules.rule_sets import rule_sets
 
     rule_sets(config)
 
