@@ -22,11 +22,11 @@ def http_scope(path: str, query: bytes = b"", method: str = "GET") -> dict[str, 
 
 @contextlib.asynccontextmanager
 async def started_app(create: Callable[[], Any] | None = None) -> AsyncIterator[Any]:
-    """The ASGI app of ``searchport.entrypoints.http.asgi:create`` (or of ``create``; its
+    """The ASGI app of ``searchport.entrypoints.asgi:create`` (or of ``create``; its
     config from the environment, as the server's), its startup complete; shut down on
     leaving."""
     if create is None:
-        from searchport.entrypoints.http.asgi import create
+        from searchport.entrypoints.asgi import create
 
     app: Any = create()
     inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()

@@ -71,7 +71,7 @@ def canned(body: bytes) -> None:
 
 
 async def measure(searches: int, inflight: int, rounds: int, query: str) -> list[float]:
-    factory = _first("searchport.entrypoints.http.asgi", "searchport.entrypoints.asgi").create
+    factory = _first("searchport.entrypoints.asgi", "searchport.entrypoints.http.asgi").create
     async with started_app(factory) as app:
         numbers = iter(range(10**9))
 

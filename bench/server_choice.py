@@ -29,10 +29,10 @@ CASES = {
 }
 SERVERS = {
     "granian": [str(BIN / "granian"), "--interface", "asgi", "--factory", "--no-ws",
-                "--port", "{port}", "searchport.entrypoints.http.asgi:create"],
+                "--port", "{port}", "searchport.entrypoints.asgi:create"],
     "uvicorn": [str(BIN / "uvicorn"), "--factory", "--loop", "uvloop", "--http", "httptools",
                 "--no-access-log", "--log-level", "warning", "--port", "{port}",
-                "searchport.entrypoints.http.asgi:create"],
+                "searchport.entrypoints.asgi:create"],
 }
 
 

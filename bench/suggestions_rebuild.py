@@ -41,6 +41,7 @@ import psycopg
 
 from searchport import demo
 from searchport.adapters.config_loader import parse_config
+from searchport.adapters.observed import TimedEngine
 from searchport.adapters.suggestions import QuerySuggestionsEngine
 from searchport.domain.analytics.records import SearchRecord
 from searchport.domain.config import Config
@@ -48,7 +49,6 @@ from searchport.domain.search_request import SearchRequest
 from searchport.domain.usecases.build_suggestions import UNLOGGED, BuildSuggestions
 from searchport.domain.usecases.search import Search
 from searchport.entrypoints.container import Container, create_container
-from searchport.entrypoints.http.timing import TimedEngine
 
 DAYS = 30
 BATCH = 100_000  # one transaction each (within the store timeout the config allows)

@@ -107,7 +107,7 @@ def main() -> None:
 
         one_round()  # warm: caches, page cache (and, via engine, its vocabulary's reading)
         one_round()
-        gc.freeze()  # the collector settings of a searchport worker (entrypoints/http/asgi.py)
+        gc.freeze()  # the collector settings of a searchport worker (entrypoints/asgi.py)
         gc.set_threshold(20_000, 10, 10)
         cpu_per_query, p50s, p99s = [], [], []
 
