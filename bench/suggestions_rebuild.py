@@ -36,7 +36,6 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import msgspec
 import psycopg
 
 from searchport import demo
@@ -109,7 +108,7 @@ async def hits_of(container: Container, queries: list[str]) -> dict[str, int]:
         for query in left:
             answer = await container.search()(SearchRequest(
                 handle="cities", q=query, per_page=1, highlight="false", tracking=UNLOGGED))
-            found[query] = msgspec.json.decode(answer.body)["totalHits"]
+            found[query] = answer.total_hits
 
     await asyncio.gather(*(ask() for _ in range(8)))
     return found
@@ -157,7 +156,7 @@ async def rebuild(config: Config, data: Path, count: int, size: int, rounds: int
         whole, cpu = time.perf_counter() - started, time.process_time() - cpu
         answer = await container.search()(SearchRequest(handle="cities_query_suggestions",
                                                         per_page=1))
-        served = msgspec.json.decode(answer.body)["totalHits"]
+        served = answer.total_hits
         print(f"round {n + 1}: log read {read:.2f} s ({len(popular):,} popular queries); "
               f"whole rebuild {whole:.2f} s (log read and source asked {asked:.2f} s, "
               f"index built {whole - asked:.2f} s; this process's CPU {cpu:.2f} s); "

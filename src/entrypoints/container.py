@@ -17,7 +17,9 @@ from searchport import __version__
 from searchport.adapters.analytics.none import NullAnalyticsStore
 from searchport.adapters.analytics.sqlite import SqliteAnalyticsStore
 from searchport.adapters.analytics.store import QueueOptions
+from searchport.adapters.cache.engine_cache import EngineCache
 from searchport.adapters.cache.memory import MemoryCache
+from searchport.adapters.cache.none import NoCache
 from searchport.adapters.cache.two_tier import TwoTierCache
 from searchport.adapters.engines import ADAPTERS
 from searchport.adapters.network.address import EngineAddress
@@ -32,7 +34,6 @@ from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.config import Config, ConfigError, IndexConfig
 from searchport.domain.engine_health import EngineHealth
 from searchport.domain.fields import FieldMap
-from searchport.domain.response_cache import NoCache, ResponseCache
 from searchport.domain.rules.rule_sets import rule_sets
 from searchport.domain.rules.ruleset import RuleSet
 from searchport.domain.rules.search import FacetValueCache
@@ -77,7 +78,7 @@ from searchport.entrypoints.http.limits import query_length_guard
 from searchport.entrypoints.http.observability import Metrics
 from searchport.entrypoints.http.rate_limit import rate_limit
 from searchport.entrypoints.http.response_store import ResponseStore
-from searchport.entrypoints.http.timing import EngineCalls
+from searchport.entrypoints.http.timing import CacheLookups, EngineCalls
 from searchport.entrypoints.keys.keyring import Keyring
 from searchport.ports.analytics import AnalyticsStore
 from searchport.ports.cache import CachePort
@@ -97,13 +98,25 @@ def make_engine(handle: str, index: IndexConfig, resources: EngineResources) -> 
     return ADAPTERS[index.engine](handle, index, resources)
 
 
+def time_engines(engines: Mapping[str, SearchEnginePort], observer: EngineObserver
+                 ) -> dict[str, SearchEnginePort]:
+    """Each engine wrapped so that the time of its calls is reported to ``observer``."""
+    return {handle: TimedEngine(engine, handle, observer) for handle, engine in engines.items()}
+
+
+def cache_engines(config: Config, engines: Mapping[str, SearchEnginePort],
+                  cache: EngineCache) -> dict[str, SearchEnginePort]:
+    """Each engine behind ``cache``, for its handle's TTLs."""
+    return {handle: cache.around(engine, handle, config.indexes[handle])
+            for handle, engine in engines.items()}
+
+
 def build_catalog(config: Config, engines: Mapping[str, SearchEnginePort],
-                  rules: dict[str, RuleSet], observer: EngineObserver) -> Catalog:
-    """One entry per handle, its engine timed; a replica shares its primary's engine, rules
-    and facet values."""
+                  rules: dict[str, RuleSet]) -> Catalog:
+    """One entry per handle; a replica shares its primary's engine, rules and facet
+    values."""
     primaries = {
-        handle: IndexEntry(handle, config.indexes[handle],
-                           TimedEngine(engine, handle, observer), rules=rules.get(handle),
+        handle: IndexEntry(handle, config.indexes[handle], engine, rules=rules.get(handle),
                            facet_values=_facet_values(config, handle, rules))
         for handle, engine in engines.items()
     }
@@ -223,13 +236,13 @@ def build_reports(catalog: Catalog, store: AnalyticsStore) -> dict[str, Any]:
 
 
 def build_suggestions(config: Config, engines: Mapping[str, SearchEnginePort],
-                      catalog: Catalog, store: AnalyticsStore) -> list[SuggestionsRefresher]:
+                      sources: Catalog, store: AnalyticsStore) -> list[SuggestionsRefresher]:
     """A background rebuild for each querySuggestions handle (``refresh`` seconds apart).
-    Its searches of the source bypass the response cache (a rebuild would fill it with
-    every popular query) and the query log."""
+    Its searches of the source (``sources``: the handles' engines without the cache, which
+    a rebuild would fill with every popular query) stay out of the query log."""
     from searchport.adapters.suggestions import QuerySuggestionsEngine
 
-    build = BuildSuggestions(catalog=catalog, store=store, search=Search(catalog=catalog),
+    build = BuildSuggestions(catalog=sources, store=store, search=Search(catalog=sources),
                              clock=time.time)
     return [SuggestionsRefresher(handle=handle, index=engine, build=build,
                                  interval=config.indexes[handle].refresh, clock=time.time)
@@ -270,17 +283,18 @@ def build_cache(config: Config, tier: MemoryCache | None) -> CachePort:
     return TwoTierCache(tier, redis, local_ttl=settings.local_ttl)
 
 
-def build_response_store(config: Config, tier: MemoryCache | None, catalog: Catalog,
-                         responses: ResponseCache, metrics: Metrics) -> ResponseStore | None:
+def build_response_store(config: Config, tier: MemoryCache | None,
+                         metrics: Metrics) -> ResponseStore | None:
     """Where Litestar's response cache keeps whole responses: beside the cache's tier in this
-    process, as long as it keeps its entries (``localTtl`` in front of Redis); None, without
-    a tier, turns that cache off."""
+    process, as long as it keeps its entries (``localTtl`` in front of Redis), for each
+    route's and handle's TTL; None, without a tier, turns that cache off."""
     if tier is None:
         return None
     cap = math.inf if config.cache.backend == "memory" else config.cache.local_ttl
 
     def ttl(kind: str, handle: str) -> float:
-        return responses.ttl(kind, catalog.get_entry(handle))  # type: ignore[arg-type]
+        index = config.indexes.get(handle)
+        return 0.0 if index is None else config.cache.ttl(kind, index.cache)  # type: ignore[arg-type]
 
     return ResponseStore(tier, ttl, cap=cap, on_hit=metrics.cache_lookup)
 
@@ -301,7 +315,7 @@ class Lifespan:
 
     def __init__(self, *, catalog: Catalog, cache: CachePort, recorder: AnalyticsRecorder,
                  refreshers: list[SuggestionsRefresher], engine_health: EngineHealth,
-                 pools: EnginePools, responses: ResponseCache,
+                 pools: EnginePools, engine_cache: EngineCache,
                  rate_limit_store: RateLimitStore) -> None:
         self._catalog = catalog
         self._cache = cache
@@ -309,7 +323,7 @@ class Lifespan:
         self._refreshers = refreshers
         self._engine_health = engine_health
         self._pools = pools
-        self._responses = responses
+        self._engine_cache = engine_cache
         self._rate_limit_store = rate_limit_store
 
     async def start(self) -> None:
@@ -327,7 +341,7 @@ class Lifespan:
         for engine in self._catalog.engines():
             await engine.close()
         await self._pools.aclose()
-        await self._responses.drain()
+        await self._engine_cache.drain()
         await self._recorder.close()  # what the query log's queue holds goes to the store
         await self._cache.close()
         await self._rate_limit_store.close()
@@ -340,31 +354,32 @@ class Container(containers.DeclarativeContainer):
     clock = providers.Object(time.monotonic)  # the circuit breakers' (tests pass their own)
     metrics = providers.Singleton(build_metrics, config=config)
 
-    # the engines: one adapter per primary handle, each timed, behind the catalog
+    # the caches: searchport's own, and the whole responses Litestar keeps beside its tier
+    process_tier = providers.Singleton(build_process_tier, config=config)
+    cache_backend = providers.Singleton(build_cache, config=config, tier=process_tier)
+    cache_lookups = providers.Singleton(CacheLookups, on_lookup=metrics.provided.cache_lookup)
+    cache = providers.Singleton(ObservedCache, cache_backend, on_lookup=cache_lookups)
+    engine_cache = providers.Singleton(EngineCache, cache=cache, settings=config.provided.cache,
+                                       version=__version__)
+    response_store = providers.Singleton(build_response_store, config=config,
+                                         tier=process_tier, metrics=metrics)
+
+    # the engines: one adapter per primary handle, timed, behind the cache, in the catalog
     engine_pools = providers.Singleton(build_engine_pools, config=config, metrics=metrics,
                                        clock=clock)
     resources = providers.Singleton(EngineResources, base_dir=base_dir, pools=engine_pools)
     engine = providers.Factory(make_engine, resources=resources)  # one handle's, unshared
     engines = providers.Singleton(build_engines, config=config, resources=resources)
-    rules = providers.Singleton(rule_sets, config=config)
     engine_calls = providers.Singleton(EngineCalls, metrics=metrics)
-    catalog = providers.Singleton(build_catalog, config=config, engines=engines, rules=rules,
-                                  observer=engine_calls)
+    timed_engines = providers.Singleton(time_engines, engines=engines, observer=engine_calls)
+    cached_engines = providers.Singleton(cache_engines, config=config, engines=timed_engines,
+                                         cache=engine_cache)
+    rules = providers.Singleton(rule_sets, config=config)
+    catalog = providers.Singleton(build_catalog, config=config, engines=cached_engines,
+                                  rules=rules)
     engine_health = providers.Singleton(
         build_engine_health, config=config, catalog=catalog, pools=engine_pools
     )
-
-    # the caches: searchport's own, and the whole responses Litestar keeps beside its tier
-    process_tier = providers.Singleton(build_process_tier, config=config)
-    cache_backend = providers.Singleton(build_cache, config=config, tier=process_tier)
-    cache = providers.Singleton(ObservedCache, cache_backend,
-                                on_lookup=metrics.provided.cache_lookup)
-    responses = providers.Singleton(
-        ResponseCache, cache=cache, settings=config.provided.cache, version=__version__
-    )
-    response_store = providers.Singleton(build_response_store, config=config,
-                                         tier=process_tier, catalog=catalog,
-                                         responses=responses, metrics=metrics)
 
     # who may ask what, how often
     keyring = providers.Singleton(Keyring, config)
@@ -376,17 +391,17 @@ class Container(containers.DeclarativeContainer):
     analytics_store = providers.Singleton(build_analytics_store, config=config, metrics=metrics,
                                           base_dir=base_dir)
     recorder = providers.Singleton(build_recorder, config=config, store=analytics_store)
+    sources = providers.Singleton(build_catalog, config=config, engines=timed_engines,
+                                  rules=rules)
     suggestions = providers.Singleton(build_suggestions, config=config, engines=engines,
-                                      catalog=catalog, store=analytics_store)
+                                      sources=sources, store=analytics_store)
 
     # the use cases
-    search = providers.Singleton(Search, catalog=catalog, responses=responses,
-                                 recorder=recorder)
-    facet_search = providers.Singleton(FacetSearch, catalog=catalog, responses=responses)
-    autocomplete = providers.Singleton(Autocomplete, catalog=catalog, responses=responses,
-                                       recorder=recorder)
-    get_document = providers.Singleton(GetDocument, catalog=catalog, responses=responses)
-    get_mapping = providers.Singleton(GetMapping, catalog=catalog, responses=responses)
+    search = providers.Singleton(Search, catalog=catalog, recorder=recorder)
+    facet_search = providers.Singleton(FacetSearch, catalog=catalog)
+    autocomplete = providers.Singleton(Autocomplete, catalog=catalog, recorder=recorder)
+    get_document = providers.Singleton(GetDocument, catalog=catalog)
+    get_mapping = providers.Singleton(GetMapping, catalog=catalog)
     raw_query = providers.Singleton(RawQuery, catalog=catalog,
                                     max_body_bytes=config.provided.limits.max_body_bytes)
     health = providers.Singleton(Health, cache=cache, version=__version__,
@@ -394,8 +409,7 @@ class Container(containers.DeclarativeContainer):
     list_indexes = providers.Singleton(ListIndexes, catalog=catalog)
     describe_fields = providers.Singleton(DescribeFields, catalog=catalog)
     clear_cache = providers.Singleton(ClearCache, cache=cache)
-    algolia_search = providers.Singleton(AlgoliaSearch, catalog=catalog, responses=responses,
-                                         recorder=recorder)
+    algolia_search = providers.Singleton(AlgoliaSearch, catalog=catalog, recorder=recorder)
     search_rules = providers.Singleton(SearchRules, catalog=catalog)
     get_rule = providers.Singleton(GetRule, catalog=catalog)
     send_events = providers.Singleton(SendEvents, catalog=catalog, recorder=recorder)
@@ -416,7 +430,7 @@ class Container(containers.DeclarativeContainer):
 
     lifespan = providers.Singleton(
         Lifespan, catalog=catalog, cache=cache, recorder=recorder, refreshers=suggestions,
-        engine_health=engine_health, pools=engine_pools, responses=responses,
+        engine_health=engine_health, pools=engine_pools, engine_cache=engine_cache,
         rate_limit_store=rate_limit_store,
     )
 

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 
 from searchport.adapters.cache.memory import MemoryCache
+from searchport.adapters.cache.none import NoCache
 from searchport.adapters.cache.redis import RedisCache
 from searchport.adapters.cache.two_tier import TwoTierCache
 from searchport.adapters.config_loader import load_config, parse_config
 from searchport.domain.config import CacheConfig, Config, ConfigError
-from searchport.domain.response_cache import NoCache
 from searchport.entrypoints.container import Container
 from searchport.ports.cache import CachePort
 

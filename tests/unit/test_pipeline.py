@@ -224,7 +224,7 @@ def cached(config: Config | None = None, tier: Any = None) -> Iterator[Cached]:
         container.process_tier.override(providers.Object(tier))
     else:  # a shared cache alone (Redis with localTtl 0): no tier in the process
         container.process_tier.override(providers.Object(None))
-    cache = CountedCache(tier, container.metrics().cache_lookup)
+    cache = CountedCache(tier, container.cache_lookups())
     container.cache.override(providers.Object(cache))
     app = create_app(container)
     with TestClient(app) as client:

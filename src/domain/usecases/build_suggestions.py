@@ -8,13 +8,10 @@ from collections.abc import Callable, Iterator
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
-import msgspec
-
 from searchport.domain.analytics.records import Tracking, utc_day
 from searchport.domain.analytics.reports import PopularQuery
 from searchport.domain.catalog import Catalog
 from searchport.domain.config import IndexConfig
-from searchport.domain.responses import SearchResponse
 from searchport.domain.search_request import SearchRequest
 from searchport.domain.suggestions.records import (
     Suggestion,
@@ -32,7 +29,6 @@ if TYPE_CHECKING:
 MAX_SUGGESTIONS = 100_000
 CONCURRENCY = 8
 UNLOGGED = Tracking(analytics=False)  # the build's own searches stay out of the log
-_decode = msgspec.json.Decoder(SearchResponse).decode
 
 
 class BuildSuggestions:
@@ -72,8 +68,7 @@ class BuildSuggestions:
             request = SearchRequest(
                 handle=source, q=candidate.query, per_page=1, highlight="false",
                 facets=",".join(attributes) or None, tracking=UNLOGGED)
-            encoded = await self._search(request)
-            answer = _decode(encoded.body)
+            answer = await self._search(request)
             if answer.total_hits < config.min_hits:
                 continue
             found[candidate.query] = Suggestion(

@@ -3,12 +3,13 @@
 ``RequestContext`` puts a fresh ``RequestStats`` in the request's scope and, for the engine
 calls the request makes, in a context variable: each engine adapter is wrapped in
 ``TimedEngine`` (``adapters/observed.py``), whose observer ``EngineCalls`` adds the time of
-each call there and reports it to the metrics. Whether a response body came from the cache
-travels with it (``Encoded.cache``), which the HTTP layer notes on ``RequestStats``.
+each call there and reports it to the metrics; ``CacheLookups`` notes there whether the
+request's engine answers came from the cache (``ObservedCache``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
@@ -55,3 +56,21 @@ class EngineCalls:
             stats.engine_seconds += seconds
         if self._metrics is not None:
             self._metrics.engine_call(handle, operation, seconds, error)
+
+
+class CacheLookups:
+    """The observer of every lookup in searchport's cache (``ObservedCache``): the request's
+    ``RequestStats`` say ``miss`` once one of its lookups missed, else ``hit``; each lookup
+    is counted in the metrics (``on_lookup``)."""
+
+    __slots__ = ("_on_lookup",)
+
+    def __init__(self, on_lookup: Callable[[bool], None] | None = None) -> None:
+        self._on_lookup = on_lookup
+
+    def __call__(self, hit: bool) -> None:
+        stats = current_stats.get()
+        if stats is not None and stats.cache != "miss":
+            stats.cache = "hit" if hit else "miss"
+        if self._on_lookup is not None:
+            self._on_lookup(hit)
