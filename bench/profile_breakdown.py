@@ -20,15 +20,15 @@ import re
 # (stage, pattern on one frame "function (file:line)"), first match from the leaf wins
 STAGES: list[tuple[str, str]] = [
     ("compression", r"compression|gzip|zlib|brotli"),
-    ("ETag (checksum of the body)", r"Encoded\.checksum|Encoded\.digest"),
+    ("ETag (checksum of the body)", r"checksum \(.*http_cache\.py"),
     ("decode engine JSON", r"EngineApi\.decode|parse\.py|_wire|decode_answer"),
     ("reshape (domain shaping)", r"shaping\.py|usecases/search\.py.*_search"),
-    ("encode response", r"_fly \(.*response_cache\.py|Encoder|encode_json"),
+    ("encode response", r"json_response \(.*http_cache\.py|Encoder|encode_json"),
     ("query building (translate)", r"translate\.py|fields\.py \(src/adapters"),
     ("parameter parsing (domain)", r"search_request\.py|params\.py \(src/domain"),
     ("upstream client (engine exchange)", r"httpx/|httpcore/|h11/|anyio/|aiohttp|yarl|"
                                            r"multidict|adapters/network/"),
-    ("cache key, single flight", r"response_cache\.py"),
+    ("cache key, single flight", r"engine_cache\.py"),
     ("access log, metrics, request context", r"observability|request_context|prometheus|"
                                               r"timing\.py|logging/"),
     ("routing, params, middleware (Litestar)", r"litestar/|src/entrypoints/"),

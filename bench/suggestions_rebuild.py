@@ -40,7 +40,6 @@ import psycopg
 
 from searchport import demo
 from searchport.adapters.config_loader import parse_config
-from searchport.adapters.observed import TimedEngine
 from searchport.adapters.suggestions import QuerySuggestionsEngine
 from searchport.domain.analytics.records import SearchRecord
 from searchport.domain.config import Config
@@ -138,11 +137,10 @@ async def rebuild(config: Config, data: Path, count: int, size: int, rounds: int
         for batch in searches(count, queries, await hits_of(container, queries)):
             await store.write_searches(batch)  # the rollups kept as in production
     print(f"log ready: {count:,} searches ({time.perf_counter() - started:.1f} s)")
-    engine = container.catalog()["cities_query_suggestions"].engine
-    index = engine.inner if isinstance(engine, TimedEngine) else engine
+    index = container.engines()["cities_query_suggestions"]
     assert isinstance(index, QuerySuggestionsEngine)
-    build = BuildSuggestions(catalog=container.catalog(), store=store,
-                             search=Search(catalog=container.catalog()), clock=time.time)
+    build = BuildSuggestions(catalog=container.sources(), store=store,
+                             search=Search(catalog=container.sources()), clock=time.time)
     today = datetime.now(UTC).date()
     for n in range(rounds):
         started = time.perf_counter()
