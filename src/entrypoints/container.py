@@ -9,7 +9,7 @@ import math
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from dependency_injector import containers, providers
 
@@ -31,7 +31,7 @@ from searchport.adapters.resources import EngineResources
 from searchport.domain.analytics.reading import AnalyticsReading
 from searchport.domain.analytics.recorder import AnalyticsRecorder
 from searchport.domain.catalog import Catalog, IndexEntry
-from searchport.domain.config import Config, ConfigError, IndexConfig
+from searchport.domain.config import CacheKind, Config, ConfigError, IndexConfig
 from searchport.domain.engine_health import EngineHealth
 from searchport.domain.fields import FieldMap
 from searchport.domain.rules.rule_sets import rule_sets
@@ -292,9 +292,9 @@ def build_response_store(config: Config, tier: MemoryCache | None,
         return None
     cap = math.inf if config.cache.backend == "memory" else config.cache.local_ttl
 
-    def ttl(kind: str, handle: str) -> float:
+    def ttl(kind: str, handle: str) -> float:  # kind: the route's, a CacheKind
         index = config.indexes.get(handle)
-        return 0.0 if index is None else config.cache.ttl(kind, index.cache)  # type: ignore[arg-type]
+        return 0.0 if index is None else config.cache.ttl(cast(CacheKind, kind), index.cache)
 
     return ResponseStore(tier, ttl, cap=cap, on_hit=metrics.cache_lookup)
 
