@@ -160,7 +160,8 @@ async def test_suggestion_facets_are_those_of_the_search_for_the_suggestion(
     assert await refresher.refresh()
     answer = await container.search()(SearchRequest(handle=SUGGESTIONS, per_page=100,
                                                     highlight="false"))
-    hits = msgspec.to_builtins(msgspec.json.decode(answer.body, type=SearchResponse).hits)
+    assert isinstance(answer, SearchResponse)
+    hits = msgspec.to_builtins(answer.hits)
     made = {hit["query"]: (hit[SOURCE]["exact_nb_hits"],
                            hit[SOURCE]["facets"]["exact_matches"]["medium"]) for hit in hits}
     assert made == {query: figures(matching(query)) for query in SEARCHED}

@@ -10,8 +10,8 @@ import pytest
 
 from searchport.adapters.config_loader import load_config, parse_config
 from searchport.domain.config import ConfigError
+from searchport.domain.rules.rule_sets import rule_sets
 from searchport.domain.rules.ruleset import RuleQuery
-from searchport.entrypoints.algolia.rule_filters import rule_sets
 from searchport.entrypoints.cli.main import main
 
 HANDLE = """

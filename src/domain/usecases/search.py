@@ -6,10 +6,9 @@ import msgspec
 
 from searchport.domain.access import FULL_ACCESS, Access
 from searchport.domain.analytics.recorder import AnalyticsRecorder
-from searchport.domain.analytics.records import Visitor, shaped_summary, with_id, with_query_id
+from searchport.domain.analytics.records import Visitor
 from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.query import Filter, SearchQuery
-from searchport.domain.response_cache import Encoded, ResponseCache
 from searchport.domain.responses import SearchResponse
 from searchport.domain.rules.effects import RulePlan
 from searchport.domain.rules.search import rule_plan, search_with_rules
@@ -25,14 +24,12 @@ from searchport.domain.shaping import fill_histogram, shape_clusters, shape_face
 class Search:
     """Run one search and shape the response the same way for every engine."""
 
-    def __init__(self, *, catalog: Catalog, responses: ResponseCache | None = None,
-                 recorder: AnalyticsRecorder | None = None) -> None:
+    def __init__(self, *, catalog: Catalog, recorder: AnalyticsRecorder | None = None) -> None:
         self._catalog = catalog
-        self._responses = responses or ResponseCache.uncached()
         self._recorder = recorder
 
     async def __call__(self, request: SearchRequest, access: Access = FULL_ACCESS,
-                       visitor: Visitor | None = None) -> Encoded[SearchResponse]:
+                       visitor: Visitor | None = None) -> SearchResponse:
         """``visitor``: who asked, for the query log (with ``request.tracking``)."""
         entry = access.entry(self._catalog, request.handle)
         query, page, per_page = build_search_query(entry, request)
@@ -41,23 +38,13 @@ class Search:
         rules = None if entry.rules is None else await rule_plan(
             entry, query, rule_ask(request, page, per_page))
         query = msgspec.structs.replace(query, filters=access.restrict(entry, asked))
-        recorder = self._recorder
-        query_id = None if recorder is None else recorder.query_id(request.tracking)
-        encoded = await self._responses.respond(
-            "search", entry, [query, page, per_page, *([rules] if rules is not None else [])],
-            lambda: self._search(entry, query, page, per_page, rules, access.forced(entry)),
-            shaped_summary if recorder is not None and recorder.enabled else None,
-            None if query_id is None else with_id(query_id),
-        )
-        if recorder is None:
-            return encoded
-        query_id = recorder.observe(
-            handle=entry.handle, query=request.q, tracking=request.tracking, visitor=visitor,
-            summary=encoded.summary, answer=encoded.body, page=page - 1, filters=asked,
-            public=entry.fields.public, query_id=query_id)
-        if query_id is None or encoded.alone:
-            return encoded
-        return Encoded(with_query_id(encoded.body, query_id), encoded.cache)
+        answer = await self._search(entry, query, page, per_page, rules, access.forced(entry))
+        if self._recorder is None:
+            return answer
+        return self._recorder.searched(
+            answer, handle=entry.handle, query=request.q, tracking=request.tracking,
+            visitor=visitor, nb_hits=answer.total_hits, hits=answer.hits, page=page - 1,
+            filters=asked, public=entry.fields.public)
 
     async def _search(
         self, entry: IndexEntry, query: SearchQuery, page: int, per_page: int,

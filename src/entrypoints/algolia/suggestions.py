@@ -6,22 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import msgspec
-
 from searchport.domain.results import FacetValue
 from searchport.domain.usecases.algolia_search import AlgoliaSearch
 from searchport.domain.usecases.build_suggestions import SourceAnswer
 from searchport.entrypoints.algolia.requests import AlgoliaQuery
-
-
-class _Figures(msgspec.Struct, kw_only=True):
-    """What a suggestion keeps of an Algolia result."""
-
-    nb_hits: int = msgspec.field(name="nbHits")
-    facets: dict[str, dict[str, int]] = msgspec.field(default_factory=dict)
-
-
-_decode = msgspec.json.Decoder(_Figures).decode
+from searchport.entrypoints.algolia.responses import AlgoliaResult
 
 
 class SuggestionSearch:
@@ -35,8 +24,8 @@ class SuggestionSearch:
     async def __call__(self, handle: str, query: str, facets: Sequence[str]) -> SourceAnswer:
         request = {"query": query, "facets": list(facets), "hitsPerPage": 1,
                    "attributesToHighlight": [], "analytics": False}
-        (body,) = await self._search((AlgoliaQuery(handle=handle, request=request),))
-        figures = _decode(body)
+        (figures,) = await self._search((AlgoliaQuery(handle=handle, request=request),))
+        assert isinstance(figures, AlgoliaResult)  # a search, not a search of facet values
         return SourceAnswer(total=figures.nb_hits, facets={
             name: [FacetValue(value=value, count=count) for value, count in counts.items()]
             for name, counts in figures.facets.items()})

@@ -12,7 +12,7 @@ import sys
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from searchport import __version__
 from searchport.adapters.config_loader import load_config, parse_config
@@ -22,6 +22,9 @@ from searchport.domain.errors import EngineUnavailable, SearchportError
 from searchport.entrypoints.cli.init_config import add_command as add_init_command
 from searchport.entrypoints.cli.keys import add_commands as add_key_commands
 from searchport.entrypoints.cli.keys import secure
+
+if TYPE_CHECKING:
+    from searchport.entrypoints.container import Container
 
 
 def demo_home(environ: Mapping[str, str] | None = None) -> Path:
@@ -203,42 +206,41 @@ def cmd_index_build(args: argparse.Namespace) -> int:
 async def _check(config: Config, base_dir: Path) -> int:
     # imported here, as in _check_cache: `serve`'s parent process only reads the config, and
     # each of its forked workers imports what it runs (a smaller parent: less RSS in all)
-    from searchport.adapters.network.pools import EnginePools
-    from searchport.adapters.resources import EngineResources
-    from searchport.entrypoints.container import make_engine
+    from searchport.entrypoints.container import Container
 
+    container = Container(config=config, base_dir=base_dir)
     failures = 0
-    resources = EngineResources(base_dir=base_dir, pools=EnginePools())
     try:
         for handle, index in config.indexes.items():
-            if index.replica_of is not None:
-                print(f"ok      {handle}: a replica of {index.replica_of}")
-                continue
             try:
-                if index.engine == "querySuggestions":  # built by serve, from the log
-                    print(f"ok      {handle} ({index.engine}): the popular searches of "
-                          f"{index.source}, built by `serve` from the query log")
-                    continue
-                if index.engine == "tantivy":  # checked in place: check never builds
-                    print(f"ok      {handle} ({index.engine}): "
-                          f"{await _check_tantivy(handle, index, base_dir)}")
-                    continue
-                engine = make_engine(handle, index, resources)
-                await engine.start()
-                try:
-                    await engine.ping()
-                finally:
-                    await engine.close()
-                print(f"ok      {handle} ({index.engine})")
+                print(f"ok      {handle}{await _check_handle(container, handle, index)}")
             except (SearchportError, ConfigError) as exc:
                 failures += 1
                 message = exc.message if isinstance(exc, SearchportError) else str(exc)
                 print(f"FAILED  {handle} ({index.engine}): {message}")
     finally:
-        await resources.pools.aclose()
+        await container.engine_pools().aclose()
     if config.cache.backend == "redis":
-        failures += not await _check_cache(config)
+        failures += not await _check_cache(container)
     return 1 if failures else 0
+
+
+async def _check_handle(container: Container, handle: str, index: IndexConfig) -> str:
+    """What ``check`` says of one handle that is fine, after its name."""
+    if index.replica_of is not None:
+        return f": a replica of {index.replica_of}"
+    if index.engine == "querySuggestions":  # built by serve, from the log
+        return (f" ({index.engine}): the popular searches of {index.source}, built by "
+                "`serve` from the query log")
+    if index.engine == "tantivy":  # checked in place: check never builds
+        return f" ({index.engine}): {await _check_tantivy(handle, index, container.base_dir())}"
+    engine = container.engine(handle, index)
+    await engine.start()
+    try:
+        await engine.ping()
+    finally:
+        await engine.close()
+    return f" ({index.engine})"
 
 
 async def _check_tantivy(handle: str, index: IndexConfig, base_dir: Path) -> str:
@@ -277,17 +279,16 @@ def _bind_failure(exc: OSError) -> str:
     return f"{reason}."
 
 
-async def _check_cache(config: Config) -> bool:
+async def _check_cache(container: Container) -> bool:
     """Whether the configured Redis answers (its address shown without credentials)."""
     from searchport.adapters.redis_link import redacted
-    from searchport.entrypoints.container import build_cache
 
-    cache = build_cache(config)
+    cache = container.cache_backend()
     try:
         status = await cache.probe()
     finally:
         await cache.close()
-    where = redacted(config.cache.url or "")
+    where = redacted(container.config().cache.url or "")
     if status == "connected":
         print(f"ok      cache (redis at {where})")
         return True
@@ -347,7 +348,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.reload and config.access_log != "off":
         os.environ["SEARCHPORT_ACCESS_LOG"] = "text"
     server = Server(
-        "searchport.entrypoints.http.asgi:create",
+        "searchport.entrypoints.asgi:create",
         address=host,
         port=port,
         interface=Interfaces.ASGI,

@@ -128,7 +128,7 @@ async def _record(get_document: GetDocument, handle: str, object_id: str,
         answer = await get_document(GetDocumentRequest(handle=handle, id=object_id), access)
     except DocumentNotFound:
         return None
-    return as_record(_decode(answer.body), attributes)
+    return as_record(answer, attributes)
 
 
 def _cursor(request: dict[str, Any], page: int) -> str:
@@ -198,7 +198,7 @@ def algolia_records_controller(uc: UseCases) -> type[Controller]:
                 query = AlgoliaQuery(handle=handle,  # every record: no rule hides one
                                      request={"hitsPerPage": 0, "enableRules": False})
                 (answer,) = await algolia_search((query,), access)
-                return int(_decode(answer)["nbHits"])
+                return int(answer.nb_hits)
 
             counts = await asyncio.gather(*(entries(h) for h in handles), return_exceptions=True)
             items = [
@@ -293,7 +293,7 @@ async def _browse(algolia_search: AlgoliaSearch, handle: str,
     # browsing exports records: rules (hides, promotes, filters) do not apply
     query = AlgoliaQuery(handle=handle, request={**search, "page": page, "enableRules": False})
     (found,) = await algolia_search((query,), access)
-    answer = _decode(found)
+    answer: dict[str, Any] = msgspec.to_builtins(found)  # the answer as sent, to add to
     if page + 1 < int(answer.get("nbPages", 0)):
         answer["cursor"] = _cursor(search, page + 1)
     return _json(_encode(answer))

@@ -1,4 +1,4 @@
-"""The ASGI factory for servers: ``searchport.entrypoints.http.asgi:create``.
+"""The ASGI factory for servers: ``searchport.entrypoints.asgi:create``.
 
 Only this module reads the environment: ``SEARCHPORT_CONFIG`` (default ./config.yaml) and
 ``SEARCHPORT_LISTEN_URL`` (set by ``searchport serve`` for the ready log line) and
