@@ -99,7 +99,7 @@ def measure(config: Path, seconds: int, script: Path, port: int) -> dict[str, tu
     env = {**os.environ, "SEARCHPORT_CONFIG": str(config)}
     server = subprocess.Popen(
         ["taskset", "-c", "0", str(BIN / "granian"), "--interface", "asgi", "--factory",
-         "--no-ws", "--port", str(port), "searchport.entrypoints.http.asgi:create"],
+         "--no-ws", "--port", str(port), "searchport.entrypoints.asgi:create"],
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     base = f"http://127.0.0.1:{port}"

@@ -228,7 +228,7 @@ def main() -> int:
         cases = {"opensearch": (node.url, direct),
                  "searchport": (f"http://127.0.0.1:{port}", through)}
         for url, script in cases.values():  # warm both: JIT, caches, connections
-            wrk(url, script, 8, 5)
+            wrk(url, script, 8, 10)
         results: dict[tuple[str, int], list[dict[str, float]]] = {}
         for round_no in range(args.rounds):
             for connections in (1, 8):

@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from searchport.adapters.config_loader import load_config
+from searchport.domain.rules.rule_sets import rule_sets
 from searchport.domain.rules.ruleset import RuleQuery, RuleSet
-from searchport.entrypoints.algolia.rule_filters import rule_sets
 
 ANCHORINGS = ["is", "startsWith", "endsWith", "contains"]
 

@@ -147,6 +147,8 @@ def main() -> int:
     ap.add_argument("--analytics", choices=["default", "none"], default="default",
                     help="ours' query log: the default (SQLite, next to the config) or none; "
                          "a base older than the query log has no such setting")
+    ap.add_argument("--base-analytics", choices=["default", "none"], default="default",
+                    help="the same for base")
     ap.add_argument("rest", nargs="*", help="passed on to run_bench.py (after --)")
     args = ap.parse_args()
 
@@ -156,7 +158,7 @@ def main() -> int:
     for name, cache in (("ours", args.cache), ("base", args.base_cache)):
         configs[name] = workdir / f"{name}.yaml"
         config = {**BENCH_CONFIG, "accessLog": args.access_log, "cache": {"backend": cache}}
-        if name == "ours" and args.analytics == "none":
+        if (args.analytics if name == "ours" else args.base_analytics) == "none":
             config["analytics"] = {"backend": "none"}
         if name == "ours" and args.rules:
             sys.path.insert(0, str(ROOT / "bench"))

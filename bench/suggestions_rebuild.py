@@ -36,7 +36,6 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import msgspec
 import psycopg
 
 from searchport import demo
@@ -48,7 +47,6 @@ from searchport.domain.search_request import SearchRequest
 from searchport.domain.usecases.build_suggestions import UNLOGGED, BuildSuggestions
 from searchport.domain.usecases.search import Search
 from searchport.entrypoints.container import Container, create_container
-from searchport.entrypoints.http.timing import TimedEngine
 
 DAYS = 30
 BATCH = 100_000  # one transaction each (within the store timeout the config allows)
@@ -109,7 +107,7 @@ async def hits_of(container: Container, queries: list[str]) -> dict[str, int]:
         for query in left:
             answer = await container.search()(SearchRequest(
                 handle="cities", q=query, per_page=1, highlight="false", tracking=UNLOGGED))
-            found[query] = msgspec.json.decode(answer.body)["totalHits"]
+            found[query] = answer.total_hits
 
     await asyncio.gather(*(ask() for _ in range(8)))
     return found
@@ -139,11 +137,10 @@ async def rebuild(config: Config, data: Path, count: int, size: int, rounds: int
         for batch in searches(count, queries, await hits_of(container, queries)):
             await store.write_searches(batch)  # the rollups kept as in production
     print(f"log ready: {count:,} searches ({time.perf_counter() - started:.1f} s)")
-    engine = container.catalog()["cities_query_suggestions"].engine
-    index = engine.inner if isinstance(engine, TimedEngine) else engine
+    index = container.engines()["cities_query_suggestions"]
     assert isinstance(index, QuerySuggestionsEngine)
-    build = BuildSuggestions(catalog=container.catalog(), store=store,
-                             search=Search(catalog=container.catalog()), clock=time.time)
+    build = BuildSuggestions(catalog=container.sources(), store=store,
+                             search=Search(catalog=container.sources()), clock=time.time)
     today = datetime.now(UTC).date()
     for n in range(rounds):
         started = time.perf_counter()
@@ -157,7 +154,7 @@ async def rebuild(config: Config, data: Path, count: int, size: int, rounds: int
         whole, cpu = time.perf_counter() - started, time.process_time() - cpu
         answer = await container.search()(SearchRequest(handle="cities_query_suggestions",
                                                         per_page=1))
-        served = msgspec.json.decode(answer.body)["totalHits"]
+        served = answer.total_hits
         print(f"round {n + 1}: log read {read:.2f} s ({len(popular):,} popular queries); "
               f"whole rebuild {whole:.2f} s (log read and source asked {asked:.2f} s, "
               f"index built {whole - asked:.2f} s; this process's CPU {cpu:.2f} s); "

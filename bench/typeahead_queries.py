@@ -1,4 +1,4 @@
-"""The search-as-you-type load of `typeahead_vs_typesense.py` and `typeahead_cpu.py`.
+"""The search-as-you-type load of `typeahead_vs_typesense.py`.
 
 The demo rows (``src/demo/cities.jsonl.gz``), and 600 queries built from them alone, the
 same on every run (a fixed seed): prefixes of 2 to 5 letters and whole names of the 3,000

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 from dependency_injector import providers
 
+from searchport.adapters.observed import TimedEngine
 from searchport.domain.analytics.insights import InsightsEvent
 from searchport.domain.analytics.records import ObservedSearch, SearchRecord, to_record, utc_day
 from searchport.domain.analytics.reports import CLICK_RANGES as RANGES
@@ -42,7 +43,7 @@ from searchport.domain.query import FacetValuesQuery, Filter, SearchQuery
 from searchport.domain.results import Capabilities, EngineResult, FacetValue, Hit
 from searchport.entrypoints.container import Container
 from searchport.entrypoints.http.observability import Metrics
-from searchport.entrypoints.http.timing import ObservedCache, TimedEngine
+from searchport.entrypoints.http.timing import EngineCalls
 
 
 class FakeEngine:
@@ -212,9 +213,10 @@ class UnreachableCache(FakeCache):
 def fake_catalog(
     config: Config, engines: Mapping[str, FakeEngine], metrics: Metrics | None = None
 ) -> Catalog:
-    """The catalog ``build_catalog`` would build, with fakes instead of real adapters."""
+    """A catalog of ``engines`` (one per handle, timed as the container times them)."""
+    observer = EngineCalls(metrics)
     return Catalog({
-        handle: IndexEntry(handle, index, TimedEngine(engines[handle], handle, metrics))
+        handle: IndexEntry(handle, index, TimedEngine(engines[handle], handle, observer))
         for handle, index in config.indexes.items()
     })
 
@@ -222,14 +224,11 @@ def fake_catalog(
 def fake_container(
     config: Config, engines: Mapping[str, FakeEngine], cache: FakeCache | None = None
 ) -> Container:
-    """The real container with its two seams (catalog, cache) overridden by fakes."""
+    """The real container with its two seams (the engine adapters, the cache) fakes."""
     container = in_memory_analytics(Container(config=config, base_dir=Path(".")))
-    metrics = container.metrics()
-    container.catalog.override(providers.Object(fake_catalog(config, engines, metrics)))
-    cache = cache or FakeCache(status="disabled")
-    container.cache.override(providers.Object(ObservedCache(cache, metrics.cache_lookup)))
+    container.engines.override(providers.Object(dict(engines)))
+    container.cache_backend.override(providers.Object(cache or FakeCache(status="disabled")))
     return container
-
 
 
 def half_up(value: Fraction) -> int:

@@ -27,7 +27,7 @@ from searchport.domain.config import (
     RelevantSortConfig,
     SortKey,
 )
-from searchport.domain.engines import BY_NAME
+from searchport.domain.engines import BY_NAME, Engine
 from searchport.domain.errors import InvalidRequest
 from searchport.domain.fields import METADATA_KEYS, FieldMap, alias_conflicts
 from searchport.domain.params import parse_filters
@@ -278,32 +278,49 @@ def check_index(handle: str, index: IndexConfig) -> None:
         )
     engine = BY_NAME[index.engine]
     if engine.server:
-        if not index.host:
-            raise ConfigError(f"{where}.host: required for engine {index.engine}")
-        if not index.index_name:
-            raise ConfigError(f"{where}.indexName: required for engine {index.engine}")
-        if isinstance(index.index_name, list) and len(index.index_name) > 1 and (
-            not engine.index_lists
-        ):
-            raise ConfigError(f"{where}.indexName: engine {index.engine} takes one index name")
-        if isinstance(index.index_name, list) and not all(index.index_name):
-            raise ConfigError(f"{where}.indexName: an index name cannot be empty")
-        try:
-            EngineAddress(index.host)
-            if index.proxy is not None:
-                proxy_address(index.proxy)
-        except ConfigError as exc:
-            raise ConfigError(f"{where}.{exc}") from None
-        if index.engine == "opensearch" and index.api_key:
-            raise ConfigError(
-                f"{where}.apiKey: OpenSearch authenticates with username and password"
-            )
-        if index.engine == "elasticsearch" and index.api_key and index.username:
-            raise ConfigError(
-                f"{where}.apiKey: set either apiKey or username/password, not both"
-            )
-    if not engine.server and not index.path:
+        _check_server(where, index, engine)
+    elif not index.path:
         raise ConfigError(f"{where}.path: required for engine {index.engine} (the index folder)")
+    _check_fields(where, index, engine)
+    check_semantic(where, index)
+    if index.replica_of is None and (index.sort or index.relevant_sort is not None):
+        key = "sort" if index.sort else "relevantSort"
+        raise ConfigError(f"{where}.{key}: only a replica orders its hits this way; add "
+                          f"replicaOf: <its primary handle> (docs/replicas.md)")
+    _check_ranking(where, index)
+
+
+def _check_server(where: str, index: IndexConfig, engine: Engine) -> None:
+    """An engine server's address, index names and credentials."""
+    if not index.host:
+        raise ConfigError(f"{where}.host: required for engine {index.engine}")
+    if not index.index_name:
+        raise ConfigError(f"{where}.indexName: required for engine {index.engine}")
+    if isinstance(index.index_name, list) and len(index.index_name) > 1 and (
+        not engine.index_lists
+    ):
+        raise ConfigError(f"{where}.indexName: engine {index.engine} takes one index name")
+    if isinstance(index.index_name, list) and not all(index.index_name):
+        raise ConfigError(f"{where}.indexName: an index name cannot be empty")
+    try:
+        EngineAddress(index.host)
+        if index.proxy is not None:
+            proxy_address(index.proxy)
+    except ConfigError as exc:
+        raise ConfigError(f"{where}.{exc}") from None
+    if index.engine == "opensearch" and index.api_key:
+        raise ConfigError(
+            f"{where}.apiKey: OpenSearch authenticates with username and password"
+        )
+    if index.engine == "elasticsearch" and index.api_key and index.username:
+        raise ConfigError(
+            f"{where}.apiKey: set either apiKey or username/password, not both"
+        )
+
+
+def _check_fields(where: str, index: IndexConfig, engine: Engine) -> None:
+    """Field names that are not hit metadata, nested paths the engine reads, aliases
+    that do not clash."""
     for name, field in index.fields.items():
         if name in METADATA_KEYS:
             raise ConfigError(
@@ -316,12 +333,6 @@ def check_index(handle: str, index: IndexConfig) -> None:
     problems = alias_conflicts(index.fields)
     if problems:
         raise ConfigError(f"{where}: {problems[0]}")
-    check_semantic(where, index)
-    if index.replica_of is None and (index.sort or index.relevant_sort is not None):
-        key = "sort" if index.sort else "relevantSort"
-        raise ConfigError(f"{where}.{key}: only a replica orders its hits this way; add "
-                          f"replicaOf: <its primary handle> (docs/replicas.md)")
-    _check_ranking(where, index)
 
 
 RANKABLE_TYPES = frozenset({"integer", "float", "date"})

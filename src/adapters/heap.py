@@ -3,9 +3,9 @@
 tantivy allocates through the C library: an index writer's buffers, a field's whole term
 list, each search's scorers. Once freed, glibc keeps such memory resident for the life of
 the process unless asked to trim it (a worker that rebuilds a small index every few
-seconds, Query Suggestions, grew with every rebuild); and each thread searching at once
-gets an arena of its own, each keeping its own freed memory, unless the arenas are
-bounded before the process's threads make them (bench/RESULTS.md has the figures).
+seconds, as Query Suggestions does, would grow with every rebuild); and each thread
+searching at once gets an arena of its own, each keeping its own freed memory, unless the
+arenas are bounded before the process's threads make them.
 """
 
 from __future__ import annotations

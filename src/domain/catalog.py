@@ -44,7 +44,8 @@ class IndexEntry:
     def search(self, strictness: int | None = None) -> Searcher:
         """The engine's search, as this handle orders hits (``replicas``);
         ``strictness``: a search's ``relevancyStrictness`` (virtual replicas)."""
-        return replica_searcher(self.engine.search, self.replica, strictness)
+        return replica_searcher(self.engine.search, self.replica, strictness,
+                                self.engine.capabilities.max_page)
 
 
 class Catalog(Mapping[str, IndexEntry]):

@@ -73,6 +73,11 @@ class TypoToleranceConfig(_Section, frozen=True):
     two_typos_from: Annotated[int, msgspec.Meta(ge=1, le=100)] = 9
 
 
+# what the cache keeps: engine answers (search, facets, document, mapping) and, in the
+# process, whole responses of the routes (autocomplete too, kept as long as searches)
+CacheKind = Literal["search", "facets", "autocomplete", "mapping", "document"]
+
+
 class IndexCacheConfig(_Section, frozen=True):
     """``indexes.<handle>.cache``: this handle's TTLs (seconds; 0: never cached)."""
 
@@ -189,6 +194,15 @@ class CacheConfig(_Section, frozen=True):
     local_ttl: Annotated[float, msgspec.Meta(ge=0)] = 5.0  # in-process tier; 0 turns it off
     prefix: Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9_.-]{1,64}$")] = "searchport"
     timeout: Annotated[float, msgspec.Meta(gt=0, le=5)] = 0.1  # per Redis call, seconds
+
+    def ttl(self, kind: CacheKind, own: IndexCacheConfig) -> float:
+        """Seconds an answer of ``kind`` is kept for a handle whose settings are ``own``
+        (its ``cache`` section); 0: never kept."""
+        if kind == "mapping":
+            return own.mapping_ttl if own.mapping_ttl is not None else self.mapping_ttl
+        if kind == "document" and not own.documents:
+            return 0.0
+        return own.search_ttl if own.search_ttl is not None else self.search_ttl
 
 
 class LimitsConfig(_Section, frozen=True):

@@ -1,8 +1,8 @@
 """The engines searchport speaks to, and what the rest of it needs to know about each.
 
 One table: the config's ``engine`` key accepts exactly these names (``EngineName``), its
-loader reads which need a server and which nest, and the container builds each handle's
-adapter from ``adapter``. Adding an engine is one adapter package and one row here.
+loader reads which need a server and which nest. Which adapter serves each name is the
+adapters' table (``adapters/engines.py``), read by the composition root.
 """
 
 from __future__ import annotations
@@ -19,8 +19,6 @@ class Engine(msgspec.Struct, frozen=True, kw_only=True):
     server: bool  # over the network: ``host`` and ``indexName``; else embedded: ``path``
     nested: bool  # reads nested documents: ``fields.<name>.nestedPath`` is allowed
     index_lists: bool  # one handle may search several indices (``indexName: [a, b]``)
-    # "module:factory"; the factory takes (handle, IndexConfig, EngineResources)
-    adapter: str
     # built by searchport from the query log of the handle named by ``source``
     from_log: bool = False
     # a geo point stored as two numbers: GeoJSON order (longitude first) or latitude first
@@ -31,18 +29,13 @@ class Engine(msgspec.Struct, frozen=True, kw_only=True):
 
 
 ENGINES: tuple[Engine, ...] = (
-    Engine(name="elasticsearch", server=True, nested=True, index_lists=True,
-           adapter="searchport.adapters.elastic:create_elasticsearch", point_order="lon_lat"),
-    Engine(name="opensearch", server=True, nested=True, index_lists=True,
-           adapter="searchport.adapters.elastic:create_opensearch", point_order="lon_lat"),
-    Engine(name="meilisearch", server=True, nested=False, index_lists=False,
-           adapter="searchport.adapters.meilisearch:create"),
-    Engine(name="typesense", server=True, nested=False, index_lists=False,
-           adapter="searchport.adapters.typesense:create"),
+    Engine(name="elasticsearch", server=True, nested=True, index_lists=True, point_order="lon_lat"),
+    Engine(name="opensearch", server=True, nested=True, index_lists=True, point_order="lon_lat"),
+    Engine(name="meilisearch", server=True, nested=False, index_lists=False),
+    Engine(name="typesense", server=True, nested=False, index_lists=False),
     Engine(name="tantivy", server=False, nested=False, index_lists=False,
-           adapter="searchport.adapters.tantivy:create", embedders=("builtin", "openai")),
-    Engine(name="querySuggestions", server=False, nested=False, index_lists=False,
-           adapter="searchport.adapters.suggestions:create", from_log=True),
+           embedders=("builtin", "openai")),
+    Engine(name="querySuggestions", server=False, nested=False, index_lists=False, from_log=True),
 )
 ENGINE_NAMES: tuple[str, ...] = tuple(engine.name for engine in ENGINES)
 BY_NAME: dict[str, Engine] = {engine.name: engine for engine in ENGINES}

@@ -7,7 +7,8 @@ Algolia's relevant sort
 in-depth/relevant-sort), evaluated here the same way on every engine:
 
 1. the engine ranks the matches by relevance, and the best ``maxHits`` are read (their ids,
-   relevance scores and ranking fields only, ``CHUNK`` at a time);
+   relevance scores and ranking fields only, ``CHUNK`` at a time, or the engine's largest
+   page when smaller: ``Capabilities.max_page``);
 2. a hit is kept when its score is at least ``strictness`` percent of the best score (0 keeps
    every hit read; a search without text scores every match alike, so all are kept);
 3. the kept hits are ordered by the replica's ``customRanking`` (a hit without a value
@@ -37,7 +38,7 @@ from searchport.domain.query import SearchQuery, SortClause
 from searchport.domain.results import EngineResult, Hit
 
 Searcher = Callable[[SearchQuery], Awaitable[EngineResult]]
-CHUNK = 250  # hits read per engine call (Typesense's largest page)
+CHUNK = 250  # hits read per engine call at most, the calls made at once
 
 
 class RelevantSort(msgspec.Struct, frozen=True, kw_only=True):
@@ -76,9 +77,10 @@ def replica_of(config: IndexConfig) -> Replica | None:
 
 
 def replica_searcher(search: Searcher, replica: Replica | None,
-                     strictness: int | None = None) -> Searcher:
+                     strictness: int | None = None, max_page: int | None = None) -> Searcher:
     """``search`` (the engine's) as the replica orders its hits; ``strictness``: the
-    search's ``relevancyStrictness`` (a virtual replica's own when ``None``)."""
+    search's ``relevancyStrictness`` (a virtual replica's own when ``None``); ``max_page``:
+    the engine's largest page (``Capabilities.max_page``)."""
     if replica is None:
         return search
     relevant = replica.relevant
@@ -91,28 +93,30 @@ def replica_searcher(search: Searcher, replica: Replica | None,
             return await search(msgspec.structs.replace(query, sort=keys))
         return standard
     cut = relevant.strictness if strictness is None else strictness
+    chunk = min(CHUNK, max_page or CHUNK)
 
     async def virtual(query: SearchQuery) -> EngineResult:
-        return await relevant_search(search, query, relevant, cut)
+        return await relevant_search(search, query, relevant, cut, chunk)
     return virtual
 
 
 async def relevant_search(search: Searcher, query: SearchQuery, order: RelevantSort,
-                          strictness: int) -> EngineResult:
-    """The page ``query.offset``/``limit`` of the relevant hits (module docstring)."""
+                          strictness: int, chunk: int = CHUNK) -> EngineResult:
+    """The page ``query.offset``/``limit`` of the relevant hits (module docstring), the
+    pool read ``chunk`` hits per call."""
     if query.ids is not None or query.sort or query.geo_sort is not None:
         return await search(query)  # records read by id, or an order of the search's own
     ranking = order.ranking
     light = msgspec.structs.replace(
         query, sort=(), highlight=False, highlight_fields=(), suggest_field=None,
         fields=tuple(dict.fromkeys(c.field for c in ranking)))
-    first = min(order.max_hits, CHUNK)
+    first = min(order.max_hits, chunk)
     pool = await search(msgspec.structs.replace(light, offset=0, limit=first))
     rest = msgspec.structs.replace(  # the counts came with the first chunk
         light, facets=(), stats=(), histograms=(), geo_grid=None, exact_total=False)
     more = await asyncio.gather(*(
-        search(msgspec.structs.replace(rest, offset=at, limit=min(CHUNK, order.max_hits - at)))
-        for at in range(first, min(order.max_hits, pool.total), CHUNK)))
+        search(msgspec.structs.replace(rest, offset=at, limit=min(chunk, order.max_hits - at)))
+        for at in range(first, min(order.max_hits, pool.total), chunk)))
     every = [*pool.hits, *(h for r in more for h in r.hits)]
     kept = relevant_hits(every, strictness)
     ordered = ranked(kept, ranking)

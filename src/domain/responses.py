@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import msgspec
 
@@ -42,6 +42,16 @@ class SearchResponse(_Body):
     # with clickAnalytics=true: this search in the analytics, for POST /1/events (last, as
     # when it is added to the bytes of an answer shared with others)
     query_id: str | msgspec.UnsetType = msgspec.field(default=msgspec.UNSET, name="queryID")
+    # what the answer lacks that was asked for, never in its body: the HTTP layer says it in
+    # a header and lets nobody keep the answer (``WordsOnlyResponse``)
+    degraded: ClassVar[tuple[str, ...]] = ()
+
+
+class WordsOnlyResponse(SearchResponse):
+    """A search that asked for meaning answered by words alone, its embedder failing or late
+    (docs/semantic.md): the body of the keyword search, ``X-Searchport-Semantic: degraded``."""
+
+    degraded: ClassVar[tuple[str, ...]] = ("semantic",)
 
 
 class FacetSearchResponse(_Body):

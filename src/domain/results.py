@@ -78,3 +78,5 @@ class Capabilities(msgspec.Struct, frozen=True, kw_only=True):
     raw_query_filters: bool = False
     # every facet value counted exactly over every matching record (no sampling, no shards)
     exact_facet_counts: bool = False
+    # the most hits one search returns (None: as many as asked)
+    max_page: int | None = None

@@ -47,7 +47,8 @@ class MeaningUnavailable(Exception):
 
 
 class QueryMeanings:
-    """One handle's query vectors: cached (bounded), each within ``timeout`` seconds."""
+    """One handle's query vectors: cached (bounded), each within ``timeout`` seconds, and
+    computed once for all the requests that ask for the same text at once."""
 
     def __init__(self, embedder: EmbedderPort, *, timeout: float, handle: str = "",
                  size: int = QUERY_VECTORS_KEPT) -> None:
@@ -56,15 +57,31 @@ class QueryMeanings:
         self._handle = handle
         self._size = size
         self._kept: OrderedDict[str, Vector] = OrderedDict()
+        self._flights: dict[str, asyncio.Task[Vector]] = {}
 
     async def vector(self, text: str) -> Vector:
-        """The vector of ``text``; raises ``MeaningUnavailable`` (logged) when the embedder
-        fails or takes longer than the timeout."""
+        """The vector of ``text``; raises ``MeaningUnavailable`` (logged once) when the
+        embedder fails or takes longer than the timeout."""
         key = text.strip()
         found = self._kept.get(key)
         if found is not None:
             self._kept.move_to_end(key)
             return found
+        flight = self._flights.get(key)
+        if flight is None:
+            flight = asyncio.get_running_loop().create_task(self._embed(key))
+            self._flights[key] = flight
+            flight.add_done_callback(lambda done: self._landed(key, done))
+        # shielded: a request that goes away does not cancel the vector the others await
+        return await asyncio.shield(flight)
+
+    def _landed(self, key: str, flight: asyncio.Task[Vector]) -> None:
+        if self._flights.get(key) is flight:
+            del self._flights[key]
+        if not flight.cancelled():
+            flight.exception()  # retrieved: an answer nobody awaits any more is no error
+
+    async def _embed(self, key: str) -> Vector:
         try:
             async with asyncio.timeout(self._timeout):
                 (found,) = await self.embedder.embed([key])

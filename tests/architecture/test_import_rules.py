@@ -4,8 +4,13 @@
   under ``if TYPE_CHECKING:`` it may name ``searchport.ports`` too, never a framework.
 - ``ports`` imports only the standard library, msgspec and ``searchport.domain``/``ports``.
 - ``adapters`` never import ``searchport.entrypoints``.
+- the composition root (``entrypoints.container``) is imported at run time only by the ASGI
+  factory and the command line, which it never imports: it imports the HTTP layer's parts
+  (guards, stores, metrics) and hands them to the app, with no cycle between them.
 - ``entrypoints.algolia`` (the Algolia protocol) imports only the standard library, msgspec,
-  ``searchport.domain`` and itself: no framework, so it can be read and tested alone.
+  ``searchport.domain`` and itself: no framework, so it can be read and tested alone; only
+  the controllers import it (the filter grammar that keys, rules and the command line read
+  is the domain's, ``domain.filters``).
 """
 
 from __future__ import annotations
@@ -187,6 +192,33 @@ def test_the_algolia_protocol_imports_only_stdlib_msgspec_domain_and_itself() ->
     assert found
     violations = protocol_violations(found)
     assert not violations, report(violations)
+
+
+CONTAINER = "searchport.entrypoints.container"
+CONTAINER_USERS = ("searchport.entrypoints.asgi", "searchport.entrypoints.cli.main")
+
+
+def test_only_the_asgi_factory_and_the_command_line_import_the_container() -> None:
+    found = [imp for layer in ("domain", "ports", "adapters", "entrypoints")
+             for imp in layer_imports(layer)
+             if under(imp.target, CONTAINER) and not imp.type_only
+             and imp.module not in CONTAINER_USERS]
+    assert not found, report(found)
+    back = [imp for imp in layer_imports("entrypoints")
+            if imp.module == CONTAINER and under(imp.target, *CONTAINER_USERS)]
+    assert not back, report(back)
+
+
+def test_only_the_controllers_import_the_algolia_protocol() -> None:
+    """The controllers speak the protocol; the composition root may wire a piece of it (the
+    Algolia search a Query Suggestions rebuild asks the source with)."""
+    found = [imp for layer in ("domain", "ports", "adapters", "entrypoints")
+             for imp in layer_imports(layer)
+             if under(imp.target, "searchport.entrypoints.algolia")
+             and not under(imp.module, "searchport.entrypoints.algolia",
+                           "searchport.entrypoints.controllers")
+             and imp.module != CONTAINER]
+    assert not found, report(found)
 
 
 # -- the checker itself can fail -----------------------------------------------------------

@@ -51,7 +51,7 @@ def test_redis_from_redis_url_hits_etags_and_clear(
                              headers={"If-None-Match": hit.headers["etag"]})
     assert revalidated.status_code == 304 and revalidated.content == b""
     keys = [k.decode() for k in redis_server.client().scan_iter(match="searchport:*")]
-    assert keys and all(k.startswith("searchport:v1:search:cities:") for k in keys)
+    assert keys and all(k.startswith("searchport:v2:search:cities:") for k in keys)
     ttl = redis_server.client().pttl(keys[0])
     assert 100_000 < ttl <= 120_000
     cleared = client.post("/cache/clear").json()

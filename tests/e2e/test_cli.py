@@ -80,6 +80,41 @@ def test_missing_variable_stops_startup_with_its_name(tmp_path: Path) -> None:
     assert "COMMENTED_OUT" not in result.stderr
 
 
+# ahead of site-packages on PYTHONPATH: psycopg as it is without the postgres extra
+NO_PSYCOPG = "raise ImportError('No module named psycopg (simulated)')\n"
+
+
+@pytest.mark.parametrize(("extra_top", "extra_index", "message"), [
+    ("analytics: {backend: postgres, url: 'postgresql://searchport@127.0.0.1:1/logs'}", "",
+     "analytics.backend: postgres needs psycopg: pip install 'searchport[postgres]'"),
+    ("rateLimit: {perIp: {limit: 10}, store: redis}", "",
+     "rateLimit.store: redis needs cache.url (or REDIS_URL)"),
+    ("", "  remote: {engine: typesense, host: 'https://127.0.0.1:1', apiKey: k, "
+         "indexName: r, caBundle: missing.pem}\n",
+     "indexes.remote.caBundle: cannot read the CA bundle "),
+], ids=["postgres-extra-missing", "redis-rate-limit-without-url", "unreadable-ca-bundle"])
+def test_serve_stops_on_what_check_finds_in_one_line_before_any_worker(
+        extra_top: str, extra_index: str, message: str, tmp_path: Path) -> None:
+    shim = tmp_path / "shim"
+    shim.mkdir()
+    (shim / "psycopg.py").write_text(NO_PSYCOPG, encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(shim)}
+    (tmp_path / "config.yaml").write_text(sample_config(extra_top, extra_index),
+                                          encoding="utf-8")
+
+    def command(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([str(SEARCHPORT), *args], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=120, check=False)
+
+    check = command("check")
+    assert check.returncode == 2, check.stdout + check.stderr
+    assert f"searchport: config error: {message}" in check.stderr
+    serve = command("serve", "--port", str(free_port()))
+    assert serve.returncode == 2, serve.stdout + serve.stderr
+    (line,) = (serve.stdout + serve.stderr).strip().splitlines()
+    assert line.startswith(f"searchport: config error: {message}")
+
+
 def test_index_build_shows_progress_and_is_idempotent(tmp_path: Path) -> None:
     (tmp_path / "config.yaml").write_text(sample_config(), encoding="utf-8")
     first = run("index", "build", "cities", cwd=tmp_path)

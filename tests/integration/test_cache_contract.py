@@ -12,9 +12,9 @@ import anyio
 import pytest
 
 from searchport.adapters.cache.memory import MemoryCache
+from searchport.adapters.cache.none import NoCache
 from searchport.adapters.cache.redis import RedisCache
 from searchport.adapters.cache.two_tier import TwoTierCache
-from searchport.domain.response_cache import NoCache
 from searchport.ports.cache import CachePort
 from tests.redis_server import RedisServer
 

@@ -16,15 +16,15 @@ import pytest
 from dependency_injector import providers
 from litestar.testing import TestClient
 
+from searchport.adapters.cache.engine_cache import EngineCache
 from searchport.adapters.cache.redis import RedisCache
 from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.config import CacheConfig, Config, FieldConfig, IndexConfig
-from searchport.domain.response_cache import ResponseCache
 from searchport.domain.search_request import SearchRequest
 from searchport.domain.usecases.search import Search
 from searchport.entrypoints.container import Container
 from searchport.entrypoints.http.app import create_app
-from tests.fakes import EchoEngine, fake_catalog, in_memory_analytics
+from tests.fakes import EchoEngine, in_memory_analytics
 from tests.redis_server import RedisServer
 
 REQUEST_BOUND = 0.5  # seconds: a search while Redis is down, frozen or garbled (deadline 0.25)
@@ -44,7 +44,7 @@ def settings(url: str, *, local_ttl: float = 0.0, weight: float = 3.0, timeout: 
 def serve(config: Config, echo: EchoEngine) -> Iterator[TestClient[Any]]:
     """The real app and container (real cache from the config); only the engine is fake."""
     container = in_memory_analytics(Container(config=config, base_dir=Path(".")))
-    container.catalog.override(providers.Object(fake_catalog(config, {"cities": echo})))
+    container.engines.override(providers.Object({"cities": echo}))
     with TestClient(create_app(container)) as client:
         yield client
 
@@ -207,12 +207,12 @@ def test_concurrent_identical_misses_make_one_engine_call_with_redis(
     redis_server: RedisServer,
 ) -> None:
     echo = EchoEngine(delay=0.05)
-    catalog = Catalog({"cities": IndexEntry("cities", IndexConfig(engine="tantivy",
-                                                                  path="unused"), echo)})
+    config = IndexConfig(engine="tantivy", path="unused")
 
     async def burst() -> list[bytes]:
         cache = RedisCache(redis_server.url)
-        search = Search(catalog=catalog, responses=ResponseCache(cache=cache))
+        engine = EngineCache(cache=cache).around(echo, "cities", config)
+        search = Search(catalog=Catalog({"cities": IndexEntry("cities", config, engine)}))
         try:
             answers = await asyncio.gather(
                 *(search(SearchRequest(handle="cities", q="paris")) for _ in range(40))
@@ -221,7 +221,7 @@ def test_concurrent_identical_misses_make_one_engine_call_with_redis(
         finally:
             await asyncio.sleep(0.05)  # let the write finish before closing
             await cache.close()
-        return [a.body for a in [*answers, again]]
+        return [msgspec.json.encode(a) for a in [*answers, again]]
 
     bodies = asyncio.run(burst())
     assert len(echo.queries) == 1 and len(set(bodies)) == 1

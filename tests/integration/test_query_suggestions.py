@@ -25,11 +25,12 @@ from searchport.adapters.config_loader import parse_config
 from searchport.adapters.suggestions import QuerySuggestionsEngine
 from searchport.domain.analytics.records import SearchRecord
 from searchport.domain.config import Config
-from searchport.domain.responses import SearchResponse
 from searchport.domain.search_request import SearchRequest
 from searchport.domain.suggestions.records import Suggestion
 from searchport.domain.suggestions.refresher import SuggestionsRefresher
+from searchport.domain.usecases.algolia_search import AlgoliaSearch
 from searchport.domain.usecases.build_suggestions import BuildSuggestions
+from searchport.entrypoints.algolia.suggestions import SuggestionSearch
 from searchport.entrypoints.container import Container, create_container
 from searchport.ports.analytics import AnalyticsStore
 from searchport.ports.suggestions import SuggestionsIndex
@@ -101,8 +102,9 @@ def record(at: float, handle: str, query: str, n: int, hits: int = 0) -> SearchR
 
 
 def source_hits(query: str) -> list[dict[str, Any]]:
-    """The sample rows the embedded engine finds: those holding any word of the query."""
-    return [r for r in SOURCE_ROWS if set(words(query)) & set(words(r["name"]))]
+    """The sample rows the search for the query finds (Algolia's, as a user's client sends
+    it): those holding every word of the query."""
+    return [r for r in SOURCE_ROWS if set(words(query)) <= set(words(r["name"]))]
 
 
 def average(values: list[int]) -> int:
@@ -174,9 +176,8 @@ async def served(container: Container, q: str = "", per_page: int = 100) -> list
     """The suggestions as the Search use case answers them, highlights left aside."""
     answer = await container.search()(SearchRequest(
         handle="cities_query_suggestions", q=q, per_page=per_page, highlight="false"))
-    body = msgspec.json.decode(answer.body, type=SearchResponse)
     return [{k: v for k, v in hit.items() if not k.startswith("_")}
-            for hit in msgspec.to_builtins(body.hits)]
+            for hit in msgspec.to_builtins(answer.hits)]
 
 
 async def test_the_suggestions_are_the_popular_queries_of_the_log(container: Container
@@ -207,7 +208,7 @@ async def test_the_suggestions_answer_prefix_queries_most_popular_first(
                                            if s["query"].startswith("san")]
     answer = await container.search()(SearchRequest(handle="cities_query_suggestions",
                                                     q="pampl", highlight="true"))
-    hit = msgspec.json.decode(answer.body)["hits"][0]
+    hit = answer.hits[0]
     assert hit["query"] == "pamplona"
     assert hit["_highlights"]["query"] == ["<mark>pampl</mark>ona"]
 
@@ -224,8 +225,10 @@ async def test_a_store_that_is_down_keeps_the_suggestions_served(
     def due_again(store: AnalyticsStore) -> SuggestionsRefresher:
         return SuggestionsRefresher(
             handle="cities_query_suggestions", index=index_of(container),
-            build=BuildSuggestions(catalog=container.catalog(), store=store,
-                                   search=container.search(), clock=time.time),
+            build=BuildSuggestions(
+                catalog=container.catalog(), store=store,
+                search=SuggestionSearch(AlgoliaSearch(catalog=container.catalog())),
+                clock=time.time),
             interval=0.001, clock=time.time)
 
     again = due_again(container.analytics_store())
@@ -249,10 +252,9 @@ async def test_a_store_that_is_down_keeps_the_suggestions_served(
 
 
 def index_of(container: Container) -> QuerySuggestionsEngine:
-    engine = container.catalog()["cities_query_suggestions"].engine
-    inner = engine.inner  # type: ignore[attr-defined]
-    assert isinstance(inner, QuerySuggestionsEngine)
-    return inner
+    engine = container.engines()["cities_query_suggestions"]
+    assert isinstance(engine, QuerySuggestionsEngine)
+    return engine
 
 
 def suggestions(prefix: str, n: int) -> list[Suggestion]:
@@ -274,7 +276,7 @@ async def test_a_search_during_a_rebuild_answers_from_a_whole_index(container: C
         while not done.is_set():
             answer = await container.search()(SearchRequest(
                 handle="cities_query_suggestions", per_page=1, highlight="false"))
-            total = msgspec.json.decode(answer.body, type=SearchResponse).total_hits
+            total = answer.total_hits
             seen[total] += 1
 
     searching = [asyncio.create_task(search()) for _ in range(4)]

@@ -14,9 +14,9 @@ import pytest
 from searchport.adapters.tantivy import TantivyEngine
 from searchport.domain.query import SearchQuery, SortClause, TermFilter
 from searchport.domain.rules.format import decode_rule
+from searchport.domain.rules.rule_sets import filter_reader
 from searchport.domain.rules.ruleset import RuleQuery, RuleSet, selected_values
 from searchport.domain.rules.search import FacetValueCache, search_with_rules
-from searchport.entrypoints.algolia.rule_filters import filter_reader
 from tests.integration.conftest import BOOK_FIELDS, books_config, load_rows
 
 pytestmark = pytest.mark.anyio

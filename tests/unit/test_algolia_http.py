@@ -344,7 +344,7 @@ def test_around_lat_lng_ranks_by_distance_first(params: dict[str, Any]) -> None:
 
 def test_a_cached_distance_ranking_is_served_for_its_centre_only() -> None:
     """With a cache, the same ranked search twice is one engine call; another centre is
-    another call (the key itself: ``test_response_cache``)."""
+    another call (the key itself: ``test_engine_cache``)."""
     found = geo_engines()
     with serve(settings(), found, FakeCache()) as client:
         for centre in ("1,2", "1,2", "3,4"):

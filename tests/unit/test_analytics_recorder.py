@@ -18,6 +18,7 @@ from searchport.domain.analytics.records import Tracking, Visitor
 from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.config import IndexConfig
 from searchport.domain.errors import AnalyticsUnavailable, Forbidden
+from searchport.domain.responses import AutocompleteResponse
 from searchport.domain.usecases.send_events import SendEvents
 from tests.fakes import FakeAnalyticsStore, FakeEngine
 
@@ -45,8 +46,12 @@ async def wait_for(condition: Callable[[], bool], timeout: float = 5.0) -> None:
 
 
 def observe(recorder: AnalyticsRecorder, query: str) -> str | None:
-    return recorder.observe(handle="books", query=query, tracking=Tracking(),
-                            visitor=Visitor(client="192.0.2.1"), answer=b'{"nbHits":3}')
+    """Record a search with ``clickAnalytics``: the ``queryID`` its answer got, if any."""
+    answer = recorder.searched(
+        AutocompleteResponse(hits=[], total_hits=3), handle="books", query=query,
+        tracking=Tracking(click_analytics=True), visitor=Visitor(client="192.0.2.1"),
+        nb_hits=3)
+    return answer.query_id if isinstance(answer.query_id, str) else None
 
 
 async def test_a_store_that_cannot_be_opened_costs_no_search() -> None:

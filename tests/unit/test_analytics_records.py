@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from datetime import UTC, date, datetime
@@ -15,9 +14,7 @@ from searchport.domain.analytics.records import (
     MAX_HITS,
     ObservedSearch,
     Refinement,
-    hit_ids_of,
     kept_hit_ids,
-    nb_hits_of,
     new_query_id,
     normalise_query,
     pseudonym,
@@ -108,32 +105,3 @@ def test_a_record_keeps_the_token_or_a_pseudonym_never_the_address() -> None:
     sent = to_record(ObservedSearch(at=at, handle="books", query="x", nb_hits=0,
                                     user_token="user-42", client="198.51.100.4"), b"k" * 32)
     assert sent.user_token == "user-42"
-
-
-@pytest.mark.parametrize("answer", [
-    {"hits": [], "totalHits": 42, "page": 1, "facets": {}},
-    {"hits": [{"totalHits": 7, "name": '"totalHits":9,'}], "totalHits": 42, "facets": {}},
-    {"hits": [], "totalHits": 42, "facets": {"totalHits": [{"value": "x", "count": 3}]}},
-    {"hits": [{"nbHits": 1}], "nbHits": 42, "page": 0, "facets": {"nbHits": {"3": 1}},
-     "query": "q", "params": 'query=%22nbHits%22%3A5&x="nbHits":5,'},
-])
-def test_the_hit_count_is_read_from_an_answer(answer: dict[str, object]) -> None:
-    assert nb_hits_of(json.dumps(answer, separators=(",", ":")).encode()) == 42
-    assert nb_hits_of(json.dumps(answer).encode()) == 42  # with spaces: decoded whole
-
-
-def test_an_answer_without_a_count_counts_none() -> None:
-    assert nb_hits_of(b"{}") == 0
-    assert nb_hits_of(b"not json") == 0
-
-
-def test_the_objects_of_an_answer_are_its_hits_object_ids_in_order() -> None:
-    hits = [{"objectID": f"id-{n}", "name": {"objectID": "nested, not a hit"},
-             "title": '"objectID":"text"'} for n in range(3)]
-    answer = {"hits": [*hits, {"name": "no id"}, {"objectID": 'a "quoted" \\ id'}],
-              "nbHits": 5, "objectID": "not a hit either"}
-    assert hit_ids_of(json.dumps(answer).encode()) == (
-        "id-0", "id-1", "id-2", 'a "quoted" \\ id')
-    many = {"hits": [{"objectID": str(n)} for n in range(MAX_HITS + 5)]}
-    assert hit_ids_of(json.dumps(many).encode()) == tuple(str(n) for n in range(MAX_HITS))
-    assert hit_ids_of(b"not json") == hit_ids_of(b"{}") == ()

@@ -7,12 +7,13 @@ from pathlib import Path
 import pytest
 
 from searchport.adapters.cache.memory import MemoryCache
+from searchport.adapters.cache.none import NoCache
 from searchport.adapters.cache.redis import RedisCache
 from searchport.adapters.cache.two_tier import TwoTierCache
 from searchport.adapters.config_loader import load_config, parse_config
 from searchport.domain.config import CacheConfig, Config, ConfigError
-from searchport.domain.response_cache import NoCache
-from searchport.entrypoints.container import build_cache
+from searchport.entrypoints.container import Container
+from searchport.ports.cache import CachePort
 
 INDEX = "indexes:\n  books:\n    engine: tantivy\n    path: idx\n"
 URL = "redis://cache.internal:6380/2"
@@ -36,6 +37,12 @@ def test_backend_and_url(text: str, environ: dict[str, str], backend: str, url: 
     config = parse_config(text + INDEX, environ)
     assert (config.cache.backend, config.cache.url) == (backend, url)
 
+
+
+def cache_of(config: Config) -> CachePort:
+    """The cache the container builds for ``config``."""
+    cache: CachePort = Container(config=config, base_dir=Path(".")).cache_backend()
+    return cache
 
 def test_defaults() -> None:
     cache = parse_config(INDEX, {}).cache
@@ -68,13 +75,13 @@ def test_bad_values_name_their_key(text: str, path: str) -> None:
 
 
 def test_build_cache_picks_the_adapter() -> None:
-    assert isinstance(build_cache(parse_config(INDEX, {})), NoCache)
-    memory = build_cache(parse_config("cache: {backend: memory, maxEntries: 7}\n" + INDEX, {}))
+    assert isinstance(cache_of(parse_config(INDEX, {})), NoCache)
+    memory = cache_of(parse_config("cache: {backend: memory, maxEntries: 7}\n" + INDEX, {}))
     assert isinstance(memory, MemoryCache) and memory.max_entries == 7
-    two = build_cache(parse_config(INDEX, {"REDIS_URL": URL}))
+    two = cache_of(parse_config(INDEX, {"REDIS_URL": URL}))
     assert isinstance(two, TwoTierCache) and two.local_ttl == 5
     assert isinstance(two.local, MemoryCache) and isinstance(two.shared, RedisCache)
-    alone = build_cache(parse_config("cache: {localTtl: 0}\n" + INDEX, {"REDIS_URL": URL}))
+    alone = cache_of(parse_config("cache: {localTtl: 0}\n" + INDEX, {"REDIS_URL": URL}))
     assert isinstance(alone, RedisCache)
 
 
@@ -82,13 +89,13 @@ def test_redis_without_a_url_stops_startup() -> None:
     # a Config built in code (not loaded from a file) meets the same guard in build_cache
     config = Config(cache=CacheConfig(backend="redis"))
     with pytest.raises(ConfigError, match=r"cache\.url.*REDIS_URL"):
-        build_cache(config)
+        cache_of(config)
 
 
 def test_a_malformed_url_stops_startup_without_showing_it() -> None:
     config = Config(cache=CacheConfig(backend="redis", url="http://user:pw-s3cret@h/0"))
     with pytest.raises(ConfigError, match=r"cache\.url") as caught:
-        build_cache(config)
+        cache_of(config)
     assert "pw-s3cret" not in str(caught.value)
 
 
@@ -99,7 +106,7 @@ def test_a_malformed_url_stops_startup_without_showing_it() -> None:
 def test_the_example_config_follows_redis_url(environ: dict[str, str], backend: str) -> None:
     config = load_config(Path(__file__).parents[2] / "config.example.yaml", environ)
     assert config.cache.backend == backend
-    assert isinstance(build_cache(config), NoCache if backend == "none" else TwoTierCache)
+    assert isinstance(cache_of(config), NoCache if backend == "none" else TwoTierCache)
 
 
 @pytest.mark.parametrize("url", [

@@ -20,6 +20,7 @@ from dependency_injector import providers
 from litestar.testing import TestClient
 
 from searchport.adapters.cache.memory import MemoryCache
+from searchport.adapters.observed import ObservedCache
 from searchport.domain.config import (
     AnalyticsConfig,
     Config,
@@ -34,7 +35,6 @@ from searchport.domain.query import Filter
 from searchport.entrypoints.container import Container
 from searchport.entrypoints.http.app import create_app
 from searchport.entrypoints.http.request_context import RequestContext
-from searchport.entrypoints.http.timing import ObservedCache
 from tests.fakes import EchoEngine, FakeCache, FakeEngine, fake_container
 
 PER_REQUEST = {"x-request-id", "server-timing"}
@@ -219,8 +219,12 @@ def cached(config: Config | None = None, tier: Any = None) -> Iterator[Cached]:
     wrong URL shows) and a memory cache on a clock the test moves."""
     clock, engine = Clock(), EchoEngine()
     container = fake_container(config or cached_settings(), {"cities": engine})
-    cache = CountedCache(tier if tier is not None else MemoryCache(clock=clock),
-                         container.metrics().cache_lookup)
+    if tier is None:  # the memory backend: the cache is its own tier in the process
+        tier = MemoryCache(clock=clock)
+        container.process_tier.override(providers.Object(tier))
+    else:  # a shared cache alone (Redis with localTtl 0): no tier in the process
+        container.process_tier.override(providers.Object(None))
+    cache = CountedCache(tier, container.cache_lookups())
     container.cache.override(providers.Object(cache))
     app = create_app(container)
     with TestClient(app) as client:

@@ -109,6 +109,18 @@ def test_the_pool_is_read_a_chunk_at_a_time() -> None:
     assert [h.id for h in result.hits] == expected(rows, 0, CHUNK * 2 + 10)[:5]
 
 
+def test_an_engine_with_a_smaller_largest_page_is_read_in_its_pages() -> None:
+    rows: list[tuple[str, float | None, float | None]] = [
+        (f"r{i}", float(100 - i), float(i % 7)) for i in range(40)]
+    engine = Scripted(rows)
+    search = replica_searcher(engine.search, Replica(primary="p", relevant=RelevantSort(
+        ranking=PRICE_DESC, strictness=0, max_hits=30)), max_page=8)
+    result = asyncio.run(search(SearchQuery(text="x", limit=5)))
+    pool = [q for q in engine.asked if q.ids is None]
+    assert [(q.offset, q.limit) for q in pool] == [(0, 8), (8, 8), (16, 8), (24, 6)]
+    assert [h.id for h in result.hits] == expected(rows, 0, 30)[:5]
+
+
 def test_a_standard_replica_sorts_unless_the_search_sorts_itself() -> None:
     engine = Scripted([("a", 1.0, 5.0), ("b", 2.0, 20.0)])
     search = replica_searcher(engine.search, Replica(primary="p", sort=PRICE_DESC))

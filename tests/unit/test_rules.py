@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 
 from searchport.domain.query import NotFilter, RangeFilter, TermFilter
 from searchport.domain.rules.format import decode_rule
+from searchport.domain.rules.rule_sets import filter_reader
 from searchport.domain.rules.ruleset import RuleQuery, RuleSet, selected_values
 from searchport.domain.rules.text import keys, pattern_tokens, words
-from searchport.entrypoints.algolia.rule_filters import filter_reader
 
 ALIASES = {"kind": "genre"}
 

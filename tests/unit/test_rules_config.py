@@ -10,8 +10,8 @@ import pytest
 
 from searchport.adapters.config_loader import load_config, parse_config
 from searchport.domain.config import ConfigError
+from searchport.domain.rules.rule_sets import rule_sets
 from searchport.domain.rules.ruleset import RuleQuery
-from searchport.entrypoints.algolia.rule_filters import rule_sets
 from searchport.entrypoints.cli.main import main
 
 HANDLE = """
@@ -101,12 +101,12 @@ def test_searchport_check_refuses_such_a_config(tmp_path: Path,
 
 def test_serve_checks_the_rules_apart_and_keeps_none(tmp_path: Path) -> None:
     """``serve``'s parent reads its config without rules and checks them in a child."""
-    from searchport.entrypoints.cli.main import _check_rules_apart
+    from searchport.entrypoints.cli.main import _assemble_apart
 
     good = write(tmp_path, RULES)
-    _check_rules_apart(good)
+    _assemble_apart(good)
     assert load_config(good, {}, rules=False).indexes["books"].rule_list == []
     bad = [{"objectID": "oops", "consequence": {"params": {"filters": "kind:a OR ("}}}]
     with pytest.raises(ConfigError, match=r"^indexes.books.rules: rule 'oops': "
                                           r"consequence.params.filters: "):
-        _check_rules_apart(write(tmp_path, bad))
+        _assemble_apart(write(tmp_path, bad))

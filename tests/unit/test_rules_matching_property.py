@@ -11,8 +11,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from searchport.domain.rules.format import decode_rule
+from searchport.domain.rules.rule_sets import filter_reader
 from searchport.domain.rules.ruleset import RuleQuery, RuleSet
-from searchport.entrypoints.algolia.rule_filters import filter_reader
 
 WORDS = ["red", "shoes", "cheap"]
 ANCHORINGS = ["is", "startsWith", "endsWith", "contains"]

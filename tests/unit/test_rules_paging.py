@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from searchport.domain.rules.effects import Promotion
 from searchport.domain.rules.format import decode_rule
 from searchport.domain.rules.paging import organic_window, place
+from searchport.domain.rules.rule_sets import filter_reader
 from searchport.domain.rules.ruleset import RuleQuery, RuleSet
-from searchport.entrypoints.algolia.rule_filters import filter_reader
 
 IDS = [f"r{i}" for i in range(40)]
 

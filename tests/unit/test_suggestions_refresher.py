@@ -14,8 +14,9 @@ from searchport.domain.errors import EngineUnavailable
 from searchport.domain.results import EngineResult
 from searchport.domain.suggestions.records import Suggestion
 from searchport.domain.suggestions.refresher import SuggestionsRefresher
+from searchport.domain.usecases.algolia_search import AlgoliaSearch
 from searchport.domain.usecases.build_suggestions import BuildSuggestions
-from searchport.domain.usecases.search import Search
+from searchport.entrypoints.algolia.suggestions import SuggestionSearch
 from searchport.ports.analytics import AnalyticsStore
 from searchport.ports.suggestions import SuggestionsIndex
 from tests.fakes import FailingEngine, FakeAnalyticsStore, FakeEngine, fake_catalog
@@ -69,7 +70,8 @@ def searched(*queries: str, hits: int = 9) -> list[SearchRecord]:
 def refresher(store: AnalyticsStore, source: FakeEngine, index: SuggestionsIndex,
               interval: float = 60.0) -> SuggestionsRefresher:
     catalog = fake_catalog(CONFIG, {"books": source, "books_query_suggestions": FakeEngine()})
-    build = BuildSuggestions(catalog=catalog, store=store, search=Search(catalog=catalog),
+    build = BuildSuggestions(catalog=catalog, store=store,
+                             search=SuggestionSearch(AlgoliaSearch(catalog=catalog)),
                              clock=lambda: NOW)
     return SuggestionsRefresher(handle="books_query_suggestions", index=index, build=build,
                                 interval=interval, clock=lambda: NOW)
@@ -81,8 +83,10 @@ async def test_the_source_is_asked_once_per_candidate_unlogged() -> None:
     source = FakeEngine(result=EngineResult(hits=[], total=4))
     index = FakeSuggestionsIndex()
     assert await refresher(store, source, index).refresh()
-    # "solo" searched once, "zzz" too short: only the others are asked
+    # "solo" searched once, "zzz" too short: only the others are asked, as Algolia's
+    # search asks them (every word must match)
     assert sorted(q.text for q in source.queries) == ["dune", "emma"]
+    assert all(q.all_words for q in source.queries)
     assert [(s.query, s.popularity, s.exact_nb_hits) for s in index.served] == [
         ("dune", 3, 4), ("emma", 2, 4)]
     assert len(store.searches) == 8  # the build's own searches are not logged

@@ -22,7 +22,6 @@ from searchport.domain.errors import (
     UnsupportedFeature,
 )
 from searchport.domain.query import FacetValuesQuery, SearchQuery, TermFilter
-from searchport.domain.response_cache import Encoded
 from searchport.domain.responses import (
     AutocompleteResponse,
     FacetSearchResponse,
@@ -77,9 +76,9 @@ def run(awaitable: Awaitable[T]) -> T:
     return asyncio.run(main())
 
 
-def answer(kind: type[T], awaitable: Awaitable[Encoded[T]]) -> T:
-    """Run a cacheable use case and read its encoded answer back as ``kind``."""
-    return run(awaitable).decode(kind)
+def answer(kind: type[T], awaitable: Awaitable[Any]) -> T:
+    """Run a use case and read its answer back as ``kind``, as the HTTP layer encodes it."""
+    return msgspec.json.decode(msgspec.json.encode(run(awaitable)), type=kind)
 
 
 def index(**config: Any) -> IndexConfig:

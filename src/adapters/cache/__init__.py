@@ -1,2 +1,2 @@
-"""Adapters of ``CachePort``: in-process memory, Redis, and Redis behind a memory tier (no
-cache, ``cache.backend: none``, is the domain's ``NoCache``: storing nothing needs no I/O)."""
+"""Adapters of ``CachePort``: none, in-process memory, Redis, and Redis behind a memory tier;
+and ``CachedEngine``, the engines' answers kept in whichever of them is configured."""

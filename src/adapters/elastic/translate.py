@@ -84,7 +84,9 @@ def text_query(query: SearchQuery, catalog: FieldCatalog) -> Json:
     Fields inside nested objects are searched through a ``nested`` query per path. With
     ``all_words``: a ``bool`` whose ``must`` holds one such query per required word (each
     in any field; the last word of the text as a prefix), the whole text in ``should``
-    for relevance."""
+    for relevance. A required word the analyzer cuts in several terms (``wi-fi``,
+    ``o'brien``) needs all of them in one field (``operator: and``), as the other engines
+    need each part."""
     text = query.text.strip()
     if not text:
         return {"match_all": {}}
@@ -95,21 +97,22 @@ def text_query(query: SearchQuery, catalog: FieldCatalog) -> Json:
     last = text.split()[-1]
     return {"bool": {
         "must": [_any_word(word, match_type if word == last else "best_fields", query,
-                           catalog) for word in dict.fromkeys(required)],
+                           catalog, operator="and") for word in dict.fromkeys(required)],
         "should": [_any_word(text, match_type, query, catalog)]}}
 
 
-def _any_word(text: str, match_type: str, query: SearchQuery, catalog: FieldCatalog) -> Json:
+def _any_word(text: str, match_type: str, query: SearchQuery, catalog: FieldCatalog,
+              operator: str | None = None) -> Json:
     if not query.search_fields:
-        return _multi_match(text, match_type, None)
+        return _multi_match(text, match_type, None, operator)
     by_path: dict[str | None, list[FieldWeight]] = {}
     for fw in query.search_fields:
         by_path.setdefault(catalog.nested_path(fw.field), []).append(fw)
     clauses = [
-        _multi_match(text, match_type, fields)
+        _multi_match(text, match_type, fields, operator)
         if path is None
         else {"nested": {"path": path, "score_mode": "max",
-                         "query": _multi_match(text, match_type, fields)}}
+                         "query": _multi_match(text, match_type, fields, operator)}}
         for path, fields in by_path.items()
     ]
     if len(clauses) == 1:
@@ -117,8 +120,11 @@ def _any_word(text: str, match_type: str, query: SearchQuery, catalog: FieldCata
     return {"bool": {"should": clauses, "minimum_should_match": 1}}
 
 
-def _multi_match(text: str, match_type: str, fields: list[FieldWeight] | None) -> Json:
+def _multi_match(text: str, match_type: str, fields: list[FieldWeight] | None,
+                 operator: str | None = None) -> Json:
     body: Json = {"query": text, "type": match_type, "lenient": True}
+    if operator is not None:
+        body["operator"] = operator
     if fields is not None:
         body["fields"] = [_weighted(fw) for fw in fields]
     return {"multi_match": body}
@@ -169,7 +175,22 @@ def search_body(query: SearchQuery, catalog: FieldCatalog,
         body["_source"] = list(query.fields)
     if query.highlight:
         body["highlight"] = highlight(query)
+        if main:  # the highlighter would also mark the filters' terms (a keyword's value)
+            body["highlight"]["highlight_query"] = text
 
+    aggs = aggregations(query, catalog, post)
+    if aggs:
+        body["aggs"] = aggs
+    if query.suggest_field and query.text.strip():
+        body["suggest"] = suggest(query.text.strip(), query.suggest_field)
+    return body
+
+
+def aggregations(query: SearchQuery, catalog: FieldCatalog,
+                 post: dict[str, list[Json]]) -> Json:
+    """Facets, stats, histograms and the geo grid, each under the post filters of the other
+    facets (``post``: a facet field's filter clauses), so facet counts are disjunctive."""
+    post_clauses = [c for clauses in post.values() for c in clauses]
     aggs: Json = {}
     for position, name in enumerate(query.facets):
         others = [c for field, clauses in post.items() if field != name for c in clauses]
@@ -182,11 +203,7 @@ def search_body(query: SearchQuery, catalog: FieldCatalog,
         aggs[histogram_name(position)] = _wrap(post_clauses, histogram_agg(spec, catalog))
     if query.geo_grid is not None:
         aggs[GEO_GRID] = _wrap(post_clauses, geo_grid_agg(query.geo_grid, query.fields, catalog))
-    if aggs:
-        body["aggs"] = aggs
-    if query.suggest_field and query.text.strip():
-        body["suggest"] = suggest(query.text.strip(), query.suggest_field)
-    return body
+    return aggs
 
 
 def id_clauses(query: SearchQuery) -> list[Json]:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import functools
 import logging
 import time
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Callable, Coroutine, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -153,8 +153,8 @@ R = TypeVar("R")
 
 
 def within_timeout(
-    method: Callable[Concatenate[S, P], Awaitable[R]],
-) -> Callable[Concatenate[S, P], Awaitable[R]]:
+    method: Callable[Concatenate[S, P], Coroutine[Any, Any, R]],
+) -> Callable[Concatenate[S, P], Coroutine[Any, Any, R]]:
     """An adapter method whose exchanges share its handle's ``timeout`` (the adapter keeps
     its ``EngineApi`` as ``_api``)."""
 

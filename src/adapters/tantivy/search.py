@@ -47,9 +47,16 @@ def _check_names(ix: OpenIndex, query: SearchQuery) -> None:
         field_spec(ix.layout, weighted.field, "search")
 
 
+def run_search(ix: OpenIndex, query: SearchQuery) -> EngineResult:
+    if query.geo_sort is not None:  # no distance sort in tantivy-py
+        raise UnsupportedFeature("aroundLatLng", "tantivy")
+    _check_names(ix, query)
+    return _Search(ix, query).run()
+
+
 def filter_queries(ix: OpenIndex, query: SearchQuery) -> list[tantivy.Query]:
-    """Everything that narrows the query's hits: its filters (in order, so that index
-    ``i`` is ``query.filters[i]``), then the geo grid's bounds and the ids."""
+    """The query's filters, in its order, then those it implies and never leaves out of a
+    count: the geo grid's bounds and the ids."""
     filters = [ix.filters.translate(flt) for flt in query.filters]
     if query.geo_grid is not None:
         geogrid.check_grid(ix.layout, query.geo_grid)
@@ -59,115 +66,155 @@ def filter_queries(ix: OpenIndex, query: SearchQuery) -> list[tantivy.Query]:
     return filters + id_queries(ix.schema, query.ids, query.excluded_ids)
 
 
-def run_search(ix: OpenIndex, query: SearchQuery) -> EngineResult:
-    if query.geo_sort is not None:  # no distance sort in tantivy-py
-        raise UnsupportedFeature("aroundLatLng", "tantivy")
-    _check_names(ix, query)
-    match = ix.text.build(query.text, query.search_fields, query.prefix_last_word,
-                          query.required_words())
-    filters = filter_queries(ix, query)
-    facet_specs = [facet_aggs.facet_spec(ix.layout, name) for name in query.facets]
-    stats_specs = [facet_aggs.stats_spec(ix.layout, name) for name in query.stats]
-    histogram_specs = [(facet_aggs.histogram_spec(ix.layout, h.field), h.interval)
-                       for h in query.histograms]
-    marker = (highlighter(match, highlight_specs(ix.layout, query.highlight_fields, match))
-                   if query.highlight and match is not None else None)
+class _Search:
+    """One query against the index: its text match, filters and aggregations, read as
+    tantivy sees them; ``run`` makes the result."""
 
-    def combined(skip: set[int], scored: bool = False) -> tantivy.Query:
+    def __init__(self, ix: OpenIndex, query: SearchQuery) -> None:
+        self.ix, self.query = ix, query
+        self.match = match = ix.text.build(query.text, query.search_fields,
+                                           query.prefix_last_word, query.required_words())
+        self.filters = filter_queries(ix, query)
+        self.facet_specs = [facet_aggs.facet_spec(ix.layout, name) for name in query.facets]
+        self.stats_specs = [facet_aggs.stats_spec(ix.layout, name) for name in query.stats]
+        self.histogram_specs = [(facet_aggs.histogram_spec(ix.layout, h.field), h.interval)
+                                for h in query.histograms]
+        self.marker = (highlighter(match, highlight_specs(ix.layout, query.highlight_fields, match))
+                       if query.highlight and match is not None else None)
+        # a facet's (or stats') own filters, left out of its counts when they are disjunctive
+        self.own_filters: dict[str, set[int]] = {}
+        if query.disjunctive_facets:
+            for spec in (*self.facet_specs, *self.stats_specs):
+                mine = {j for j, flt in enumerate(query.filters) if filter_field(flt) == spec.name}
+                if mine:
+                    self.own_filters[spec.name] = mine
+
+    def combined(self, skip: set[int], scored: bool = False) -> tantivy.Query:
         """The query and the filters but those in ``skip``; unscored unless ``scored``."""
-        kept = [unscored(q) for i, q in enumerate(filters) if i not in skip]
-        if match is None:
+        kept = [unscored(q) for i, q in enumerate(self.filters) if i not in skip]
+        if self.match is None:
             return must(kept)
-        return must([match.query if scored else match.matching, *kept])
+        return must([self.match.query if scored else self.match.matching, *kept])
 
-    full = combined(set())
-    first = None
-    if (match is not None and match.exact is not None
-            and (match.exact_most is None or match.exact_most >= query.offset + query.limit)):
-        # (fewer documents than the page needs match every word without a typo: no try)
-        first = (must([match.exact, *(unscored(q) for q in filters)]), match.exact_floor)
-    counted_total, page, every = sorted_page(ix, combined(set(), scored=True), query.sort,
-                                     query.offset, query.limit, matching=full, first=first)
-    hits = []
-    for score, address in page:
-        row = ix.row(address)
-        hit = ix.hit(row, score, query.fields)
-        if marker is not None:
-            hit.highlights = marker.highlight(row, (address.segment_ord, address.doc))
-        hits.append(hit)
+    def run(self) -> EngineResult:
+        ix, query, match = self.ix, self.query, self.match
+        full = self.combined(set())
+        counted_total, hits, every = self._page(full)
+        # keyword facets counted by rank (ranked_facets.py): each rank's value, or None
+        by_rank = [ix.ranked.values(spec) for spec in self.facet_specs]
+        results, full = self._aggregate(full, counted_total, every, by_rank)
+        total = (counted_total if counted_total is not None else
+                 int(results[_TOTAL]["value"]) if _TOTAL in results else ix.count(full))
+        histograms = {
+            spec.name: facet_aggs.buckets(results[f"histogram{i}"]) if results else []
+            for i, (spec, _) in enumerate(self.histogram_specs)
+        }
+        clusters = (_clusters(ix, query, results.get("grid"))
+                    if query.geo_grid is not None else None)
+        suggestions = (did_you_mean(ix, list(match.words), query.suggest_field)
+                       if query.suggest_field and match is not None else [])
+        return EngineResult(hits=hits, total=total,
+                            facets=self._facet_counts(full, results, total, by_rank),
+                            histograms=histograms, geo_clusters=clusters,
+                            stats=self._stats(results), suggestions=suggestions)
 
-    # Aggregations over the full query: facets with no filter of their own, histograms,
-    # the grid. Filters at index >= len(query.filters) (the geo bounds, the ids) are never
-    # skipped.
-    shared: dict[str, Any] = {}
-    # a facet's (or stats') own filters, left out of its counts when they are disjunctive
-    own_filters: dict[str, set[int]] = {}
-    if query.disjunctive_facets:
-        for spec in (*facet_specs, *stats_specs):
-            mine = {j for j, flt in enumerate(query.filters) if filter_field(flt) == spec.name}
-            if mine:
-                own_filters[spec.name] = mine
-    # keyword facets counted by rank (ranked_facets.py): each rank's value, or None
-    by_rank = [ix.ranked.values(spec) for spec in facet_specs]
-    for i, spec in enumerate(facet_specs):
-        if spec.name not in own_filters:
-            values = by_rank[i]
-            shared[f"facet{i}"] = (_terms_request(ix, spec, query.max_facet_values)
-                                   if values is None else ranked_facets.request(spec))
-    for i, spec in enumerate(stats_specs):
-        if spec.name not in own_filters:
-            shared[f"stats{i}"] = facet_aggs.stats_request(spec)
-    for i, (spec, interval) in enumerate(histogram_specs):
-        shared[f"histogram{i}"] = facet_aggs.histogram_request(spec, interval)
-    if query.geo_grid is not None:
-        shared["grid"] = geogrid.grid_request(query.geo_grid)
-    if counted_total is None and shared:  # the page came from the exact words: count here
-        shared[_TOTAL] = {"value_count": {"field": SEQ_FIELD}}
-    results: dict[str, Any] = {}
-    by_ranks = {int(key[len("facet"):]) for key in shared if key.startswith("facet")
-                and by_rank[int(key[len("facet"):])] is not None}
-    if every and len(by_ranks) == len(shared):
-        # every match is known and only facets counted by rank are asked: read their ranks
-        for i in by_ranks:
-            results[f"facet{i}"] = ranked_facets.counted(ix.searcher, facet_specs[i],
-                                                         by_rank[i] or {}, every)
-        shared = {}
-    elif every is not None:  # every match is known: name them instead of searching again
-        full = ix.documents(every)
-    if shared and (counted_total is None or counted_total > 0):
-        results = ix.aggregate(full, shared)
-        for i, values in enumerate(by_rank):
-            if values is not None and f"facet{i}" in results:
-                results[f"facet{i}"] = ranked_facets.named(values, results[f"facet{i}"])
-    total = (counted_total if counted_total is not None else
-             int(results[_TOTAL]["value"]) if _TOTAL in results else ix.count(full))
+    def _page(self, full: tantivy.Query) -> tuple[int | None, list[Hit], list[Any] | None]:
+        """The page's hits, with the total when the page's search counted it and every
+        match when it found them all (``sorted_page``)."""
+        ix, query, match = self.ix, self.query, self.match
+        first = None
+        if (match is not None and match.exact is not None
+                and (match.exact_most is None
+                     or match.exact_most >= query.offset + query.limit)):
+            # (fewer documents than the page needs match every word without a typo: no try)
+            first = (must([match.exact, *(unscored(q) for q in self.filters)]),
+                     match.exact_floor)
+        counted_total, page, every = sorted_page(
+            ix, self.combined(set(), scored=True), query.sort, query.offset, query.limit,
+            matching=full, first=first)
+        hits = []
+        for score, address in page:
+            row = ix.row(address)
+            hit = ix.hit(row, score, query.fields)
+            if self.marker is not None:
+                hit.highlights = self.marker.highlight(row, (address.segment_ord, address.doc))
+            hits.append(hit)
+        return counted_total, hits, every
 
-    facet_counts: dict[str, list[FacetValue]] = {}
-    for i, spec in enumerate(facet_specs):
-        skip = own_filters.get(spec.name)
-        scope = full if skip is None else combined(skip)
-        counted = results.get(f"facet{i}") if skip is None else None
-        facet_counts[spec.name] = count_values(ix, scope, spec, query.max_facet_values,
-                                               counted, total > 0 or skip is not None,
-                                               by_rank[i])
-    stats: dict[str, FieldStats] = {}
-    for i, spec in enumerate(stats_specs):
-        skip = own_filters.get(spec.name)
-        found = (results.get(f"stats{i}") if skip is None else
-                 ix.aggregate(combined(skip), {"s": facet_aggs.stats_request(spec)})["s"])
-        field_stats = facet_aggs.field_stats(found)
-        if field_stats is not None:
-            stats[spec.name] = field_stats
-    histograms = {
-        spec.name: facet_aggs.buckets(results[f"histogram{i}"]) if results else []
-        for i, (spec, _) in enumerate(histogram_specs)
-    }
-    clusters = (_clusters(ix, query, results.get("grid"))
-                if query.geo_grid is not None else None)
-    suggestions = (did_you_mean(ix, list(match.words), query.suggest_field)
-                   if query.suggest_field and match is not None else [])
-    return EngineResult(hits=hits, total=total, facets=facet_counts, histograms=histograms,
-                        geo_clusters=clusters, stats=stats, suggestions=suggestions)
+    def _shared_requests(self, counted_total: int | None,
+                         by_rank: list[ranked_facets.Named]) -> dict[str, Any]:
+        """The aggregations over the full query: facets and stats with no filter of their
+        own, histograms, the grid, and the total when the page did not count it."""
+        query = self.query
+        shared: dict[str, Any] = {}
+        for i, spec in enumerate(self.facet_specs):
+            if spec.name not in self.own_filters:
+                values = by_rank[i]
+                shared[f"facet{i}"] = (_terms_request(self.ix, spec, query.max_facet_values)
+                                       if values is None else ranked_facets.request(spec))
+        for i, spec in enumerate(self.stats_specs):
+            if spec.name not in self.own_filters:
+                shared[f"stats{i}"] = facet_aggs.stats_request(spec)
+        for i, (spec, interval) in enumerate(self.histogram_specs):
+            shared[f"histogram{i}"] = facet_aggs.histogram_request(spec, interval)
+        if query.geo_grid is not None:
+            shared["grid"] = geogrid.grid_request(query.geo_grid)
+        if counted_total is None and shared:  # the page came from the exact words: count here
+            shared[_TOTAL] = {"value_count": {"field": SEQ_FIELD}}
+        return shared
+
+    def _aggregate(self, full: tantivy.Query, counted_total: int | None,
+                   every: list[Any] | None,
+                   by_rank: list[ranked_facets.Named]) -> tuple[dict[str, Any], tantivy.Query]:
+        """The shared aggregations' results, in one tantivy call; and the full query, as
+        the documents it matches when the page's search found them all."""
+        ix = self.ix
+        shared = self._shared_requests(counted_total, by_rank)
+        results: dict[str, Any] = {}
+        by_ranks = {int(key[len("facet"):]) for key in shared if key.startswith("facet")
+                    and by_rank[int(key[len("facet"):])] is not None}
+        if every and len(by_ranks) == len(shared):
+            # every match is known and only facets counted by rank are asked: read their ranks
+            for i in by_ranks:
+                results[f"facet{i}"] = ranked_facets.counted(ix.searcher, self.facet_specs[i],
+                                                             by_rank[i] or {}, every)
+            shared = {}
+        elif every is not None:  # every match is known: name them instead of searching again
+            full = ix.documents(every)
+        if shared and (counted_total is None or counted_total > 0):
+            results = ix.aggregate(full, shared)
+            for i, values in enumerate(by_rank):
+                if values is not None and f"facet{i}" in results:
+                    results[f"facet{i}"] = ranked_facets.named(values, results[f"facet{i}"])
+        return results, full
+
+    def _facet_counts(self, full: tantivy.Query, results: dict[str, Any], total: int,
+                      by_rank: list[ranked_facets.Named]) -> dict[str, list[FacetValue]]:
+        """Each facet's values: from the shared results, or counted without its own
+        filters."""
+        facet_counts: dict[str, list[FacetValue]] = {}
+        for i, spec in enumerate(self.facet_specs):
+            skip = self.own_filters.get(spec.name)
+            scope = full if skip is None else self.combined(skip)
+            counted = results.get(f"facet{i}") if skip is None else None
+            facet_counts[spec.name] = count_values(self.ix, scope, spec,
+                                                   self.query.max_facet_values, counted,
+                                                   total > 0 or skip is not None, by_rank[i])
+        return facet_counts
+
+    def _stats(self, results: dict[str, Any]) -> dict[str, FieldStats]:
+        """Each stats field's figures: from the shared results, or computed without its own
+        filters."""
+        stats: dict[str, FieldStats] = {}
+        for i, spec in enumerate(self.stats_specs):
+            skip = self.own_filters.get(spec.name)
+            found = (results.get(f"stats{i}") if skip is None else
+                     self.ix.aggregate(self.combined(skip),
+                                       {"s": facet_aggs.stats_request(spec)})["s"])
+            field_stats = facet_aggs.field_stats(found)
+            if field_stats is not None:
+                stats[spec.name] = field_stats
+        return stats
 
 
 def count_values(ix: OpenIndex, scope: tantivy.Query, spec: FieldSpec, limit: int,

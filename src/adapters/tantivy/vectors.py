@@ -102,19 +102,8 @@ def build_vectors(generation: Path, config: IndexConfig, rows: Iterable[SourceRo
     import numpy as np
 
     fields = meaning_fields(config)
-    ids: list[str | None] = []
-    texts: list[str] = []
-    for source in rows:
-        row = source.row
-        try:
-            ids.append(None if row is None else document_id(row, config.id_field))
-        except UnusableRow:
-            ids.append(None)
-        texts.append("" if row is None or ids[-1] is None else record_text(row, fields))
-    digests = np.zeros((len(texts), 16), dtype=np.uint8)
-    for i, text in enumerate(texts):
-        digest = hashlib.blake2b(f"{model}\0{text}".encode(), digest_size=16).digest()
-        digests[i] = np.frombuffer(digest, dtype=np.uint8)
+    ids, texts = _record_texts(config, rows, fields)
+    digests = _digests(model, texts)
     reuse = reuse or Reusable(None)
     # each text not embedded before, once (records with the same text share its vector)
     firsts: dict[bytes, int] = {}
@@ -122,13 +111,7 @@ def build_vectors(generation: Path, config: IndexConfig, rows: Iterable[SourceRo
         if ids[i] is not None and bytes(digests[i]) not in reuse.rows:
             firsts.setdefault(bytes(digests[i]), i)
     todo = list(firsts.values())
-    vectors: Any = None
-    if reuse.vectors is not None:
-        vectors = np.zeros((len(texts), reuse.vectors.shape[1]), dtype=np.float32)
-        for i in range(len(texts)):
-            found = reuse.rows.get(bytes(digests[i])) if ids[i] is not None else None
-            if found is not None:
-                vectors[i] = reuse.vectors[found]
+    vectors = _reused(reuse, ids, digests)
     if progress:
         progress(0, len(todo))
     with open_model() if todo else nullcontext(None) as embed:
@@ -153,6 +136,47 @@ def build_vectors(generation: Path, config: IndexConfig, rows: Iterable[SourceRo
                        ids=tuple(ids))
     _write(generation / META, lambda f: f.write(msgspec.json.encode(meta)))
     return len(todo)
+
+
+def _record_texts(config: IndexConfig, rows: Iterable[SourceRow], fields: tuple[str, ...]
+                  ) -> tuple[list[str | None], list[str]]:
+    """Each row's id (None: not indexed) and the text of its meaning ("" without an id)."""
+    ids: list[str | None] = []
+    texts: list[str] = []
+    for source in rows:
+        row = source.row
+        try:
+            ids.append(None if row is None else document_id(row, config.id_field))
+        except UnusableRow:
+            ids.append(None)
+        texts.append("" if row is None or ids[-1] is None else record_text(row, fields))
+    return ids, texts
+
+
+def _digests(model: str, texts: list[str]) -> Any:
+    """What each text is embedded as, by ``model``: 16 bytes a row."""
+    import numpy as np
+
+    digests = np.zeros((len(texts), 16), dtype=np.uint8)
+    for i, text in enumerate(texts):
+        digest = hashlib.blake2b(f"{model}\0{text}".encode(), digest_size=16).digest()
+        digests[i] = np.frombuffer(digest, dtype=np.uint8)
+    return digests
+
+
+def _reused(reuse: Reusable, ids: list[str | None], digests: Any) -> Any:
+    """The vectors of the rows whose text the build before embedded (zeros elsewhere);
+    None when there is nothing to reuse."""
+    import numpy as np
+
+    if reuse.vectors is None:
+        return None
+    vectors = np.zeros((len(ids), reuse.vectors.shape[1]), dtype=np.float32)
+    for i in range(len(ids)):
+        found = reuse.rows.get(bytes(digests[i])) if ids[i] is not None else None
+        if found is not None:
+            vectors[i] = reuse.vectors[found]
+    return vectors
 
 
 def _write(path: Path, write: Callable[[Any], object]) -> None:

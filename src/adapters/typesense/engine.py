@@ -31,7 +31,7 @@ logger = logging.getLogger("searchport.typesense")
 
 CAPABILITIES = Capabilities(suggest=False, boosts=True, histogram=False, geo_grid=False,
                             geo_radius=True, geo_area=True, nested=False, multi_index=False,
-                            raw_query=True)
+                            raw_query=True, max_page=translate.MAX_PER_PAGE)
 SCHEMA_TTL = 300.0  # seconds a fetched schema steers the queries
 SCHEMA_RETRY = 30.0  # seconds the last schema is used after a failed read
 MULTI_SEARCH_LIMIT = 50  # Typesense's default cap on searches per multi_search request

@@ -43,6 +43,9 @@ class InvalidEvents(Unprocessable):
     """A batch that cannot be taken (422); ``message`` names the event and its field."""
 
 
+Fail = Callable[[str, str], InvalidEvents]  # (field, sentence) -> the event's error
+
+
 class InsightsEvent(msgspec.Struct, frozen=True, kw_only=True):
     """One click, conversion or view, as kept in the log."""
 
@@ -145,6 +148,32 @@ def _checked(event: _Event, where: str, now: float) -> InsightsEvent:
     def fail(field: str, sentence: str) -> InvalidEvents:
         return InvalidEvents(f"{where}.{field}: {sentence}")
 
+    name, kind = _name_and_type(event, fail)
+    handle = event.index
+    if not handle:
+        raise fail("index", "The index field is required")
+    _check_user_tokens(event, fail)
+    _check_objects(event, fail)
+    if event.query_id is not None and (len(event.query_id) > 128
+                                       or not _QUERY_ID.fullmatch(event.query_id)):
+        raise fail("queryID", "Query ID must be a search query ID (32 characters "
+                              "hexadecimal string)")
+    _check_positions(event, fail)
+    object_query_ids = _object_query_ids(event, fail)
+    return InsightsEvent(
+        at=_event_time(event, now, fail), handle=handle, type=kind,
+        subtype=event.event_subtype, name=name, user_token=event.user_token or "",
+        authenticated_user_token=event.authenticated_user_token,
+        object_ids=tuple(event.object_ids or ()), positions=tuple(event.positions or ()),
+        query_id=event.query_id, filters=tuple(event.filters or ()),
+        object_query_ids=object_query_ids,
+        revenue=_amount(event.value), currency=event.currency[:3] if event.currency else None,
+        object_revenues=_object_revenues(event),
+    )
+
+
+def _name_and_type(event: _Event, fail: Fail) -> tuple[str, EventType]:
+    """The event's name and type, once they and its subtype are checked."""
     if event.event_name is None:
         raise fail("eventName", "EventName is required")
     if not _EVENT_NAME.fullmatch(event.event_name):
@@ -160,9 +189,10 @@ def _checked(event: _Event, where: str, now: float) -> InsightsEvent:
                                             or event.event_subtype not in _SUBTYPES):
         raise fail("eventSubtype", 'EventSubtype must be "addToCart" or "purchase", on a '
                                    "conversion event")
-    handle = event.index
-    if not handle:
-        raise fail("index", "The index field is required")
+    return event.event_name, _KEPT[kind]
+
+
+def _check_user_tokens(event: _Event, fail: Fail) -> None:
     for field, token in (("userToken", event.user_token),
                          ("authenticatedUserToken", event.authenticated_user_token)):
         if token is None and field == "userToken":
@@ -171,6 +201,11 @@ def _checked(event: _Event, where: str, now: float) -> InsightsEvent:
             raise fail(field, f"{field[0].upper()}{field[1:]} must contain only "
                               "alphanumeric, equal, plus, slash, hyphen, or underscore "
                               "characters, and be between 1 and 129 characters long")
+
+
+def _check_objects(event: _Event, fail: Fail) -> None:
+    """Objects or filters, not both, each list of an allowed length; objectData beside
+    the objects."""
     objects, filters = event.object_ids, event.filters
     if objects is None and filters is None:
         raise fail("objectIDs", "Event should specify either some ObjectIDs or some Filters")
@@ -182,29 +217,19 @@ def _checked(event: _Event, where: str, now: float) -> InsightsEvent:
             raise fail(field, f"{field} must have between 1 and {MAX_ITEMS} items")
     if event.object_data is not None and len(event.object_data) != len(objects or ()):
         raise fail("objectData", "objectData must have one entry per objectID")
-    if event.query_id is not None and (len(event.query_id) > 128
-                                       or not _QUERY_ID.fullmatch(event.query_id)):
-        raise fail("queryID", "Query ID must be a search query ID (32 characters "
-                              "hexadecimal string)")
-    _check_positions(event, fail)
-    object_query_ids = _object_query_ids(event, fail)
-    at = now
-    if event.timestamp is not None:
-        at = event.timestamp / 1000
-        if at < now - MAX_AGE_SECONDS:
-            raise fail("timestamp", "The timestamp is too far in the past (at most 30 days)")
-        if at > now + MAX_AHEAD_SECONDS:
-            raise fail("timestamp", "The timestamp is in the future")
-    return InsightsEvent(
-        at=at, handle=handle, type=_KEPT[kind], subtype=event.event_subtype,
-        name=event.event_name, user_token=event.user_token or "",
-        authenticated_user_token=event.authenticated_user_token,
-        object_ids=tuple(objects or ()), positions=tuple(event.positions or ()),
-        query_id=event.query_id, filters=tuple(filters or ()),
-        object_query_ids=object_query_ids,
-        revenue=_amount(event.value), currency=event.currency[:3] if event.currency else None,
-        object_revenues=_object_revenues(event),
-    )
+
+
+def _event_time(event: _Event, now: float, fail: Fail) -> float:
+    """When the event happened (seconds): its timestamp, within the window Algolia takes,
+    or now."""
+    if event.timestamp is None:
+        return now
+    at = event.timestamp / 1000
+    if at < now - MAX_AGE_SECONDS:
+        raise fail("timestamp", "The timestamp is too far in the past (at most 30 days)")
+    if at > now + MAX_AHEAD_SECONDS:
+        raise fail("timestamp", "The timestamp is in the future")
+    return at
 
 
 def _amount(value: object) -> float | None:
@@ -232,7 +257,7 @@ def _object_revenues(event: _Event) -> tuple[float | None, ...]:
     return tuple(found) if any(v is not None for v in found) else ()
 
 
-def _object_query_ids(event: _Event, fail: Callable[[str, str], InvalidEvents]
+def _object_query_ids(event: _Event, fail: Fail
                       ) -> tuple[str, ...]:
     found = []
     for i, data in enumerate(event.object_data or ()):
@@ -245,7 +270,7 @@ def _object_query_ids(event: _Event, fail: Callable[[str, str], InvalidEvents]
     return tuple(found) if any(found) else ()
 
 
-def _check_positions(event: _Event, fail: Callable[[str, str], InvalidEvents]) -> None:
+def _check_positions(event: _Event, fail: Fail) -> None:
     positions = event.positions
     if positions is None:
         if event.event_type == "click" and event.query_id and event.object_ids is not None:

@@ -1,10 +1,10 @@
 """``AnalyticsRecorder``: what the searches and events of the requests leave in the query
 log, handed to the analytics store without a request ever waiting for it.
 
-A search is recorded as its request saw it (``ObservedSearch``: no hashing, no string work
-on the request's path); the store makes its record and writes it later, or drops and
-counts it when it cannot keep up. A task of the recorder's own purges the days past the
-retention, once a day.
+A search is recorded by one call once its answer is in hand (``searched``), as its request
+saw it (``ObservedSearch``: no hashing, no string work on the request's path); the store
+makes its record and writes it later, or drops and counts it when it cannot keep up. A task
+of the recorder's own purges the days past the retention, once a day.
 """
 
 from __future__ import annotations
@@ -14,23 +14,23 @@ import contextlib
 import contextvars
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import msgspec
 
 from searchport.domain.analytics.insights import InsightsEvent
 from searchport.domain.analytics.records import (
     ObservedSearch,
     Tracking,
     Visitor,
-    hit_ids_of,
-    nb_hits_of,
+    kept_hit_ids,
     new_query_id,
     utc_day,
 )
 from searchport.domain.analytics.refinements import refinements_of
 from searchport.domain.errors import AnalyticsUnavailable
-from searchport.domain.response_cache import Summary
 
 if TYPE_CHECKING:
     from searchport.ports.analytics import AnalyticsStore
@@ -39,6 +39,7 @@ logger = logging.getLogger("searchport.analytics")
 _NOBODY = Visitor()
 PURGE_EVERY = 86_400.0  # seconds
 PURGE_RETRY = 3_600.0  # seconds after a purge that failed
+A = TypeVar("A", bound=msgspec.Struct)  # a search's answer, with a ``query_id`` field
 
 
 class AnalyticsRecorder:
@@ -77,44 +78,33 @@ class AnalyticsRecorder:
                 logger.info("analytics: %d records before %s purged", removed, before)
             await asyncio.sleep(PURGE_EVERY)
 
-    def query_id(self, tracking: Tracking) -> str | None:
-        """A new ``queryID`` for a search that asks for ``clickAnalytics`` (and the recorder
-        is enabled: analytics off, no queryID either), else None: made before the search
-        runs, so that its answer can be encoded with it (``observe`` then records it)."""
-        return new_query_id() if self.enabled and tracking.click_analytics else None
-
-    def observe(self, *, handle: str, query: str, tracking: Tracking, visitor: Visitor | None,
-                summary: Summary | None = None, answer: bytes | None = None, page: int = 0,
-                filters: tuple[Any, ...] = (), public: Callable[[str], str] | None = None,
-                query_id: str | None = None) -> str | None:
-        """Record one search as its request and answer say (unless ``analytics`` is false);
-        its ``queryID`` when it asked for ``clickAnalytics`` (and the recorder is enabled):
-        ``query_id`` (from ``self.query_id``), else a new one; otherwise None. The hit count
-        and the hits' object IDs come from ``summary`` (kept when the answer was computed),
-        else are read from ``answer`` (a cached answer); ``filters`` (domain filters, real
-        names) become refinements through ``public`` here: only what is written is kept
-        until the write."""
-        if not self.enabled:  # analytics off: no log, no queryID either
-            return None
-        if not tracking.click_analytics:
-            query_id = None
-        elif query_id is None:
-            query_id = new_query_id()
-        if not tracking.analytics:
-            return query_id
-        visitor = visitor or _NOBODY
-        started = visitor.started
-        self.store.record_search(ObservedSearch(
-            at=time.time(), handle=handle, query=query,
-            nb_hits=summary.nb_hits if summary is not None else nb_hits_of(answer or b"{}"),
-            page=page, refinements=refinements_of(filters, public or str) if filters else (),
-            tags=tracking.tags, user_token=tracking.user_token or visitor.user_token,
-            client=visitor.client, query_id=query_id,
-            hits=(summary.hit_ids if summary is not None
-                  else hit_ids_of(answer) if answer else ()),
-            latency_ms=(time.perf_counter() - started) * 1000 if started is not None else 0.0,
-        ))
-        return query_id
+    def searched(self, answer: A, *, handle: str, query: str, tracking: Tracking,
+                 visitor: Visitor | None, nb_hits: int,
+                 hits: Sequence[Mapping[str, Any]] = (), page: int = 0,
+                 filters: tuple[Any, ...] = (),
+                 public: Callable[[str], str] | None = None) -> A:
+        """Record one search, as its request and ``answer`` say (unless ``analytics`` is
+        false); ``answer`` again, with a new ``queryID`` when the search asked for
+        ``clickAnalytics`` (and the recorder is enabled: analytics off, no queryID either).
+        ``nb_hits`` and ``hits`` (mappings holding an ``objectID``) are read from the answer;
+        ``filters`` (domain filters, real names) become refinements through ``public``."""
+        if not self.enabled:
+            return answer
+        query_id = new_query_id() if tracking.click_analytics else None
+        if tracking.analytics:
+            visitor = visitor or _NOBODY
+            started = visitor.started
+            self.store.record_search(ObservedSearch(
+                at=time.time(), handle=handle, query=query, nb_hits=nb_hits, page=page,
+                refinements=refinements_of(filters, public or str) if filters else (),
+                tags=tracking.tags, user_token=tracking.user_token or visitor.user_token,
+                client=visitor.client, query_id=query_id, hits=kept_hit_ids(hits),
+                latency_ms=(time.perf_counter() - started) * 1000 if started is not None
+                else 0.0,
+            ))
+        if query_id is None:
+            return answer
+        return msgspec.structs.replace(answer, query_id=query_id)
 
     def record_events(self, events: Sequence[InsightsEvent]) -> bool:
         """Hand a batch of events to the store, all or none: False when it has no room for

@@ -12,18 +12,15 @@ import hmac
 import re
 import secrets
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime
 from hashlib import sha256
-from typing import Any, TypeVar
+from typing import Any
 
 import msgspec
 
 from searchport.domain.analytics.refinements import Refinement
-from searchport.domain.response_cache import Summary
-from searchport.domain.responses import AutocompleteResponse, SearchResponse
 
-T = TypeVar("T")
 PSEUDONYM_PREFIX = "anon-"  # a pseudonym is never mistaken for a token a client sent
 
 
@@ -116,41 +113,12 @@ def pseudonym(address: str, day: date, salt: bytes) -> str:
     return PSEUDONYM_PREFIX + digest[:32]
 
 
-class _Hit(msgspec.Struct):
-    object_id: str | None = msgspec.field(default=None, name="objectID")
-
-
-class _Hits(msgspec.Struct):
-    hits: list[_Hit] = []
-
-
-_hits = msgspec.json.Decoder(_Hits)
 MAX_HITS = 100  # objectIDs kept per search
 
 
-def hit_ids_of(answer: bytes) -> tuple[str, ...]:
-    """The ``objectID`` of each hit of a search answer (searchport's and Algolia's answers
-    both name it so), in order, at most ``MAX_HITS``."""
-    try:
-        hits = _hits.decode(answer).hits
-    except msgspec.DecodeError:
-        return ()
-    return tuple(h.object_id[:200] for h in hits[:MAX_HITS] if h.object_id is not None)
-
-
-def summary_of(nb_hits: int, hits: Sequence[Mapping[str, Any]]) -> Summary:
-    """What the query log reads of an answer computed here, kept once it is encoded."""
-    return Summary(nb_hits, kept_hit_ids(hits))
-
-
-def shaped_summary(response: SearchResponse | AutocompleteResponse) -> Summary:
-    """``summary_of`` a response searchport's own API answers."""
-    return summary_of(response.total_hits, response.hits)
-
-
 def kept_hit_ids(hits: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
-    """The ``objectID`` of each hit of an answer still in hand (not decoded again), as
-    ``hit_ids_of`` keeps them."""
+    """The ``objectID`` of each hit of an answer (searchport's and Algolia's hits both name
+    it so), in order, at most ``MAX_HITS``, each cut at 200 characters."""
     ids: list[Any] = [hit.get("objectID") for hit in hits[:MAX_HITS]]
     try:  # texts (join refuses anything else) short enough: kept without another loop
         if len("".join(ids)) <= 200 or max(map(len, ids)) <= 200:
@@ -160,44 +128,9 @@ def kept_hit_ids(hits: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
     return tuple(str(i)[:200] for i in ids if i is not None)
 
 
-class _Counts(msgspec.Struct):
-    total_hits: int | None = msgspec.field(default=None, name="totalHits")
-    nb_hits: int | None = msgspec.field(default=None, name="nbHits")
-
-
-_counts = msgspec.json.Decoder(_Counts)
 USER_TOKEN = re.compile(r"[a-zA-Z0-9_=/+-]{1,129}")  # Algolia's userToken
 MAX_TAGS = 10
 MAX_QUERY = 512  # characters of a query kept
-
-
-_TOTALS = (b'"totalHits":', b'"nbHits":')
-
-
-def nb_hits_of(answer: bytes) -> int:
-    """The hit count of a search answer (searchport's ``totalHits``, Algolia's ``nbHits``).
-
-    Both answers put the count right after their hits, and only object keys are unescaped
-    quotes followed by a colon: the last such key before the end is the count's, unless a
-    facet of that name follows (its value is then an object or list, not a number), when
-    the whole answer is decoded. Cheap enough for the request path, so no logged search
-    holds its answer's bytes."""
-    for key in _TOTALS:
-        at = answer.rfind(key)
-        if at < 0:
-            continue
-        start = at + len(key)
-        end = start
-        while end < len(answer) and 48 <= answer[end] <= 57:  # digits
-            end += 1
-        if end > start and end < len(answer) and answer[end] in b",}":
-            return int(answer[start:end])
-        break
-    try:
-        counts = _counts.decode(answer)
-    except msgspec.DecodeError:
-        return 0
-    return next((n for n in (counts.total_hits, counts.nb_hits) if n is not None), 0)
 
 
 def to_record(seen: ObservedSearch, salt: bytes) -> SearchRecord:
@@ -212,21 +145,3 @@ def to_record(seen: ObservedSearch, salt: bytes) -> SearchRecord:
         tags=tuple(t[:100] for t in seen.tags[:MAX_TAGS]) if seen.tags else (),
         user_token=token, latency_ms=seen.latency_ms, query_id=seen.query_id, hits=seen.hits,
     )
-
-
-def with_id(query_id: str) -> Callable[[T], T]:
-    """A search's answer (a struct with a ``query_id`` field, as every search answer has)
-    with ``query_id`` set: the answer encoded for one request alone, its ``queryID``
-    written by the encoder instead of added to bytes shared with others
-    (``with_query_id``)."""
-    def own(answer: T) -> T:
-        return msgspec.structs.replace(answer, query_id=query_id)  # type: ignore[type-var]
-    return own
-
-
-def with_query_id(body: bytes, query_id: str) -> bytes:
-    """A JSON object's bytes with ``"queryID"`` added as its last member."""
-    return b"".join((memoryview(body)[:-1],
-                     b'"queryID":"' if body.endswith(b"{}") else b',"queryID":"',
-                     query_id.encode(), b'"}'))
-

@@ -5,4 +5,5 @@
 - ``ruleset``: rules checked and indexed at startup; which rules apply to one search.
 - ``effects``: the applied rules' consequences merged into one plan.
 - ``paging``: promoted hits placed at their positions, page by page.
+- ``rule_sets``: every handle's rules read from the config with the filter grammar.
 """

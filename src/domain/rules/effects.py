@@ -21,10 +21,12 @@ from searchport.domain.errors import InvalidRequest
 from searchport.domain.query import Filter, TermFilter
 from searchport.domain.rules.format import (
     AutomaticFacetFilter,
+    ConsequenceParams,
     FacetOrdering,
     QueryEdits,
     Rule,
 )
+from searchport.domain.rules.format import Condition as RuleCondition
 from searchport.domain.rules.text import (
     FacetValues,
     Placeholder,
@@ -35,6 +37,8 @@ from searchport.domain.rules.text import (
 )
 
 Condition = tuple[tuple[Token, ...] | None, str, str | None, frozenset[tuple[str, str]]]
+Fail = Callable[[str, str], ValueError]  # (key path, what to fix) -> the rule's error
+ReadFilters = Callable[[str, str, Any], tuple[Filter, ...]]  # (key path, parameter, value)
 # Shared by every compiled rule without one of its own (ten thousand rules hold ten thousand
 # empty sets and dicts otherwise); never changed, as the rules are frozen.
 NOTHING: frozenset[Any] = frozenset()
@@ -89,10 +93,9 @@ def compile_rule(rule: Rule, real: Callable[[str], str],
                  ) -> tuple[CompiledRule, list[Condition]]:
     """Raises ``ValueError`` ("rule 'id': key.path: what to fix") for what searchport
     cannot honour."""
-    oid = rule.object_id
 
     def fail(path: str, message: str) -> ValueError:
-        return ValueError(f"rule {oid!r}: {path}: {message}")
+        return ValueError(f"rule {rule.object_id!r}: {path}: {message}")
 
     def read(path: str, name: str, value: Any) -> tuple[Filter, ...]:
         try:
@@ -100,57 +103,15 @@ def compile_rule(rule: Rule, real: Callable[[str], str],
         except (InvalidRequest, ValueError) as exc:
             raise fail(path, getattr(exc, "message", str(exc))) from None
 
-    if rule.conditions and rule.condition is not None:
-        raise fail("condition", "give conditions or the older condition, not both")
-    conditions: list[Condition] = []
-    placeholders: set[str] = set()
-    for i, cond in enumerate(rule.all_conditions):
-        at = f"conditions[{i}]" if i < len(rule.conditions) else "condition"
-        tokens: tuple[Token, ...] | None = None
-        if cond.pattern is not None:
-            if cond.anchoring is None:
-                raise fail(f"{at}.anchoring", "required with a pattern")
-            tokens = pattern_tokens(cond.pattern)
-            if not tokens and cond.anchoring != "is":
-                raise fail(f"{at}.pattern", "an empty pattern needs anchoring 'is'")
-            placeholders.update(t.attribute for t in tokens if isinstance(t, Placeholder))
-        elif cond.anchoring is not None:
-            raise fail(f"{at}.pattern", "required with anchoring")
-        if cond.alternatives:
-            raise fail(f"{at}.alternatives", "patterns matching plurals, synonyms and typos "
-                       "are not supported; set it to false")
-        pairs: set[tuple[str, str]] = set()
-        if cond.filters is not None:
-            for f in read(f"{at}.filters", "filters", cond.filters):
-                if not isinstance(f, TermFilter) or len(f.values) != 1:
-                    raise fail(f"{at}.filters", "a condition's filters are facet:value "
-                               "filters joined by AND")
-                pairs.add((f.field, str(f.values[0])))
-        conditions.append((tokens, cond.anchoring or "contains", cond.context,
-                           frozenset(pairs) if pairs else NOTHING))
-    if not conditions:  # a rule without conditions applies to every search
-        conditions.append((None, "contains", None, NOTHING))
-    consequence = rule.consequence
-    params = consequence.params
-    filters: list[Filter] = []
+    conditions, placeholders = _conditions(rule, fail, read)
+    params = rule.consequence.params
+    filters: tuple[Filter, ...] = ()
     automatic: dict[str, AutomaticFacetFilter] = {}
     replacement: str | None = None
     edits: list[tuple[tuple[Token, ...], str | None]] = []
     if params is not None:
-        for name, value in (("filters", params.filters),
-                            ("facetFilters", params.facet_filters),
-                            ("numericFilters", params.numeric_filters)):
-            if value is not None:
-                filters += read(f"consequence.params.{name}", name, value)
-        for i, auto in enumerate(params.automatic_facet_filters or ()):
-            spec = AutomaticFacetFilter(facet=auto) if isinstance(auto, str) else auto
-            at = f"consequence.params.automaticFacetFilters[{i}]"
-            if spec.facet not in placeholders:
-                raise fail(at, f"no condition's pattern has the placeholder "
-                           f"{{facet:{spec.facet}}}")
-            if spec.score != 1:
-                raise fail(f"{at}.score", "filter scores are not supported")
-            automatic[spec.facet] = spec
+        filters = _consequence_filters(params, read)
+        automatic = _automatic_facets(params, placeholders, fail)
         if isinstance(params.query, str):
             replacement = params.query
         elif isinstance(params.query, QueryEdits):
@@ -161,7 +122,7 @@ def compile_rule(rule: Rule, real: Callable[[str], str],
         if window.start is not None and window.until is not None and window.start > window.until:
             raise fail(f"validity[{i}]", "from is after until")
     compiled = CompiledRule(
-        rule=rule, filters=tuple(filters), automatic=automatic or NO_FACETS,
+        rule=rule, filters=filters, automatic=automatic or NO_FACETS,
         real={a: real(a) for a in automatic} or NO_FIELDS, replacement=replacement,
         edits=tuple(edits),
         edit_attributes=edit_attributes,
@@ -169,8 +130,83 @@ def compile_rule(rule: Rule, real: Callable[[str], str],
     return compiled, conditions
 
 
-def _edits(query: QueryEdits, fail: Callable[[str, str], ValueError]
-           ) -> list[tuple[tuple[Token, ...], str | None]]:
+def _conditions(rule: Rule, fail: Fail, read: ReadFilters
+                ) -> tuple[list[Condition], set[str]]:
+    """The rule's conditions (one that holds for every search when it has none), and the
+    facet attributes its patterns' placeholders name."""
+    if rule.conditions and rule.condition is not None:
+        raise fail("condition", "give conditions or the older condition, not both")
+    conditions: list[Condition] = []
+    placeholders: set[str] = set()
+    for i, cond in enumerate(rule.all_conditions):
+        at = f"conditions[{i}]" if i < len(rule.conditions) else "condition"
+        tokens = _pattern(cond, at, fail)
+        placeholders.update(t.attribute for t in tokens or () if isinstance(t, Placeholder))
+        if cond.alternatives:
+            raise fail(f"{at}.alternatives", "patterns matching plurals, synonyms and typos "
+                       "are not supported; set it to false")
+        conditions.append((tokens, cond.anchoring or "contains", cond.context,
+                           _condition_facets(cond, at, fail, read)))
+    if not conditions:  # a rule without conditions applies to every search
+        conditions.append((None, "contains", None, NOTHING))
+    return conditions, placeholders
+
+
+def _pattern(cond: RuleCondition, at: str, fail: Fail) -> tuple[Token, ...] | None:
+    """The condition's pattern as tokens; ``None`` without one."""
+    if cond.pattern is None:
+        if cond.anchoring is not None:
+            raise fail(f"{at}.pattern", "required with anchoring")
+        return None
+    if cond.anchoring is None:
+        raise fail(f"{at}.anchoring", "required with a pattern")
+    tokens = pattern_tokens(cond.pattern)
+    if not tokens and cond.anchoring != "is":
+        raise fail(f"{at}.pattern", "an empty pattern needs anchoring 'is'")
+    return tokens
+
+
+def _condition_facets(cond: RuleCondition, at: str, fail: Fail, read: ReadFilters
+                      ) -> frozenset[tuple[str, str]]:
+    """The (field, value) pairs the condition's ``filters`` ask the search to have."""
+    if cond.filters is None:
+        return NOTHING
+    pairs: set[tuple[str, str]] = set()
+    for f in read(f"{at}.filters", "filters", cond.filters):
+        if not isinstance(f, TermFilter) or len(f.values) != 1:
+            raise fail(f"{at}.filters", "a condition's filters are facet:value filters "
+                       "joined by AND")
+        pairs.add((f.field, str(f.values[0])))
+    return frozenset(pairs) if pairs else NOTHING
+
+
+def _consequence_filters(params: ConsequenceParams, read: ReadFilters) -> tuple[Filter, ...]:
+    """The filters the consequence adds, from each of Algolia's three filter parameters."""
+    filters: list[Filter] = []
+    for name, value in (("filters", params.filters),
+                        ("facetFilters", params.facet_filters),
+                        ("numericFilters", params.numeric_filters)):
+        if value is not None:
+            filters += read(f"consequence.params.{name}", name, value)
+    return tuple(filters)
+
+
+def _automatic_facets(params: ConsequenceParams, placeholders: set[str], fail: Fail
+                      ) -> dict[str, AutomaticFacetFilter]:
+    """``automaticFacetFilters`` by facet, each the placeholder of a condition's pattern."""
+    automatic: dict[str, AutomaticFacetFilter] = {}
+    for i, auto in enumerate(params.automatic_facet_filters or ()):
+        spec = AutomaticFacetFilter(facet=auto) if isinstance(auto, str) else auto
+        at = f"consequence.params.automaticFacetFilters[{i}]"
+        if spec.facet not in placeholders:
+            raise fail(at, f"no condition's pattern has the placeholder {{facet:{spec.facet}}}")
+        if spec.score != 1:
+            raise fail(f"{at}.score", "filter scores are not supported")
+        automatic[spec.facet] = spec
+    return automatic
+
+
+def _edits(query: QueryEdits, fail: Fail) -> list[tuple[tuple[Token, ...], str | None]]:
     found: list[tuple[tuple[Token, ...], str | None]] = []
     removed = [query.remove] if isinstance(query.remove, str) else query.remove or []
     for i, text in enumerate(removed):

@@ -155,34 +155,7 @@ class RuleSet:
 
     def _matches(self, query: RuleQuery, words: tuple[str, ...],
                  facets: FacetValues) -> list[_Match]:
-        n = len(words)
-        hits: dict[int, tuple[_Cond, list[Found]]] = {}  # id(cond) -> occurrences
-        literal = self._literal
-        if n == 0:
-            for cond in literal.get((), ()):
-                hits[id(cond)] = (cond, [])
-        for k in self._lengths:  # every run of words as long as some literal pattern
-            for start in range(n - k + 1):
-                for cond in literal.get(words[start:start + k], ()):
-                    anchoring = cond.anchoring
-                    if ((anchoring == "contains") or (start == 0 and (
-                            anchoring == "startsWith" or k == n))
-                            or (anchoring == "endsWith" and start + k == n)):
-                        spans = hits.setdefault(id(cond), (cond, []))[1]
-                        if not spans or spans[-1].end <= start:
-                            spans.append(Found(start, start + k))
-        for cond in self._placeholder:
-            found_spans = _placeholder_spans(cond, words, facets)
-            if found_spans:
-                hits[id(cond)] = (cond, list(found_spans))
-        for context in query.contexts:
-            for cond in self._by_context.get(context, ()):
-                hits[id(cond)] = (cond, [])
-        for pair in query.selected:
-            for cond in self._by_filter.get(pair, ()):
-                hits[id(cond)] = (cond, [])
-        for cond in self._always:
-            hits[id(cond)] = (cond, [])
+        hits = self._hits(query, words, facets)
         if not hits:
             return []
         found: list[_Match] = []
@@ -196,8 +169,46 @@ class RuleSet:
                 now = self._clock() if now is None else now
                 if not cond.rule.active(now):
                     continue
-            found.append(_Match(self._key(cond, tuple(spans), n), cond, tuple(spans)))
+            found.append(_Match(self._key(cond, tuple(spans), len(words)), cond, tuple(spans)))
         return found
+
+    def _hits(self, query: RuleQuery, words: tuple[str, ...],
+              facets: FacetValues) -> dict[int, tuple[_Cond, list[Found]]]:
+        """The conditions the query's words, contexts or filters may meet, each with where
+        its pattern occurs (by ``id`` of the condition); their other requirements are
+        ``_matches``' to check."""
+        hits = self._literal_hits(words)
+        for cond in self._placeholder:
+            found_spans = _placeholder_spans(cond, words, facets)
+            if found_spans:
+                hits[id(cond)] = (cond, list(found_spans))
+        for context in query.contexts:
+            for cond in self._by_context.get(context, ()):
+                hits[id(cond)] = (cond, [])
+        for pair in query.selected:
+            for cond in self._by_filter.get(pair, ()):
+                hits[id(cond)] = (cond, [])
+        for cond in self._always:
+            hits[id(cond)] = (cond, [])
+        return hits
+
+    def _literal_hits(self, words: tuple[str, ...]) -> dict[int, tuple[_Cond, list[Found]]]:
+        """The literal patterns found in ``words`` where their anchoring allows, each with
+        its occurrences (none overlapping)."""
+        n = len(words)
+        hits: dict[int, tuple[_Cond, list[Found]]] = {}
+        literal = self._literal
+        if n == 0:
+            for cond in literal.get((), ()):
+                hits[id(cond)] = (cond, [])
+        for k in self._lengths:  # every run of words as long as some literal pattern
+            for start in range(n - k + 1):
+                for cond in literal.get(words[start:start + k], ()):
+                    if _anchored(cond.anchoring, start, k, n):
+                        spans = hits.setdefault(id(cond), (cond, []))[1]
+                        if not spans or spans[-1].end <= start:
+                            spans.append(Found(start, start + k))
+        return hits
 
     @staticmethod
     def _key(cond: _Cond, spans: tuple[Found, ...], n: int) -> tuple[Any, ...]:
@@ -226,6 +237,13 @@ class RuleSet:
             replaced = replaced or rule.replacement is not None
             applied.append(Matched(rule, tuple(v for s in m.spans for v in s.values)))
         return applied
+
+
+def _anchored(anchoring: str, start: int, length: int, n: int) -> bool:
+    """Whether a pattern of ``length`` words found at ``start`` in a query of ``n`` words
+    sits where its anchoring asks (``is``: the whole query)."""
+    return (anchoring == "contains" or (start == 0 and (anchoring == "startsWith" or length == n))
+            or (anchoring == "endsWith" and start + length == n))
 
 
 def _placeholder_spans(cond: _Cond, words: tuple[str, ...],

@@ -5,8 +5,8 @@ The protocol itself, its parameters and the shape of its answers, belongs to the
 adapter ``entrypoints/algolia``. It hands this use case one ``ProtocolQuery`` per query,
 which plans a domain query against its handle (``SearchQuery``, or ``FacetHitsQuery`` for a
 search of facet values) and shapes the domain result. What stays here is the product's: the
-handle lookup, the engine call and its timing, the response cache, facet values filtered,
-ordered and counted, and the exhaustiveness the engine's capabilities allow.
+handle lookup, the rules, the engine call and its timing, facet values filtered, ordered and
+counted, the exhaustiveness the engine's capabilities allow, and the query log.
 """
 
 from __future__ import annotations
@@ -20,25 +20,15 @@ import msgspec
 
 from searchport.domain.access import FULL_ACCESS, Access
 from searchport.domain.analytics.recorder import AnalyticsRecorder
-from searchport.domain.analytics.records import (
-    Tracking,
-    Visitor,
-    summary_of,
-    with_id,
-    with_query_id,
-)
+from searchport.domain.analytics.records import Tracking, Visitor
 from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.query import FacetValuesQuery, Filter, SearchQuery
-from searchport.domain.response_cache import ResponseCache, Summary
 from searchport.domain.results import EngineResult, FacetValue
 from searchport.domain.rules.effects import RulePlan
 from searchport.domain.rules.search import RuleAsk, RuleOutcome, rule_plan, search_with_rules
 from searchport.domain.shaping import order_facet_values
 
 MAX_FACET_VALUES = 100  # facet values asked of an engine at most (facet stats, facetHits)
-
-_encoder = msgspec.json.Encoder()
-
 
 class FacetHitsQuery(msgspec.Struct, frozen=True, kw_only=True):
     """Values of the facet ``field`` containing ``needle`` (case-insensitive), counted under
@@ -62,11 +52,6 @@ class SearchPlan(Protocol):
 
     @property
     def query(self) -> SearchQuery: ...
-
-    @property
-    def cache_params(self) -> Any:
-        """Besides the query, what the shaped answer depends on (msgspec-encodable)."""
-        ...
 
     @property
     def rule_ask(self) -> RuleAsk:
@@ -120,17 +105,15 @@ class ProtocolQuery(Protocol):
 
 
 class AlgoliaSearch:
-    """Every query answered (as encoded JSON) in request order."""
+    """Every query answered (as the protocol's answer struct) in request order."""
 
-    def __init__(self, *, catalog: Catalog, responses: ResponseCache | None = None,
-                 recorder: AnalyticsRecorder | None = None) -> None:
+    def __init__(self, *, catalog: Catalog, recorder: AnalyticsRecorder | None = None) -> None:
         self._catalog = catalog
-        self._responses = responses or ResponseCache.uncached()
         self._recorder = recorder
 
     async def __call__(self, queries: tuple[ProtocolQuery, ...],
                        access: Access = FULL_ACCESS,
-                       visitor: Visitor | None = None) -> list[bytes]:
+                       visitor: Visitor | None = None) -> list[Any]:
         """Every handle is checked against ``access`` before any query runs: one the key may
         not read refuses the whole call (as an unknown handle). Each search (not a search
         of facet values) goes to the query log, ``visitor`` saying who asked."""
@@ -141,44 +124,28 @@ class AlgoliaSearch:
         for answer in answers:
             if isinstance(answer, BaseException):
                 raise answer
-        return [a for a in answers if isinstance(a, bytes)]
+        return answers
 
     async def _one(self, query: ProtocolQuery, entry: IndexEntry, access: Access,
-                   visitor: Visitor | None) -> bytes:
+                   visitor: Visitor | None) -> Any:
         plan = query.plan(entry)
         forced = access.forced(entry)
         if isinstance(plan.query, FacetHitsQuery):
             facet_plan: Any = plan
-            return _encoder.encode(await self._facet_hits(entry, facet_plan, forced))
-        search_plan: Any = plan
-        # rules are evaluated before the cache: a validity window opening or closing, or
-        # new facet values, change the plan and so the answer's key
+            return await self._facet_hits(entry, facet_plan, forced)
+        search_plan: SearchPlan = plan
         rules = None if entry.rules is None else await rule_plan(entry, search_plan.query,
                                                                   search_plan.rule_ask)
-        params: list[Any] = ["algolia", search_plan.cache_params, *([forced] if forced else []),
-                             *([rules] if rules is not None else [])]
-        recorder = self._recorder
-
-        def summary(answer: Any) -> Summary:
-            return summary_of(search_plan.hits_of(answer), search_plan.answer_hits(answer))
-
-        tracking = search_plan.tracking
-        query_id = None if recorder is None else recorder.query_id(tracking)
-        encoded = await self._responses.respond(
-            "search", entry, params, lambda: self._search(entry, search_plan, forced, rules),
-            summary if recorder is not None and recorder.enabled else None,
-            None if query_id is None else with_id(query_id),
-        )
-        if recorder is None:
-            return encoded.body
-        asked: SearchQuery = search_plan.query
-        query_id = recorder.observe(
-            handle=entry.handle, query=asked.text, tracking=tracking,
-            visitor=visitor, summary=encoded.summary, answer=encoded.body,
+        answer = await self._search(entry, search_plan, forced, rules)
+        if self._recorder is None:
+            return answer
+        asked = search_plan.query
+        return self._recorder.searched(
+            answer, handle=entry.handle, query=asked.text, tracking=search_plan.tracking,
+            visitor=visitor, nb_hits=search_plan.hits_of(answer),
+            hits=search_plan.answer_hits(answer),
             page=asked.offset // asked.limit if asked.limit else 0,
-            filters=asked.filters, public=entry.fields.public, query_id=query_id)
-        return (encoded.body if query_id is None or encoded.alone
-                else with_query_id(encoded.body, query_id))
+            filters=asked.filters, public=entry.fields.public)
 
     async def _search(self, entry: IndexEntry, plan: SearchPlan,
                       forced: tuple[Filter, ...], rules: RulePlan | None = None) -> Any:

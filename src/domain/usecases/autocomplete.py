@@ -8,18 +8,10 @@ import msgspec
 
 from searchport.domain.access import FULL_ACCESS, Access
 from searchport.domain.analytics.recorder import AnalyticsRecorder
-from searchport.domain.analytics.records import (
-    DEFAULT_TRACKING,
-    Tracking,
-    Visitor,
-    shaped_summary,
-    with_id,
-    with_query_id,
-)
+from searchport.domain.analytics.records import DEFAULT_TRACKING, Tracking, Visitor
 from searchport.domain.catalog import Catalog
 from searchport.domain.params import clamp, parse_list
 from searchport.domain.query import FacetValuesQuery, SearchQuery
-from searchport.domain.response_cache import Encoded, ResponseCache
 from searchport.domain.responses import AutocompleteResponse
 from searchport.domain.results import FacetValue
 from searchport.domain.shaping import order_facet_values, shape_hit
@@ -40,14 +32,12 @@ class AutocompleteRequest(msgspec.Struct, frozen=True, kw_only=True):
 class Autocomplete:
     """Suggest documents and facet values while the user types."""
 
-    def __init__(self, *, catalog: Catalog, responses: ResponseCache | None = None,
-                 recorder: AnalyticsRecorder | None = None) -> None:
+    def __init__(self, *, catalog: Catalog, recorder: AnalyticsRecorder | None = None) -> None:
         self._catalog = catalog
-        self._responses = responses or ResponseCache.uncached()
         self._recorder = recorder
 
     async def __call__(self, request: AutocompleteRequest, access: Access = FULL_ACCESS,
-                       visitor: Visitor | None = None) -> Encoded[AutocompleteResponse]:
+                       visitor: Visitor | None = None) -> AutocompleteResponse:
         """``visitor``: who asked, for the query log (with ``request.tracking``)."""
         entry = access.entry(self._catalog, request.handle)
         forced = access.forced(entry)
@@ -68,35 +58,21 @@ class Autocomplete:
             FacetValuesQuery(field=fields.real(n), text=text, limit=per_field, filters=forced)
             for n in names
         ]
-
-        async def suggest() -> AutocompleteResponse:
-            result, facet_lists = await asyncio.gather(
-                engine.search(query), asyncio.gather(*map(engine.facet_values, lookups))
-            )
-            facets: dict[str, list[FacetValue]] = {
-                name: order_facet_values(values, per_field)
-                for name, values in zip(names, facet_lists, strict=True)
-                if values
-            }
-            return AutocompleteResponse(
-                hits=[shape_hit(fields, hit) for hit in result.hits],
-                total_hits=result.total,
-                facets=facets if facets else msgspec.UNSET,
-            )
-
+        result, facet_lists = await asyncio.gather(
+            engine.search(query), asyncio.gather(*map(engine.facet_values, lookups)))
         # facets are answered under the names asked for
-        recorder = self._recorder
-        query_id = None if recorder is None else recorder.query_id(request.tracking)
-        encoded = await self._responses.respond(
-            "autocomplete", entry, [query, names, lookups], suggest,
-            shaped_summary if recorder is not None and recorder.enabled else None,
-            None if query_id is None else with_id(query_id),
+        facets: dict[str, list[FacetValue]] = {
+            name: order_facet_values(values, per_field)
+            for name, values in zip(names, facet_lists, strict=True)
+            if values
+        }
+        answer = AutocompleteResponse(
+            hits=[shape_hit(fields, hit) for hit in result.hits],
+            total_hits=result.total,
+            facets=facets if facets else msgspec.UNSET,
         )
-        if recorder is None:
-            return encoded
-        query_id = recorder.observe(
-            handle=entry.handle, query=request.q, tracking=request.tracking, visitor=visitor,
-            summary=encoded.summary, answer=encoded.body, query_id=query_id)
-        if query_id is None or encoded.alone:
-            return encoded
-        return Encoded(with_query_id(encoded.body, query_id), encoded.cache)
+        if self._recorder is None:
+            return answer
+        return self._recorder.searched(
+            answer, handle=entry.handle, query=request.q, tracking=request.tracking,
+            visitor=visitor, nb_hits=answer.total_hits, hits=answer.hits)

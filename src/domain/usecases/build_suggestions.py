@@ -4,18 +4,17 @@ source handle and what the source finds for each popular query."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from datetime import timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import msgspec
 
-from searchport.domain.analytics.records import Tracking, utc_day
+from searchport.domain.analytics.records import utc_day
 from searchport.domain.analytics.reports import PopularQuery
 from searchport.domain.catalog import Catalog
 from searchport.domain.config import IndexConfig
-from searchport.domain.responses import SearchResponse
-from searchport.domain.search_request import SearchRequest
+from searchport.domain.results import FacetValue
 from searchport.domain.suggestions.records import (
     Suggestion,
     top_values,
@@ -24,21 +23,31 @@ from searchport.domain.suggestions.records import (
 from searchport.domain.suggestions.selection import eligible, exclusion, nb_words
 
 if TYPE_CHECKING:
-    from searchport.domain.usecases.search import Search
     from searchport.ports.analytics import AnalyticsStore
 
 # the most popular queries read from the log for one build, and how many the source is
 # asked about at once
 MAX_SUGGESTIONS = 100_000
 CONCURRENCY = 8
-UNLOGGED = Tracking(analytics=False)  # the build's own searches stay out of the log
-_decode = msgspec.json.Decoder(SearchResponse).decode
+
+
+class SourceAnswer(msgspec.Struct, frozen=True, kw_only=True):
+    total: int  # the records found
+    facets: dict[str, list[FacetValue]]  # the counts of each facet asked, by its public name
+
+
+class SourceSearch(Protocol):
+    """The search a user sends for a suggestion (Algolia's, where every word of a query
+    must match), neither logged nor cached: the suggestion's figures are its own."""
+
+    async def __call__(self, handle: str, query: str, facets: Sequence[str]
+                       ) -> SourceAnswer: ...
 
 
 class BuildSuggestions:
     """The suggestions of one ``querySuggestions`` handle, most popular first."""
 
-    def __init__(self, *, catalog: Catalog, store: AnalyticsStore, search: Search,
+    def __init__(self, *, catalog: Catalog, store: AnalyticsStore, search: SourceSearch,
                  clock: Callable[[], float]) -> None:
         self._catalog = catalog
         self._store = store
@@ -69,15 +78,11 @@ class BuildSuggestions:
         """Ask the source about the candidates, one at a time, until none is left."""
         attributes = [facet.attribute for facet in config.facets]
         for candidate in candidates:
-            request = SearchRequest(
-                handle=source, q=candidate.query, per_page=1, highlight="false",
-                facets=",".join(attributes) or None, tracking=UNLOGGED)
-            encoded = await self._search(request)
-            answer = _decode(encoded.body)
-            if answer.total_hits < config.min_hits:
+            answer = await self._search(source, candidate.query, attributes)
+            if answer.total < config.min_hits:
                 continue
             found[candidate.query] = Suggestion(
                 query=candidate.query, popularity=candidate.count,
-                nb_words=nb_words(candidate.query), exact_nb_hits=answer.total_hits,
+                nb_words=nb_words(candidate.query), exact_nb_hits=answer.total,
                 facets={f.attribute: top_values(answer.facets.get(f.attribute, ()), f.amount)
                         for f in config.facets})

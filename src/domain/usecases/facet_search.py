@@ -8,7 +8,6 @@ from searchport.domain.access import FULL_ACCESS, Access
 from searchport.domain.catalog import Catalog
 from searchport.domain.params import clamp, decode_json, parse_filters
 from searchport.domain.query import FacetValuesQuery
-from searchport.domain.response_cache import Encoded, ResponseCache
 from searchport.domain.responses import FacetSearchResponse
 from searchport.domain.shaping import order_facet_values
 
@@ -26,12 +25,11 @@ class FacetSearchRequest(msgspec.Struct, frozen=True, kw_only=True):
 class FacetSearch:
     """Values of one facet field containing ``q``, with counts under ``filters``."""
 
-    def __init__(self, *, catalog: Catalog, responses: ResponseCache | None = None) -> None:
+    def __init__(self, *, catalog: Catalog) -> None:
         self._catalog = catalog
-        self._responses = responses or ResponseCache.uncached()
 
     async def __call__(self, request: FacetSearchRequest,
-                       access: Access = FULL_ACCESS) -> Encoded[FacetSearchResponse]:
+                       access: Access = FULL_ACCESS) -> FacetSearchResponse:
         entry = access.entry(self._catalog, request.handle)
         limit = clamp(request.max_values, 20, 1, MAX_VALUES)
         filters = (
@@ -45,10 +43,6 @@ class FacetSearch:
             limit=limit,
             filters=access.restrict(entry, filters),
         )
-
-        async def values() -> FacetSearchResponse:
-            found = await entry.engine.facet_values(query)
-            return FacetSearchResponse(field=request.field, values=order_facet_values(found, limit))
-
+        found = await entry.engine.facet_values(query)
         # the response names the field as it was asked for (an alias or the real name)
-        return await self._responses.respond("facets", entry, [request.field, query], values)
+        return FacetSearchResponse(field=request.field, values=order_facet_values(found, limit))

@@ -10,7 +10,6 @@ from searchport.domain.access import FULL_ACCESS, Access
 from searchport.domain.catalog import Catalog
 from searchport.domain.errors import DocumentNotFound
 from searchport.domain.record_match import holds
-from searchport.domain.response_cache import Encoded, ResponseCache
 from searchport.domain.shaping import shape_document
 
 
@@ -22,23 +21,16 @@ class GetDocumentRequest(msgspec.Struct, frozen=True, kw_only=True):
 class GetDocument:
     """Fetch one document; ``DocumentNotFound`` when the engine has none with that id."""
 
-    def __init__(self, *, catalog: Catalog, responses: ResponseCache | None = None) -> None:
+    def __init__(self, *, catalog: Catalog) -> None:
         self._catalog = catalog
-        self._responses = responses or ResponseCache.uncached()
 
     async def __call__(self, request: GetDocumentRequest,
-                       access: Access = FULL_ACCESS) -> Encoded[dict[str, Any]]:
+                       access: Access = FULL_ACCESS) -> dict[str, Any]:
         """A document outside the key's forced filters is not found, as one that does not
         exist (``record_match``: only a certain match is shown)."""
         entry = access.entry(self._catalog, request.handle)
         forced = access.forced(entry)
-
-        async def document() -> dict[str, Any]:
-            hit = await entry.engine.get_document(request.id)
-            if hit is None or (forced and not holds(forced, hit.source)):
-                raise DocumentNotFound()
-            return shape_document(entry.fields, hit)
-
-        # stored only when the index's cache.documents is on; a 404 is never stored
-        params: list[Any] = [request.id, *([forced] if forced else [])]
-        return await self._responses.respond("document", entry, params, document)
+        hit = await entry.engine.get_document(request.id)
+        if hit is None or (forced and not holds(forced, hit.source)):
+            raise DocumentNotFound()
+        return shape_document(entry.fields, hit)

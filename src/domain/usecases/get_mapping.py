@@ -8,7 +8,6 @@ import msgspec
 
 from searchport.domain.access import FULL_ACCESS, Access
 from searchport.domain.catalog import Catalog
-from searchport.domain.response_cache import Encoded, ResponseCache
 
 
 class GetMappingRequest(msgspec.Struct, frozen=True, kw_only=True):
@@ -18,11 +17,9 @@ class GetMappingRequest(msgspec.Struct, frozen=True, kw_only=True):
 class GetMapping:
     """The engine's own description of the index's fields, unmodified."""
 
-    def __init__(self, *, catalog: Catalog, responses: ResponseCache | None = None) -> None:
+    def __init__(self, *, catalog: Catalog) -> None:
         self._catalog = catalog
-        self._responses = responses or ResponseCache.uncached()
 
     async def __call__(self, request: GetMappingRequest,
-                       access: Access = FULL_ACCESS) -> Encoded[dict[str, Any]]:
-        entry = access.entry(self._catalog, request.handle)
-        return await self._responses.respond("mapping", entry, [], entry.engine.get_mapping)
+                       access: Access = FULL_ACCESS) -> dict[str, Any]:
+        return await access.entry(self._catalog, request.handle).engine.get_mapping()

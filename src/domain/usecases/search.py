@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
-
 import msgspec
 
 from searchport.domain.access import FULL_ACCESS, Access
 from searchport.domain.analytics.recorder import AnalyticsRecorder
-from searchport.domain.analytics.records import Visitor, shaped_summary, with_id, with_query_id
+from searchport.domain.analytics.records import Visitor
 from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.query import Filter, SearchQuery
-from searchport.domain.response_cache import Encoded, ResponseCache
-from searchport.domain.responses import SearchResponse
+from searchport.domain.responses import SearchResponse, WordsOnlyResponse
 from searchport.domain.rules.effects import RulePlan
 from searchport.domain.rules.search import rule_plan, search_with_rules
 from searchport.domain.search_request import (
@@ -28,14 +25,12 @@ from searchport.domain.shaping import fill_histogram, shape_clusters, shape_face
 class Search:
     """Run one search and shape the response the same way for every engine."""
 
-    def __init__(self, *, catalog: Catalog, responses: ResponseCache | None = None,
-                 recorder: AnalyticsRecorder | None = None) -> None:
+    def __init__(self, *, catalog: Catalog, recorder: AnalyticsRecorder | None = None) -> None:
         self._catalog = catalog
-        self._responses = responses or ResponseCache.uncached()
         self._recorder = recorder
 
     async def __call__(self, request: SearchRequest, access: Access = FULL_ACCESS,
-                       visitor: Visitor | None = None) -> Encoded[SearchResponse]:
+                       visitor: Visitor | None = None) -> SearchResponse:
         """``visitor``: who asked, for the query log (with ``request.tracking``)."""
         entry = access.entry(self._catalog, request.handle)
         query, page, per_page = build_search_query(entry, request)
@@ -44,45 +39,21 @@ class Search:
         rules = None if entry.rules is None else await rule_plan(
             entry, query, rule_ask(request, page, per_page))
         query = msgspec.structs.replace(query, filters=access.restrict(entry, asked))
-        recorder = self._recorder
-        query_id = None if recorder is None else recorder.query_id(request.tracking)
-
-        def respond(query: SearchQuery) -> Awaitable[Encoded[SearchResponse]]:
-            return self._responses.respond(
-                "search", entry, [query, page, per_page, *([rules] if rules is not None else [])],
-                lambda: self._search(entry, query, page, per_page, rules, access.forced(entry)),
-                shaped_summary if recorder is not None and recorder.enabled else None,
-                None if query_id is None else with_id(query_id),
-            )
-
-        degraded = False
-        try:
-            encoded = await respond(query)
-        except MeaningUnavailable:  # the embedder failed: by words alone, and said so
-            degraded = True
-            encoded = await respond(msgspec.structs.replace(query, semantic=0.0))
-        encoded = _degraded(encoded) if degraded else encoded
-        if recorder is None:
-            return encoded
-        query_id = recorder.observe(
-            handle=entry.handle, query=request.q, tracking=request.tracking, visitor=visitor,
-            summary=encoded.summary, answer=encoded.body, page=page - 1, filters=asked,
-            public=entry.fields.public, query_id=query_id)
-        if query_id is None or encoded.alone:
-            return encoded
-        found: Encoded[SearchResponse] = Encoded(with_query_id(encoded.body, query_id),
-                                                 encoded.cache)
-        return _degraded(found) if degraded else found
+        query, degraded = await _with_meaning(entry, query)
+        answer = await self._search(entry, query, page, per_page, rules, access.forced(entry))
+        if degraded:  # by words alone though meaning was asked for: the answer says so
+            answer = WordsOnlyResponse(**msgspec.structs.asdict(answer))
+        if self._recorder is None:
+            return answer
+        return self._recorder.searched(
+            answer, handle=entry.handle, query=request.q, tracking=request.tracking,
+            visitor=visitor, nb_hits=answer.total_hits, hits=answer.hits, page=page - 1,
+            filters=asked, public=entry.fields.public)
 
     async def _search(
         self, entry: IndexEntry, query: SearchQuery, page: int, per_page: int,
         rules: RulePlan | None = None, forced: tuple[Filter, ...] = (),
     ) -> SearchResponse:
-        if query.semantic > 0 and entry.meanings is not None:
-            # computed here, in the response's one computation: a cached response needs
-            # no vector, and the cache key is the query's text and share, not its vector
-            query = msgspec.structs.replace(
-                query, vector=await entry.meanings.vector(query.text))
         if rules is None:
             result = await entry.search()(query)
         else:
@@ -117,10 +88,15 @@ class Search:
         )
 
 
-def _degraded(encoded: Encoded[SearchResponse]) -> Encoded[SearchResponse]:
-    """The same bytes, as this request's own, saying the meaning half is missing (an
-    ``Encoded`` may be shared with requests that asked for words only)."""
-    found: Encoded[SearchResponse] = Encoded(encoded.body, encoded.cache, encoded.summary,
-                                             encoded.alone)
-    found.degraded = ("semantic",)
-    return found
+async def _with_meaning(entry: IndexEntry, query: SearchQuery) -> tuple[SearchQuery, bool]:
+    """The query with its text's vector when it asks for meaning and searchport embeds it
+    (``entry.meanings``); when the vector cannot be had, the query by words alone, and True
+    (degraded): the engine, and the cache around it, only ever see a words-only question
+    for a degraded answer, never a hybrid one."""
+    if query.semantic <= 0 or entry.meanings is None:
+        return query, False
+    try:
+        vector = await entry.meanings.vector(query.text)
+    except MeaningUnavailable:  # the embedder failed or is late: by words alone, said so
+        return msgspec.structs.replace(query, semantic=0.0), True
+    return msgspec.structs.replace(query, vector=vector), False

@@ -22,6 +22,13 @@ from searchport.domain.catalog import IndexEntry
 from searchport.domain.engines import BY_NAME
 from searchport.domain.errors import InvalidRequest
 from searchport.domain.fields import FieldMap
+from searchport.domain.filters.grammar import (
+    Cnf,
+    parse_facet_filters,
+    parse_filters,
+    parse_numeric_filters,
+)
+from searchport.domain.filters.translate import to_domain_filters
 from searchport.domain.geo_shapes import PairOrder, stored_points
 from searchport.domain.params import clamp
 from searchport.domain.query import (
@@ -32,12 +39,6 @@ from searchport.domain.results import EngineResult, FacetValue, FieldStats, Hit
 from searchport.domain.rules.search import RuleAsk, RuleOutcome
 from searchport.domain.usecases.algolia_search import MAX_FACET_VALUES
 from searchport.entrypoints.algolia import params as ap
-from searchport.entrypoints.algolia.filters import (
-    Cnf,
-    parse_facet_filters,
-    parse_filters,
-    parse_numeric_filters,
-)
 from searchport.entrypoints.algolia.geo import areas, around, single_geo_field
 from searchport.entrypoints.algolia.highlight import (
     DEFAULT_POST,
@@ -59,7 +60,6 @@ from searchport.entrypoints.algolia.snippet import (
     snippet_result,
     snippet_sizes,
 )
-from searchport.entrypoints.algolia.translate import to_domain_filters
 from searchport.entrypoints.algolia.words import Words, read_words
 
 MAX_HITS_PER_PAGE = 100

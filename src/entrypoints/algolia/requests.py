@@ -18,6 +18,7 @@ from searchport.entrypoints.algolia.plans import FacetHitsCall, SearchCall
 from searchport.entrypoints.algolia.plans import plan as plan_query
 
 MAX_REQUESTS = 50
+_encoder = msgspec.json.Encoder()
 
 
 class AlgoliaQuery(msgspec.Struct, frozen=True, kw_only=True):
@@ -34,11 +35,9 @@ class AlgoliaQueries(msgspec.Struct, frozen=True, kw_only=True):
     queries: tuple[AlgoliaQuery, ...]
     single: bool = False  # answer the one result itself, not {"results": [..]}
 
-    def body(self, answers: list[bytes]) -> bytes:
-        """The call's answer from its queries' encoded answers, in request order."""
-        if self.single:
-            return answers[0]
-        return b'{"results":[' + b",".join(answers) + b"]}"
+    def body(self, answers: list[Any]) -> bytes:
+        """The call's answer, as JSON, from its queries' answers, in request order."""
+        return _encoder.encode(answers[0] if self.single else {"results": answers})
 
 
 def _object(body: bytes) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from typing import Any
 
 from searchport.domain.config import Config
 from searchport.domain.errors import InvalidRequest
-from searchport.entrypoints.algolia.filters import parse_filters
+from searchport.domain.filters.grammar import parse_filters
 from searchport.entrypoints.keys.secured import mint
 
 DURATION = re.compile(r"^(\d+)\s*([smhd]?)$")

@@ -12,7 +12,7 @@ import sys
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from searchport import __version__
 from searchport.adapters.config_loader import load_config, parse_config
@@ -22,6 +22,9 @@ from searchport.domain.errors import EngineUnavailable, SearchportError
 from searchport.entrypoints.cli.init_config import add_command as add_init_command
 from searchport.entrypoints.cli.keys import add_commands as add_key_commands
 from searchport.entrypoints.cli.keys import secure
+
+if TYPE_CHECKING:
+    from searchport.entrypoints.container import Container
 
 
 def demo_home(environ: Mapping[str, str] | None = None) -> Path:
@@ -58,20 +61,23 @@ def _demo_note(folder: Path) -> str:
     )
 
 
-def _check_rules(config: Config) -> None:
-    """Every handle's rules can be honoured (``ConfigError`` otherwise)."""
-    from searchport.entrypoints.algolia.rule_filters import rule_sets
+def _assemble(config: Config, base_dir: Path) -> None:
+    """Build from the config what each worker builds before it serves, starting nothing: the
+    engines, the rules, the cache, the rate limit and analytics stores. ``ConfigError`` when
+    one cannot be built (a missing extra, an unreadable CA bundle...): ``check`` reports it,
+    ``serve`` stops on it before any worker starts."""
+    from searchport.entrypoints.container import create_container
 
-    rule_sets(config)
+    create_container(config, base_dir)
 
 
-def _check_rules_apart(path: Path) -> None:
-    """``_check_rules`` before any worker starts, in a child process where the system
-    forks: the parent, which lives as long as the server, then never holds the rules (the
-    memory ten thousand rules take stays with a process once used); each worker reads its
-    own. ``ConfigError`` with the child's message."""
+def _assemble_apart(path: Path) -> None:
+    """``_assemble`` before any worker starts, in a child process where the system forks:
+    the parent, which lives as long as the server, then never holds the rules nor the
+    modules of the service (the memory ten thousand rules take stays with a process once
+    used); each worker builds its own. ``ConfigError`` with the child's message."""
     if not hasattr(os, "fork"):
-        _check_rules(load_config(path))
+        _assemble(load_config(path), path.parent)
         return
     read, write = os.pipe()
     pid = os.fork()
@@ -79,7 +85,7 @@ def _check_rules_apart(path: Path) -> None:
         os.close(read)
         code = 2
         try:
-            _check_rules(load_config(path))
+            _assemble(load_config(path), path.parent)
             code = 0
         except Exception as exc:  # every failure is the parent's to report
             os.write(write, str(exc).encode("utf-8", "replace")[:60_000])
@@ -90,7 +96,7 @@ def _check_rules_apart(path: Path) -> None:
         message = pipe.read().decode("utf-8", "replace")
     _, status = os.waitpid(pid, 0)
     if os.waitstatus_to_exitcode(status) != 0:
-        raise ConfigError(message or "the query rules could not be checked")
+        raise ConfigError(message or "the config could not be checked")
 
 
 def _load(flag: str | None) -> tuple[Config, Path]:
@@ -111,7 +117,7 @@ def _load(flag: str | None) -> tuple[Config, Path]:
         print(_demo_note(folder), file=sys.stderr)
     try:
         config = load_config(path, rules=False)  # what this process needs: no rules
-        _check_rules_apart(path)
+        _assemble_apart(path)
         return config, path
     except ConfigError as exc:
         print(f"searchport: config error: {exc}", file=sys.stderr)
@@ -212,46 +218,46 @@ def cmd_index_build(args: argparse.Namespace) -> int:
 async def _check(config: Config, base_dir: Path) -> int:
     # imported here, as in _check_cache: `serve`'s parent process only reads the config, and
     # each of its forked workers imports what it runs (a smaller parent: less RSS in all)
-    from searchport.adapters.network.pools import EnginePools
-    from searchport.adapters.resources import EngineResources
-    from searchport.adapters.semantic.settings import install_problem
-    from searchport.entrypoints.container import make_engine
+    from searchport.entrypoints.container import Container
 
+    container = Container(config=config, base_dir=base_dir)
     failures = 0
-    resources = EngineResources(base_dir=base_dir, pools=EnginePools())
     try:
         for handle, index in config.indexes.items():
-            if index.replica_of is not None:
-                print(f"ok      {handle}: a replica of {index.replica_of}")
-                continue
             try:
-                missing = install_problem(index)
-                if missing is not None:  # a handle searching by meaning without the extra
-                    raise ConfigError(missing)
-                if index.engine == "querySuggestions":  # built by serve, from the log
-                    print(f"ok      {handle} ({index.engine}): the popular searches of "
-                          f"{index.source}, built by `serve` from the query log")
-                    continue
-                if index.engine == "tantivy":  # checked in place: check never builds
-                    print(f"ok      {handle} ({index.engine}): "
-                          f"{await _check_tantivy(handle, index, base_dir)}")
-                    continue
-                engine = make_engine(handle, index, resources)
-                await engine.start()
-                try:
-                    await engine.ping()
-                finally:
-                    await engine.close()
-                print(f"ok      {handle} ({index.engine})")
+                print(f"ok      {handle}{await _check_handle(container, handle, index)}")
             except (SearchportError, ConfigError) as exc:
                 failures += 1
                 message = exc.message if isinstance(exc, SearchportError) else str(exc)
                 print(f"FAILED  {handle} ({index.engine}): {message}")
     finally:
-        await resources.pools.aclose()
+        await container.engine_pools().aclose()
     if config.cache.backend == "redis":
-        failures += not await _check_cache(config)
+        failures += not await _check_cache(container)
     return 1 if failures else 0
+
+
+async def _check_handle(container: Container, handle: str, index: IndexConfig) -> str:
+    """What ``check`` says of one handle that is fine, after its name."""
+    if index.replica_of is not None:
+        return f": a replica of {index.replica_of}"
+    from searchport.adapters.semantic.settings import install_problem
+
+    missing = install_problem(index)
+    if missing is not None:  # a handle searching by meaning without the extra
+        raise ConfigError(missing)
+    if index.engine == "querySuggestions":  # built by serve, from the log
+        return (f" ({index.engine}): the popular searches of {index.source}, built by "
+                "`serve` from the query log")
+    if index.engine == "tantivy":  # checked in place: check never builds
+        return f" ({index.engine}): {await _check_tantivy(handle, index, container.base_dir())}"
+    engine = container.engine(handle, index)
+    await engine.start()
+    try:
+        await engine.ping()
+    finally:
+        await engine.close()
+    return f" ({index.engine})"
 
 
 async def _check_tantivy(handle: str, index: IndexConfig, base_dir: Path) -> str:
@@ -290,17 +296,16 @@ def _bind_failure(exc: OSError) -> str:
     return f"{reason}."
 
 
-async def _check_cache(config: Config) -> bool:
+async def _check_cache(container: Container) -> bool:
     """Whether the configured Redis answers (its address shown without credentials)."""
     from searchport.adapters.redis_link import redacted
-    from searchport.entrypoints.container import build_cache
 
-    cache = build_cache(config)
+    cache = container.cache_backend()
     try:
         status = await cache.probe()
     finally:
         await cache.close()
-    where = redacted(config.cache.url or "")
+    where = redacted(container.config().cache.url or "")
     if status == "connected":
         print(f"ok      cache (redis at {where})")
         return True
@@ -322,7 +327,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             base_dir = path.parent
             config = load_config(path)
             where = str(path)
-        _check_rules(config)
+        _assemble(config, base_dir)
     except ConfigError as exc:
         print(f"searchport: config error: {exc}", file=sys.stderr)
         return 2
@@ -360,7 +365,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.reload and config.access_log != "off":
         os.environ["SEARCHPORT_ACCESS_LOG"] = "text"
     server = Server(
-        "searchport.entrypoints.http.asgi:create",
+        "searchport.entrypoints.asgi:create",
         address=host,
         port=port,
         interface=Interfaces.ASGI,

@@ -128,7 +128,7 @@ async def _record(get_document: GetDocument, handle: str, object_id: str,
         answer = await get_document(GetDocumentRequest(handle=handle, id=object_id), access)
     except DocumentNotFound:
         return None
-    return as_record(_decode(answer.body), attributes)
+    return as_record(answer, attributes)
 
 
 def _cursor(request: dict[str, Any], page: int) -> str:
@@ -161,6 +161,23 @@ def _body(raw: bytes) -> dict[str, Any]:
     return value
 
 
+def _objects_body(raw: bytes, access: Access) -> ObjectsBody:
+    """A get objects body, checked: from 1 to ``MAX_OBJECTS`` requests, on handles the key
+    may read (one it may not refuses the whole call)."""
+    try:
+        body = msgspec.convert(_body(raw), ObjectsBody)
+    except msgspec.ValidationError as exc:
+        raise InvalidRequest(f"The get objects body is not valid: {exc}") from None
+    if not body.requests:
+        raise InvalidRequest("requests: must list at least one object")
+    if len(body.requests) > MAX_OBJECTS:
+        raise InvalidRequest(f"requests: at most {MAX_OBJECTS} objects in one call")
+    for r in body.requests:
+        if not access.allows(r.index_name):
+            raise IndexNotFound(r.index_name)
+    return body
+
+
 def algolia_records_controller(uc: UseCases) -> type[Controller]:
     """Algolia's read calls beyond search, calling the use cases of ``uc``."""
 
@@ -181,7 +198,7 @@ def algolia_records_controller(uc: UseCases) -> type[Controller]:
                 query = AlgoliaQuery(handle=handle,  # every record: no rule hides one
                                      request={"hitsPerPage": 0, "enableRules": False})
                 (answer,) = await algolia_search((query,), access)
-                return int(_decode(answer)["nbHits"])
+                return int(answer.nb_hits)
 
             counts = await asyncio.gather(*(entries(h) for h in handles), return_exceptions=True)
             items = [
@@ -237,17 +254,7 @@ def algolia_records_controller(uc: UseCases) -> type[Controller]:
                                                  "null for an objectID that does not exist."))
         async def get_objects(self, request: AnyRequest) -> Response[bytes]:
             access, get_document = access_of(request.scope), uc.get_document()
-            try:
-                body = msgspec.convert(_body(await request.body()), ObjectsBody)
-            except msgspec.ValidationError as exc:
-                raise InvalidRequest(f"The get objects body is not valid: {exc}") from None
-            if not body.requests:
-                raise InvalidRequest("requests: must list at least one object")
-            if len(body.requests) > MAX_OBJECTS:
-                raise InvalidRequest(f"requests: at most {MAX_OBJECTS} objects in one call")
-            for r in body.requests:  # one handle the key may not read refuses the whole call
-                if not access.allows(r.index_name):
-                    raise IndexNotFound(r.index_name)
+            body = _objects_body(await request.body(), access)
             results = await asyncio.gather(*(
                 _record(get_document, r.index_name, r.object_id, r.attributes_to_retrieve, access)
                 for r in body.requests
@@ -286,7 +293,7 @@ async def _browse(algolia_search: AlgoliaSearch, handle: str,
     # browsing exports records: rules (hides, promotes, filters) do not apply
     query = AlgoliaQuery(handle=handle, request={**search, "page": page, "enableRules": False})
     (found,) = await algolia_search((query,), access)
-    answer = _decode(found)
+    answer: dict[str, Any] = msgspec.to_builtins(found)  # the answer as sent, to add to
     if page + 1 < int(answer.get("nbPages", 0)):
         answer["cursor"] = _cursor(search, page + 1)
     return _json(_encode(answer))

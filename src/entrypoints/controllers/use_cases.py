@@ -1,10 +1,9 @@
-"""The use cases the routes call, as the container's providers.
+"""The use cases the routes call, as the container's providers (``Container.use_cases``).
 
 Each route asks its provider on every request (``uc.search()``), so an override in the
 container holds at once; the providers are synchronous singletons, resolved inline. Routes
-take no Litestar dependency: resolving even one costs a kwargs model and a dependency batch
-per request, and two of one batch an anyio task group (bench/RESULTS.md, "Per-request pass").
-The key's ``Access`` is read from the ASGI scope (``auth.access_of``).
+take no Litestar dependency: resolving one costs a kwargs model and a dependency batch on
+every request. The key's ``Access`` is read from the ASGI scope (``auth.access_of``).
 """
 
 from __future__ import annotations
@@ -28,7 +27,6 @@ if TYPE_CHECKING:
     from searchport.domain.usecases.search import Search
     from searchport.domain.usecases.search_rules import SearchRules
     from searchport.domain.usecases.send_events import SendEvents
-    from searchport.entrypoints.container import Container
     from searchport.entrypoints.http.observability import Metrics
 
 
@@ -51,15 +49,3 @@ class UseCases:
     send_events: Callable[[], SendEvents]
     analytics_reports: Callable[[], dict[str, Any]]  # route -> its Analytics API use case
 
-    @classmethod
-    def of(cls, container: Container) -> UseCases:
-        return cls(
-            search=container.search, facet_search=container.facet_search,
-            autocomplete=container.autocomplete, get_document=container.get_document,
-            get_mapping=container.get_mapping, raw_query=container.raw_query,
-            health=container.health, list_indexes=container.list_indexes,
-            describe_fields=container.describe_fields, clear_cache=container.clear_cache,
-            algolia_search=container.algolia_search, search_rules=container.search_rules,
-            get_rule=container.get_rule, metrics=container.metrics,
-            send_events=container.send_events, analytics_reports=container.analytics_reports,
-        )

@@ -1,11 +1,11 @@
-"""The Litestar application, assembled from a container."""
+"""The Litestar application, over the parts a container holds."""
 
 from __future__ import annotations
 
 import logging
-import math
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING
 
 from litestar import Litestar, Router
 from litestar.config.compression import CompressionConfig
@@ -17,9 +17,6 @@ from litestar.static_files import create_static_files_router
 from swagger_ui_bundle import swagger_ui_path
 
 from searchport import __version__
-from searchport.adapters.cache.memory import MemoryCache
-from searchport.adapters.cache.two_tier import TwoTierCache
-from searchport.entrypoints.container import ANALYTICS_REPORTS, Container
 from searchport.entrypoints.controllers.algolia_records import algolia_records_controller
 from searchport.entrypoints.controllers.algolia_routes import algolia_controller
 from searchport.entrypoints.controllers.algolia_rules import algolia_rules_controller
@@ -28,19 +25,16 @@ from searchport.entrypoints.controllers.field_routes import fields_route
 from searchport.entrypoints.controllers.index_routes import index_controller
 from searchport.entrypoints.controllers.query_names import unknown_names_refused
 from searchport.entrypoints.controllers.service_routes import service_routes
-from searchport.entrypoints.controllers.ui_routes import UI_PATH, ui_routes
-from searchport.entrypoints.controllers.use_cases import UseCases
-from searchport.entrypoints.http.auth import bearer_auth
+from searchport.entrypoints.controllers.ui_routes import ui_routes
 from searchport.entrypoints.http.head import HeadAsGet
 from searchport.entrypoints.http.http_cache import STORE, response_cache_config
 from searchport.entrypoints.http.http_errors import EXCEPTION_HANDLERS
-from searchport.entrypoints.http.limits import query_length_guard
 from searchport.entrypoints.http.observability import AccessLog, LogFormat
 from searchport.entrypoints.http.openapi import PolishedJson, PolishedSwagger
-from searchport.entrypoints.http.rate_limit import rate_limit
 from searchport.entrypoints.http.request_context import Observer, RequestContext
-from searchport.entrypoints.http.response_store import ResponseStore
-from searchport.entrypoints.keys.keyring import Keyring
+
+if TYPE_CHECKING:  # the container imports the HTTP layer's parts, never the other way round
+    from searchport.entrypoints.container import Container
 
 logger = logging.getLogger("searchport")
 
@@ -103,69 +97,40 @@ def create_app(
     listen_url: str | None = None,
     access_log: LogFormat | None = None,
 ) -> RequestContext:
-    """Build the ASGI application; ``listen_url`` is logged once the app is ready;
-    ``access_log`` overrides the config's format (``serve --reload`` asks for text).
+    """The ASGI application over what ``container`` holds; ``listen_url`` is logged once the
+    app is ready; ``access_log`` overrides the config's format (``serve --reload`` asks for
+    text).
 
     The one pipeline (ARCHITECTURE.md): ``RequestContext`` (request id, timing, the access
     log and metrics) -> ``HeadAsGet`` -> Litestar: its CORS, routing, then the guards as its
     middleware (rate limit, key, query-string length), its response cache, compression, the
     handler."""
     config = container.config()
-    keyring = Keyring(config)
-    auth = keyring.enabled
+    auth = container.keyring().enabled
     metrics = container.metrics()
     observers: list[Observer] = []
     log_format = access_log or config.access_log
     if log_format != "off":
         observers.append(AccessLog(log_format))
-    # the search page and its files need no token: the page asks for one itself
-    open_paths = ("/", UI_PATH, *(("/metrics",) if config.metrics.public else ()))
-
-    guards = [
-        rate_limit(config.rate_limit, container.rate_limit_store(), keyring),
-        bearer_auth(keyring, open_paths, config.rate_limit.trust_forwarded_for),
-        query_length_guard(config.limits.max_query_bytes),
-    ]
-    store = response_store(container)
+    store = container.response_store()
     trust = config.rate_limit.trust_forwarded_for
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
-        catalog = container.catalog()
-        for engine in catalog.engines():
-            await engine.start()
-        for embedder in catalog.embedders():
-            await embedder.start()
-        logger.info("cache: %s", await container.cache().probe())
-        recorder = container.recorder()
-        await recorder.start()
-        suggestions = container.suggestions()
-        for refresher in suggestions:
-            refresher.start()
+        service = container.lifespan()
+        await service.start()
         if listen_url:
             logger.info("searchport %s listening on %s", __version__, listen_url)
         try:
             yield
         finally:
-            for refresher in suggestions:
-                await refresher.close()
-            await container.engine_health().close()
-            for engine in catalog.engines():
-                await engine.close()
-            for embedder in catalog.embedders():
-                await embedder.close()
-            await container.engine_pools().aclose()
-            await container.responses().drain()
-            await recorder.close()  # what the search log's buffer holds goes to the store
-            await container.cache().close()
-            await container.rate_limit_store().close()
-            logger.info("searchport stopped: engine, cache and rate-limit connections closed")
+            await service.stop()
 
-    uc = UseCases.of(container)
+    uc = container.use_cases()
     app = Litestar(
         route_handlers=[
             algolia_controller(uc, trust_forwarded_for=trust),
-            *analytics_routes(uc, tuple(ANALYTICS_REPORTS)),
+            *analytics_routes(uc, tuple(uc.analytics_reports())),
             algolia_records_controller(uc),
             algolia_rules_controller(uc),
             # searchport's own JSON API: one rule for the names of the query string
@@ -178,7 +143,7 @@ def create_app(
             create_static_files_router(ASSETS, directories=[swagger_ui_path], name="assets"),
             *ui_routes(),
         ],
-        middleware=guards,
+        middleware=container.guards(),
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
         openapi_config=_openapi(auth),
         cors_config=_cors(config.cors_origins),
@@ -193,21 +158,3 @@ def create_app(
     )
     vary = (b"Authorization", b"Accept-Encoding") if auth else (b"Accept-Encoding",)
     return RequestContext(HeadAsGet(app), vary=vary, metrics=metrics, observers=observers)
-
-
-def response_store(container: Container) -> ResponseStore | None:
-    """Where Litestar's response cache keeps whole responses: the cache's tier in this process,
-    if it has one (memory, or the tier in front of Redis); None turns that cache off."""
-    cache = container.cache().inner
-    if isinstance(cache, MemoryCache):
-        tier, cap = cache, math.inf
-    elif isinstance(cache, TwoTierCache):
-        tier, cap = cache.local, cache.local_ttl
-    else:
-        return None
-    catalog, responses = container.catalog(), container.responses()
-
-    def ttl(kind: str, handle: str) -> float:
-        return responses.ttl(kind, catalog.get_entry(handle))  # type: ignore[arg-type]
-
-    return ResponseStore(tier, ttl, cap=cap, on_hit=container.metrics().cache_lookup)

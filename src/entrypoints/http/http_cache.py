@@ -3,10 +3,9 @@ matching ``If-None-Match``, ``Cache-Control`` (``private`` whenever a key is con
 weak form of an ETag once its body is compressed, and which responses Litestar's response cache
 keeps in this process (``ResponseStore``, ``response_cache_config``).
 
-The body goes out as the bytes the use case returned (often straight from the cache): it is
-never decoded or encoded again here. Its ETag is the checksum the ``Encoded`` value computes
-once for every request that shares it (``Encoded.checksum``: its length and CRC-32, a
-fraction of a cryptographic digest's cost, enough to tell two bodies apart; bench/RESULTS.md).
+The use case's answer is encoded once, here; its ETag is the checksum of those bytes: their
+length and CRC-32, a fraction of a cryptographic digest's cost, enough to tell two bodies
+apart.
 """
 
 from __future__ import annotations
@@ -14,20 +13,19 @@ from __future__ import annotations
 import zlib
 from typing import Any
 
+import msgspec
 from litestar import Request
 from litestar.config.response_cache import ResponseCacheConfig
 from litestar.params import HeaderParameter
 from litestar.types import HTTPScope, Message, Receive, Scope, Send
 
-from searchport.domain.response_cache import Encoded
-from searchport.entrypoints.http.timing import stats_of
-
 PUBLIC = "public, max-age=10, stale-while-revalidate=50"
 PRIVATE = "private, max-age=10"
 STORE = "searchport_responses"  # the name of Litestar's response-cache store
 NOT_KEPT = "searchport.not_kept"  # set in a request's scope state: its response is not kept
-# the header saying what a degraded response lacks (``Encoded.degraded``)
+# the header saying what a degraded answer lacks (its ``degraded``: ``WordsOnlyResponse``)
 DEGRADED_HEADERS = {"semantic": b"x-searchport-semantic"}
+_encoder = msgspec.json.Encoder()
 
 IF_NONE_MATCH = HeaderParameter(
     name="If-None-Match",
@@ -82,26 +80,23 @@ def json_body(body: bytes) -> Prepared:
 
 
 def json_response(
-    request: Request[Any, Any, Any], encoded: Encoded[Any], if_none_match: str | None,
+    request: Request[Any, Any, Any], answer: Any, if_none_match: str | None,
     cache_control: str, scope: str = "",
 ) -> Prepared:
-    """A 200 with the encoded body, its ETag and ``cache_control``, or a bodiless 304 when
-    the client has it. Whether the body came from the cache goes to the request's record
-    (the access log). ``scope``: the fingerprint of the key's restrictions; when set, its
+    """A 200 with the answer as JSON, its ETag and ``cache_control``, or a bodiless 304 when
+    the client has it. ``scope``: the fingerprint of the key's restrictions; when set, its
     CRC-32 leads the ETag, so an answer under one key's restrictions is never confirmed
     (304) to a client asking under another's."""
-    stats = stats_of(request.scope)
-    if stats is not None:
-        stats.cache = encoded.cache
-    etag = f'"{encoded.checksum}"'
+    body = _encoder.encode(answer)
+    etag = f'"{checksum(body)}"'
     if scope:
-        etag = f'"{zlib.crc32(scope.encode()):08x}{encoded.checksum}"'
+        etag = f'"{zlib.crc32(scope.encode()):08x}{checksum(body)}"'
     control = cache_control.encode("latin-1")
-    if encoded.degraded:  # a stand-in for what was asked: kept by nobody, said so
+    degraded: tuple[str, ...] = getattr(answer, "degraded", ())
+    if degraded:  # a stand-in for what was asked: kept by nobody, said so
         request.scope.setdefault("state", {})[NOT_KEPT] = True
         control = b"no-store"
-        headers = [(DEGRADED_HEADERS[part], b"degraded") for part in encoded.degraded]
-        body = encoded.body
+        headers = [(DEGRADED_HEADERS[part], b"degraded") for part in degraded]
         return Prepared(200, [(b"etag", etag.encode("latin-1")), (b"cache-control", control),
                               *headers, (b"content-type", JSON),
                               (b"content-length", b"%d" % len(body))], body)
@@ -110,10 +105,14 @@ def json_response(
         if named is not None:
             return Prepared(304, [(b"etag", named.encode("latin-1")),
                                   (b"cache-control", control)])
-    body = encoded.body
     return Prepared(200, [(b"etag", etag.encode("latin-1")), (b"cache-control", control),
                           (b"content-type", JSON), (b"content-length", b"%d" % len(body))],
                     body)
+
+
+def checksum(body: bytes) -> str:
+    """The length and CRC-32 of ``body``, in hex (``5000-1a2b3c4d``)."""
+    return f"{len(body):x}-{zlib.crc32(body):08x}"
 
 
 def weakened(etag: bytes) -> bytes:

@@ -2,25 +2,19 @@
 
 ``RequestContext`` puts a fresh ``RequestStats`` in the request's scope and, for the engine
 calls the request makes, in a context variable: each engine adapter is wrapped in
-``TimedEngine``, which adds the time of its calls there (and reports each call to an
-optional observer, for per-handle metrics). Whether a response body came from the cache travels
-with it (``Encoded.cache``), which the HTTP layer notes on ``RequestStats``;
-``ObservedCache`` counts the cache's lookups for the metrics.
+``TimedEngine`` (``adapters/observed.py``), whose observer ``EngineCalls`` adds the time of
+each call there and reports it to the metrics; ``CacheLookups`` notes there whether the
+request's engine answers came from the cache (``ObservedCache``).
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from contextvars import ContextVar
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any
 
-from searchport.domain.query import FacetValuesQuery, Filter, SearchQuery
-from searchport.domain.results import Capabilities, EngineResult, FacetValue, Hit
-from searchport.ports.cache import CachePort
-from searchport.ports.engine import SearchEnginePort
-
-T = TypeVar("T")
+if TYPE_CHECKING:
+    from searchport.adapters.observed import EngineObserver
 
 
 class RequestStats:
@@ -45,96 +39,38 @@ def stats_of(scope: Any) -> RequestStats | None:
     return stats
 
 
-class EngineObserver(Protocol):
-    def engine_call(
-        self, handle: str, operation: str, seconds: float, error: str | None
-    ) -> None: ...
+class EngineCalls:
+    """The observer of every engine call (``TimedEngine``): its time is added to the
+    request's ``RequestStats`` (``Server-Timing``, the access log), and the call reported to
+    ``metrics`` (per handle and operation)."""
+
+    __slots__ = ("_metrics",)
+
+    def __init__(self, metrics: EngineObserver | None = None) -> None:
+        self._metrics = metrics
+
+    def engine_call(self, handle: str, operation: str, seconds: float,
+                    error: str | None) -> None:
+        stats = current_stats.get()
+        if stats is not None:
+            stats.engine_seconds += seconds
+        if self._metrics is not None:
+            self._metrics.engine_call(handle, operation, seconds, error)
 
 
-class TimedEngine:
-    """Delegates to an engine and accounts the time spent in it."""
+class CacheLookups:
+    """The observer of every lookup in searchport's cache (``ObservedCache``): the request's
+    ``RequestStats`` say ``miss`` once one of its lookups missed, else ``hit``; each lookup
+    is counted in the metrics (``on_lookup``)."""
 
-    def __init__(
-        self, inner: SearchEnginePort, handle: str = "", observer: EngineObserver | None = None
-    ) -> None:
-        self.inner = inner
-        self.handle = handle
-        self.observer = observer
+    __slots__ = ("_on_lookup",)
 
-    @property
-    def name(self) -> str:
-        return self.inner.name
+    def __init__(self, on_lookup: Callable[[bool], None] | None = None) -> None:
+        self._on_lookup = on_lookup
 
-    @property
-    def capabilities(self) -> Capabilities:
-        return self.inner.capabilities
-
-    async def _timed(self, operation: str, call: Awaitable[T]) -> T:
-        started = time.perf_counter()
-        error: str | None = None
-        try:
-            return await call
-        except BaseException as exc:
-            error = type(exc).__name__
-            raise
-        finally:
-            spent = time.perf_counter() - started
-            stats = current_stats.get()
-            if stats is not None:
-                stats.engine_seconds += spent
-            if self.observer is not None:
-                self.observer.engine_call(self.handle, operation, spent, error)
-
-    async def search(self, query: SearchQuery) -> EngineResult:
-        return await self._timed("search", self.inner.search(query))
-
-    async def facet_values(self, query: FacetValuesQuery) -> list[FacetValue]:
-        return await self._timed("facet_values", self.inner.facet_values(query))
-
-    async def get_document(self, doc_id: str) -> Hit | None:
-        return await self._timed("get_document", self.inner.get_document(doc_id))
-
-    async def get_mapping(self) -> dict[str, Any]:
-        return await self._timed("get_mapping", self.inner.get_mapping())
-
-    async def raw_query(self, body: dict[str, Any], filters: tuple[Filter, ...] = ()) -> bytes:
-        return await self._timed("raw_query", self.inner.raw_query(body, filters))
-
-    async def start(self) -> None:
-        await self.inner.start()
-
-    async def ping(self) -> None:
-        await self.inner.ping()
-
-    async def close(self) -> None:
-        await self.inner.close()
-
-
-class ObservedCache:
-    """Delegates to a cache and reports each lookup's outcome to an observer (the metrics)."""
-
-    def __init__(self, inner: CachePort, on_lookup: Callable[[bool], None] | None = None) -> None:
-        self.inner = inner
-        self.on_lookup = on_lookup
-
-    @property
-    def status(self) -> str:
-        return self.inner.status
-
-    async def probe(self) -> str:
-        return await self.inner.probe()
-
-    async def get(self, key: str) -> bytes | None:
-        value = await self.inner.get(key)
-        if self.on_lookup is not None and self.inner.status != "disabled":
-            self.on_lookup(value is not None)  # no cache: nothing was looked up
-        return value
-
-    async def set(self, key: str, value: bytes, ttl: float) -> None:
-        await self.inner.set(key, value, ttl)
-
-    async def clear(self) -> int:
-        return await self.inner.clear()
-
-    async def close(self) -> None:
-        await self.inner.close()
+    def __call__(self, hit: bool) -> None:
+        stats = current_stats.get()
+        if stats is not None and stats.cache != "miss":
+            stats.cache = "hit" if hit else "miss"
+        if self._on_lookup is not None:
+            self._on_lookup(hit)

@@ -19,8 +19,8 @@ from typing import NamedTuple
 from searchport.domain.access import EVERY_HANDLE, FULL_ACCESS, Access, filters_by_handle
 from searchport.domain.catalog import IndexEntry
 from searchport.domain.config import Config, KeyConfig, RateRule
+from searchport.domain.filters.translate import to_domain_filters
 from searchport.domain.query import Filter
-from searchport.entrypoints.algolia.translate import to_domain_filters
 from searchport.entrypoints.keys import secured
 from searchport.entrypoints.keys.secured import Restrictions, SecuredKeyRefused
 

@@ -23,7 +23,7 @@ from urllib.parse import parse_qsl, urlencode
 import msgspec
 
 from searchport.domain.errors import InvalidRequest
-from searchport.entrypoints.algolia.filters import (
+from searchport.domain.filters.grammar import (
     Cnf,
     parse_facet_filters,
     parse_filters,

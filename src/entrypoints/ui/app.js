@@ -144,11 +144,21 @@ async function selectHandle(handle, restore) {
   await search();
 }
 
-// Without types in the config, the first hits say which fields are numbers or points.
+// Without types in the config, the first hits say which fields are numbers or points, and
+// which text names a hit (a field called like a title, else the first text of the hits).
+const TITLE_NAMES = ["title", "name", "label", "headline", "subject"];
+
 async function learnFromHits() {
   const { meta } = state;
-  if (meta.numeric.length && (meta.geo || !meta.capabilities.geoGrid)) return;
+  if (meta.title && meta.numeric.length && (meta.geo || !meta.capabilities.geoGrid)) return;
   const { body } = await getJson(`/${encodeURIComponent(state.handle)}/search`, { perPage: 20 });
+  if (!meta.title) {
+    const texts = body.hits.flatMap((hit) => Object.entries(hit)
+      .filter(([name, value]) => typeof value === "string" && !name.startsWith("_")
+        && name !== "objectID")
+      .map(([name]) => name));
+    meta.title = TITLE_NAMES.find((name) => texts.includes(name)) || texts[0] || null;
+  }
   for (const hit of body.hits) {
     for (const [name, value] of Object.entries(hit)) {
       if (name.startsWith("_") || name === "objectID" || meta.fields[name]) continue;

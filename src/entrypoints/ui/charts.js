@@ -18,6 +18,13 @@ function svg(name, attrs = {}, text = undefined) {
 
 const compact = new Intl.NumberFormat(undefined, { notation: "compact", maximumFractionDigits: 1 });
 const whole = new Intl.NumberFormat();
+const plain = new Intl.NumberFormat(undefined, { useGrouping: false, maximumFractionDigits: 2 });
+
+/** A bound of a histogram: compact for large spans (2.5M), exact where compact would round
+ *  both ends to one label (years, 1972 to 2022). */
+function bound(value, span) {
+  return span >= 1000 || Math.abs(value) >= 100000 ? compact.format(value) : plain.format(value);
+}
 
 function activate(node, label, action) {
   node.setAttribute("tabindex", "0");
@@ -54,7 +61,8 @@ export function drawHistogram(container, buckets, interval, onPick) {
     // logarithmic heights: one huge bucket does not flatten all the others
     const h = bucket.count ? Math.max(3, ((height - bottom - 8) * Math.log1p(bucket.count)) / Math.log1p(max)) : 0;
     const upper = bucket.key + interval;
-    const label = `${compact.format(bucket.key)} to ${compact.format(upper)}: ${whole.format(bucket.count)}`;
+    const span = upper - bucket.key;
+    const label = `${bound(bucket.key, span)} to ${bound(upper, span)}: ${whole.format(bucket.count)}`;
     const group = svg("g", { class: "bar", "data-key": bucket.key, "data-count": bucket.count }, label);
     group.append(svg("rect", { x: i * step, y: 0, width: step, height: height - bottom, class: "hit-area" }));
     group.append(svg("rect", {
@@ -69,7 +77,7 @@ export function drawHistogram(container, buckets, interval, onPick) {
   const last = buckets[buckets.length - 1].key + interval;
   for (const [x, value, anchor] of [[0, first, "start"], [width, last, "end"]]) {
     const text = svg("text", { x, y: height - 7, "text-anchor": anchor, class: "tick" });
-    text.textContent = compact.format(value);
+    text.textContent = bound(value, last - first);
     chart.append(text);
   }
   container.append(chart);

@@ -348,6 +348,17 @@ def test_highlight_all_fields(cities: EsApp, double: EngineDouble) -> None:
     assert body["highlight"] == {**HIGHLIGHT, "fields": [{"*": {}}]}
 
 
+def test_highlight_marks_the_text_matches_not_the_filters(cities: EsApp,
+                                                           double: EngineDouble) -> None:
+    """With filters in the query, the highlighter would also mark their terms (a keyword
+    field holding the filtered value): ``highlight_query`` is the text query alone."""
+    body = search_ok(cities, double, q="paris", highlight="true",
+                     filters={"region": "Europe"})
+    assert body["highlight"] == {**HIGHLIGHT, "fields": [{"*": {}}],
+                                 "highlight_query": body["query"]["bool"]["must"][0]}
+    assert body["query"]["bool"]["filter"] == [{"term": {"continent": "Europe"}}]
+
+
 def test_highlight_chosen_fields_by_their_real_names(cities: EsApp, double: EngineDouble) -> None:
     body = search_ok(cities, double, q="paris", highlight="name,region")
     assert body["highlight"] == {**HIGHLIGHT, "fields": [{"name": {}}, {"continent": {}}]}
@@ -996,6 +1007,13 @@ def words(text: str, kind: str) -> dict[str, Any]:
                             "fields": ["name^2", "description"]}}
 
 
+def required(word: str, kind: str) -> dict[str, Any]:
+    """One required word: every term the analyzer makes of it must match."""
+    clause = words(word, kind)
+    clause["multi_match"]["operator"] = "and"
+    return clause
+
+
 def test_algolia_words_are_each_required_but_the_optional_ones(cities: EsApp,
                                                                 double: EngineDouble) -> None:
     """Algolia's rule, every word must match (each in any searched field, the last one as
@@ -1004,14 +1022,24 @@ def test_algolia_words_are_each_required_but_the_optional_ones(cities: EsApp,
     body = algolia_ok(cities, double, {"query": "harbour zebra", "attributesToHighlight": []})
     whole = words("harbour zebra", "bool_prefix")
     assert body["query"] == {"bool": {
-        "must": [words("harbour", "best_fields"),
-                 words("zebra", "bool_prefix")],
+        "must": [required("harbour", "best_fields"),
+                 required("zebra", "bool_prefix")],
         "should": [whole]}}
     body = algolia_ok(cities, double, {"query": "harbour zebra", "optionalWords": "zebra",
                                        "attributesToHighlight": []})
     assert body["query"] == {"bool": {
-        "must": [words("harbour", "best_fields")],
+        "must": [required("harbour", "best_fields")],
         "should": [whole]}}
     body = algolia_ok(cities, double, {"query": "harbour zebra", "attributesToHighlight": [],
                                        "optionalWords": ["harbour", "zebra"]})
     assert body["query"] == whole  # every word optional: any word matches
+
+
+def test_a_required_word_the_analyzer_splits_needs_every_part(cities: EsApp,
+                                                               double: EngineDouble) -> None:
+    """``saint-malo`` is one word to Algolia's rule but two terms to the standard analyzer:
+    a hit needs both (``operator: and``), not either, as on the other engines."""
+    body = algolia_ok(cities, double, {"query": "saint-malo port", "attributesToHighlight": []})
+    assert body["query"] == {"bool": {
+        "must": [required("saint-malo", "best_fields"), required("port", "bool_prefix")],
+        "should": [words("saint-malo port", "bool_prefix")]}}

@@ -150,7 +150,7 @@ def build(*, quiet: bool = True) -> Path:
     if not UNPACKED.is_file():
         shutil.rmtree(DISTRIBUTION, ignore_errors=True)
         shutil.rmtree(TARGET / "markers", ignore_errors=True)
-        command = [mvn, "-B", "-f", str(HERE / "pom.xml"),
+        command = [mvn, "-B", "-ntp", "-Dstyle.color=never", "-f", str(HERE / "pom.xml"),
                    f"-Delasticsearch.version={VERSION}", "dependency:unpack"]
         if quiet:
             command.insert(1, "-q")

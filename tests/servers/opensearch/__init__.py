@@ -84,7 +84,7 @@ def build(*, quiet: bool = True) -> str:
     """Compile the launcher and resolve its jars (once); the ``java -cp`` class path."""
     _, mvn = tools()
     if not _built():
-        command = [mvn, "-B", "-f", str(HERE / "pom.xml"),
+        command = [mvn, "-B", "-ntp", "-Dstyle.color=never", "-f", str(HERE / "pom.xml"),
                    f"-Dmdep.outputFile={CLASSPATH_FILE}", "dependency:build-classpath",
                    "compile"]
         if quiet:

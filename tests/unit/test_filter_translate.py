@@ -1,6 +1,6 @@
 """Algolia CNF -> domain filters: every expression is translated, and the filters select
 exactly the rows that the independent evaluator of the original expression
-(``test_algolia_filters.holds``) selects, with Algolia's ``!=`` read as ``NOT =``."""
+(``test_filter_grammar.holds``) selects, with Algolia's ``!=`` read as ``NOT =``."""
 
 from __future__ import annotations
 
@@ -11,6 +11,12 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
+from searchport.domain.filters.grammar import (
+    parse_facet_filters,
+    parse_filters,
+    parse_numeric_filters,
+)
+from searchport.domain.filters.translate import to_domain_filters
 from searchport.domain.query import (
     AnyOf,
     ExistsFilter,
@@ -21,13 +27,7 @@ from searchport.domain.query import (
     RangeFilter,
     TermFilter,
 )
-from searchport.entrypoints.algolia.filters import (
-    parse_facet_filters,
-    parse_filters,
-    parse_numeric_filters,
-)
-from searchport.entrypoints.algolia.translate import to_domain_filters
-from tests.unit.test_algolia_filters import (
+from tests.unit.test_filter_grammar import (
     VALUES,
     atoms,
     holds,

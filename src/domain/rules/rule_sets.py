@@ -1,5 +1,6 @@
-"""Rules read with Algolia's filter grammars: a rule's ``filters``, ``facetFilters`` and
-``numericFilters`` become domain filters, and each handle's rules a checked ``RuleSet``."""
+"""Every handle's rules as the config gives them, read with the filter grammar
+(``domain/filters``): a rule's ``filters``, ``facetFilters`` and ``numericFilters`` become
+domain filters, and each handle's rules a checked ``RuleSet``."""
 
 from __future__ import annotations
 
@@ -9,15 +10,15 @@ from typing import Any
 
 from searchport.domain.config import Config, ConfigError
 from searchport.domain.fields import FieldMap
-from searchport.domain.query import Filter
-from searchport.domain.rules.ruleset import RuleSet
-from searchport.entrypoints.algolia.filters import (
+from searchport.domain.filters.grammar import (
     Cnf,
     parse_facet_filters,
     parse_filters,
     parse_numeric_filters,
 )
-from searchport.entrypoints.algolia.translate import to_domain_filters
+from searchport.domain.filters.translate import to_domain_filters
+from searchport.domain.query import Filter
+from searchport.domain.rules.ruleset import RuleSet
 
 _PARSERS: dict[str, Callable[[Any], Cnf]] = {
     "filters": lambda value: parse_filters(value),

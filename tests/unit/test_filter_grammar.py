@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from searchport.domain.errors import InvalidRequest
-from searchport.entrypoints.algolia.filters import (
+from searchport.domain.filters.grammar import (
     MAX_LITERALS,
     Between,
     Compare,

@@ -1,4 +1,4 @@
-"""The ASGI factory for servers: ``searchport.entrypoints.http.asgi:create``.
+"""The ASGI factory for servers: ``searchport.entrypoints.asgi:create``.
 
 Only this module reads the environment: ``SEARCHPORT_CONFIG`` (default ./config.yaml) and
 ``SEARCHPORT_LISTEN_URL`` (set by ``searchport serve`` for the ready log line) and
@@ -31,11 +31,11 @@ def create() -> RequestContext:
         access_log="text" if access_log == "text" else None,
     )
     # the modules, config, container and app live as long as the server process: out of
-    # the collector's sight, a full collection no longer walks them (under load that pause
-    # set the p99 latency; bench/RESULTS.md has the figures)
+    # the collector's sight, a full collection does not walk them (under load that pause
+    # would set the p99 latency)
     gc.freeze()
-    # a young-generation collection every 700 allocations (the default) met the objects of
-    # the 32 requests in flight again and again, promoting them: every 20,000 it finds them
-    # gone (bench/RESULTS.md, "One request pipeline")
+    # a young-generation collection every 700 allocations (the default) would meet the
+    # objects of the requests in flight again and again and promote them: every 20,000 it
+    # finds them gone
     gc.set_threshold(20_000, 10, 10)
     return app

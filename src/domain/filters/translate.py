@@ -22,7 +22,7 @@ most compact filters that select exactly the same records:
 A clause of one such filter is that filter; otherwise an ``AnyOf`` of them (an OR across
 attributes, separate intervals, an equality ORed with a negation...). A clause that holds
 for every record (a negated empty range such as ``NOT price:5 TO 1``) adds no filter.
-Nothing here is refused: parsing errors are ``filters.py``'s, and an engine that cannot
+Nothing here is refused: parsing errors are ``grammar``'s, and an engine that cannot
 express a filter refuses it with a 400 naming itself.
 """
 
@@ -32,6 +32,7 @@ from collections.abc import Callable
 
 import msgspec
 
+from searchport.domain.filters.grammar import Between, Clause, Cnf, Compare, FacetIs
 from searchport.domain.query import (
     AnyOf,
     ExistsFilter,
@@ -42,7 +43,6 @@ from searchport.domain.query import (
     Scalar,
     TermFilter,
 )
-from searchport.entrypoints.algolia.filters import Between, Clause, Cnf, Compare, FacetIs
 
 _FLIP = {"=": "!=", "!=": "=", "<": ">=", "<=": ">", ">": "<=", ">=": "<"}
 

@@ -1,11 +1,10 @@
-"""The response cache of the domain: keys, TTLs, encode-once and single flight, over fakes."""
+"""The engines' answers in searchport's cache (``CachedEngine``): keys, TTLs, single flight,
+through the use cases over fake engines."""
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import json
-import weakref
 from collections.abc import Awaitable
 from typing import Any, TypeVar
 
@@ -14,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
+from searchport.adapters.cache.engine_cache import FORMAT, CachedEngine, EngineCache
 from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.config import CacheConfig, FieldConfig, IndexCacheConfig, IndexConfig
 from searchport.domain.errors import DocumentNotFound, InvalidQuery, SearchportError
@@ -27,9 +27,7 @@ from searchport.domain.query import (
     SearchQuery,
     TermFilter,
 )
-from searchport.domain.response_cache import FORMAT, ResponseCache, Summary
-from searchport.domain.responses import SearchResponse
-from searchport.domain.results import FacetValue
+from searchport.domain.results import EngineResult, FacetValue
 from searchport.domain.search_request import SearchRequest
 from searchport.domain.usecases.autocomplete import Autocomplete, AutocompleteRequest
 from searchport.domain.usecases.facet_search import FacetSearch, FacetSearchRequest
@@ -63,12 +61,29 @@ def index(**config: Any) -> IndexConfig:
     return IndexConfig(**{"engine": "tantivy", "path": "unused", **config})
 
 
-def catalog(fake: FakeEngine, handle: str = "cities", **config: Any) -> Catalog:
-    return Catalog({handle: IndexEntry(handle, index(**config), fake)})
+def kept(cache: FakeCache | None = None, **settings: Any) -> EngineCache:
+    """An engine cache over ``cache``; without one, the cache ``none`` (single flight only)."""
+    return EngineCache(cache=cache or FakeCache(status="disabled"),
+                       settings=CacheConfig(**settings), version="1.2.3")
 
 
-def responses(cache: FakeCache, **settings: Any) -> ResponseCache:
-    return ResponseCache(cache=cache, settings=CacheConfig(**settings), version="1.2.3")
+def catalog(fake: FakeEngine, handle: str = "cities", *, kept_in: EngineCache | None = None,
+            **config: Any) -> Catalog:
+    """One handle over ``fake``, behind ``kept_in`` as the container wires it."""
+    settings = index(**config)
+    engine = (kept_in or kept()).around(fake, handle, settings)
+    return Catalog({handle: IndexEntry(handle, settings, engine)})
+
+
+def engine_of(entries: Catalog, handle: str = "cities") -> CachedEngine:
+    engine = entries[handle].engine
+    assert isinstance(engine, CachedEngine)
+    return engine
+
+
+def body(answer: Any) -> bytes:
+    """An answer as the HTTP layer sends it."""
+    return msgspec.json.encode(answer)
 
 
 # -- keys ----------------------------------------------------------------------------------
@@ -79,7 +94,7 @@ def keys_of(*requests: SearchRequest, **config: Any) -> list[str]:
     found = []
     for request in requests:
         cache = FakeCache()
-        run(Search(catalog=catalog(EchoEngine(), **config), responses=responses(cache))(request))
+        run(Search(catalog=catalog(EchoEngine(), kept_in=kept(cache), **config))(request))
         (key,) = cache.entries
         found.append(key)
     return found
@@ -99,9 +114,9 @@ def test_sort_priority_order_makes_different_entries() -> None:
     assert first != second
     # and each one is served its own order from a shared cache
     cache, engine = FakeCache(), EchoEngine()
-    search = Search(catalog=catalog(engine), responses=responses(cache))
-    one = run(search(by_pop)).decode(SearchResponse)
-    two = run(search(by_name)).decode(SearchResponse)
+    search = Search(catalog=catalog(engine, kept_in=kept(cache)))
+    one = run(search(by_pop))
+    two = run(search(by_name))
     assert [s["field"] for s in json.loads(one.hits[0]["query"])["sort"]] == [
         "population", "name"]
     assert [s["field"] for s in json.loads(two.hits[0]["query"])["sort"]] == [
@@ -139,7 +154,7 @@ def test_filter_values_of_other_types_make_different_entries(one: str, other: st
 def test_a_config_change_never_serves_old_entries() -> None:
     cache, engine = FakeCache(), EchoEngine()
     request = SearchRequest(handle="cities", q="paris")
-    before = Search(catalog=catalog(engine), responses=responses(cache))
+    before = Search(catalog=catalog(engine, kept_in=kept(cache)))
     run(before(request))
     run(before(request))
     assert len(engine.queries) == 1  # a hit while the config stands
@@ -147,7 +162,7 @@ def test_a_config_change_never_serves_old_entries() -> None:
     for change in ({"fields": changed_fields}, {"exact_totals": False},
                    {"cache": IndexCacheConfig(search_ttl=30)}, {"max_result_window": 500}):
         calls = len(engine.queries)
-        after = Search(catalog=catalog(engine, **change), responses=responses(cache))
+        after = Search(catalog=catalog(engine, kept_in=kept(cache), **change))
         run(after(request))
         assert len(engine.queries) == calls + 1, change
     assert len(cache.entries) == 5
@@ -157,15 +172,15 @@ def test_a_new_searchport_version_never_serves_old_entries() -> None:
     cache, engine = FakeCache(), EchoEngine()
     request = SearchRequest(handle="cities")
     for version in ("1.0.0", "1.0.1"):
-        run(Search(catalog=catalog(engine),
-                   responses=ResponseCache(cache=cache, version=version))(request))
+        shared = EngineCache(cache=cache, version=version)
+        run(Search(catalog=catalog(engine, kept_in=shared))(request))
     assert len(engine.queries) == 2 and len(cache.entries) == 2
 
 
 def test_keys_hold_no_config_value_and_the_prefix_is_configurable() -> None:
     cache = FakeCache()
-    search = Search(catalog=catalog(EchoEngine(), engine="elasticsearch", **SECRETS),
-                    responses=responses(cache, prefix="team-a"))
+    search = Search(catalog=catalog(EchoEngine(), kept_in=kept(cache, prefix="team-a"),
+                                    engine="elasticsearch", **SECRETS))
     run(search(SearchRequest(handle="cities", q="hunter2")))
     (key,) = cache.entries
     assert key.startswith(f"team-a:{FORMAT}:search:cities:")
@@ -175,35 +190,37 @@ def test_keys_hold_no_config_value_and_the_prefix_is_configurable() -> None:
 
 def test_same_request_on_two_handles_makes_two_entries() -> None:
     cache, engine = FakeCache(), EchoEngine()
-    entries = {h: IndexEntry(h, index(), engine) for h in ("cities", "towns")}
-    search = Search(catalog=Catalog(entries), responses=responses(cache))
+    shared = kept(cache)
+    entries = {h: IndexEntry(h, index(), shared.around(engine, h, index()))
+               for h in ("cities", "towns")}
+    search = Search(catalog=Catalog(entries))
     run(search(SearchRequest(handle="cities")))
     run(search(SearchRequest(handle="towns")))
     assert len(engine.queries) == 2 and len(cache.entries) == 2
 
 
-def test_facet_values_are_keyed_by_the_field_name_sent() -> None:
+def test_an_alias_and_its_field_share_the_engines_answer_each_named_as_asked() -> None:
     cache, engine = FakeCache(), EchoEngine()
-    facets = FacetSearch(catalog=catalog(engine), responses=responses(cache))
+    facets = FacetSearch(catalog=catalog(engine, kept_in=kept(cache)))
     by_alias = run(facets(FacetSearchRequest(handle="cities", field="region")))
     by_real = run(facets(FacetSearchRequest(handle="cities", field="continent")))
-    assert json.loads(by_alias.body)["field"] == "region"
-    assert json.loads(by_real.body)["field"] == "continent"
+    assert (by_alias.field, by_real.field) == ("region", "continent")
+    assert by_alias.values == by_real.values
     run(facets(FacetSearchRequest(handle="cities", field="region", max_values=20)))
-    assert len(engine.queries) == 2  # the third is the first again (20 is the default)
+    assert len(engine.queries) == 1  # the same question each time (20 is the default)
 
 
-def test_autocomplete_is_keyed_by_the_facet_names_sent() -> None:
+def test_autocomplete_answers_under_the_facet_names_sent() -> None:
     cache, engine = FakeCache(), EchoEngine()
-    suggest = Autocomplete(catalog=catalog(engine), responses=responses(cache))
+    suggest = Autocomplete(catalog=catalog(engine, kept_in=kept(cache)))
     one = run(suggest(AutocompleteRequest(handle="cities", q="pa", facets="region")))
     two = run(suggest(AutocompleteRequest(handle="cities", q="pa", facets="continent")))
-    assert set(json.loads(one.body)["facets"]) == {"region"}
-    assert set(json.loads(two.body)["facets"]) == {"continent"}
+    assert set(json.loads(body(one))["facets"]) == {"region"}
+    assert set(json.loads(body(two))["facets"]) == {"continent"}
     again = run(suggest(AutocompleteRequest(handle="cities", q="pa", facets="region",
                                             per_page=5)))
-    assert again.body == one.body
-    assert len(cache.entries) == 2
+    assert body(again) == body(one)
+    assert len(engine.queries) == 2 and len(cache.entries) == 2  # one search, one facet
 
 
 # -- what is stored, for how long ----------------------------------------------------------
@@ -211,75 +228,76 @@ def test_autocomplete_is_keyed_by_the_facet_names_sent() -> None:
 
 def test_ttls_per_kind_from_the_global_settings() -> None:
     cache, engine = FakeCache(), EchoEngine()
-    cat = catalog(engine)
-    shared = responses(cache, search_ttl=45, mapping_ttl=900)
-    run(Search(catalog=cat, responses=shared)(SearchRequest(handle="cities")))
-    run(FacetSearch(catalog=cat, responses=shared)(FacetSearchRequest(handle="cities",
-                                                                      field="country")))
-    run(Autocomplete(catalog=cat, responses=shared)(AutocompleteRequest(handle="cities")))
-    run(GetMapping(catalog=cat, responses=shared)(GetMappingRequest(handle="cities")))
-    run(GetDocument(catalog=cat, responses=shared)(GetDocumentRequest(handle="cities", id="7")))
+    cat = catalog(engine, kept_in=kept(cache, search_ttl=45, mapping_ttl=900))
+    run(Search(catalog=cat)(SearchRequest(handle="cities")))
+    run(FacetSearch(catalog=cat)(FacetSearchRequest(handle="cities", field="country")))
+    run(Autocomplete(catalog=cat)(AutocompleteRequest(handle="cities", q="pa", facets="region")))
+    run(GetMapping(catalog=cat)(GetMappingRequest(handle="cities")))
+    run(GetDocument(catalog=cat)(GetDocumentRequest(handle="cities", id="7")))
     by_kind = {key.split(":")[2]: ttl for key, ttl in cache.ttls.items()}
     # documents are not stored unless the index says so
-    assert by_kind == {"search": 45, "facets": 45, "autocomplete": 45, "mapping": 900}
+    assert by_kind == {"search": 45, "facets": 45, "mapping": 900}
 
 
 def test_ttls_per_index_override_the_global_ones() -> None:
     cache, engine = FakeCache(), EchoEngine()
-    cat = catalog(engine, cache=IndexCacheConfig(search_ttl=5, mapping_ttl=10, documents=True))
-    shared = responses(cache)
-    run(Search(catalog=cat, responses=shared)(SearchRequest(handle="cities")))
-    run(GetMapping(catalog=cat, responses=shared)(GetMappingRequest(handle="cities")))
-    run(GetDocument(catalog=cat, responses=shared)(GetDocumentRequest(handle="cities", id="7")))
+    own = IndexCacheConfig(search_ttl=5, mapping_ttl=10, documents=True)
+    cat = Catalog({"cities": IndexEntry("cities", index(cache=own), kept(cache).around(
+        engine, "cities", index(cache=own)))})
+    run(Search(catalog=cat)(SearchRequest(handle="cities")))
+    run(GetMapping(catalog=cat)(GetMappingRequest(handle="cities")))
+    run(GetDocument(catalog=cat)(GetDocumentRequest(handle="cities", id="7")))
     by_kind = {key.split(":")[2]: ttl for key, ttl in cache.ttls.items()}
     assert by_kind == {"search": 5, "mapping": 10, "document": 5}
+
+
+def own_ttls(engine: FakeEngine, cache: FakeCache, own: IndexCacheConfig) -> Catalog:
+    """One handle whose ``cache`` section is ``own``, behind ``cache``."""
+    settings = index(cache=own)
+    return Catalog({"cities": IndexEntry("cities", settings,
+                                         kept(cache).around(engine, "cities", settings))})
 
 
 def test_documents_are_served_from_the_cache_only_when_configured() -> None:
     for documents, engine_calls in ((False, 2), (True, 1)):
         cache, engine = FakeCache(), EchoEngine()
-        get = GetDocument(catalog=catalog(engine, cache=IndexCacheConfig(documents=documents)),
-                          responses=responses(cache))
+        get = GetDocument(catalog=own_ttls(engine, cache, IndexCacheConfig(documents=documents)))
         first = run(get(GetDocumentRequest(handle="cities", id="7")))
         second = run(get(GetDocumentRequest(handle="cities", id="7")))
         assert len(engine.queries) == engine_calls
-        assert (first.body == second.body) is documents
+        assert (first == second) is documents
 
 
 def test_a_zero_ttl_turns_caching_off_for_that_index() -> None:
     cache, engine = FakeCache(), EchoEngine()
-    search = Search(catalog=catalog(engine, cache=IndexCacheConfig(search_ttl=0)),
-                    responses=responses(cache))
+    search = Search(catalog=own_ttls(engine, cache, IndexCacheConfig(search_ttl=0)))
     run(search(SearchRequest(handle="cities")))
     run(search(SearchRequest(handle="cities")))
     assert len(engine.queries) == 2 and cache.entries == {}
 
 
-def test_a_hit_is_the_stored_bytes_without_calling_the_engine() -> None:
+def test_a_hit_is_the_stored_answer_without_calling_the_engine() -> None:
     cache, engine = FakeCache(), EchoEngine()
-    search = Search(catalog=catalog(engine), responses=responses(cache))
+    search = Search(catalog=catalog(engine, kept_in=kept(cache)))
     first = run(search(SearchRequest(handle="cities", q="x")))
     (key,) = cache.entries
-    assert cache.entries[key] == first.body
-    assert first.decode(SearchResponse).total_hits > 0
-    marker = b'{"hits":[],"totalHits":7,"page":1,"perPage":20,"totalPages":1,"facets":{},' \
-             b'"suggestions":[]}'
-    cache.entries[key] = marker
-    assert run(search(SearchRequest(handle="cities", q="x"))).body == marker
+    stored = msgspec.msgpack.decode(cache.entries[key], type=EngineResult)
+    assert stored.total == first.total_hits > 0
+    cache.entries[key] = msgspec.msgpack.encode(EngineResult(hits=[], total=7))
+    assert run(search(SearchRequest(handle="cities", q="x"))).total_hits == 7
     assert len(engine.queries) == 1
 
 
 def test_errors_are_never_stored() -> None:
     cache = FakeCache()
     engine = FailingEngine(InvalidQuery("the engine rejected the query"))
-    search = Search(catalog=catalog(engine), responses=responses(cache))
+    search = Search(catalog=catalog(engine, kept_in=kept(cache)))
     for _ in range(2):
         with pytest.raises(InvalidQuery):
             run(search(SearchRequest(handle="cities")))
     assert len(engine.queries) == 2 and cache.entries == {}
     missing = FakeEngine()
-    get = GetDocument(catalog=catalog(missing, cache=IndexCacheConfig(documents=True)),
-                      responses=responses(cache))
+    get = GetDocument(catalog=own_ttls(missing, cache, IndexCacheConfig(documents=True)))
     with pytest.raises(DocumentNotFound):
         run(get(GetDocumentRequest(handle="cities", id="nope")))
     assert cache.entries == {}
@@ -290,14 +308,14 @@ def test_errors_are_never_stored() -> None:
 
 def test_concurrent_identical_misses_make_one_engine_call() -> None:
     cache, engine = FakeCache(), EchoEngine(delay=0.05)
-    shared = responses(cache)
-    search = Search(catalog=catalog(engine), responses=shared)
+    shared = kept(cache)
+    search = Search(catalog=catalog(engine, kept_in=shared))
 
     async def burst() -> list[bytes]:
         answers = await asyncio.gather(
             *(search(SearchRequest(handle="cities", q="paris")) for _ in range(25))
         )
-        return [a.body for a in answers]
+        return [body(a) for a in answers]
 
     bodies = run(burst())
     assert len(engine.queries) == 1
@@ -317,9 +335,9 @@ def test_single_flight_also_without_a_cache() -> None:
     assert len(engine.queries) == 2
 
 
-def flights(cached: bool) -> ResponseCache:
-    """A response cache over a cache, or the one that runs with the cache ``none``."""
-    return responses(FakeCache()) if cached else ResponseCache.uncached()
+def flights(cached: bool) -> EngineCache:
+    """An engine cache over a cache, or the one that runs with the cache ``none``."""
+    return kept(FakeCache()) if cached else kept()
 
 
 @pytest.mark.parametrize("cached", [True, False])
@@ -333,7 +351,7 @@ def test_every_waiter_of_a_failed_flight_gets_the_error_and_the_next_call_retrie
             raise self.error
 
     engine = SlowFailure(InvalidQuery("bad"))
-    search = Search(catalog=catalog(engine), responses=flights(cached))
+    search = Search(catalog=catalog(engine, kept_in=flights(cached)))
 
     async def burst() -> list[BaseException | Any]:
         return await asyncio.gather(
@@ -352,7 +370,7 @@ def test_every_waiter_of_a_failed_flight_gets_the_error_and_the_next_call_retrie
 def test_a_caller_that_goes_away_does_not_cancel_the_others(cached: bool) -> None:
     engine = EchoEngine(delay=0.5)  # still in flight when the first caller leaves, even under load
     shared = flights(cached)
-    search = Search(catalog=catalog(engine), responses=shared)
+    search = Search(catalog=catalog(engine, kept_in=shared))
 
     async def scenario() -> list[bytes]:
         first = asyncio.ensure_future(search(SearchRequest(handle="cities")))
@@ -361,7 +379,7 @@ def test_a_caller_that_goes_away_does_not_cancel_the_others(cached: bool) -> Non
                   for _ in range(3)]
         await asyncio.sleep(0.01)
         first.cancel()
-        bodies = [a.body for a in await asyncio.gather(*others)]
+        bodies = [body(a) for a in await asyncio.gather(*others)]
         assert first.cancelled()
         return bodies
 
@@ -433,36 +451,39 @@ def request_pairs(draw: st.DrawFn) -> tuple[SearchRequest, SearchRequest]:
     return first, msgspec.structs.replace(first, **{name: draw(PARAMS[name])})
 
 
-def answer_alone(request: SearchRequest) -> bytes | None:
-    """The answer with no cache at all (``None`` when the request is refused)."""
-    cat = Catalog({h: IndexEntry(h, c, EchoEngine(name=h)) for h, c in CONFIGS.items()})
+def answer_alone(request: SearchRequest) -> tuple[bytes, list[bytes]] | None:
+    """The answer with no cache at all, and the questions the engines were asked (``None``
+    when the request is refused)."""
+    engines = {h: EchoEngine(name=h) for h in CONFIGS}
+    cat = Catalog({h: IndexEntry(h, c, engines[h]) for h, c in CONFIGS.items()})
     try:
-        return run(Search(catalog=cat)(request)).body
+        answer = body(run(Search(catalog=cat)(request)))
     except SearchportError:
         return None
+    return answer, [body([h, q]) for h, e in engines.items() for q in e.queries]
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(pair=request_pairs())
-def test_two_requests_never_share_an_entry_unless_their_answers_are_equal(
+def test_a_cached_answer_is_the_answer_and_the_engine_is_asked_each_new_question(
     pair: tuple[SearchRequest, SearchRequest],
 ) -> None:
     first, second = pair
     alone_first, alone_second = answer_alone(first), answer_alone(second)
     assume(alone_first is not None and alone_second is not None)
     engines = {h: EchoEngine(name=h) for h in CONFIGS}  # hits name their handle
-    cat = Catalog({h: IndexEntry(h, c, engines[h]) for h, c in CONFIGS.items()})
-    search = Search(catalog=cat, responses=responses(FakeCache()))
-    served_first = run(search(first)).body
-    served_second = run(search(second)).body
-    assert served_first == alone_first
-    assert served_second == alone_second  # never the first request's answer
+    shared = kept(FakeCache())
+    cat = Catalog({h: IndexEntry(h, c, shared.around(engines[h], h, c))
+                   for h, c in CONFIGS.items()})
+    search = Search(catalog=cat)
+    assert body(run(search(first))) == alone_first[0]
+    assert body(run(search(second))) == alone_second[0]  # never the first request's answer
     calls = sum(len(e.queries) for e in engines.values())
-    if alone_first == alone_second:
-        event("equal answers: one entry")
-        assert calls == 1  # normalisation made them one request: the second was a hit
+    if alone_first[1] == alone_second[1]:
+        event("the same question: one engine call")
+        assert calls == 1  # normalisation made them one question: the second was a hit
     else:
-        event("different answers: two entries")
+        event("different questions: two engine calls")
         assert calls == 2
 
 
@@ -471,8 +492,8 @@ def test_the_echo_engine_tells_requests_apart() -> None:
     one = answer_alone(SearchRequest(handle="cities", sort='{"pop":"asc","name":"asc"}'))
     two = answer_alone(SearchRequest(handle="cities", sort='{"name":"asc","pop":"asc"}'))
     assert one is not None and two is not None and one != two
-    assert msgspec.json.decode(one)["hits"][0]["query"] != msgspec.json.decode(two)["hits"][0][
-        "query"]
+    assert msgspec.json.decode(one[0])["hits"][0]["query"] != msgspec.json.decode(two[0])[
+        "hits"][0]["query"]
 
 
 # the same property for the other cacheable answers with parameters
@@ -513,19 +534,23 @@ def _engines() -> dict[str, EchoEngine]:
 def _answer(kind: str, request: Any, cache: FakeCache | None,
             engines: dict[str, EchoEngine]) -> bytes | None:
     use_case, _, _ = KINDS[kind]
-    cat = Catalog({h: IndexEntry(h, c, engines[h]) for h, c in CONFIGS.items()})
+    shared = kept(cache)
+    cat = Catalog({h: IndexEntry(h, c, shared.around(engines[h], h, c) if cache else engines[h])
+                   for h, c in CONFIGS.items()})
     try:
-        if cache is None:
-            return bytes(run(use_case(catalog=cat)(request)).body)
-        return bytes(run(use_case(catalog=cat, responses=responses(cache))(request)).body)
+        return body(run(use_case(catalog=cat)(request)))
     except SearchportError:
         return None
+
+
+def _questions(engines: dict[str, EchoEngine]) -> set[bytes]:
+    return {body([h, q]) for h, e in engines.items() for q in e.queries}
 
 
 @pytest.mark.parametrize("kind", sorted(KINDS))
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
-def test_facet_and_autocomplete_requests_never_share_an_entry_unless_equal(
+def test_facet_and_autocomplete_answers_from_the_cache_are_the_answers(
     kind: str, data: st.DataObject
 ) -> None:
     _, request_type, params = KINDS[kind]
@@ -536,39 +561,38 @@ def test_facet_and_autocomplete_requests_never_share_an_entry_unless_equal(
     else:
         second = data.draw(st.fixed_dictionaries(params))
     one, two = request_type(**first), request_type(**second)
-    alone_one, alone_two = _answer(kind, one, None, _engines()), _answer(kind, two, None,
-                                                                         _engines())
+    asked_one, asked_two = _engines(), _engines()
+    alone_one, alone_two = (_answer(kind, one, None, asked_one),
+                            _answer(kind, two, None, asked_two))
     assume(alone_one is not None and alone_two is not None)
     cache, engines = FakeCache(), _engines()
     assert _answer(kind, one, cache, engines) == alone_one
     calls = sum(len(e.queries) for e in engines.values())
     assert _answer(kind, two, cache, engines) == alone_two  # never the first one's answer
     again = sum(len(e.queries) for e in engines.values()) - calls
-    if alone_one == alone_two:
-        event("equal answers: one entry")
-        assert again == 0  # normalisation made them one request: a hit
+    if _questions(asked_two) <= _questions(asked_one):
+        event("questions asked before: hits")
+        assert again == 0
     else:
-        event("different answers: two entries")
+        event("a new question: the engine asked")
         assert again > 0
 
 
 def test_strict_and_inclusive_range_bounds_make_different_entries() -> None:
-    cache = responses(FakeCache())
-    entry = catalog(EchoEngine()).get_entry("cities")
+    engine = engine_of(catalog(EchoEngine(), kept_in=kept(FakeCache())))
     inclusive = SearchQuery(filters=(RangeFilter(field="population", min=10, max=20),))
     strict_low = SearchQuery(filters=(RangeFilter(field="population", min=10, max=20,
                                                   min_exclusive=True),))
     strict_high = SearchQuery(filters=(RangeFilter(field="population", min=10, max=20,
                                                    max_exclusive=True),))
-    keys = {cache.key("search", entry, [q, 1, 20]) for q in (inclusive, strict_low, strict_high)}
+    keys = {engine.key("search", q) for q in (inclusive, strict_low, strict_high)}
     assert len(keys) == 3
 
 
 def test_groups_of_filters_make_different_entries() -> None:
     """AnyOf, Negated and the filters they hold are all in the key: the same filters as a
     group, negated, or ANDed never share an entry."""
-    cache = responses(FakeCache())
-    entry = catalog(EchoEngine()).get_entry("cities")
+    engine = engine_of(catalog(EchoEngine(), kept_in=kept(FakeCache())))
     europe = TermFilter(field="continent", values=("Europe",))
     big = RangeFilter(field="population", min=10)
     queries = [
@@ -582,15 +606,14 @@ def test_groups_of_filters_make_different_entries() -> None:
         SearchQuery(filters=(Negated(filter=big),)),
         SearchQuery(filters=(big,)),
     ]
-    keys = {cache.key("search", entry, [q, 1, 20]) for q in queries}
+    keys = {engine.key("search", q) for q in queries}
     assert len(keys) == len(queries)
 
 
 def test_distance_rankings_make_different_entries() -> None:
     """``geo_sort`` is in the key: no ranking, another centre or another field never share
-    an entry, with everything else (the Algolia params echo included) the same."""
-    cache = responses(FakeCache())
-    entry = catalog(EchoEngine()).get_entry("cities")
+    an entry, with everything else the same."""
+    engine = engine_of(catalog(EchoEngine(), kept_in=kept(FakeCache())))
     queries = [
         SearchQuery(text="port"),
         SearchQuery(text="port", geo_sort=GeoSort(field="location", lat=1, lon=2)),
@@ -598,83 +621,27 @@ def test_distance_rankings_make_different_entries() -> None:
         SearchQuery(text="port", geo_sort=GeoSort(field="location", lat=1, lon=2.5)),
         SearchQuery(text="port", geo_sort=GeoSort(field="other", lat=1, lon=2)),
     ]
-    keys = {cache.key("search", entry, ["algolia", q, "query=port"]) for q in queries}
+    keys = {engine.key("search", q) for q in queries}
     assert len(keys) == len(queries)
 
 
-# -- what outlives the encoding ------------------------------------------------------------
+# -- no two requests share an answer's objects ----------------------------------------------
 
 
-@pytest.mark.parametrize("stored", [False, True])
-def test_a_computed_response_is_let_go_once_encoded_only_its_summary_kept(stored: bool) -> None:
-    @dataclasses.dataclass
-    class Computed:
-        hits: list[dict[str, str]]
-        total: int
+@pytest.mark.parametrize("cached", [True, False])
+def test_requests_that_share_an_engine_call_each_get_their_own_answer(cached: bool) -> None:
+    """The answer of one engine call is shaped by every request that joined it: each gets
+    objects of its own, so that none can see what another did with its answer."""
+    engine = EchoEngine(delay=0.02)
+    entries = catalog(engine, kept_in=flights(cached))
+    query = SearchQuery(text="paris")
 
-    made: list[weakref.ref[Computed]] = []
+    async def together() -> list[EngineResult]:
+        return list(await asyncio.gather(*(entries["cities"].engine.search(query)
+                                           for _ in range(3))))
 
-    async def compute() -> Computed:
-        response = Computed([{"objectID": "a"}, {"objectID": "b"}], 7)
-        made.append(weakref.ref(response))
-        return response
-
-    def summary(response: Computed) -> Summary:
-        return Summary(response.total, tuple(h["objectID"] for h in response.hits))
-
-    cache = FakeCache()
-    entry = IndexEntry("cities", index(), EchoEngine())
-    respond = (responses(cache) if stored else ResponseCache.uncached()).respond
-    encoded = run(respond("search", entry, ["q"], compute, summary))
-    assert made[0]() is None  # the response is gone while its bytes are still held
-    assert msgspec.json.decode(encoded.body) == {
-        "hits": [{"objectID": "a"}, {"objectID": "b"}], "total": 7}
-    assert encoded.summary == Summary(7, ("a", "b"))
-    assert encoded.cache == ("miss" if stored else None)
-    if stored:  # read from the cache: bytes only, nothing kept of a computation
-        again = run(respond("search", entry, ["q"], compute, summary))
-        assert len(made) == 1 and again.summary is None and again.body == encoded.body
-    unasked = run(ResponseCache.uncached().respond("search", entry, ["r"], compute))
-    assert unasked.summary is None
-
-
-# -- a response of one request's own -------------------------------------------------------
-
-
-@pytest.mark.parametrize("stored", [False, True])
-def test_a_request_alone_gets_its_own_response_encoded_joined_ones_the_shared_bytes(
-    stored: bool,
-) -> None:
-    """``alone`` makes the response encoded for the request that computed it when no other
-    request shares the bytes; a request that joined a flight, and every stored response,
-    get the shared bytes, ``Encoded.alone`` false (the caller adds its own part)."""
-    calls: list[int] = []
-
-    async def compute() -> dict[str, Any]:
-        calls.append(1)
-        await asyncio.sleep(0.02)
-        return {"hits": [1, 2]}
-
-    def own(name: str) -> Any:
-        return lambda response: {**response, "queryID": name}
-
-    entry = IndexEntry("cities", index(), EchoEngine())
-    shared = responses(FakeCache()) if stored else ResponseCache.uncached()
-
-    async def alone_then_together() -> tuple[Any, list[Any]]:
-        single = await shared.respond("search", entry, ["a"], compute, None, own("one"))
-        together = await asyncio.gather(*(
-            shared.respond("search", entry, ["b"], compute, None, own(f"n{n}"))
-            for n in range(3)))
-        return single, together
-
-    single, together = run(alone_then_together())
-    assert len(calls) == 2  # one computation for the three requests that came together
-    if stored:  # a response the cache keeps is everybody's: nothing of one request in it
-        assert not single.alone and msgspec.json.decode(single.body) == {"hits": [1, 2]}
-    else:
-        assert single.alone and msgspec.json.decode(single.body) == {
-            "hits": [1, 2], "queryID": "one"}
-    assert [e.alone for e in together] == [False, False, False]
-    assert {e.body for e in together} == {b'{"hits":[1,2]}'}
-    assert not shared._flights and not shared._joined
+    answers = run(together())
+    assert len(engine.queries) == 1
+    assert answers[0] == answers[1] == answers[2]
+    assert len({id(a) for a in answers}) == 3
+    assert len({id(a.hits[0].source) for a in answers}) == 3
