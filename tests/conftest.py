@@ -25,6 +25,7 @@ import pytest
 
 from searchport.adapters.network import pools
 from searchport.adapters.network.exchange import Answer, Exchange
+from tests import servers
 from tests.postgres_server import PostgresServer
 from tests.specs.exchanges import (
     TYPESENSE_ORIGINS,
@@ -122,3 +123,14 @@ def postgres() -> Iterator[PostgresServer]:
         yield server
     finally:
         server.remove()
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.when == "call" and report.passed:
+        servers.count(report.nodeid)
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    line = servers.summary()
+    if line is not None:
+        terminalreporter.write_line(line)

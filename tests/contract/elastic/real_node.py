@@ -28,7 +28,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.servers import elasticsearch, opensearch
+from tests.servers import RESENT, elasticsearch, opensearch
 
 Json = dict[str, Any]
 
@@ -125,7 +125,9 @@ def _send(url: str, kept: list[Kept]) -> list[str]:
             answer = client.post(f"/{index}/_search" + (f"?{query}" if query else ""),
                                  content=search.body,
                                  headers={"Content-Type": "application/json"})
-            if answer.status_code >= 300:
+            if answer.status_code < 300:
+                RESENT[search.engine] += 1
+            else:
                 refused.append(f"POST {search.path} {search.body.decode()[:2000]}\n"
                                f"  -> {answer.status_code} {answer.text[:1000]}")
     return refused
