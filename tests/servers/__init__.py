@@ -11,23 +11,27 @@ from collections import Counter
 PASSED: Counter[str] = Counter()  # engine -> tests passed against its real node
 RESENT: Counter[str] = Counter()  # engine -> contract-tier searches its real node accepted
 
-# how a test's id names the node it ran against
-_NAMED = {
-    "opensearch": ("[opensearch]", "[opensearch-node]", "test_opensearch_e2e.py",
-                   "test_opensearch_failures.py", "test_opensearch_node.py",
-                   "test_suggestion_facets.py::test_suggestion_facets_are_those_of_the_search"
-                   "_for_the_suggestion[opensearch]"),
-    "elasticsearch": ("[elasticsearch]", "[elasticsearch-node]",
-                      "test_elasticsearch_node.py"),
+# the tests that always run against the named node, whatever their parameters
+_FILES = {
+    "tests/e2e/test_opensearch_e2e.py": "opensearch",
+    "tests/integration/test_opensearch_failures.py": "opensearch",
+    "tests/integration/test_opensearch_node.py": "opensearch",
+    "tests/integration/test_elasticsearch_node.py": "elasticsearch",
 }
+# the suites parametrized over engines, where a parameter names the real node's engine
+_SUITES = ("tests/conformance/", "tests/contract/elastic/test_live.py",
+           "tests/integration/test_suggestion_facets.py")
 
 
 def count(nodeid: str) -> None:
-    """A passed test, counted for the node its id names (if any)."""
-    for engine, marks in _NAMED.items():
-        if any(mark in nodeid for mark in marks):
-            PASSED[engine] += 1
-            return
+    """A passed test, counted for the real node it ran against (if any)."""
+    path, _, params = nodeid.partition("::")
+    engine = _FILES.get(path)
+    if engine is None and path.startswith(_SUITES):
+        ids = set(params.partition("[")[2].rstrip("]").split("-"))
+        engine = next((e for e in ("opensearch", "elasticsearch") if e in ids), None)
+    if engine is not None:
+        PASSED[engine] += 1
 
 
 def summary() -> str | None:
