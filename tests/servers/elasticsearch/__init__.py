@@ -36,15 +36,16 @@ import shutil
 import signal
 import socket
 import subprocess
-import tempfile
 import threading
 import time
 from collections import deque
 from pathlib import Path
-from typing import NoReturn
 
 import httpx
 import pytest
+
+from tests.servers.session import missing as missing
+from tests.servers.session import session_node
 
 HERE = Path(__file__).resolve().parent
 TARGET = HERE / "target"
@@ -61,14 +62,6 @@ JVM_FOLDER = Path("/usr/lib/jvm")
 
 class Unavailable(RuntimeError):
     """Java, Maven or another tool is missing, so no node can start here."""
-
-
-def missing(reason: str) -> NoReturn:
-    """Skip the test that needs the node on a developer's machine; fail it under ``CI``,
-    whose machines have Java and Maven."""
-    if os.environ.get("CI"):
-        pytest.fail(f"{reason}; CI machines have it", pytrace=False)
-    pytest.skip(reason)
 
 
 def free_port() -> int:
@@ -389,31 +382,11 @@ def _group(pgid: int) -> list[int]:
     return found
 
 
-_SESSION: dict[str, ElasticsearchServer] = {}
-
-
 def session_server(config: pytest.Config) -> ElasticsearchServer:
-    """The session's one node: started by the first test that asks, stopped when the
-    session ends. Skipped without Java or Maven, failing instead under ``CI``."""
-    server = _SESSION.get("server")
-    if server is None:
-        try:
-            tools()
-            _user()
-        except Unavailable as exc:
-            missing(str(exc))
-        workdir = Path(tempfile.mkdtemp(prefix="searchport-elasticsearch-"))
-        server = ElasticsearchServer(workdir)
-        try:
-            server.start()
-        except BaseException:
-            shutil.rmtree(workdir, ignore_errors=True)
-            raise
-
-        def stop() -> None:
-            server.stop()
-            shutil.rmtree(workdir, ignore_errors=True)
-
-        config.add_cleanup(stop)
-        _SESSION["server"] = server
-    return server
+    """The session's one node (``tests/servers/session.py``)."""
+    try:
+        tools()
+        _user()
+    except Unavailable as exc:
+        missing(str(exc))
+    return session_node(config, "elasticsearch", ElasticsearchServer)

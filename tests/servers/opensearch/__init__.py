@@ -17,15 +17,16 @@ import shutil
 import signal
 import socket
 import subprocess
-import tempfile
 import threading
 import time
 from collections import deque
 from pathlib import Path
-from typing import NoReturn
 
 import httpx
 import pytest
+
+from tests.servers.session import missing as missing
+from tests.servers.session import session_node
 
 HERE = Path(__file__).resolve().parent
 TARGET = HERE / "target"
@@ -39,14 +40,6 @@ STOP_SECONDS = 30.0
 
 class Unavailable(RuntimeError):
     """Java or Maven is missing, so no node can be built here."""
-
-
-def missing(reason: str) -> NoReturn:
-    """Skip the test on a developer's machine; fail it under ``CI``, which has Java and
-    Maven."""
-    if os.environ.get("CI"):
-        pytest.fail(f"{reason}; CI machines have both")
-    pytest.skip(reason)
 
 
 def free_port() -> int:
@@ -187,26 +180,10 @@ class OpenSearchServer:
         self.process.send_signal(signal.SIGCONT)
 
 
-_SESSION: dict[str, OpenSearchServer] = {}
-
-
 def session_server(config: pytest.Config) -> OpenSearchServer:
-    """The session's one node: started by the first test that asks, stopped when the
-    session ends. Skipped without Java or Maven, failing instead under ``CI``."""
-    server = _SESSION.get("server")
-    if server is None:
-        try:
-            tools()
-        except Unavailable as exc:
-            missing(str(exc))
-        home = Path(tempfile.mkdtemp(prefix="searchport-opensearch-"))
-        server = OpenSearchServer(home)
-        server.start()
-
-        def stop() -> None:
-            server.stop()
-            shutil.rmtree(home, ignore_errors=True)
-
-        config.add_cleanup(stop)
-        _SESSION["server"] = server
-    return server
+    """The session's one node (``tests/servers/session.py``)."""
+    try:
+        tools()
+    except Unavailable as exc:
+        missing(str(exc))
+    return session_node(config, "opensearch", OpenSearchServer)
