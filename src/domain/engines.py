@@ -31,8 +31,10 @@ class Engine(msgspec.Struct, frozen=True, kw_only=True):
 ENGINES: tuple[Engine, ...] = (
     Engine(name="elasticsearch", server=True, nested=True, index_lists=True, point_order="lon_lat"),
     Engine(name="opensearch", server=True, nested=True, index_lists=True, point_order="lon_lat"),
-    Engine(name="meilisearch", server=True, nested=False, index_lists=False),
-    Engine(name="typesense", server=True, nested=False, index_lists=False),
+    Engine(name="meilisearch", server=True, nested=False, index_lists=False,
+           embedders=("builtin", "openai", "engine")),
+    Engine(name="typesense", server=True, nested=False, index_lists=False,
+           embedders=("builtin", "openai", "engine")),
     Engine(name="tantivy", server=False, nested=False, index_lists=False,
            embedders=("builtin", "openai")),
     Engine(name="querySuggestions", server=False, nested=False, index_lists=False, from_log=True),

@@ -17,6 +17,7 @@ TANTIVY = {"engine": "tantivy", "path": "idx", "source": "rows.jsonl",
            "fields": {"title": {"type": "text"}, "body": {"field": "text", "type": "text"}}}
 TYPESENSE = {"engine": "typesense", "host": "http://127.0.0.1:8108", "indexName": "books",
              "apiKey": "k"}
+MEILISEARCH = {"engine": "meilisearch", "host": "http://127.0.0.1:7700", "indexName": "books"}
 
 
 def parsed(index: dict[str, object]) -> object:
@@ -48,14 +49,30 @@ def test_the_embedded_engine_takes_fields_and_the_builtin_embedder() -> None:
      "semantic.ratio"),
     ({**TANTIVY, "semantic": {"fields": ["title"], "embeder": "builtin"}},
      "semantic: Object contains unknown field `embeder`"),
-    ({**TYPESENSE, "semantic": {"field": "embedding", "embedder": "engine"}},
-     "indexes.docs.semantic: engine typesense does not search by meaning through "
-     "searchport yet"),
+    ({**TYPESENSE, "semantic": {}},
+     "indexes.docs.semantic.field: required"),
+    ({**MEILISEARCH, "semantic": {"embedder": "engine"}},
+     "indexes.docs.semantic.field: required"),
+    ({**TYPESENSE, "semantic": {"field": "embedding", "fields": ["title"]}},
+     "semantic.fields: only for the embedded engine"),
+    ({**MEILISEARCH, "semantic": {"field": "docs", "embedder": "engine", "model": "m"}},
+     "semantic.model: only for embedder openai"),
 ])
 def test_a_semantic_section_an_engine_cannot_use_stops_startup(
         index: dict[str, object], message: str) -> None:
     with pytest.raises(ConfigError, match=message.replace(".", r"\.")):
         parsed(index)
+
+
+@pytest.mark.parametrize("index", [TYPESENSE, MEILISEARCH])
+@pytest.mark.parametrize("embedder", ["builtin", "openai", "engine"])
+def test_the_server_engines_take_a_field_and_every_embedder(
+        index: dict[str, object], embedder: str) -> None:
+    extra = {"url": "https://api.openai.com/v1", "model": "m"} if embedder == "openai" else {}
+    config = parsed({**index, "semantic": {"field": "embedding", "embedder": embedder,
+                                           "ratio": 0.4, **extra}})
+    semantic = config.indexes["docs"].semantic  # type: ignore[attr-defined]
+    assert (semantic.embedder, semantic.field, semantic.ratio) == (embedder, "embedding", 0.4)
 
 
 def test_check_names_the_extra_when_it_is_missing(

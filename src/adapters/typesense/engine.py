@@ -13,15 +13,18 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 from urllib.parse import quote
 
+import msgspec
+
 from searchport.adapters.network.api import within_timeout
 from searchport.adapters.network.refreshed import Refreshed
 from searchport.adapters.resources import EngineResources
-from searchport.adapters.typesense import parse, translate
+from searchport.adapters.typesense import hybrid, parse, translate
 from searchport.adapters.typesense.api import ENGINE, open_api, search_failure
 from searchport.adapters.typesense.filters import literal
 from searchport.adapters.typesense.schema import FLOAT_TYPES, Schema, read_schema
 from searchport.domain.config import IndexConfig
 from searchport.domain.errors import Forbidden, InvalidQuery, InvalidRequest, SearchportError
+from searchport.domain.fusion import reciprocal_rank_fusion
 from searchport.domain.query import FacetValuesQuery, Filter, SearchQuery
 from searchport.domain.ranking import custom_ranking
 from searchport.domain.results import Capabilities, EngineResult, FacetValue, Hit
@@ -52,6 +55,10 @@ class TypesenseEngine:
         # fields the config types date: Typesense stores them as Unix seconds (int64)
         self._dates = frozenset(spec.field or name for name, spec in config.fields.items()
                                 if spec.type == "date")
+        semantic = config.semantic
+        # the field of the records' vectors, and whether Typesense embeds the query itself
+        self._vectors = semantic.field if semantic is not None else None
+        self._engine_embeds = semantic is not None and semantic.embedder == "engine"
         self._schema: Refreshed[Schema] = Refreshed(self._read_schema, ttl=SCHEMA_TTL,
                                                     retry=SCHEMA_RETRY,
                                                     on_failure=self._schema_failed)
@@ -72,7 +79,12 @@ class TypesenseEngine:
         self._schema.start()
 
     async def ping(self) -> None:
+        """The collection's schema, read; on a handle that searches by meaning, its vector
+        field checked in it (``searchport check`` says what is wrong)."""
         await self.get_mapping()
+        if self._vectors is not None:
+            schema = await self._schema.get()
+            schema.vector_field(self._vectors, self._engine_embeds)
 
     async def close(self) -> None:
         await self._schema.close()
@@ -82,7 +94,13 @@ class TypesenseEngine:
     @within_timeout
     async def search(self, query: SearchQuery) -> EngineResult:
         schema = await self._schema.get()
-        plan = translate.search_plan(query, schema, self._collection, self._ranking)
+        if query.semantic > 0 and self._vectors is not None:
+            return await self._hybrid(query, schema)
+        return await self._search(query, schema)
+
+    async def _search(self, query: SearchQuery, schema: Schema) -> EngineResult:
+        plan = translate.search_plan(query, schema, self._collection, self._ranking,
+                                     self._vectors)
         answers = await self._multi_search(plan.searches)
         drop_id = query.fields is not None and "id" not in query.fields
         result = self._read(lambda: EngineResult(
@@ -103,6 +121,39 @@ class TypesenseEngine:
             found = self._read(parse.field_stats, answers[plan.facet_search[name]], name, single)
             if found is not None:
                 result.stats[name] = found
+        return result
+
+    async def _hybrid(self, query: SearchQuery, schema: Schema) -> EngineResult:
+        """Words and meaning fused (``hybrid.py``)."""
+        halves = hybrid.halves(query)
+        keyword = None if halves.keyword is None else translate.search_plan(
+            halves.keyword, schema, self._collection, self._ranking, self._vectors)
+        template = keyword.searches[0] if keyword is not None else translate.search_plan(
+            msgspec.structs.replace(query, facets=(), stats=(), limit=0), schema,
+            self._collection, (), self._vectors).searches[0]
+        assert self._vectors is not None
+        meaning = hybrid.meaning_search(query, schema, template, self._vectors,
+                                        self._engine_embeds, halves.window)
+        answers = await self._multi_search(
+            [meaning] if keyword is None else [keyword.searches[0], meaning])
+        by_words = [] if keyword is None else hybrid.hit_ids(answers[0])
+        fused = reciprocal_rank_fusion(by_words, hybrid.hit_ids(answers[-1]), query.semantic)
+        found = hybrid.raw_hits(*answers)
+        marked = keyword.highlight_fields if keyword is not None else frozenset()
+        drop_id = query.fields is not None and "id" not in query.fields
+        hits = []
+        for doc_id, score in fused[query.offset:query.offset + query.limit]:
+            hit = self._read(lambda raw=found[doc_id]: parse.hit(
+                raw, self._collection, highlight_fields=marked, drop_id=drop_id))
+            hit.score = score
+            hits.append(hit)
+        result = EngineResult(hits=hits, total=len(fused),
+                              facets={name: [] for name in query.facets})
+        if fused and (query.facets or query.stats):  # counted over exactly the fused records
+            extras = await self._search(msgspec.structs.replace(
+                query, text="", offset=0, limit=0, highlight=False, fields=None, sort=(),
+                ids=tuple(doc_id for doc_id, _ in fused), semantic=0.0, vector=None), schema)
+            result.facets, result.stats = extras.facets, extras.stats
         return result
 
     @within_timeout

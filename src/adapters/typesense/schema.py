@@ -34,6 +34,8 @@ class FieldInfo:
     sort: bool = False
     optional: bool = False
     index: bool = True
+    vector: bool = False  # float[] with num_dim, or embedded by Typesense (embed)
+    embedded: bool = False  # Typesense computes its vectors (an embed config)
 
     @property
     def is_string(self) -> bool:
@@ -132,6 +134,21 @@ class Schema:
             )
         return info
 
+    def vector_field(self, name: str, engine_embeds: bool) -> FieldInfo:
+        """The field holding the records' vectors (``semantic.field``): a ``float[]`` with
+        ``num_dim``; with ``embedder: engine``, one Typesense embeds itself (``embed``)."""
+        info = self.fields.get(name)
+        if info is None or _SYNTAX.search(name) or not info.vector:
+            raise InvalidRequest(
+                f"Cannot search by meaning on '{name}' (semantic.field): it is not a vector "
+                f"field (float[] with num_dim) of the {ENGINE} collection")
+        if engine_embeds and not info.embedded:
+            raise InvalidRequest(
+                f"Cannot search by meaning on '{name}' with embedder engine: the {ENGINE} "
+                "collection does not embed it (the field has no embed config); use embedder "
+                "builtin or openai")
+        return info
+
     @property
     def string_fields(self) -> tuple[str, ...]:
         """The fields a text query searches when none are chosen: every indexed string."""
@@ -160,6 +177,9 @@ def read_schema(answer: Mapping[str, Any]) -> Schema:
             sort=raw.get("sort") is True,
             optional=raw.get("optional") is True,
             index=raw.get("index") is not False,
+            vector=kind == "float[]" and (isinstance(raw.get("num_dim"), int)
+                                          or isinstance(raw.get("embed"), Mapping)),
+            embedded=isinstance(raw.get("embed"), Mapping),
         )
     return Schema(
         fields=fields,

@@ -73,9 +73,10 @@ class SearchPlan:
 
 
 def search_plan(query: SearchQuery, schema: Schema, collection: str,
-                ranking: tuple[SortClause, ...] = ()) -> SearchPlan:
+                ranking: tuple[SortClause, ...] = (), vectors: str | None = None) -> SearchPlan:
     """``ranking``: the handle's custom ranking (``domain.ranking``), the tie-break of
-    relevance when the query has no sort of its own."""
+    relevance when the query has no sort of its own; ``vectors``: the field holding the
+    records' vectors (``semantic.field``), never returned unless ``fields`` names it."""
     base = {"collection": collection, **text_params(query, schema), **hidden_hits(query)}
     for name in query.facets:
         schema.facet(name)
@@ -96,6 +97,8 @@ def search_plan(query: SearchQuery, schema: Schema, collection: str,
         main["include_fields"] = ",".join(dict.fromkeys(
             [*(f for f in query.fields if "," not in f), "id"]
         ))
+    elif vectors is not None and vectors in schema.fields:
+        main["exclude_fields"] = vectors
     highlighted: tuple[str, ...] = ()
     if query.highlight and base["q"] != "*":
         wanted = query.highlight_fields or tuple(base["query_by"].split(","))

@@ -1,0 +1,213 @@
+"""Hybrid search on a real Typesense 0.24.1, through the real app, with the real builtin
+model: a collection whose ``float[]`` field holds the places' vectors (computed here by the
+model), searched by words and meaning at once. Expected rankings are the cosines of the
+vectors loaded (numpy, over the rows of this module), fused by the paper's formula written
+out; the keyword halves are the plain searches' own answers."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+from litestar.testing import TestClient
+
+from searchport.domain.config import Config
+from searchport.entrypoints.container import create_container
+from searchport.entrypoints.http.app import create_app
+from tests.fakes import in_memory_analytics
+from tests.integration.test_semantic_http import Broken
+from tests.integration.test_tantivy_hybrid import PLACES
+from tests.semantic_model import require_model
+from tests.typesense_server import TypesenseServer, session_server
+
+COLLECTION = "places_hybrid"
+K = 60  # the rank constant of reciprocal rank fusion
+DIMENSIONS = 384
+
+
+def _text(name: str, description: str) -> str:
+    return f"{name}. {description}"
+
+
+@pytest.fixture(scope="module")
+def model() -> Any:
+    require_model()
+    from searchport.adapters.semantic.minilm import MiniLM
+
+    return MiniLM()
+
+
+@pytest.fixture(scope="module")
+def vectors(model: Any) -> dict[str, list[float]]:
+    """Each place's vector, as loaded into the collection."""
+    found = model.embed([_text(n, d) for _, n, _, d in PLACES])
+    return {place[0]: [float(x) for x in row] for place, row in zip(PLACES, found, strict=True)}
+
+
+@pytest.fixture(scope="module")
+def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
+           vectors: dict[str, list[float]]) -> TypesenseServer:
+    server = session_server(request.config, tmp_path_factory)
+    if not server.has_collection(COLLECTION):
+        server.create_collection({"name": COLLECTION, "fields": [
+            {"name": "name", "type": "string"},
+            {"name": "description", "type": "string"},
+            {"name": "region", "type": "string", "facet": True},
+            {"name": "embedding", "type": "float[]", "num_dim": DIMENSIONS},
+        ]}, [{"id": i, "name": n, "region": r, "description": d, "embedding": vectors[i]}
+             for i, n, r, d in PLACES])
+    return server
+
+
+@pytest.fixture(scope="module")
+def served(server: TypesenseServer) -> Iterator[tuple[TestClient[Any], Broken]]:
+    config = msgspec.convert({"cache": {"backend": "memory"}, "indexes": {"places": {
+        "engine": "typesense", "host": server.url, "apiKey": server.api_key,
+        "indexName": COLLECTION, "timeout": 5,
+        "fields": {"name": {"type": "text", "weight": 3},
+                   "description": {"type": "text", "searchable": True},
+                   "region": {"type": "keyword"}},
+        "semantic": {"field": "embedding", "timeout": 0.5},
+    }}}, Config)
+    container = in_memory_analytics(create_container(config, Path(".")))
+    meanings = container.catalog()["places"].meanings
+    assert meanings is not None
+    broken = Broken(meanings.embedder)
+    meanings.embedder = broken
+    with TestClient(create_app(container)) as client:
+        yield client, broken
+
+
+@pytest.fixture(scope="module")
+def client(served: tuple[TestClient[Any], Broken]) -> TestClient[Any]:
+    return served[0]
+
+
+def search(client: TestClient[Any], **params: Any) -> dict[str, Any]:
+    response = client.get("/places/search", params={"perPage": 20, **params})
+    assert response.status_code == 200, response.text
+    assert "x-searchport-semantic" not in response.headers
+    body: dict[str, Any] = response.json()
+    return body
+
+
+def ids(body: dict[str, Any]) -> list[str]:
+    return [hit["objectID"] for hit in body["hits"]]
+
+
+def by_meaning(model: Any, vectors: dict[str, list[float]], text: str,
+               region: str | None = None) -> list[str]:
+    """The places' ids (of ``region``), nearest in meaning to ``text`` first: the cosines
+    of the loaded vectors with the model's vector of the query."""
+    import numpy as np
+
+    query = model.embed([text])[0]
+    scores = {i: float(np.dot(np.asarray(v), query) / (np.linalg.norm(v) *
+                                                       np.linalg.norm(query)))
+              for i, v in vectors.items()}
+    chosen = [p[0] for p in PLACES if region is None or p[2] == region]
+    return sorted(chosen, key=lambda i: -scores[i])
+
+
+def fused(words: list[str], meaning: list[str], share: float) -> list[tuple[str, float]]:
+    """Reciprocal rank fusion as the paper writes it, each half weighted."""
+    scores: dict[str, float] = {}
+    for rank, doc in enumerate(words, start=1):
+        scores[doc] = scores.get(doc, 0.0) + (1 - share) / (K + rank)
+    for rank, doc in enumerate(meaning, start=1):
+        scores[doc] = scores.get(doc, 0.0) + share / (K + rank)
+    place = {doc: (words.index(doc) if doc in words else len(words),
+                   meaning.index(doc)) for doc in scores}
+    return sorted(scores.items(), key=lambda kv: (-kv[1], *place[kv[0]]))
+
+
+def test_meaning_finds_what_words_miss(client: TestClient[Any], model: Any,
+                                       vectors: dict[str, list[float]]) -> None:
+    text = "where are movies made"
+    assert search(client, q=text)["totalHits"] == 0
+    body = search(client, q=text, semantic=0.5, facets="region")
+    expected = by_meaning(model, vectors, text)
+    assert expected[0] == "8"  # Mumbai, the centre of India's film industry
+    assert ids(body) == expected
+    assert body["totalHits"] == len(PLACES)
+    assert [hit["_score"] for hit in body["hits"]] == pytest.approx(
+        [0.5 / (K + rank) for rank in range(1, len(PLACES) + 1)])
+    assert sum(v["count"] for v in body["facets"]["region"]) == len(PLACES)
+    assert all("embedding" not in hit for hit in body["hits"])  # the vectors stay behind
+
+
+def test_words_and_meaning_fused(client: TestClient[Any], model: Any,
+                                 vectors: dict[str, list[float]]) -> None:
+    for text, share in (("oxford", 0.5), ("a city with casinos", 0.3), ("old capital", 0.8)):
+        words = ids(search(client, q=text, perPage=100))
+        body = search(client, q=text, semantic=share)
+        expected = fused(words, by_meaning(model, vectors, text), share)
+        assert ids(body) == [doc for doc, _ in expected], text
+        assert [hit["_score"] for hit in body["hits"]] == pytest.approx(
+            [score for _, score in expected])
+    assert ids(search(client, q="oxford", semantic=0.5))[0] == "5"
+
+
+def test_a_filter_restricts_both_halves(client: TestClient[Any], model: Any,
+                                        vectors: dict[str, list[float]]) -> None:
+    filters = json.dumps({"region": "Asia"})
+    body = search(client, q="where are movies made", semantic=0.5, filters=filters,
+                  facets="region")
+    assert ids(body) == by_meaning(model, vectors, "where are movies made", "Asia")
+    assert body["totalHits"] == 2
+    assert body["facets"]["region"] == [{"value": "Asia", "count": 2}]
+    text = "a town with a university"
+    words = ids(search(client, q=text, filters=json.dumps({"region": "Europe"}),
+                       perPage=100))
+    body = search(client, q=text, semantic=0.6, filters=json.dumps({"region": "Europe"}))
+    expected = fused(words, by_meaning(model, vectors, text, "Europe"), 0.6)
+    assert ids(body) == [doc for doc, _ in expected]
+
+
+def test_meaning_alone_and_pages(client: TestClient[Any], model: Any,
+                                 vectors: dict[str, list[float]]) -> None:
+    text = "snow and mountains"
+    expected = by_meaning(model, vectors, text)
+    assert ids(search(client, q=text, semantic=1)) == expected
+    second = search(client, q=text, semantic=1, perPage=3, page=2)
+    assert ids(second) == expected[3:6] and second["totalHits"] == len(PLACES)
+
+
+def test_semantic_0_is_the_keyword_search(client: TestClient[Any]) -> None:
+    for text in ("oxford", "city", "where are movies made"):
+        plain = search(client, q=text, facets="region")
+        assert search(client, q=text, semantic=0, facets="region") == plain
+        assert all("embedding" not in hit for hit in plain["hits"])
+    assert ids(search(client, q="oxford")) == ["5"]
+
+
+def test_what_a_hybrid_search_refuses(client: TestClient[Any]) -> None:
+    sorted_ = client.get("/places/search", params={"q": "city", "semantic": 0.5,
+                                                    "sort": "name:asc"})
+    assert sorted_.status_code == 400 and "sort" in sorted_.json()["error"]
+    far = client.get("/places/search", params={"q": "city", "semantic": 0.5,
+                                                "page": 30, "perPage": 10})
+    assert far.status_code == 400 and "250" in far.json()["error"]
+
+
+def test_a_failing_embedder_degrades_to_words(
+        served: tuple[TestClient[Any], Broken]) -> None:
+    client, broken = served
+    query = {"q": "a desert city with casinos", "semantic": "0.7"}
+    words = client.get("/places/search", params={"q": query["q"]})
+    broken.down = True
+    try:
+        degraded = client.get("/places/search", params=query)
+    finally:
+        broken.down = False
+    assert degraded.status_code == 200
+    assert degraded.headers["x-searchport-semantic"] == "degraded"
+    assert degraded.headers["cache-control"] == "no-store"
+    assert degraded.json()["hits"] == words.json()["hits"]
+    recovered = client.get("/places/search", params=query)
+    assert "x-searchport-semantic" not in recovered.headers
+    assert recovered.json()["hits"][0]["objectID"] == "4"  # Las Vegas
