@@ -49,6 +49,9 @@ class MeilisearchEngine:
         self._ranking = custom_ranking(config)
         self._dates = frozenset(spec.field or name for name, spec in config.fields.items()
                                 if spec.type == "date")
+        semantic = config.semantic
+        self._meaning = None if semantic is None or not semantic.field else translate.Meaning(
+            embedder=semantic.field, sends_vector=semantic.embedder != "engine")
         self._key: Refreshed[str] = Refreshed(
             self._read_key, ttl=math.inf, retry=KEY_RETRY, on_failure=self._key_failed,
             default=self._fallback_key)
@@ -80,7 +83,8 @@ class MeilisearchEngine:
     @within_timeout
     async def search(self, query: SearchQuery) -> EngineResult:
         key = await self._key.get()
-        plan = translate.search_plan(query, self._uid, key, self._dates, self._ranking)
+        plan = translate.search_plan(query, self._uid, key, self._dates, self._ranking,
+                                     self._meaning)
         try:
             answer = await self._api.json("POST", plan.path, plan.body)
         except InvalidRequest as exc:

@@ -25,6 +25,7 @@ Json = Mapping[str, Any]
 HIT_METADATA = frozenset({
     "_formatted", "_rankingScore", "_rankingScoreDetails", "_matchesPosition",
     "_geoDistance", "_semanticScore", "_federation",
+    "_vectors",  # reserved: the embeddings, which Meilisearch before 1.11 returned unasked
 })
 
 

@@ -29,6 +29,7 @@ from typing import Any
 from urllib.parse import quote
 
 from searchport.adapters.meilisearch.filters import expression, sort_rules
+from searchport.domain.errors import InvalidRequest
 from searchport.domain.query import (
     AllOf,
     FacetValuesQuery,
@@ -114,15 +115,46 @@ def id_filters(query: SearchQuery, primary_key: str) -> list[Filter]:
     return found
 
 
+@dataclass(frozen=True)
+class Meaning:
+    """How a handle searches by meaning (``semantic``): the index's embedder (the name in
+    its ``embedders`` setting), and whether searchport sends the query's vector (a
+    ``userProvided`` embedder) or Meilisearch embeds the text itself."""
+
+    embedder: str
+    sends_vector: bool
+
+
+def hybrid_params(query: SearchQuery, meaning: Meaning | None) -> Json:
+    """``hybrid`` (and ``vector``) of a search that asks for meaning: Meilisearch runs its
+    keyword and semantic searches and merges them by ranking score, each weighted by its
+    share (``semanticRatio``)."""
+    if meaning is None or query.semantic <= 0:
+        return {}
+    if query.sort or query.geo_sort is not None:
+        raise InvalidRequest("A sorted search ranks by its sort: leave out semantic (or "
+                             "the sort) to rank by meaning")
+    params: Json = {"hybrid": {"embedder": meaning.embedder,
+                               "semanticRatio": query.semantic}}
+    if meaning.sends_vector:
+        if query.vector is None:
+            raise InvalidRequest("A search by meaning needs the query's vector")
+        params["vector"] = list(query.vector)
+    return params
+
+
 def search_plan(query: SearchQuery, uid: str, primary_key: str,
                 dates: frozenset[str] = frozenset(),
-                ranking: tuple[SortClause, ...] = ()) -> SearchPlan:
+                ranking: tuple[SortClause, ...] = (),
+                meaning: Meaning | None = None) -> SearchPlan:
     """``dates``: the fields the config types ``date`` (see ``filters``); ``ranking``: the
     handle's custom ranking, sent as the ``sort`` of a query without one of its own
-    (Meilisearch applies it where the index's ``rankingRules`` hold ``sort``)."""
+    (Meilisearch applies it where the index's ``rankingRules`` hold ``sort``);
+    ``meaning``: the handle's embedder, for a query that asks for meaning."""
     by_field = [(filter_field(f), expression(f, dates)) for f in query.filters]
     by_field += [(None, expression(f)) for f in id_filters(query, primary_key)]
-    params = text_params(query)
+    hybrid = hybrid_params(query, meaning)
+    params = {**text_params(query), **hybrid}
     if by_field:
         params["filter"] = [text for _, text in by_field]
     faceted = tuple(dict.fromkeys([*query.facets, *query.stats]))
@@ -152,7 +184,10 @@ def search_plan(query: SearchQuery, uid: str, primary_key: str,
         main["facets"] = shared
     queries = [{"indexUid": uid, **main}]
     for facet in own:
-        counts = text_params(query)
+        # a hybrid search's candidates are every record its semantic search ranked, that
+        # is every record passing the filters: counted by a placeholder search (the same
+        # query with hybrid would skip its semantic half when asked for no hit)
+        counts = {} if hybrid else text_params(query)
         others = [text for field, text in by_field if field != facet]
         if others:
             counts["filter"] = others
