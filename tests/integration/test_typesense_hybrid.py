@@ -211,3 +211,21 @@ def test_a_failing_embedder_degrades_to_words(
     recovered = client.get("/places/search", params=query)
     assert "x-searchport-semantic" not in recovered.headers
     assert recovered.json()["hits"][0]["objectID"] == "4"  # Las Vegas
+
+
+@pytest.mark.parametrize(("field", "said"), [
+    ("embedding", "ok      places (typesense)"),
+    ("name", "FAILED  places (typesense): Cannot search by meaning on 'name' "
+             "(semantic.field): it is not a vector field"),
+])
+def test_check_reads_the_vector_field_in_the_schema(
+        server: TypesenseServer, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        field: str, said: str) -> None:
+    from searchport.entrypoints.cli.main import main
+
+    config = tmp_path / "config.yaml"
+    config.write_text(json.dumps({"analytics": {"backend": "none"}, "indexes": {"places": {
+        "engine": "typesense", "host": server.url, "apiKey": server.api_key,
+        "indexName": COLLECTION, "semantic": {"field": field}}}}), "utf-8")
+    assert main(["check", "--config", str(config)]) == (0 if field == "embedding" else 1)
+    assert said in capsys.readouterr().out
