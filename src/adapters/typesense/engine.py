@@ -136,9 +136,14 @@ class TypesenseEngine:
                                         self._engine_embeds, halves.window)
         answers = await self._multi_search(
             [meaning] if keyword is None else [keyword.searches[0], meaning])
-        by_words = [] if keyword is None else hybrid.hit_ids(answers[0])
-        fused = reciprocal_rank_fusion(by_words, hybrid.hit_ids(answers[-1]), query.semantic)
-        found = hybrid.raw_hits(*answers)
+        halves_found = [self._read(hybrid.ranked, answer) for answer in answers]
+        by_words = [] if keyword is None else [doc_id for doc_id, _ in halves_found[0]]
+        fused = reciprocal_rank_fusion(by_words, [doc_id for doc_id, _ in halves_found[-1]],
+                                       query.semantic)
+        found: dict[str, Any] = {}  # the keyword half's hit first: it has the highlights
+        for half in halves_found:
+            for doc_id, raw in half:
+                found.setdefault(doc_id, raw)
         marked = keyword.highlight_fields if keyword is not None else frozenset()
         drop_id = query.fields is not None and "id" not in query.fields
         hits = []

@@ -26,6 +26,7 @@ from typing import Any
 
 import msgspec
 
+from searchport.adapters.network.answers import UnreadableAnswer, as_list, mapping
 from searchport.adapters.typesense.filters import number
 from searchport.adapters.typesense.schema import Schema
 from searchport.adapters.typesense.translate import MAX_PER_PAGE, Json
@@ -77,21 +78,13 @@ def meaning_search(query: SearchQuery, schema: Schema, keyword: Json, field: str
     return search
 
 
-def hit_ids(answer: Any) -> list[str]:
-    """The ids of a search's hits, in its order."""
-    hits = answer.get("hits", []) if isinstance(answer, dict) else []
-    return [str(h["document"]["id"]) for h in hits if isinstance(h, dict)
-            and isinstance(h.get("document"), dict) and "id" in h["document"]]
-
-
-def raw_hits(*answers: Any) -> dict[str, Any]:
-    """Each record's hit as the first answer holding it gave it (the keyword half's first:
-    it carries the highlights)."""
-    found: dict[str, Any] = {}
-    for answer in answers:
-        if not isinstance(answer, dict):
-            continue
-        for raw in answer.get("hits", []):
-            if isinstance(raw, dict) and isinstance(raw.get("document"), dict):
-                found.setdefault(str(raw["document"].get("id", "")), raw)
+def ranked(answer: Any) -> list[tuple[str, Any]]:
+    """A search's hits, in its order, each with its record's id; an answer of another shape
+    raises ``UnreadableAnswer`` (a 502, as every unreadable answer)."""
+    found = []
+    for raw in as_list(mapping(answer, "result").get("hits", []), "hits"):
+        document = mapping(mapping(raw, "hit").get("document"), "hit.document")
+        if "id" not in document:
+            raise UnreadableAnswer("a hit has no id")
+        found.append((str(document["id"]), raw))
     return found

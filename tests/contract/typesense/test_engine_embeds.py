@@ -143,3 +143,15 @@ def test_a_field_typesense_does_not_embed_is_a_400() -> None:
         assert "does not embed it" in response.json()["error"]
         # the keyword search is untouched
         assert app.get("/places/search", params={"q": "film"}).status_code == 200
+
+
+def test_an_unreadable_meaning_half_is_a_502() -> None:
+    from tests.contract.scripted import OffSpec
+
+    scripted = ScriptedTypesense()
+    broken = {"results": [result({"per_page": 100, "q": "film"}, []),
+                          {"found": 1, "hits": [{"highlights": []}]}]}
+    scripted.on("POST", "/multi_search", OffSpec((200, broken)))
+    with started(StartedApp, config(), scripted, warm_up=lambda _: 1) as app:
+        response = app.get("/places/search", params={"q": "film", "semantic": "0.5"})
+        assert response.status_code == 502
