@@ -77,16 +77,22 @@ class FakeEngine:
     def capabilities(self) -> Capabilities:
         return self._capabilities
 
+    # each answer waits for the loop once, as a real engine's does (its answer comes over
+    # the network or from a thread): identical questions asked at once can share it
+
     async def search(self, query: SearchQuery) -> EngineResult:
         self.queries.append(query)
+        await asyncio.sleep(0)
         return self.result
 
     async def facet_values(self, query: FacetValuesQuery) -> list[FacetValue]:
         self.queries.append(query)
+        await asyncio.sleep(0)
         return self.values
 
     async def get_document(self, doc_id: str) -> Hit | None:
         self.queries.append(doc_id)
+        await asyncio.sleep(0)
         return self.documents.get(doc_id)
 
     async def get_mapping(self) -> dict[str, Any]:

@@ -37,8 +37,6 @@ _DECODERS: dict[str, msgspec.msgpack.Decoder[Any]] = {
     "mapping": msgspec.msgpack.Decoder(dict[str, Any]),
 }
 
-Flight = tuple[Any, bytes | None]  # the answer, and its stored form once others need it
-
 
 class EngineCache:
     """What the ``CachedEngine`` of every handle shares: the cache, the questions in flight,
@@ -50,9 +48,9 @@ class EngineCache:
         self.settings = settings or CacheConfig()
         self.version = version
         self.enabled = cache.status != "disabled"
-        self._flights: dict[str | bytes, asyncio.Future[Flight]] = {}
+        self._flights: dict[str | bytes, asyncio.Future[bytes | None]] = {}  # stored forms
         self._joined: set[str | bytes] = set()  # the flights another request joined
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks: set[asyncio.Task[None]] = set()  # cache writes under way
 
     def around(self, engine: SearchEnginePort, handle: str, config: IndexConfig
                ) -> CachedEngine:
@@ -63,47 +61,73 @@ class EngineCache:
                      ask: Callable[[], Awaitable[Any]]) -> Any:
         """The stored answer under ``key``, or ``ask()``'s, asked once for all the identical
         questions that arrive while it runs and stored for ``ttl`` seconds (0: never)."""
-        flight = self._flights.get(key)
-        if flight is None and ttl > 0:
-            stored = await self.cache.get(key)  # type: ignore[arg-type]
-            if stored is not None:
-                return _DECODERS[kind].decode(stored)
-            flight = self._flights.get(key)  # another request may have started meanwhile
-        if flight is None:
-            flight = asyncio.get_running_loop().create_future()
-            flight.add_done_callback(_retrieve)
-            self._flights[key] = flight
-            self._spawn(self._fly(key, ttl, flight, ask))
-            # shielded: a caller that goes away does not cancel the answer the others await
-            return (await asyncio.shield(flight))[0]
-        self._joined.add(key)
-        _, stored = await asyncio.shield(flight)
-        return _DECODERS[kind].decode(stored)  # type: ignore[arg-type]
+        while True:
+            flight = self._flights.get(key)
+            if flight is None and ttl > 0:
+                stored = await self.cache.get(key)  # type: ignore[arg-type]
+                if stored is not None:
+                    return _DECODERS[kind].decode(stored)
+                flight = self._flights.get(key)  # another request may have started meanwhile
+            if flight is None:
+                return await self._lead(key, ttl, ask)
+            self._joined.add(key)
+            try:
+                # shielded: a request that goes away does not cancel the others' flight
+                stored = await asyncio.shield(flight)
+            except asyncio.CancelledError:
+                # the request that asked went away before the answer: ask again, unless
+                # this request is the one going away
+                if flight.cancelled() and not _cancelling():
+                    continue
+                raise
+            # encoded for this request: it joined before the answer came, or the answer is
+            # being stored
+            return _DECODERS[kind].decode(stored)  # type: ignore[arg-type]
 
-    async def _fly(self, key: str | bytes, ttl: float, flight: asyncio.Future[Flight],
-                   ask: Callable[[], Awaitable[Any]]) -> None:
+    async def _lead(self, key: str | bytes, ttl: float,
+                    ask: Callable[[], Awaitable[Any]]) -> Any:
+        """``ask()`` in the request that asked first, its answer handed to those that
+        joined meanwhile. The first request asks the engine itself, not through a task of its
+        own: its answer is shaped and sent in the same turn of the loop that decoded it, so
+        the answers of the requests in flight do not pile up in memory."""
+        flight: asyncio.Future[bytes | None] = asyncio.get_running_loop().create_future()
+        flight.add_done_callback(_retrieve)
+        self._flights[key] = flight
+        kept = False
         try:
             try:
                 value = await ask()
-                # from here to the result nothing awaits: no request joins in between, and
-                # the one that asked keeps the answer itself (nothing encoded for it alone)
-                kept = ttl > 0 and value is not None  # a document not found is not kept
-                stored = (_store_encoder.encode(value)
-                          if kept or key in self._joined else None)
             except asyncio.CancelledError:
                 flight.cancel()
                 raise
-            except Exception as exc:  # every caller of this flight gets the same error
+            except Exception as exc:  # every request of this flight gets the same error
                 flight.set_exception(exc)
-                return
-            flight.set_result((value, stored))
-            if kept and stored is not None:
+                raise
+            # from here to the result nothing awaits: no request joins in between, and the
+            # one that asked keeps the answer itself (nothing encoded for it alone)
+            kept = ttl > 0 and value is not None  # a document not found is not kept
+            stored = (_store_encoder.encode(value)
+                      if kept or key in self._joined else None)
+            flight.set_result(stored)
+            if kept:
                 # until the write is done, identical questions still join this flight
-                await self.cache.set(key, stored, ttl)  # type: ignore[arg-type]
+                self._spawn(self._store(key, stored, ttl, flight))  # type: ignore[arg-type]
+            return value
         finally:
-            if self._flights.get(key) is flight:
-                del self._flights[key]
-                self._joined.discard(key)
+            if not kept:
+                self._land(key, flight)
+
+    async def _store(self, key: str | bytes, stored: bytes, ttl: float,
+                     flight: asyncio.Future[bytes | None]) -> None:
+        try:
+            await self.cache.set(key, stored, ttl)  # type: ignore[arg-type]
+        finally:
+            self._land(key, flight)
+
+    def _land(self, key: str | bytes, flight: asyncio.Future[bytes | None]) -> None:
+        if self._flights.get(key) is flight:
+            del self._flights[key]
+            self._joined.discard(key)
 
     def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.get_running_loop().create_task(work)
@@ -111,12 +135,17 @@ class EngineCache:
         task.add_done_callback(self._tasks.discard)
 
     async def drain(self, timeout: float = 2.0) -> None:
-        """Let the questions and cache writes under way finish (at shutdown)."""
+        """Let the cache writes under way finish (at shutdown)."""
         if self._tasks:
             await asyncio.wait(set(self._tasks), timeout=timeout)
 
 
-def _retrieve(flight: asyncio.Future[Flight]) -> None:
+def _cancelling() -> bool:
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
+
+
+def _retrieve(flight: asyncio.Future[bytes | None]) -> None:
     # an answer nobody awaits any more must not be reported as "never retrieved"
     if not flight.cancelled():
         flight.exception()
