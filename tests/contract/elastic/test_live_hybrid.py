@@ -47,10 +47,11 @@ PLACES = [
 ]
 REGION = {i: r for i, _, r, _ in PLACES}
 VECTOR_FIELD = "embedding"
-# the nodes whose engine searches vectors here: Elasticsearch's dense_vector and knn are
-# in its server module
+# the real nodes: Elasticsearch's dense_vector and knn are in its server module; the
+# OpenSearch node runs the k-NN plugin (its Lucene engine: pure Java)
 NODES: dict[str, Callable[[pytest.Config], live.Target]] = {
-    "elasticsearch-node": live.elasticsearch_node_target}
+    "elasticsearch-node": live.elasticsearch_node_target,
+    "opensearch-node": live.node_target}
 Client = TestClient[Any]
 
 

@@ -31,6 +31,7 @@ from tests.servers.session import session_node
 HERE = Path(__file__).resolve().parent
 TARGET = HERE / "target"
 CLASSPATH_FILE = TARGET / "classpath.txt"
+KNN_JARS = TARGET / "knn"  # the k-NN plugin's jars, unpacked from its zip by the build
 MAIN_CLASS = "searchport.testing.OpenSearchNode"
 HEAP = "512m"
 BUILD_SECONDS = 900.0  # the first build downloads about 60 MB of jars
@@ -87,7 +88,8 @@ def build(*, quiet: bool = True) -> str:
         if done.returncode != 0:
             output = (done.stdout or "") + (done.stderr or "")
             raise RuntimeError(f"building the OpenSearch node failed:\n{output[-4000:]}")
-    return f"{TARGET / 'classes'}{os.pathsep}{CLASSPATH_FILE.read_text().strip()}"
+    return os.pathsep.join((str(TARGET / "classes"), CLASSPATH_FILE.read_text().strip(),
+                            str(KNN_JARS / "*")))
 
 
 class OpenSearchServer:
