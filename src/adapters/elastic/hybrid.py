@@ -161,7 +161,12 @@ async def run_hybrid(query: SearchQuery, catalog: FieldCatalog, *, send: Send,
     bodies = [meaning_body(query, catalog, dialect, field, size)]
     if share < 1:
         bodies.insert(0, keyword_body(query, catalog, ranking, size))
-    answers = await asyncio.gather(*(send(body) for body in bodies))
+    # both halves at once; every outcome awaited, the first failure raised
+    outcomes = await asyncio.gather(*(send(body) for body in bodies), return_exceptions=True)
+    for outcome in outcomes:
+        if isinstance(outcome, BaseException):
+            raise outcome
+    answers = [outcome for outcome in outcomes if isinstance(outcome, bytes)]
     by_meaning = _ranked(answers[-1], SearchQuery())
     keyword = _ranked(answers[0], query) if share < 1 else None
     fused = reciprocal_rank_fusion(_keys(keyword.hits) if keyword else [],
