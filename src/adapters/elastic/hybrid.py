@@ -184,8 +184,8 @@ async def run_hybrid(query: SearchQuery, catalog: FieldCatalog, *, send: Send,
     found = parse.decode_search(content, msgspec.structs.replace(query, suggest_field=None))
     by_key = {(hit.index, hit.id): hit for hit in found.hits}
     result.hits = [_scored(by_key[key], score) for key, score in page if key in by_key]
-    result.facets, result.stats = found.facets or result.facets, found.stats
-    result.histograms = found.histograms or result.histograms
+    result.facets, result.stats = {**result.facets, **found.facets}, found.stats
+    result.histograms = {**result.histograms, **found.histograms}
     if query.geo_grid is not None:
         result.geo_clusters = found.geo_clusters or []
     return result

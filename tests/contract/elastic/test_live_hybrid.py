@@ -191,6 +191,15 @@ def test_hybrid_is_the_fusion_of_both_rankings(api: Client, model: Any) -> None:
     assert ids(search(api, q=text, semantic=0.5, perPage=3, page=2)) == expected[3:6]
 
 
+def test_the_page_marks_the_words_and_returns_the_fields_asked(api: Client) -> None:
+    answer = search(api, q="ski slopes", semantic=0.5, highlight="true", fields="name",
+                    perPage=3)
+    first = answer["hits"][0]
+    assert first["objectID"] == "9" and set(first) - {"_highlights"} == {
+        "objectID", "_index", "_score", "name"}  # Aspen
+    assert "<mark>ski</mark>" in json.dumps(first["_highlights"])
+
+
 def test_words_win_on_a_name(api: Client) -> None:
     assert ids(search(api, q="oxford")) == ["5"]
     assert ids(search(api, q="oxford", semantic=0.5, perPage=3))[0] == "5"
