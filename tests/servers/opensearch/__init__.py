@@ -2,7 +2,10 @@
 
 Maven builds the launcher in this folder (``pom.xml``, ``OpenSearchNode.java``) from the
 jars OpenSearch publishes on Maven Central: the first build downloads them into Maven's
-local repository, later builds reuse them and take a few seconds. The node runs in one JVM
+local repository, later builds reuse them and take a few seconds. The k-NN plugin
+(``knn_vector``, the ``knn`` query: hybrid search) comes as the zip a distribution installs;
+the build unpacks its jars into ``target/knn/``, on the class path from there (its Lucene
+engine is pure Java; Faiss and NMSLIB would need native libraries). The node runs in one JVM
 with a heap of at most 512 MiB and keeps its data in a temporary folder; it is stopped by
 its process id (SIGTERM, then SIGKILL if it lingers).
 
