@@ -29,8 +29,10 @@ class Engine(msgspec.Struct, frozen=True, kw_only=True):
 
 
 ENGINES: tuple[Engine, ...] = (
-    Engine(name="elasticsearch", server=True, nested=True, index_lists=True, point_order="lon_lat"),
-    Engine(name="opensearch", server=True, nested=True, index_lists=True, point_order="lon_lat"),
+    Engine(name="elasticsearch", server=True, nested=True, index_lists=True, point_order="lon_lat",
+           embedders=("builtin", "openai")),
+    Engine(name="opensearch", server=True, nested=True, index_lists=True, point_order="lon_lat",
+           embedders=("builtin", "openai")),
     Engine(name="meilisearch", server=True, nested=False, index_lists=False,
            embedders=("builtin", "openai", "engine")),
     Engine(name="typesense", server=True, nested=False, index_lists=False,

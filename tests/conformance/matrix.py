@@ -42,6 +42,7 @@ SPECIFICATIONS = {
     "typesense": ("typesense", "Typesense API spec"),
 }
 SPEC_COLUMN = "tests hold exchanges against"
+SEMANTIC_COLUMN = "semantic"  # a ``semantic`` section: the engine's row names embedders
 ALWAYS = ("q, filters, facets (disjunctive), sort, highlight, fields, pages, facet values, "
           "autocomplete, documents, mapping")
 
@@ -56,8 +57,8 @@ def capabilities(engine: str) -> Capabilities:
 
 def table() -> str:
     lines = [
-        "| engine | " + " | ".join(FEATURES) + f" | {SPEC_COLUMN} |",
-        "|---|" + "---|" * (len(FEATURES) + 1),
+        "| engine | " + " | ".join(FEATURES) + f" | {SEMANTIC_COLUMN} | {SPEC_COLUMN} |",
+        "|---|" + "---|" * (len(FEATURES) + 2),
     ]
     for engine in ENGINE_NAMES:
         caps = capabilities(engine)
@@ -66,6 +67,7 @@ def table() -> str:
             else "400"
             for title, attr in FEATURES.items()
         ]
+        cells.append("yes" if BY_NAME[engine].embedders else "config error")
         lines.append(f"| {engine} | " + " | ".join(cells) + f" | {specification(engine)} |")
     notes = [
         "",
@@ -73,6 +75,7 @@ def table() -> str:
         "\"400\": the request is refused with a 400 that names the feature and the engine;",
         "\"config error\": startup stops with the key path. `GET /indexes` reports the same",
         "per handle.",
+        "`semantic`: search by meaning beside words ([semantic.md](semantic.md)).",
         "The last column: the published specification (at its pinned commit) every request",
         "and answer of the engine's tests is validated against; searchport's own answers on",
         f"the Algolia routes are held against {specification('algolia')}",

@@ -15,6 +15,8 @@ from searchport.entrypoints.cli.main import main
 
 TANTIVY = {"engine": "tantivy", "path": "idx", "source": "rows.jsonl",
            "fields": {"title": {"type": "text"}, "body": {"field": "text", "type": "text"}}}
+ELASTIC = {"engine": "elasticsearch", "host": "http://127.0.0.1:9200", "indexName": "books"}
+OPENSEARCH = {**ELASTIC, "engine": "opensearch"}
 TYPESENSE = {"engine": "typesense", "host": "http://127.0.0.1:8108", "indexName": "books",
              "apiKey": "k"}
 MEILISEARCH = {"engine": "meilisearch", "host": "http://127.0.0.1:7700", "indexName": "books"}
@@ -22,6 +24,17 @@ MEILISEARCH = {"engine": "meilisearch", "host": "http://127.0.0.1:7700", "indexN
 
 def parsed(index: dict[str, object]) -> object:
     return parse_config(json.dumps({"indexes": {"docs": index}}), {})
+
+
+@pytest.mark.parametrize("index", [ELASTIC, OPENSEARCH])
+def test_the_elastic_engines_take_a_vector_field_and_an_embedder(
+        index: dict[str, object]) -> None:
+    config = parsed({**index, "semantic": {"field": "embedding", "ratio": 0.5}})
+    semantic = config.indexes["docs"].semantic  # type: ignore[attr-defined]
+    assert (semantic.embedder, semantic.field, semantic.ratio) == ("builtin", "embedding", 0.5)
+    config = parsed({**index, "semantic": {"field": "embedding", "embedder": "openai",
+                                           "url": "https://api.example/v1", "model": "m"}})
+    assert config.indexes["docs"].semantic.embedder == "openai"  # type: ignore[attr-defined]
 
 
 def test_the_embedded_engine_takes_fields_and_the_builtin_embedder() -> None:
@@ -57,6 +70,16 @@ def test_the_embedded_engine_takes_fields_and_the_builtin_embedder() -> None:
      "semantic.fields: only for the embedded engine"),
     ({**MEILISEARCH, "semantic": {"field": "docs", "embedder": "engine", "model": "m"}},
      "semantic.model: only for embedder openai"),
+    ({**ELASTIC, "semantic": {}},
+     "indexes.docs.semantic.field: required"),
+    ({**OPENSEARCH, "semantic": {"embedder": "openai", "url": "http://e", "model": "m"}},
+     "indexes.docs.semantic.field: required"),
+    ({**ELASTIC, "semantic": {"field": "vec", "fields": ["title"]}},
+     "semantic.fields: only for the embedded engine"),
+    ({**ELASTIC, "semantic": {"field": "vec", "embedder": "engine"}},
+     "indexes.docs.semantic.embedder: engine"),
+    ({**OPENSEARCH, "semantic": {"field": "vec", "embedder": "engine"}},
+     "not supported on this engine yet"),
 ])
 def test_a_semantic_section_an_engine_cannot_use_stops_startup(
         index: dict[str, object], message: str) -> None:

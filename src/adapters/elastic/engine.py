@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 from urllib.parse import quote
 
-from searchport.adapters.elastic import parse, translate
+from searchport.adapters.elastic import hybrid, parse, translate
 from searchport.adapters.elastic.api import open_api
 from searchport.adapters.elastic.fields import FieldCatalog, read_mapping
 from searchport.adapters.elastic.filters import filter_clause
@@ -48,6 +48,7 @@ class Flavor:
     name: str
     auth_headers: Callable[[IndexConfig, EngineAddress], dict[str, str]]
     product_warning: Callable[[Answer], str | None]
+    vector_search: hybrid.VectorSearch  # its search for the records nearest a vector
 
 
 class ElasticCompatEngine:
@@ -73,6 +74,8 @@ class ElasticCompatEngine:
         self._fields = Refreshed(self._read_fields, ttl=MAPPING_TTL, retry=MAPPING_RETRY,
                                  on_failure=self._mapping_failed, default=configured)
         self._product_checked = False
+        # the field holding the records' vectors, when the handle searches by meaning
+        self._vectors = config.semantic.field if config.semantic is not None else None
 
     @property
     def name(self) -> str:
@@ -100,9 +103,29 @@ class ElasticCompatEngine:
     @within_timeout
     async def search(self, query: SearchQuery) -> EngineResult:
         fields = await self._fields.get()
+        if query.semantic > 0:
+            return await self._hybrid(query, fields)
         body = translate.search_body(query, fields, self._ranking)
+        if self._vectors is not None and "_source" not in body:
+            body["_source"] = {"excludes": [self._vectors]}  # 384 numbers nobody reads
         content = await self._query_content(f"/{self._indices}/_search", body)
         return self._read(lambda: parse.decode_search(content, query))
+
+    async def _hybrid(self, query: SearchQuery, fields: FieldCatalog) -> EngineResult:
+        """Words and meaning fused (``hybrid.py``)."""
+        path = f"/{self._indices}/_search"
+
+        async def send(body: dict[str, Any]) -> bytes:
+            return await self._query_content(path, body)
+
+        try:
+            return await hybrid.run_hybrid(query, fields, send=send,
+                                           dialect=self._flavor.vector_search,
+                                           field=self._vectors, ranking=self._ranking)
+        except (parse.UnreadableAnswer, KeyError, TypeError, ValueError,
+                AttributeError) as exc:
+            logger.warning("%s: unexpected answer shape: %s", self._handle, exc)
+            raise self._api.unreadable() from None
 
     @within_timeout
     async def facet_values(self, query: FacetValuesQuery) -> list[FacetValue]:

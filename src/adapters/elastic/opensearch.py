@@ -1,10 +1,12 @@
 """What is OpenSearch's own: basic authentication only (the config loader refuses
-``apiKey``), and a server that must not identify itself as Elasticsearch."""
+``apiKey``), a server that must not identify itself as Elasticsearch, and the k-NN
+plugin's ``knn`` query to search by meaning."""
 
 from __future__ import annotations
 
 from searchport.adapters.elastic.elasticsearch import user_credentials
 from searchport.adapters.elastic.engine import Flavor
+from searchport.adapters.elastic.hybrid import opensearch_knn
 from searchport.adapters.network.exchange import Answer
 
 
@@ -15,4 +17,4 @@ def product_warning(response: Answer) -> str | None:
 
 
 FLAVOR = Flavor(name="opensearch", auth_headers=user_credentials,
-                product_warning=product_warning)
+                product_warning=product_warning, vector_search=opensearch_knn)

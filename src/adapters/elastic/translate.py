@@ -144,20 +144,7 @@ def search_body(query: SearchQuery, catalog: FieldCatalog,
                 ranking: tuple[SortClause, ...] = ()) -> Json:
     """``ranking``: the handle's custom ranking (``domain.ranking``): without a sort of
     the query's own, hits are sorted by ``_score`` then its fields (``sort_clauses``)."""
-    facet_fields = {*query.facets, *query.stats} if query.disjunctive_facets else set()
-    main: list[Json] = []
-    post: dict[str, list[Json]] = {}  # facet field -> its filters' clauses
-    for f in query.filters:
-        clause = filter_clause(f, catalog)
-        field = filter_field(f)  # None: a group (AnyOf, Negated), never a facet's own
-        if field is not None and field in facet_fields:
-            post.setdefault(field, []).append(clause)
-        else:
-            main.append(clause)
-    if query.geo_grid is not None and query.geo_grid.bounds is not None:
-        main.append(bounds_clause(query.geo_grid.field, query.geo_grid.bounds, catalog))
-    main += id_clauses(query)
-
+    main, post = filter_clauses(query, catalog)
     text = text_query(query, catalog)
     body: Json = {
         "from": query.offset,
@@ -184,6 +171,27 @@ def search_body(query: SearchQuery, catalog: FieldCatalog,
     if query.suggest_field and query.text.strip():
         body["suggest"] = suggest(query.text.strip(), query.suggest_field)
     return body
+
+
+def filter_clauses(query: SearchQuery, catalog: FieldCatalog
+                   ) -> tuple[list[Json], dict[str, list[Json]]]:
+    """The query's filters as clauses: those of the query itself (``query.bool.filter``:
+    the filters, the geo grid's bounds, ``ids``) and, by facet field, those that go to
+    ``post_filter`` for disjunctive facets."""
+    facet_fields = {*query.facets, *query.stats} if query.disjunctive_facets else set()
+    main: list[Json] = []
+    post: dict[str, list[Json]] = {}  # facet field -> its filters' clauses
+    for f in query.filters:
+        clause = filter_clause(f, catalog)
+        field = filter_field(f)  # None: a group (AnyOf, Negated), never a facet's own
+        if field is not None and field in facet_fields:
+            post.setdefault(field, []).append(clause)
+        else:
+            main.append(clause)
+    if query.geo_grid is not None and query.geo_grid.bounds is not None:
+        main.append(bounds_clause(query.geo_grid.field, query.geo_grid.bounds, catalog))
+    main += id_clauses(query)
+    return main, post
 
 
 def aggregations(query: SearchQuery, catalog: FieldCatalog,

@@ -5,7 +5,7 @@ says of a handle that searches by meaning (imports nothing heavy: the config loa
 from __future__ import annotations
 
 from searchport.adapters.network.address import EngineAddress
-from searchport.domain.config import ConfigError, IndexConfig
+from searchport.domain.config import ConfigError, IndexConfig, SemanticConfig
 from searchport.domain.engines import BY_NAME
 
 INSTALL = "pip install 'searchport[semantic]'"
@@ -22,7 +22,12 @@ def check_semantic(where: str, index: IndexConfig) -> None:
     engine = BY_NAME[index.engine]
     if not engine.embedders:
         raise ConfigError(f"{at}: engine {index.engine} does not search by meaning through "
-                          f"searchport yet (the embedded engine does: docs/semantic.md)")
+                          f"searchport yet (tantivy, elasticsearch and opensearch do: "
+                          f"docs/semantic.md)")
+    if semantic.embedder == "engine" and engine.server and "engine" not in engine.embedders:
+        raise ConfigError(f"{at}.embedder: engine (the engine embeds the query itself) is "
+                          f"not supported on this engine yet; use "
+                          f"{' or '.join(engine.embedders)}")
     if semantic.embedder not in engine.embedders:
         raise ConfigError(f"{at}.embedder: engine {index.engine} takes "
                           f"{' or '.join(engine.embedders)}")
@@ -39,6 +44,11 @@ def check_semantic(where: str, index: IndexConfig) -> None:
         if semantic.field is not None:
             raise ConfigError(f"{at}.field: only for a server engine; the embedded engine "
                               f"computes the vectors of fields")
+    _check_embedder_keys(at, semantic)
+
+
+def _check_embedder_keys(at: str, semantic: SemanticConfig) -> None:
+    """``url``, ``model`` and ``apiKey``: required or refused by the embedder."""
     if semantic.embedder == "openai":
         for key, value in (("url", semantic.url), ("model", semantic.model)):
             if not value:

@@ -143,9 +143,11 @@ def _index(client: httpx.Client, engine: str, mapping_answer: Json) -> str:
     name = _INDEXES.get((engine, digest))
     if name is None:
         name = f"contract-{digest}"
-        body = {"settings": {"number_of_shards": 1, "number_of_replicas": 0,
-                             "analysis": _analysis(mappings, edge=engine == "opensearch")},
-                "mappings": mappings}
+        settings: Json = {"number_of_shards": 1, "number_of_replicas": 0,
+                          "analysis": _analysis(mappings, edge=engine == "opensearch")}
+        if engine == "opensearch" and '"knn_vector"' in json.dumps(mappings):
+            settings["knn"] = True  # the k-NN plugin indexes the vectors for its knn query
+        body = {"settings": settings, "mappings": mappings}
         created = client.put(f"/{name}", json=body)
         if created.status_code != 200 and "already_exists" not in created.text:
             raise RuntimeError(f"the real node refused the double's mapping: {created.text}")

@@ -2,7 +2,10 @@
 
 Maven builds the launcher in this folder (``pom.xml``, ``OpenSearchNode.java``) from the
 jars OpenSearch publishes on Maven Central: the first build downloads them into Maven's
-local repository, later builds reuse them and take a few seconds. The node runs in one JVM
+local repository, later builds reuse them and take a few seconds. The k-NN plugin
+(``knn_vector``, the ``knn`` query: hybrid search) comes as the zip a distribution installs;
+the build unpacks its jars into ``target/knn/``, on the class path from there (its Lucene
+engine is pure Java; Faiss and NMSLIB would need native libraries). The node runs in one JVM
 with a heap of at most 512 MiB and keeps its data in a temporary folder; it is stopped by
 its process id (SIGTERM, then SIGKILL if it lingers).
 
@@ -31,6 +34,7 @@ from tests.servers.session import session_node
 HERE = Path(__file__).resolve().parent
 TARGET = HERE / "target"
 CLASSPATH_FILE = TARGET / "classpath.txt"
+KNN_JARS = TARGET / "knn"  # the k-NN plugin's jars, unpacked from its zip by the build
 MAIN_CLASS = "searchport.testing.OpenSearchNode"
 HEAP = "512m"
 BUILD_SECONDS = 900.0  # the first build downloads about 60 MB of jars
@@ -87,7 +91,8 @@ def build(*, quiet: bool = True) -> str:
         if done.returncode != 0:
             output = (done.stdout or "") + (done.stderr or "")
             raise RuntimeError(f"building the OpenSearch node failed:\n{output[-4000:]}")
-    return f"{TARGET / 'classes'}{os.pathsep}{CLASSPATH_FILE.read_text().strip()}"
+    return os.pathsep.join((str(TARGET / "classes"), CLASSPATH_FILE.read_text().strip(),
+                            str(KNN_JARS / "*")))
 
 
 class OpenSearchServer:

@@ -2,6 +2,7 @@ package searchport.testing;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -34,6 +35,20 @@ public final class OpenSearchNode {
     private static final List<Class<? extends Plugin>> MODULES = List.of(
         Netty4Plugin.class, CommonAnalysisPlugin.class, MapperExtrasPlugin.class,
         GeoModulePlugin.class, ParentJoinPlugin.class, PainlessPlugin.class);
+
+    /**
+     * The k-NN plugin (knn_vector fields, the knn query), unpacked by Maven into
+     * target/knn/ and on the class path from there, so it is looked up by name rather than
+     * compiled against. Its Lucene engine is pure Java; the Faiss and NMSLIB engines need
+     * native libraries this node does not have.
+     */
+    private static final String KNN_PLUGIN = "org.opensearch.knn.plugin.KNNPlugin";
+
+    private static List<Class<? extends Plugin>> plugins() throws ClassNotFoundException {
+        List<Class<? extends Plugin>> found = new ArrayList<>(MODULES);
+        found.add(Class.forName(KNN_PLUGIN).asSubclass(Plugin.class));
+        return found;
+    }
 
     /** Node's constructor that takes plugins from the classpath is protected. */
     private static final class EmbeddedNode extends Node {
@@ -78,7 +93,7 @@ public final class OpenSearchNode {
             .build();
         LogConfigurator.configureWithoutConfig(settings);
         Environment environment = new Environment(settings, home.resolve("config"));
-        Node node = new EmbeddedNode(environment, MODULES);
+        Node node = new EmbeddedNode(environment, plugins());
 
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

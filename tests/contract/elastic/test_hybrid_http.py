@@ -1,0 +1,141 @@
+"""Hybrid search over a scripted Elasticsearch/OpenSearch, through the real app: the
+requests the adapter sends (each held against its engine's specification by the scripted
+engine, and sent again to the session's real node, which has the vector field), the hits
+it makes of the answers, and the keyword search it falls back to, said degraded, when the
+embedder is down."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+import pytest
+
+from searchport.domain.fusion import reciprocal_rank_fusion
+from tests.contract.elastic import es_answers as es
+from tests.contract.elastic.conftest import EngineDouble, EsApp, city_yaml
+from tests.contract.scripted import OffSpec
+from tests.semantic_model import require_model
+
+VECTOR_FIELD = "embedding"
+TEXT = "city of canals"
+KEYWORD = ["1", "2", "3"]  # the double's keyword ranking
+MEANING = ["3", "4", "1"]  # and its ranking by meaning
+
+
+def vector_mapping(engine: str) -> dict[str, Any]:
+    if engine == "opensearch":
+        field: dict[str, Any] = {"type": "knn_vector", "dimension": 384, "method": {
+            "name": "hnsw", "engine": "lucene", "space_type": "cosinesimil"}}
+    else:
+        field = {"type": "dense_vector", "dims": 384, "similarity": "cosine"}
+    return es.mapping({**es.CITY_PROPERTIES, VECTOR_FIELD: field})
+
+
+def semantic_yaml(engine: str, semantic: str = f"{{field: {VECTOR_FIELD}}}") -> str:
+    return city_yaml(engine, settings=f"semantic: {semantic}")
+
+
+def _body(request: httpx.Request) -> dict[str, Any]:
+    return dict(json.loads(request.content))
+
+
+def is_vector_search(body: dict[str, Any]) -> bool:
+    return "knn" in body or "knn" in body.get("query", {})
+
+
+def answering(double: EngineDouble) -> Callable[[httpx.Request], httpx.Response]:
+    """The double's search: the keyword ranking, the ranking by meaning, or the page (the
+    records its ``post_filter`` names, in another order than asked, with a facet)."""
+
+    def reply(request: httpx.Request) -> httpx.Response:
+        body = _body(request)
+        if is_vector_search(body):
+            return double.response(200, es.search([es.hit(i, None) for i in MEANING]))
+        picked = body.get("post_filter", {}).get("ids", {}).get("values")
+        if picked is not None:
+            answer = es.search([es.hit(i, {"name": f"city {i}"}) for i in reversed(picked)])
+            answer["aggregations"] = {"facet_0": es.terms([es.bucket("Europe", 4)])}
+            return double.response(200, answer)
+        return double.response(200, es.search([es.hit(i, None) for i in KEYWORD]))
+
+    return reply
+
+
+@pytest.fixture
+def semantic_app(engine: str, es_app: Callable[..., EsApp]) -> EsApp:
+    require_model()
+    double = EngineDouble(engine, mapping=vector_mapping(engine))
+    double.search(answering(double))
+    return es_app(semantic_yaml(engine), double)
+
+
+def test_a_hybrid_search_fuses_the_keyword_and_the_vector_search(
+        engine: str, semantic_app: EsApp) -> None:
+    response = semantic_app.get("/cities/search", params={
+        "q": TEXT, "semantic": "0.5", "perPage": "2", "page": "2", "facets": "region",
+        "filters": json.dumps({"region": "Europe"})})
+    assert response.status_code == 200, response.text
+    fused = reciprocal_rank_fusion(KEYWORD, MEANING, 0.5)
+    answer = response.json()
+    assert [hit["objectID"] for hit in answer["hits"]] == [k for k, _ in fused[2:4]]
+    assert [hit["_score"] for hit in answer["hits"]] == [s for _, s in fused[2:4]]
+    assert answer["totalHits"] == 4
+    assert answer["facets"]["region"] == [{"value": "Europe", "count": 4}]
+
+    keyword, meaning, page = (_body_of(s) for s in semantic_app.searches())
+    if is_vector_search(keyword):
+        keyword, meaning = meaning, keyword  # sent at the same time: either comes first
+    europe = {"bool": {"filter": [{"term": {"continent": "Europe"}}]}}
+    assert (keyword["from"], keyword["size"], keyword["_source"]) == (0, 100, False)
+    assert keyword["post_filter"] == europe and "aggs" not in keyword
+    if engine == "elasticsearch":
+        knn = meaning["knn"]
+        assert (knn["field"], knn["k"], knn["num_candidates"]) == (VECTOR_FIELD, 100, 200)
+        assert len(knn["query_vector"]) == 384 and knn["filter"] == europe
+    else:
+        knn = meaning["query"]["knn"][VECTOR_FIELD]
+        assert (knn["k"], len(knn["vector"]), knn["filter"]) == (100, 384, europe)
+    assert page["query"] == {"bool": {"filter": [{"ids": {"values": [k for k, _ in fused]}}]}}
+    assert page["post_filter"] == {"ids": {"values": [k for k, _ in fused[2:4]]}}
+    assert page["_source"] == {"excludes": [VECTOR_FIELD]}
+    assert page["aggs"]["facet_0"]["terms"]["field"] == "continent"
+
+
+def _body_of(sent: Any) -> dict[str, Any]:
+    return dict(sent.body)
+
+
+def test_the_keyword_search_of_a_semantic_handle_leaves_the_vectors_out(
+        semantic_app: EsApp) -> None:
+    response = semantic_app.get("/cities/search", params={"q": TEXT})
+    assert response.status_code == 200, response.text
+    (sent,) = semantic_app.searches()
+    assert sent.body["_source"] == {"excludes": [VECTOR_FIELD]}
+    assert "knn" not in json.dumps(sent.body)
+
+
+def test_a_sorted_hybrid_search_is_refused(semantic_app: EsApp) -> None:
+    response = semantic_app.get("/cities/search", params={"q": TEXT, "semantic": "0.5",
+                                                          "sort": json.dumps({"people": "asc"})})
+    assert response.status_code == 400 and "sorted search" in response.text
+    assert semantic_app.searches() == []
+
+
+def test_an_embedder_that_is_down_leaves_the_keyword_search_said_degraded(
+        engine: str, es_app: Callable[..., EsApp]) -> None:
+    double = EngineDouble(engine, mapping=vector_mapping(engine))
+    double.search((200, es.search([es.hit("1", {"name": "Venice"})])))
+    # the embeddings API, on the same scripted network, is down (no specification of the
+    # Elasticsearch double's covers it)
+    double.on("POST", "/v1/embeddings", OffSpec(httpx.ConnectError("connection refused")))
+    app = es_app(semantic_yaml(engine, f"{{field: {VECTOR_FIELD}, embedder: openai, "
+                                       "url: 'http://embed.test/v1', model: m}"), double)
+    response = app.get("/cities/search", params={"q": TEXT, "semantic": "0.5"})
+    assert response.status_code == 200, response.text
+    assert response.headers["x-searchport-semantic"] == "degraded"
+    assert [hit["objectID"] for hit in response.json()["hits"]] == ["1"]
+    (sent,) = app.searches()  # the keyword search alone
+    assert not is_vector_search(sent.body) and sent.body["size"] == 20
