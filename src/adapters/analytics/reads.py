@@ -1,11 +1,7 @@
-"""The reads of the ``AnalyticsStore`` port, written once for SQLite and PostgreSQL.
-
-``SqlReads`` holds every read over two things a store gives: ``_rows`` (one statement's
-rows, written with ``?``) and its ``dialect``. Every read adds up the daily rollups
-(``rollups.py``; the users': ``users.py``); the rankings also their blocks of days and the
-queries' running totals (``_spanned``, ``totals.py``); one query's objects their days added
-up, and the log for the others (``_query_hits``).
-"""
+"""The reads of the ``AnalyticsStore`` port, written once for SQLite and PostgreSQL over
+a store's ``_rows`` and ``dialect``: from the daily rollups (``rollups.py``, ``users.py``);
+the rankings also from the blocks of days and running totals (``_spanned``), one query's
+objects from its objects per day and the log (``_query_hits``)."""
 
 from __future__ import annotations
 
@@ -16,7 +12,7 @@ from typing import Any
 import msgspec
 
 from searchport.adapters.analytics import totals, users
-from searchport.adapters.analytics.dialect import Dialect, Params
+from searchport.adapters.analytics.dialect import Dialect, Params, marks
 from searchport.adapters.analytics.rollups import BLOCKS, SPANNED, SPANS, cover
 from searchport.adapters.analytics.schema import HIT_COUNTERS, QUERY_COUNTERS
 from searchport.domain.analytics.reports import (
@@ -41,11 +37,10 @@ _BUILT_BETWEEN = f"SELECT span, day FROM {BLOCKS} WHERE day BETWEEN ? AND ?"
 
 
 class Scope:
-    """The searches a read counts: one handle, the days from ``start`` to ``end``, the
-    searches of one ``segment`` (``tags``), of one query (``search``), and how to say it
-    on ``d`` of a table (the log or a rollup) under ``alias``; given ``sets`` (the sets
-    of tags of the period that the segment holds, as the database gave them), the
-    segment is said as one of them, compared whole."""
+    """The searches a read counts (one handle, the days from ``start`` to ``end``, one
+    ``segment``, one query ``search``) as a condition on a table under ``alias``; given
+    ``sets`` (the segment's sets of tags, as the database gave them), the segment is said
+    as one of them, compared whole."""
 
     def __init__(self, d: Dialect, handle: str, start: date, end: date,
                  segment: Segment = EVERY_SEARCH, search: str | None = None,
@@ -58,16 +53,12 @@ class Scope:
             where.append(f"{alias}.query = ?")
             params.append(search)
         if segment and sets is not None:  # the sets of tags in the segment, given
-            where.append(f"{alias}.tags IN ({', '.join('?' * len(sets))})" if sets
-                         else "1 = 0")
+            where.append(f"{alias}.tags IN ({marks(len(sets))})" if sets else "1 = 0")
             params.extend(sets)
         elif segment:
-            alternatives = []
-            for tags in segment:
-                sql, more = d.has_tags(f"{alias}.tags", tags)
-                alternatives.append(sql)
-                params.extend(more)
-            where.append("(" + " OR ".join(alternatives) + ")")
+            sql, more = d.segment(f"{alias}.tags", segment)
+            where.append(sql)
+            params.extend(more)
         # the conditions but the handle's and the days'
         self.filters, self.filter_params = where, params
         self.where = " AND ".join([f"{alias}.handle = ?", f"{alias}.day BETWEEN ? AND ?",
@@ -122,18 +113,15 @@ class SqlReads:
     async def _spanned(self, days: str, scope: Scope, counters: Sequence[str],
                        only: str = "", only_params: Sequence[Any] = ()
                        ) -> tuple[str, str, Params]:
-        """For ``scope``'s period: a FROM item (alias ``q``), its WHERE condition and
-        their parameters, giving the rows of the table of days ``days``
-        (``analytics_query_days`` or ``analytics_object_days``) that ``scope`` counts,
-        with their key (``query`` or ``hit``) and ``counters``: the running totals
-        (``totals.py``) where they are added up and read fewer rows, at the last
-        day of each chain's part of the period, less those at the day before it (their
-        counters negated); whole blocks of days from its table of blocks where the period
-        holds them and they were added up (``cover``), days elsewhere. A key may then come
-        with sums of zero (searched before the period only): the caller keeps those with
-        searches (``HAVING``). ``only``: a condition more on the rows (unqualified names,
-        true of a row of totals whenever of the totals before it), with
-        ``only_params``."""
+        """A FROM item (alias ``q``), its WHERE condition and their parameters, giving the
+        rows of the table ``days`` (``analytics_query_days`` or ``analytics_object_days``)
+        that ``scope`` counts, with their key and ``counters``: the running totals where
+        they read fewer rows (those at the day before a chain's part of the period
+        negated), whole blocks of days where added up (``cover``), days elsewhere. A key
+        may come with sums of zero (searched before the period only): the caller keeps
+        those with searches (``HAVING``). ``only``: a condition more on the rows
+        (unqualified names, true of a row of totals whenever of the totals before it),
+        with ``only_params``."""
         d = self.dialect
         pieces: list[tuple[date, int]] = []
         ranges = [(scope.start, scope.end)]
@@ -174,7 +162,7 @@ class SqlReads:
             # given keys (``only_params``), the days named one by one: each key of each
             # day (block) is then looked up by the index, not read among the day's rows
             named = [first + timedelta(days=n) for n in range(0, (last - first).days + 1, span)]
-            on = (f"r.day IN ({', '.join('?' * len(named))})", [d.day(n) for n in named])
+            on = (f"r.day IN ({marks(len(named))})", [d.day(n) for n in named])
             if not only_params or len(named) > 64:
                 on = ("r.day BETWEEN ? AND ?", [d.day(first), d.day(last)])
             if span == 1:
@@ -189,9 +177,9 @@ class SqlReads:
         return "(" + " UNION ALL ".join(parts) + ")", "true", params
 
     async def _in_sets(self, scope: Scope, alias: str) -> Scope:
-        """``scope`` under ``alias``, its segment said by the sets of tags of its period
-        that the segment holds (a few, read from ``analytics_days``), each compared whole:
-        instead of looking into the tags of every row read."""
+        """``scope`` under ``alias``, its segment said by the few sets of tags of its period
+        that it holds (from ``analytics_days``), compared whole: not looked into the tags
+        of every row read."""
         d = self.dialect
         if not scope.segment:
             return Scope(d, scope.handle, scope.start, scope.end, search=scope.search,
@@ -199,9 +187,8 @@ class SqlReads:
         days = Scope(d, scope.handle, scope.start, scope.end, scope.segment)
         rows = await self._rows(
             f"SELECT DISTINCT q.tags FROM analytics_days q WHERE {days.where}", days.params)
-        sets = [tags if isinstance(tags, str) else d.json(tags) for tags, in rows]
         return Scope(d, scope.handle, scope.start, scope.end, scope.segment, scope.search,
-                     alias, sets)
+                     alias, [d.stored(tags) for tags, in rows])
 
     def _scope(self, handle: str, start: date, end: date, segment: Segment = EVERY_SEARCH,
                search: str | None = None, alias: str = "q") -> Scope:
@@ -290,10 +277,6 @@ class SqlReads:
                            offset: int = 0, segment: Segment = EVERY_SEARCH,
                            with_events: bool = False, order_by: str = "searchCount",
                            descending: bool = False) -> list[SearchStats]:
-        """The queries of the period, ordered by ``order_by`` (one of Algolia's
-        ``searchCount``, ``clickThroughRate``, ``conversionRate``,
-        ``averageClickPosition``: the others need ``with_events``), null figures last,
-        then by query."""
         d = self.dialect
         scope = self._scope(handle, start, end, segment)
         order = f"{_SEARCH_ORDER[order_by]} {'DESC' if descending else 'ASC'}"
@@ -322,7 +305,7 @@ class SqlReads:
         # the page's queries named: each read by its key, wherever its rows are
         source, where, params = await self._spanned(
             "analytics_query_days", scope, QUERY_COUNTERS,
-            f"query IN ({', '.join('?' * len(page))})", page)
+            f"query IN ({marks(len(page))})", page)
         rows = await self._rows(
             f"SELECT q.query, sum(q.searches), {average}, {_EVENT_FIGURES} "
             f"FROM {source} q WHERE {where} GROUP BY q.query ORDER BY {order}", params)
@@ -332,25 +315,23 @@ class SqlReads:
     async def query_revenue(self, handle: str, start: date, end: date,
                             queries: Sequence[str], *,
                             segment: Segment = EVERY_SEARCH) -> list[Revenue]:
-        """The revenue of the purchases naming the tracked searches of ``queries``, per
-        query and currency."""
-        if not queries:
+        return await self._revenue("query", self._scope(handle, start, end, segment),
+                                   queries, " AND q.hit = ''")
+
+    async def _revenue(self, key: str, scope: Scope, keys: Sequence[str],
+                       more: str = "") -> list[Revenue]:
+        if not keys:
             return []
-        scope = self._scope(handle, start, end, segment)
         rows = await self._rows(
-            "SELECT q.query, q.currency, sum(q.revenue) FROM analytics_revenue_days q "
-            f"WHERE {scope.where} AND q.hit = '' "
-            f"AND q.query IN ({', '.join('?' * len(queries))}) GROUP BY q.query, q.currency",
-            [*scope.params, *queries])
-        return [Revenue(q, currency, float(total)) for q, currency, total in rows]
+            f"SELECT q.{key}, q.currency, sum(q.revenue) FROM analytics_revenue_days q "
+            f"WHERE {scope.where}{more} AND q.{key} IN ({marks(len(keys))}) "
+            f"GROUP BY q.{key}, q.currency", [*scope.params, *keys])
+        return [Revenue(k, currency, float(total)) for k, currency, total in rows]
 
     async def hit_stats(self, handle: str, start: date, end: date, *, limit: int,
                         offset: int = 0, segment: Segment = EVERY_SEARCH,
                         search: str | None = None,
                         with_events: bool = False) -> list[HitStats]:
-        """The objects the searches of the period returned most often (most first, then
-        by objectID), with (``with_events``) what the events after their tracked searches
-        did to each."""
         d = self.dialect
         if search is not None:
             rows = await self._query_hits(self._scope(handle, start, end, segment, search),
@@ -370,7 +351,7 @@ class SqlReads:
                     return []
                 source, where, params = await self._spanned(
                     "analytics_object_days", scope, HIT_COUNTERS,
-                    f"hit IN ({', '.join('?' * len(hits))})", hits)
+                    f"hit IN ({marks(len(hits))})", hits)
                 rows = await self._rows(
                     f"SELECT q.hit, sum(q.count), {_HIT_FIGURES} "
                     f"FROM {source} q WHERE {where} GROUP BY q.hit {order}", params)
@@ -381,11 +362,9 @@ class SqlReads:
     async def _query_hits(self, scope: Scope, limit: int, offset: int,
                           with_events: bool) -> list[tuple[Any, ...]]:
         """The objects of one query's searches (``scope.search``), as ``hit_stats`` gives
-        them: from its objects per day (``totals.py``) for the days added up, from the log
-        by its index for the others: there, the searches with the same objects counted
-        together first (a query asked again shows the same page), then each object of
-        each list, and the events of the page's objects only, from the tracked searches
-        that had some."""
+        them: from its objects per day for the days added up, from the log by its index for
+        the others (the searches with the same objects counted together first, then each
+        object of each list; the events of the page's objects only)."""
         d = self.dialect
         done = await self._rows(f"{totals.DAYS_OF_HITS} AND day BETWEEN ? AND ?",
                                 [d.day(scope.start), d.day(scope.end)])
@@ -442,23 +421,13 @@ class SqlReads:
     async def hit_revenue(self, handle: str, start: date, end: date, hits: Sequence[str], *,
                           segment: Segment = EVERY_SEARCH,
                           search: str | None = None) -> list[Revenue]:
-        """The revenue of the purchases of ``hits`` after tracked searches that returned
-        them, per object and currency."""
-        if not hits:
-            return []
-        scope = self._scope(handle, start, end, segment, search)
-        rows = await self._rows(
-            "SELECT q.hit, q.currency, sum(q.revenue) FROM analytics_revenue_days q "
-            f"WHERE {scope.where} AND q.hit IN ({', '.join('?' * len(hits))}) "
-            "GROUP BY q.hit, q.currency", [*scope.params, *hits])
-        return [Revenue(hit, currency, float(total)) for hit, currency, total in rows]
+        return await self._revenue("hit", self._scope(handle, start, end, segment, search),
+                                   hits)
 
     async def filter_counts(self, handle: str, start: date, end: date, *, limit: int,
                             offset: int = 0, segment: Segment = EVERY_SEARCH,
                             search: str | None = None,
                             attribute: str | None = None) -> list[FilterCount]:
-        """The refinements the searches applied, counted per attribute (or, given
-        ``attribute``, per value of it with its operator): most first, then by name."""
         d = self.dialect
         scope = self._scope(handle, start, end, segment, search)
         table = "analytics_refinement_days" if search is None else "analytics_filter_days"
@@ -479,8 +448,6 @@ class SqlReads:
     async def no_result_filters(self, handle: str, start: date, end: date, *, limit: int,
                                 offset: int = 0, segment: Segment = EVERY_SEARCH,
                                 search: str | None = None) -> list[FilterCombination]:
-        """The combinations of refinements of the searches that found nothing, most
-        frequent first."""
         d = self.dialect
         scope = self._scope(handle, start, end, segment, search)
         text = "CAST(q.refinements AS TEXT)"

@@ -10,6 +10,7 @@ changed (``upgrade``). Column types are spelled per database (``{day}``, ``{json
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import date, timedelta
 
 from searchport.domain.analytics.reports import CLICK_RANGES
 
@@ -158,3 +159,9 @@ class SchemaMismatch(Exception):
 
 
 USER_BLOCK = 32  # days per row of analytics_user_blocks: one bit each in a BIGINT
+EPOCH = date(1970, 1, 1)  # blocks of days (of users, spans, chains) are counted from it
+
+
+def block_start(day: date, days: int) -> date:
+    """The first day of the block of ``days`` days that holds ``day``."""
+    return day - timedelta(days=(day - EPOCH).days % days)

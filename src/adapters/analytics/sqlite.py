@@ -1,17 +1,9 @@
-"""The query log in an SQLite file (the standard library's ``sqlite3``), the default store.
-
-Two connections to one file in WAL mode (readers never wait for the writer), each used by
-a thread of its own, so that the event loop never waits for the file:
-
-- **the writes'**: the batches of the store's writer, the daily salts, the purge. A
-  transaction begins with ``BEGIN IMMEDIATE`` (which waits while another process writes),
-  its statements run one after the other in the thread, and it is committed once its work
-  is done within the store's timeout, rolled back otherwise: a batch is kept whole or not
-  at all, and its caller knows which;
-- **the reads'**: the Analytics API and the popular queries of Query Suggestions, each
-  answered within the timeout or failed.
-
-Days are kept as ``YYYY-MM-DD`` text, which sorts as the days do.
+"""The query log in an SQLite file (the standard library's ``sqlite3``), the default store:
+two connections to the file in WAL mode (readers never wait for the writer), each used by
+a thread of its own so that the event loop never waits for the file. A write begins with
+``BEGIN IMMEDIATE`` (which waits while another process writes) and is committed once its
+work is done within the store's timeout, rolled back otherwise. Days are kept as
+``YYYY-MM-DD`` text, which sorts as the days do.
 """
 
 from __future__ import annotations

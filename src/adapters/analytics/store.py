@@ -1,12 +1,8 @@
 """``SqlAnalyticsStore``: the ``AnalyticsStore`` port over an SQL database, whatever its
-connection: the queue of what the requests record (``writer.py``), every write written
-once for SQLite and PostgreSQL, and the reads (``reads.py``).
-
-A store subclass gives its ``dialect``, ``_rows`` (a read) and ``_transaction`` (a write:
-its work run in one transaction within the store's timeout, then committed; rolled back
-on any failure), and ``_disconnect``. Each batch of searches is written in one transaction:
-into a table of the connection's own (``executemany``), from there into the log and the
-rollups, then the early events naming its searches are applied.
+connection: the queue of what the requests record (``writer.py``), the writes (written
+once for SQLite and PostgreSQL) and the reads (``reads.py``). A subclass gives its
+``dialect``, ``_rows`` (a read), ``_transaction`` (its work run in one transaction within
+the store's timeout, committed, or rolled back on any failure) and ``_disconnect``.
 """
 
 from __future__ import annotations
@@ -60,20 +56,15 @@ class SqlAnalyticsStore(SqlReads):
                                       interval=queue.interval, on_drop=queue.on_drop)
         self._schema_checked = False
 
-    # -- what a subclass gives ---------------------------------------------------------------
-
     async def _transaction(self, work: Work[T]) -> T:
         raise NotImplementedError
 
     async def _disconnect(self) -> None:
         raise NotImplementedError
 
-    # -- the port ------------------------------------------------------------------------------
-
     async def open(self) -> None:
-        """The tables created (or their version checked), then the writer started; when the
-        database cannot be used, ``AnalyticsUnavailable``, and the writer starts all the
-        same: it tries again with each batch."""
+        """The tables created (or their version checked), then the writer started (also when
+        the database cannot be used: it tries again with each batch)."""
         try:
             await self._write(_nothing)
         except AnalyticsUnavailable:
@@ -118,7 +109,8 @@ class SqlAnalyticsStore(SqlReads):
         return await self._write(salt)
 
     async def write_searches(self, records: Sequence[SearchRecord]) -> None:
-        """The searches and their rollups; the events already kept that name them."""
+        """The searches, by a table of the connection's own, into the log and the rollups;
+        then the early events naming them."""
         d = self.dialect
         today = utc_day(time.time())
 
@@ -147,8 +139,7 @@ class SqlAnalyticsStore(SqlReads):
             await self._write(write)
 
     async def purge(self, before: date) -> int:
-        """The days before ``before`` forgotten, then the blocks of days that ended since
-        added up, and the running totals and objects per query of the days that ended
+        """The days before ``before`` forgotten, then what the daily build adds up
         (``rollups.builds``), each in a transaction of its own."""
         d = self.dialect
 
@@ -177,9 +168,9 @@ SCHEMA_LOCK = 0x73706F7274  # pg_advisory_xact_lock key of the tables' creation
 
 
 async def _check_schema(tx: Transaction, dialect: str, shared: bool) -> None:
-    """The tables created on a new database, or brought to this version (on a database
-    several instances share, under a lock: instances starting together create them once);
-    ``AnalyticsUnavailable`` for a version this searchport does not know."""
+    """The tables created, or brought to this version (under a lock where several instances
+    share the database); ``AnalyticsUnavailable`` for a version this searchport does not
+    know."""
     if shared:
         await tx.execute(f"SELECT pg_advisory_xact_lock({SCHEMA_LOCK})")
     await tx.execute(schema.VERSION_TABLE)
