@@ -235,7 +235,7 @@ def build_recorder(config: Config, store: AnalyticsStore) -> AnalyticsRecorder:
 
 
 # the Analytics API (v2): route -> its use case, each over the catalog and the store
-ANALYTICS_REPORTS: dict[str, type[AnalyticsReading]] = {
+ANALYTICS_REPORTS: dict[str, type[AnalyticsReading[Any]]] = {
     "/2/searches": TopSearches,
     "/2/searches/count": SearchesCount,
     "/2/searches/noResults": SearchesNoResults,

@@ -36,8 +36,6 @@ PURGE_LOG = ("DELETE FROM analytics_searches WHERE day < ?",
 
 @dataclass(frozen=True, kw_only=True)
 class QueueOptions:
-    """How the store's writer queues what is recorded (``QueryLogWriter``)."""
-
     capacity: int = 50_000  # records waiting, past which new ones are dropped
     batch: int = 5000  # records per transaction at most
     interval: float = 1.0  # seconds between writes
@@ -80,7 +78,6 @@ class SqlAnalyticsStore(SqlReads):
 
     @property
     def dropped(self) -> int:
-        """The records the writer has dropped so far."""
         return self._writer.dropped
 
     async def close(self) -> None:

@@ -1,9 +1,7 @@
 """The Analytics API (``GET /2/...``) and Insights API (``POST /1/events``) use cases.
 
-Each report checks the handle and reads the period (``AnalyticsReading.period``), asks the
-store, and answers in the shape of Algolia's specification (``answers.py``). Rates are
-null without searches to divide by, except the no-result and no-click rates, which the
-specification never makes null (0 then).
+Each report reads the period on a handle the key may read, asks the store, and answers in
+the shape of Algolia's specification (``answers.py``).
 """
 
 from __future__ import annotations
@@ -12,7 +10,7 @@ import time
 from collections import defaultdict
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, date, datetime
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import msgspec
 
@@ -78,38 +76,8 @@ def _search(request: AnalyticsRequest) -> str | None:
     return None if request.search is None else normalise_query(request.search)
 
 
-class AnalyticsReading:
-    """A base for the report use cases: ``catalog`` (a handle must be configured),
-    ``store`` (where the log is), ``clock`` (seconds since the Unix epoch: today in UTC)."""
-
-    def __init__(self, *, catalog: Catalog, store: AnalyticsStore,
-                 clock: Callable[[], float] = time.time) -> None:
-        self._catalog = catalog
-        self._store = store
-        self._clock = clock
-
-    def period(self, request: AnalyticsRequest, access: Access) -> Period:
-        """The period asked for, on a handle whose analytics ``access`` may read (403 for a
-        key that reads no analytics, 404 for a handle it cannot read or that is unknown)."""
-        period = read_period(request, utc_day(self._clock()))
-        access.analytics_entry(self._catalog, period.handle)
-        return period
-
-    async def by_day(self, request: AnalyticsRequest, access: Access,
-                     read: Callable[..., Awaitable[Sequence[Day]]], empty: Callable[[date], Day],
-                     answer: Callable[..., A], daily: Callable[..., Any],
-                     figures: Callable[..., dict[str, Any]]) -> A:
-        """A report of the period and of each of its days: ``figures`` of the store's
-        counts per day (``read``; ``empty(day)`` for a day it left out), of their sums for
-        the period."""
-        period = self.period(request, access)
-        found = {r.day: r for r in await read(period.handle, period.start, period.end,
-                                              segment=period.segment)}
-        days = [found.get(day) or empty(day) for day in period.days()]
-        counts = [msgspec.structs.astuple(d)[1:] for d in days]
-        return answer(**figures(*map(sum, zip(*counts, strict=True))), dates=[
-            daily(date=d.day.isoformat(), **figures(*c)) for d, c in zip(days, counts,
-                                                                          strict=True)])
+def _page(p: Period) -> dict[str, Any]:
+    return {"limit": p.limit, "offset": p.offset, "segment": p.segment}
 
 
 def _no_searches(day: date) -> DayCount:
@@ -120,132 +88,147 @@ def _no_clicks(day: date) -> DayClicks:
     return DayClicks(day, 0, 0, 0)
 
 
-class SearchesCount(AnalyticsReading):
+class AnalyticsReading(Generic[A]):
+    """A report use case over ``catalog`` (a handle must be configured), ``store`` (where the
+    log is) and ``clock`` (seconds since the Unix epoch: today in UTC)."""
+
+    def __init__(self, *, catalog: Catalog, store: AnalyticsStore,
+                 clock: Callable[[], float] = time.time) -> None:
+        self._catalog = catalog
+        self._store = store
+        self._clock = clock
+
+    async def __call__(self, request: AnalyticsRequest, access: Access = FULL_ACCESS) -> A:
+        """The answer for the period asked for, on a handle whose analytics ``access`` may
+        read (403 for a key that reads no analytics, 404 for a handle it cannot read)."""
+        period = read_period(request, utc_day(self._clock()))
+        access.analytics_entry(self._catalog, period.handle)
+        return await self.answer(period, request)
+
+    async def answer(self, p: Period, request: AnalyticsRequest) -> A:
+        raise NotImplementedError
+
+    @staticmethod
+    async def by_day(p: Period, read: Callable[..., Awaitable[Sequence[Day]]],
+                     empty: Callable[[date], Day], answer: Callable[..., A],
+                     daily: Callable[..., Any], figures: Callable[..., dict[str, Any]]) -> A:
+        """A report of the period and of each of its days: ``figures`` of the store's
+        counts per day (``read``; ``empty(day)`` for a day it left out), and of their sums."""
+        found = {r.day: r for r in await read(p.handle, p.start, p.end, segment=p.segment)}
+        days = [found.get(day) or empty(day) for day in p.days()]
+        counts = [msgspec.structs.astuple(d)[1:] for d in days]
+        return answer(**figures(*map(sum, zip(*counts, strict=True))), dates=[
+            daily(date=d.day.isoformat(), **figures(*c))
+            for d, c in zip(days, counts, strict=True)])
+
+
+class SearchesCount(AnalyticsReading[a.SearchesCountAnswer]):
     """``GET /2/searches/count``."""
 
-    async def __call__(self, request: AnalyticsRequest,
-                       access: Access = FULL_ACCESS) -> a.SearchesCountAnswer:
-        return await self.by_day(request, access, self._store.searches_by_day, _no_searches,
+    async def answer(self, p: Period, request: AnalyticsRequest) -> a.SearchesCountAnswer:
+        return await self.by_day(p, self._store.searches_by_day, _no_searches,
                                  a.SearchesCountAnswer, a.DailySearches,
                                  lambda count, _: {"count": count})
 
 
-class NoResultsRate(AnalyticsReading):
+class NoResultsRate(AnalyticsReading[a.NoResultsRateAnswer]):
     """``GET /2/searches/noResultRate``."""
 
-    async def __call__(self, request: AnalyticsRequest,
-                       access: Access = FULL_ACCESS) -> a.NoResultsRateAnswer:
+    async def answer(self, p: Period, request: AnalyticsRequest) -> a.NoResultsRateAnswer:
         return await self.by_day(
-            request, access, self._store.searches_by_day, _no_searches,
-            a.NoResultsRateAnswer, a.DailyNoResultsRate, lambda count, none: {
+            p, self._store.searches_by_day, _no_searches, a.NoResultsRateAnswer,
+            a.DailyNoResultsRate, lambda count, none: {
                 "rate": _share(none, count), "count": count, "no_result_count": none})
 
 
-class ClickThroughRate(AnalyticsReading):
+class ClickThroughRate(AnalyticsReading[a.ClickThroughRateAnswer]):
     """``GET /2/clicks/clickThroughRate``."""
 
-    async def __call__(self, request: AnalyticsRequest,
-                       access: Access = FULL_ACCESS) -> a.ClickThroughRateAnswer:
+    async def answer(self, p: Period, request: AnalyticsRequest) -> a.ClickThroughRateAnswer:
         return await self.by_day(
-            request, access, self._store.clicks_by_day, _no_clicks,
-            a.ClickThroughRateAnswer, a.DailyClickThroughRate, lambda tracked, clicked, n: {
+            p, self._store.clicks_by_day, _no_clicks, a.ClickThroughRateAnswer,
+            a.DailyClickThroughRate, lambda tracked, clicked, n: {
                 "rate": rate(clicked, tracked), "click_count": n,
                 "tracked_search_count": tracked})
 
 
-class ConversionRate(AnalyticsReading):
+class ConversionRate(AnalyticsReading[a.ConversionRateAnswer]):
     """``GET /2/conversions/conversionRate``."""
 
-    async def __call__(self, request: AnalyticsRequest,
-                       access: Access = FULL_ACCESS) -> a.ConversionRateAnswer:
+    async def answer(self, p: Period, request: AnalyticsRequest) -> a.ConversionRateAnswer:
         return await self.by_day(
-            request, access, self._store.conversions_by_day, _no_clicks,
-            a.ConversionRateAnswer, a.DailyConversionRate, lambda tracked, converted, n: {
+            p, self._store.conversions_by_day, _no_clicks, a.ConversionRateAnswer,
+            a.DailyConversionRate, lambda tracked, converted, n: {
                 "rate": rate(converted, tracked), "tracked_search_count": tracked,
                 "conversion_count": n})
 
 
-class NoClickRate(AnalyticsReading):
+class NoClickRate(AnalyticsReading[a.NoClickRateAnswer]):
     """``GET /2/searches/noClickRate``."""
 
-    async def __call__(self, request: AnalyticsRequest,
-                       access: Access = FULL_ACCESS) -> a.NoClickRateAnswer:
+    async def answer(self, p: Period, request: AnalyticsRequest) -> a.NoClickRateAnswer:
         return await self.by_day(
-            request, access, self._store.clicks_by_day, _no_clicks,
-            a.NoClickRateAnswer, a.DailyNoClickRate, lambda tracked, clicked, _: {
-                "rate": _share(tracked - clicked, tracked), "count": tracked,
-                "no_click_count": tracked - clicked})
+            p, self._store.clicks_by_day, _no_clicks, a.NoClickRateAnswer, a.DailyNoClickRate,
+            lambda tracked, clicked, _: {"rate": _share(tracked - clicked, tracked),
+                                         "count": tracked, "no_click_count": tracked - clicked})
 
 
-class AverageClickPosition(AnalyticsReading):
+class AverageClickPosition(AnalyticsReading[a.AverageClickPositionAnswer]):
     """``GET /2/clicks/averageClickPosition``."""
 
-    async def __call__(self, request: AnalyticsRequest,
-                       access: Access = FULL_ACCESS) -> a.AverageClickPositionAnswer:
-        period = self.period(request, access)
+    async def answer(self, p: Period, request: AnalyticsRequest
+                     ) -> a.AverageClickPositionAnswer:
         clicks: defaultdict[date, int] = defaultdict(int)
         total: defaultdict[date, int] = defaultdict(int)
-        for found in await self._store.click_positions(period.handle, period.start,
-                                                       period.end, segment=period.segment):
+        for found in await self._store.click_positions(p.handle, p.start, p.end,
+                                                       segment=p.segment):
             clicks[found.day] += found.clicks
             total[found.day] += found.position * found.clicks
         count = sum(clicks.values())
         return a.AverageClickPositionAnswer(
             average=rate(sum(total.values()), count), click_count=count, dates=[
                 a.DailyAverageClicks(average=rate(total[d], clicks[d]), click_count=clicks[d],
-                                     date=d.isoformat()) for d in period.days()])
+                                     date=d.isoformat()) for d in p.days()])
 
 
-class ClickPositions(AnalyticsReading):
+class ClickPositions(AnalyticsReading[a.ClickPositionsAnswer]):
     """``GET /2/clicks/positions``."""
 
-    async def __call__(self, request: AnalyticsRequest,
-                       access: Access = FULL_ACCESS) -> a.ClickPositionsAnswer:
-        period = self.period(request, access)
+    async def answer(self, p: Period, request: AnalyticsRequest) -> a.ClickPositionsAnswer:
         counts = [0] * len(CLICK_RANGES)
-        for found in await self._store.click_positions(period.handle, period.start,
-                                                       period.end, segment=period.segment):
+        for found in await self._store.click_positions(p.handle, p.start, p.end,
+                                                       segment=p.segment):
             counts[click_range(found.position)] += found.clicks
         return a.ClickPositionsAnswer(positions=position_ranges(counts))
 
 
-class UsersCount(AnalyticsReading):
+class UsersCount(AnalyticsReading[a.UsersCountAnswer]):
     """``GET /2/users/count``: a user counted once however many days they searched."""
 
-    async def __call__(self, request: AnalyticsRequest,
-                       access: Access = FULL_ACCESS) -> a.UsersCountAnswer:
-        period = self.period(request, access)
-        total, days = await self._store.users(period.handle, period.start, period.end,
-                                              segment=period.segment)
+    async def answer(self, p: Period, request: AnalyticsRequest) -> a.UsersCountAnswer:
+        total, days = await self._store.users(p.handle, p.start, p.end, segment=p.segment)
         per_day = {d.day: d.users for d in days}
         return a.UsersCountAnswer(count=total, dates=[
-            a.DailyUsers(date=day.isoformat(), count=per_day.get(day, 0))
-            for day in period.days()])
+            a.DailyUsers(date=day.isoformat(), count=per_day.get(day, 0)) for day in p.days()])
 
 
-class SearchesNoResults(AnalyticsReading):
+class SearchesNoResults(AnalyticsReading[a.SearchesNoResultsAnswer]):
     """``GET /2/searches/noResults``."""
 
-    async def __call__(self, request: AnalyticsRequest,
-                       access: Access = FULL_ACCESS) -> a.SearchesNoResultsAnswer:
-        p = self.period(request, access)
-        found = await self._store.top_searches(p.handle, p.start, p.end, limit=p.limit,
-                                               offset=p.offset, no_results=True,
-                                               segment=p.segment)
+    async def answer(self, p: Period, request: AnalyticsRequest) -> a.SearchesNoResultsAnswer:
+        found = await self._store.top_searches(p.handle, p.start, p.end, **_page(p),
+                                               no_results=True)
         return a.SearchesNoResultsAnswer(searches=[
             a.SearchNoResults(search=t.query, count=t.count, with_filter_count=t.with_filters)
             for t in found])
 
 
-class SearchesNoClicks(AnalyticsReading):
+class SearchesNoClicks(AnalyticsReading[a.SearchesNoClicksAnswer]):
     """``GET /2/searches/noClicks``."""
 
-    async def __call__(self, request: AnalyticsRequest,
-                       access: Access = FULL_ACCESS) -> a.SearchesNoClicksAnswer:
-        p = self.period(request, access)
-        found = await self._store.top_searches(p.handle, p.start, p.end, limit=p.limit,
-                                               offset=p.offset, no_clicks=True,
-                                               segment=p.segment)
+    async def answer(self, p: Period, request: AnalyticsRequest) -> a.SearchesNoClicksAnswer:
+        found = await self._store.top_searches(p.handle, p.start, p.end, **_page(p),
+                                               no_clicks=True)
         return a.SearchesNoClicksAnswer(searches=[
             a.SearchNoClicks(search=t.query, count=t.count, nb_hits=t.nb_hits) for t in found])
 
@@ -265,24 +248,25 @@ def read_order(request: AnalyticsRequest, with_events: bool) -> tuple[str, bool]
     return order_by, direction == "desc"
 
 
-class TopSearches(AnalyticsReading):
+Searches = a.TopSearchesAnswer | a.TopSearchesWithAnalyticsAnswer
+
+
+class TopSearches(AnalyticsReading[Searches]):
     """``GET /2/searches``, ordered as ``orderBy`` and ``direction`` say."""
 
-    async def __call__(self, request: AnalyticsRequest, access: Access = FULL_ACCESS
-                       ) -> a.TopSearchesAnswer | a.TopSearchesWithAnalyticsAnswer:
-        period = self.period(request, access)
+    async def answer(self, p: Period, request: AnalyticsRequest) -> Searches:
         revenue = request.revenue_analytics
         with_events = request.click_analytics or revenue
         order_by, descending = read_order(request, with_events)
-        span = (period.handle, period.start, period.end)
         found = await self._store.search_stats(
-            *span, limit=period.limit, offset=period.offset, segment=period.segment,
-            with_events=with_events, order_by=order_by, descending=descending)
+            p.handle, p.start, p.end, **_page(p), with_events=with_events, order_by=order_by,
+            descending=descending)
         if not with_events:
             return a.TopSearchesAnswer(searches=[
                 a.TopSearch(search=s.query, count=s.count, nb_hits=s.nb_hits) for s in found])
         money = currencies(await self._store.query_revenue(
-            *span, [s.query for s in found], segment=period.segment) if revenue else [])
+            p.handle, p.start, p.end, [s.query for s in found], segment=p.segment)
+            if revenue else [])
         searches: list[a.TopSearchWithAnalytics] = []
         for s in found:
             e = s.events
@@ -300,27 +284,26 @@ class TopSearches(AnalyticsReading):
         return a.TopSearchesWithAnalyticsAnswer(searches=searches)
 
 
-class TopHits(AnalyticsReading):
+Hits = a.TopHitsAnswer | a.TopHitsWithAnalyticsAnswer
+
+
+class TopHits(AnalyticsReading[Hits]):
     """``GET /2/hits`` (of one query, given ``search``): with ``clickAnalytics``, the
     tracked searches that returned each object (its ``trackedHitCount``), the clicks and
     conversions on it after them, and those of the searches followed by one, divided by
     them (the rates)."""
 
-    async def __call__(self, request: AnalyticsRequest, access: Access = FULL_ACCESS
-                       ) -> a.TopHitsAnswer | a.TopHitsWithAnalyticsAnswer:
-        period = self.period(request, access)
+    async def answer(self, p: Period, request: AnalyticsRequest) -> Hits:
         revenue = request.revenue_analytics
         with_events = request.click_analytics or revenue
         search = _search(request)
-        span = (period.handle, period.start, period.end)
-        found = await self._store.hit_stats(
-            *span, limit=period.limit, offset=period.offset, segment=period.segment,
-            search=search, with_events=with_events)
+        found = await self._store.hit_stats(p.handle, p.start, p.end, **_page(p),
+                                            search=search, with_events=with_events)
         if not with_events:
             return a.TopHitsAnswer(hits=[a.TopHit(hit=h.hit, count=h.count) for h in found])
         money = currencies(await self._store.hit_revenue(
-            *span, [h.hit for h in found], segment=period.segment, search=search)
-            if revenue else [])
+            p.handle, p.start, p.end, [h.hit for h in found], segment=p.segment,
+            search=search) if revenue else [])
         hits: list[a.TopHitWithAnalytics] = []
         for h in found:
             e = h.events
@@ -334,58 +317,50 @@ class TopHits(AnalyticsReading):
         return a.TopHitsWithAnalyticsAnswer(hits=hits)
 
 
-class _FilterReading(AnalyticsReading):
-    """A report on the refinements the log keeps (``refinements.py``: an attribute, an
-    operator and a value), each counted once per search."""
+# the filters reports count the refinements the log keeps (``refinements.py``: an attribute,
+# an operator and a value), each once per search
 
-    def span(self, request: AnalyticsRequest, access: Access
-             ) -> tuple[tuple[str, date, date], dict[str, Any]]:
-        """The store's arguments: the period's, and ``search`` normalised."""
-        p = self.period(request, access)
-        return (p.handle, p.start, p.end), {"limit": p.limit, "offset": p.offset,
-                                            "segment": p.segment, "search": _search(request)}
-
-
-class TopFilterAttributes(_FilterReading):
+class TopFilterAttributes(AnalyticsReading[a.TopFilterAttributesAnswer]):
     """``GET /2/filters``."""
 
-    async def __call__(self, request: AnalyticsRequest,
-                       access: Access = FULL_ACCESS) -> a.TopFilterAttributesAnswer:
-        span, asked = self.span(request, access)
-        found = await self._store.filter_counts(*span, **asked)
+    async def answer(self, p: Period, request: AnalyticsRequest
+                     ) -> a.TopFilterAttributesAnswer:
+        found = await self._store.filter_counts(p.handle, p.start, p.end, **_page(p),
+                                                search=_search(request))
         return a.TopFilterAttributesAnswer(attributes=[
             a.TopFilterAttribute(attribute=f.attribute, count=f.count) for f in found])
 
 
-class TopFilterForAttribute(_FilterReading):
+class TopFilterForAttribute(AnalyticsReading[a.TopFilterForAttributeAnswer]):
     """``GET /2/filters/{attribute}``."""
 
-    async def __call__(self, request: AnalyticsRequest,
-                       access: Access = FULL_ACCESS) -> a.TopFilterForAttributeAnswer:
-        span, asked = self.span(request, access)
+    async def answer(self, p: Period, request: AnalyticsRequest
+                     ) -> a.TopFilterForAttributeAnswer:
         if not request.attribute:
             raise InvalidRequest("attribute is required: /2/filters/{attribute}")
-        found = await self._store.filter_counts(*span, **asked, attribute=request.attribute)
+        found = await self._store.filter_counts(p.handle, p.start, p.end, **_page(p),
+                                                search=_search(request),
+                                                attribute=request.attribute)
         return a.TopFilterForAttributeAnswer(values=[
             a.TopFilterValue(attribute=f.attribute, operator=f.operator, value=f.value,
                              count=f.count) for f in found])
 
 
-class TopFiltersNoResults(_FilterReading):
+class TopFiltersNoResults(AnalyticsReading[a.TopFiltersNoResultsAnswer]):
     """``GET /2/filters/noResults`` (searches without refinements are not counted)."""
 
-    async def __call__(self, request: AnalyticsRequest,
-                       access: Access = FULL_ACCESS) -> a.TopFiltersNoResultsAnswer:
-        span, asked = self.span(request, access)
-        found = await self._store.no_result_filters(*span, **asked)
+    async def answer(self, p: Period, request: AnalyticsRequest
+                     ) -> a.TopFiltersNoResultsAnswer:
+        found = await self._store.no_result_filters(p.handle, p.start, p.end, **_page(p),
+                                                    search=_search(request))
         return a.TopFiltersNoResultsAnswer(values=[
             a.FiltersNoResults(count=f.count, values=[
                 a.FilterValue(attribute=at, operator=o, value=v) for at, o, v in f.refinements])
             for f in found])
 
 
-class AnalyticsStatus(AnalyticsReading):
-    """``GET /2/status`` (null before the first search)."""
+class AnalyticsStatus(AnalyticsReading[a.StatusAnswer]):
+    """``GET /2/status`` (null before the first search): no period to read."""
 
     async def __call__(self, request: AnalyticsRequest,
                        access: Access = FULL_ACCESS) -> a.StatusAnswer:
