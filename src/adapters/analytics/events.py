@@ -246,28 +246,39 @@ def _kinds(e: InsightsEvent) -> list[int]:
 _FIRST = ("clicked", "converted", "carted", "purchased")
 
 
-def _apply(sums: _Sums, e: InsightsEvent, s: Search) -> None:
-    key = (s.handle, s.day, s.query, s.tags)
+def _counts(e: InsightsEvent, state: list[int]) -> dict[str, float]:
+    """The counters ``e`` adds to a search's or an object's rollups, given ``state`` (its
+    events so far, updated): one event of its kinds, and the first of each."""
     counts: dict[str, float] = {}
     for kind in _kinds(e):
         counts[EVENT_STATE[kind]] = 1
-        if s.state[kind] == 0:
+        if state[kind] == 0:
             counts[_FIRST[kind]] = 1
-            if kind == 0:
-                counts["unclicked"] = -1
-                counts["unclicked_hits_sum"] = -s.nb_hits
-        s.state[kind] += 1
-        s.changed = True
+        state[kind] += 1
+    return counts
+
+
+def _purchase(sums: _Sums, e: InsightsEvent, s: Search, hit: str,
+              revenue: float | None) -> None:
+    if e.subtype == "purchase" and revenue is not None and e.currency:
+        sums.add("analytics_revenue_days", (s.handle, s.day, s.query, hit, s.tags, e.currency),
+                 revenue=revenue)
+
+
+def _apply(sums: _Sums, e: InsightsEvent, s: Search) -> None:
+    counts = _counts(e, s.state)
+    s.changed = s.changed or bool(counts)
+    if "clicked" in counts:
+        counts["unclicked"] = -1
+        counts["unclicked_hits_sum"] = -s.nb_hits
     if e.type == "click" and e.query_id == s.query_id:
         counts["position_sum"] = sum(e.positions)
         counts["positions"] = len(e.positions)
         for p in e.positions:
             name = f"range{click_range(p)}"
             counts[name] = counts.get(name, 0) + 1
-    if e.subtype == "purchase" and e.revenue is not None and e.currency:
-        sums.add("analytics_revenue_days", (s.handle, s.day, s.query, "", s.tags, e.currency),
-                 revenue=e.revenue)
-    sums.add("analytics_query_days", key, **counts)
+    _purchase(sums, e, s, "", e.revenue)
+    sums.add("analytics_query_days", (s.handle, s.day, s.query, s.tags), **counts)
     daily = {name: n for name, n in counts.items() if name in _PLACES["analytics_days"]}
     if daily:
         sums.add("analytics_days", (s.handle, s.day, s.tags), **daily)
@@ -281,13 +292,5 @@ def _object_revenue(e: InsightsEvent, i: int) -> float | None:
 
 def _apply_hit(sums: _Sums, e: InsightsEvent, s: Search, hit: str, state: list[int],
                revenue: float | None) -> None:
-    counts: dict[str, float] = {}
-    for kind in _kinds(e):
-        counts[EVENT_STATE[kind]] = 1
-        if state[kind] == 0:
-            counts[_FIRST[kind]] = 1
-        state[kind] += 1
-    sums.add("analytics_object_days", (s.handle, s.day, hit, s.tags), **counts)
-    if e.subtype == "purchase" and revenue is not None and e.currency:
-        sums.add("analytics_revenue_days", (s.handle, s.day, s.query, hit, s.tags,
-                                            e.currency), revenue=revenue)
+    sums.add("analytics_object_days", (s.handle, s.day, hit, s.tags), **_counts(e, state))
+    _purchase(sums, e, s, hit, revenue)

@@ -32,7 +32,6 @@ from searchport.domain.analytics.reports import (
 from searchport.domain.analytics.segments import EVERY_SEARCH, Segment
 
 _refinements = msgspec.json.Decoder(list[tuple[str, str, str]])
-_SPANNED_KEYS = {"analytics_query_days": "query", "analytics_object_days": "hit"}
 _BUILT_BETWEEN = f"SELECT span, day FROM {BLOCKS} WHERE day BETWEEN ? AND ?"
 
 
@@ -45,7 +44,7 @@ class Scope:
     def __init__(self, d: Dialect, handle: str, start: date, end: date,
                  segment: Segment = EVERY_SEARCH, search: str | None = None,
                  alias: str = "q", sets: Sequence[Any] | None = None) -> None:
-        self.d, self.handle, self.start, self.end = d, handle, start, end
+        self.handle, self.start, self.end = handle, start, end
         self.segment, self.search = segment, search
         where: list[str] = []
         params: Params = []
@@ -66,27 +65,17 @@ class Scope:
         self.params = [handle, d.day(start), d.day(end), *params]
 
 
-# the figures of a set of tracked searches, summed over rollup rows ``q``
-_EVENT_FIGURES = ("sum(q.tracked), sum(q.clicked), sum(q.clicks), sum(q.converted), "
-                  "sum(q.conversions), sum(q.carted), sum(q.carts), sum(q.purchased), "
-                  "sum(q.purchases), sum(q.position_sum), sum(q.positions), "
-                  + ", ".join(f"sum(q.range{i})" for i in range(12)))
-_HIT_FIGURES = ("sum(q.tracked), sum(q.clicked), sum(q.clicks), sum(q.converted), "
-                "sum(q.conversions), sum(q.carted), sum(q.carts), sum(q.purchased), "
-                "sum(q.purchases)")
+# the figures of a set of tracked searches (of objects shown), summed over rollup rows ``q``
+_HIT_FIGURES = ", ".join(f"sum(q.{c})" for c in HIT_COUNTERS[1:])
+_EVENT_FIGURES = ", ".join((_HIT_FIGURES, *(
+    f"sum(q.{c})" for c in QUERY_COUNTERS[QUERY_COUNTERS.index("position_sum"):])))
+_COUNTS = ("tracked", "clicked", "clicks", "converted", "conversions", "carted",
+           "add_to_carts", "purchased", "purchases", "positions", "clicked_positions")
 
 
 def _counts(row: Sequence[Any]) -> EventCounts:
     values = [int(v or 0) for v in row]
-    (tracked, clicked, clicks, converted, conversions, carted, carts, purchased,
-     purchases) = values[:9]
-    extra = values[9:]
-    return EventCounts(tracked=tracked, clicked=clicked, clicks=clicks, converted=converted,
-                       conversions=conversions, carted=carted, add_to_carts=carts,
-                       purchased=purchased, purchases=purchases,
-                       positions=extra[0] if extra else 0,
-                       clicked_positions=extra[1] if extra else 0,
-                       ranges=tuple(extra[2:]))
+    return EventCounts(**dict(zip(_COUNTS, values, strict=False)), ranges=tuple(values[11:]))
 
 
 _SEARCH_ORDER = {
@@ -125,7 +114,7 @@ class SqlReads:
         d = self.dialect
         pieces: list[tuple[date, int]] = []
         ranges = [(scope.start, scope.end)]
-        table, kind, _, summed = totals.KINDS[days]
+        table, kind, own, summed = totals.KINDS[days]
         if set(counters) <= set(summed) and scope.end > scope.start:
             found = await self._rows(totals.DAYS_BETWEEN,
                                      [kind, d.day(totals.chain_start(scope.start)),
@@ -149,7 +138,7 @@ class SqlReads:
             return days, scope.where + more, [*scope.params, *only_params]
         inner = await self._in_sets(scope, "r")
         more += "".join(f" AND {f}" for f in inner.filters)
-        key = f"r.{_SPANNED_KEYS[days]}"
+        key = f"r.{own}"
         columns = ", ".join((key, *(f"r.{c}" for c in counters)))
         parts, params = [], []
         for day, sign in pieces:

@@ -222,16 +222,12 @@ def _event_time(event: _Event, now: float, fail: Fail) -> float:
 
 def _amount(value: object) -> float | None:
     """A number, or a number written as text (Insights takes both); else None."""
-    if isinstance(value, bool):
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
         return None
-    if isinstance(value, int | float):
+    try:
         return float(value)
-    if isinstance(value, str):
-        try:
-            return float(value)
-        except ValueError:
-            return None
-    return None
+    except ValueError:
+        return None
 
 
 def _object_revenues(event: _Event) -> tuple[float | None, ...]:
@@ -245,8 +241,7 @@ def _object_revenues(event: _Event) -> tuple[float | None, ...]:
     return tuple(found) if any(v is not None for v in found) else ()
 
 
-def _object_query_ids(event: _Event, fail: Fail
-                      ) -> tuple[str, ...]:
+def _object_query_ids(event: _Event, fail: Fail) -> tuple[str, ...]:
     found = []
     for i, data in enumerate(event.object_data or ()):
         query_id = data.get("queryID")
