@@ -183,14 +183,19 @@ class SqlReads:
                search: str | None = None, alias: str = "q") -> Scope:
         return Scope(self.dialect, handle, start, end, segment, search, alias)
 
+    async def _per_day(self, table: str, columns: str, scope: Scope, more: str = "",
+                       by: str = "") -> list[tuple[Any, ...]]:
+        """The day, then ``columns``, of the rows of ``table`` that ``scope`` counts, per
+        day (and ``by``), in that order."""
+        rows = await self._rows(f"SELECT q.day, {columns} FROM {table} q WHERE {scope.where}"
+                                f"{more} GROUP BY q.day{by} ORDER BY q.day{by}", scope.params)
+        return [(self.dialect.read_day(day), *map(int, rest)) for day, *rest in rows]
+
     async def searches_by_day(self, handle: str, start: date, end: date, *,
                               segment: Segment = EVERY_SEARCH) -> list[DayCount]:
-        scope = self._scope(handle, start, end, segment)
-        rows = await self._rows(
-            "SELECT q.day, sum(q.searches), sum(q.no_results) FROM analytics_days q "
-            f"WHERE {scope.where} GROUP BY q.day ORDER BY q.day", scope.params)
-        return [DayCount(self.dialect.read_day(day), int(count), int(none))
-                for day, count, none in rows]
+        return [DayCount(*row) for row in await self._per_day(
+            "analytics_days", "sum(q.searches), sum(q.no_results)",
+            self._scope(handle, start, end, segment))]
 
     async def users(self, handle: str, start: date, end: date, *,
                     segment: Segment = EVERY_SEARCH) -> tuple[int, list[DayUsers]]:
@@ -233,34 +238,26 @@ class SqlReads:
             "LIMIT ?", [*params, min_count, limit])
         return [PopularQuery(q, int(n), int(hits)) for q, n, hits in rows]
 
-    async def _events_by_day(self, scope: Scope, kind: str) -> list[DayClicks]:
-        d = self.dialect
-        done, total = ("clicked", "clicks") if kind == "click" else ("converted",
-                                                                       "conversions")
-        rows = await self._rows(
-            f"SELECT q.day, sum(q.tracked), sum(q.{done}), sum(q.{total}) "
-            f"FROM analytics_days q WHERE {scope.where} AND q.tracked > 0 "
-            "GROUP BY q.day ORDER BY q.day", scope.params)
-        return [DayClicks(d.read_day(day), int(t), int(n), int(c)) for day, t, n, c in rows]
+    async def _tracked_by_day(self, scope: Scope, done: str, events: str) -> list[DayClicks]:
+        return [DayClicks(*row) for row in await self._per_day(
+            "analytics_days", f"sum(q.tracked), sum(q.{done}), sum(q.{events})", scope,
+            " AND q.tracked > 0")]
 
     async def clicks_by_day(self, handle: str, start: date, end: date, *,
                             segment: Segment = EVERY_SEARCH) -> list[DayClicks]:
-        return await self._events_by_day(self._scope(handle, start, end, segment), "click")
+        return await self._tracked_by_day(self._scope(handle, start, end, segment),
+                                          "clicked", "clicks")
 
     async def conversions_by_day(self, handle: str, start: date, end: date, *,
                                  segment: Segment = EVERY_SEARCH) -> list[DayClicks]:
-        return await self._events_by_day(self._scope(handle, start, end, segment),
-                                         "conversion")
+        return await self._tracked_by_day(self._scope(handle, start, end, segment),
+                                          "converted", "conversions")
 
     async def click_positions(self, handle: str, start: date, end: date, *,
                               segment: Segment = EVERY_SEARCH) -> list[DayPosition]:
-        d = self.dialect
-        scope = self._scope(handle, start, end, segment)
-        rows = await self._rows(
-            "SELECT q.day, q.position, sum(q.clicks) FROM analytics_click_days q "
-            f"WHERE {scope.where} GROUP BY q.day, q.position ORDER BY q.day, q.position",
-            scope.params)
-        return [DayPosition(d.read_day(day), int(p), int(n)) for day, p, n in rows]
+        return [DayPosition(*row) for row in await self._per_day(
+            "analytics_click_days", "q.position, sum(q.clicks)",
+            self._scope(handle, start, end, segment), by=", q.position")]
 
     async def search_stats(self, handle: str, start: date, end: date, *, limit: int,
                            offset: int = 0, segment: Segment = EVERY_SEARCH,

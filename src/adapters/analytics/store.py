@@ -30,8 +30,8 @@ INSERT_SALT = ("INSERT INTO analytics_day_salts (day, salt) VALUES (?, ?) "
                "ON CONFLICT (day) DO NOTHING")
 FORGET_SALTS = "DELETE FROM analytics_day_salts WHERE day < ?"
 READ_SALT = "SELECT salt FROM analytics_day_salts WHERE day = ?"
-PURGE_LOG = ("DELETE FROM analytics_searches WHERE day < ?",
-             "DELETE FROM analytics_events WHERE day < ?")
+PURGE_LOG = tuple(f"DELETE FROM {table} WHERE day < ?"
+                  for table in ("analytics_searches", "analytics_events"))
 
 
 @dataclass(frozen=True, kw_only=True)

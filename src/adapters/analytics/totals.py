@@ -23,7 +23,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from searchport.adapters.analytics.dialect import Dialect, adding
-from searchport.adapters.analytics.schema import TOTAL_COUNTERS, block_start
+from searchport.adapters.analytics.schema import HIT_COUNTERS, TOTAL_COUNTERS, block_start
 
 Statement = tuple[str, list[Any]]
 CHAIN = 32  # days per chain of running totals
@@ -34,8 +34,7 @@ HITS_BUILT = "analytics_query_hits_built"
 KINDS = {"analytics_query_days": ("analytics_query_totals", "query", "query",
                                   TOTAL_COUNTERS),
          "analytics_object_days": ("analytics_object_totals", "object", "hit", ("count",))}
-HIT_FIGURES = ("clicked", "clicks", "converted", "conversions", "carted", "carts",
-               "purchased", "purchases")
+HIT_FIGURES = HIT_COUNTERS[2:]  # what the events did to the objects shown
 DAYS_OF_TOTALS = f"SELECT kind, day FROM {TOTALS_BUILT}"
 # a kind's days added up in a period, with their rows: ``kind``, first day, last day
 DAYS_BETWEEN = (f"SELECT day, total_rows, day_rows FROM {TOTALS_BUILT} "

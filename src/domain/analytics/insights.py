@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 import msgspec
 
+from searchport.domain.analytics.records import USER_TOKEN
 from searchport.domain.errors import Forbidden, Unprocessable
 
 MAX_EVENTS = 1000
@@ -28,7 +29,6 @@ _KEPT: dict[str, EventType] = {"click": "click", "conversion": "conversion", "vi
 _SUBTYPES = ("addToCart", "purchase")
 
 _EVENT_NAME = re.compile(r"[\x20-\x7E]{1,64}")
-_USER_TOKEN = re.compile(r"[a-zA-Z0-9_=/+-]{1,129}")
 _QUERY_ID = re.compile(r"[0-9a-f]{32}|message_[!-~]+")
 _OBJECT_QUERY_ID = re.compile(r"[0-9a-f]{32}")
 
@@ -189,7 +189,7 @@ def _check_user_tokens(event: _Event, fail: Fail) -> None:
                          ("authenticatedUserToken", event.authenticated_user_token)):
         if token is None and field == "userToken":
             raise fail(field, "The userToken field is required")
-        if token is not None and not _USER_TOKEN.fullmatch(token):
+        if token is not None and not USER_TOKEN.fullmatch(token):
             raise fail(field, f"{field[0].upper()}{field[1:]} must contain only "
                               "alphanumeric, equal, plus, slash, hyphen, or underscore "
                               "characters, and be between 1 and 129 characters long")
