@@ -113,7 +113,8 @@ class AnalyticsReading(Generic[A]):
                      empty: Callable[[date], Day], answer: Callable[..., A],
                      daily: Callable[..., Any], figures: Callable[..., dict[str, Any]]) -> A:
         """A report of the period and of each of its days: ``figures`` of the store's
-        counts per day (``read``; ``empty(day)`` for a day it left out), and of their sums."""
+        counts per day (``read``: the fields after ``day``; ``empty(day)`` for a day it left
+        out), and of their sums."""
         found = {r.day: r for r in await read(p.handle, p.start, p.end, segment=p.segment)}
         days = [found.get(day) or empty(day) for day in p.days()]
         counts = [msgspec.structs.astuple(d)[1:] for d in days]
@@ -319,7 +320,6 @@ class TopHits(AnalyticsReading[Hits]):
 
 # the filters reports count the refinements the log keeps (``refinements.py``: an attribute,
 # an operator and a value), each once per search
-
 class TopFilterAttributes(AnalyticsReading[a.TopFilterAttributesAnswer]):
     """``GET /2/filters``."""
 
