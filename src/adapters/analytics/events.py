@@ -9,7 +9,7 @@ conversions...) is kept on its row and per object (``analytics_hit_events``), so
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from datetime import date
 from typing import Any
 
@@ -45,15 +45,19 @@ BATCH_EARLY = ("DELETE FROM analytics_early_events WHERE name IN "
                f"RETURNING id, name, {EVENT_FIELDS}")
 
 
-def lookup_searches(count: int) -> str:
-    return ("SELECT query_id, handle, day, query, tags, nb_hits, hits, clicks, conversions, "
-            "carts, purchases FROM analytics_searches "
-            f"WHERE query_id IN ({marks(count)}) ORDER BY query_id")
+SEARCHES = ("SELECT query_id, handle, day, query, tags, nb_hits, hits, clicks, conversions, "
+            "carts, purchases FROM analytics_searches WHERE query_id IN ({}) ORDER BY query_id")
+HIT_STATES = ("SELECT query_id, hit, clicks, conversions, carts, purchases "
+              "FROM analytics_hit_events WHERE query_id IN ({})")
 
 
-def lookup_hit_states(count: int) -> str:
-    return ("SELECT query_id, hit, clicks, conversions, carts, purchases "
-            f"FROM analytics_hit_events WHERE query_id IN ({marks(count)})")
+async def _named(tx: Transaction, statement: str, names: Sequence[str]) -> list[Any]:
+    """The rows of ``statement`` for ``names`` (its ``{}``), 500 names a statement."""
+    found: list[Any] = []
+    for start in range(0, len(names), 500):
+        part = names[start:start + 500]
+        found += await tx.rows(statement.format(marks(len(part))), part)
+    return found
 
 
 async def apply_events(tx: Transaction, d: Dialect, events: Sequence[InsightsEvent], *,
@@ -61,14 +65,10 @@ async def apply_events(tx: Transaction, d: Dialect, events: Sequence[InsightsEve
     """Inside a transaction: ``events`` written as ``plan_events`` says, the rows of the
     searches they name locked until it ends on a database several instances share."""
     names = sorted({q for e in events for q in named(e)} if early is None else set(early))
-    rows: list[tuple[Any, ...]] = []
-    for part in chunks(names):
-        rows += await tx.rows(lookup_searches(len(part)) + d.lock_rows, part)
-    searches = {row[0]: Search(row, d) for row in rows}
-    states: list[tuple[Any, ...]] = []
-    for part in chunks(sorted(searches)):
-        states += await tx.rows(lookup_hit_states(len(part)), part)
-    hit_states = {(q, hit): [int(v) for v in state] for q, hit, *state in states}
+    searches = {row[0]: Search(row, d)
+                for row in await _named(tx, SEARCHES + d.lock_rows, names)}
+    hit_states = {(q, hit): [int(v) for v in state]
+                  for q, hit, *state in await _named(tx, HIT_STATES, sorted(searches))}
     for statement, step_rows in plan_events(d, events, searches, hit_states, early=early,
                                             today=utc_day(time.time())):
         if step_rows:
@@ -82,11 +82,6 @@ async def apply_early(tx: Transaction, d: Dialect) -> None:
     if found:
         await apply_events(tx, d, [event_of(row[2:]) for row in found],
                            early=[row[1] for row in found])
-
-
-def chunks(items: Sequence[Any], size: int = 500) -> Iterable[Sequence[Any]]:
-    for start in range(0, len(items), size):
-        yield items[start:start + size]
 
 
 def _list(value: Any) -> list[Any]:
