@@ -29,7 +29,6 @@ from searchport.adapters.observed import EngineObserver, ObservedCache, TimedEng
 from searchport.adapters.rate_limit.memory import MemoryRateLimitStore
 from searchport.adapters.resources import EngineResources
 from searchport.adapters.semantic import create as create_embedder
-from searchport.domain.analytics.reading import AnalyticsReading
 from searchport.domain.analytics.recorder import AnalyticsRecorder
 from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.config import CacheKind, Config, ConfigError, IndexConfig
@@ -41,14 +40,29 @@ from searchport.domain.rules.search import FacetValueCache
 from searchport.domain.semantic import QueryMeanings
 from searchport.domain.suggestions.refresher import SuggestionsRefresher
 from searchport.domain.usecases.algolia_search import AlgoliaSearch
-from searchport.domain.usecases.analytics_status import AnalyticsStatus
+from searchport.domain.usecases.analytics import (
+    AnalyticsReading,
+    AnalyticsStatus,
+    AverageClickPosition,
+    ClickPositions,
+    ClickThroughRate,
+    ConversionRate,
+    NoClickRate,
+    NoResultsRate,
+    SearchesCount,
+    SearchesNoClicks,
+    SearchesNoResults,
+    SendEvents,
+    TopFilterAttributes,
+    TopFilterForAttribute,
+    TopFiltersNoResults,
+    TopHits,
+    TopSearches,
+    UsersCount,
+)
 from searchport.domain.usecases.autocomplete import Autocomplete
-from searchport.domain.usecases.average_click_position import AverageClickPosition
 from searchport.domain.usecases.build_suggestions import BuildSuggestions
 from searchport.domain.usecases.clear_cache import ClearCache
-from searchport.domain.usecases.click_positions import ClickPositions
-from searchport.domain.usecases.click_through_rate import ClickThroughRate
-from searchport.domain.usecases.conversion_rate import ConversionRate
 from searchport.domain.usecases.describe_fields import DescribeFields
 from searchport.domain.usecases.facet_search import FacetSearch
 from searchport.domain.usecases.get_document import GetDocument
@@ -56,23 +70,9 @@ from searchport.domain.usecases.get_mapping import GetMapping
 from searchport.domain.usecases.get_rule import GetRule
 from searchport.domain.usecases.health import Health
 from searchport.domain.usecases.list_indexes import ListIndexes
-from searchport.domain.usecases.no_click_rate import NoClickRate
-from searchport.domain.usecases.no_results_rate import NoResultsRate
 from searchport.domain.usecases.raw_query import RawQuery
 from searchport.domain.usecases.search import Search
 from searchport.domain.usecases.search_rules import SearchRules
-from searchport.domain.usecases.searches_count import SearchesCount
-from searchport.domain.usecases.searches_no_clicks import SearchesNoClicks
-from searchport.domain.usecases.searches_no_results import SearchesNoResults
-from searchport.domain.usecases.send_events import SendEvents
-from searchport.domain.usecases.top_filters import (
-    TopFilterAttributes,
-    TopFilterForAttribute,
-    TopFiltersNoResults,
-)
-from searchport.domain.usecases.top_hits import TopHits
-from searchport.domain.usecases.top_searches import TopSearches
-from searchport.domain.usecases.users_count import UsersCount
 from searchport.entrypoints.algolia.suggestions import SuggestionSearch
 from searchport.entrypoints.controllers.ui_routes import UI_PATH
 from searchport.entrypoints.controllers.use_cases import UseCases
@@ -235,7 +235,7 @@ def build_recorder(config: Config, store: AnalyticsStore) -> AnalyticsRecorder:
 
 
 # the Analytics API (v2): route -> its use case, each over the catalog and the store
-ANALYTICS_REPORTS: dict[str, type[AnalyticsReading]] = {
+ANALYTICS_REPORTS: dict[str, type[AnalyticsReading[Any]]] = {
     "/2/searches": TopSearches,
     "/2/searches/count": SearchesCount,
     "/2/searches/noResults": SearchesNoResults,

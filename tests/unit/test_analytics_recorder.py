@@ -19,7 +19,7 @@ from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.config import IndexConfig
 from searchport.domain.errors import AnalyticsUnavailable, Forbidden
 from searchport.domain.responses import AutocompleteResponse
-from searchport.domain.usecases.send_events import SendEvents
+from searchport.domain.usecases.analytics import SendEvents
 from tests.fakes import FakeAnalyticsStore, FakeEngine
 
 pytestmark = pytest.mark.anyio

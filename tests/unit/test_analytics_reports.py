@@ -18,17 +18,19 @@ from searchport.domain.analytics.records import Refinement, SearchRecord
 from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.config import IndexConfig
 from searchport.domain.errors import Forbidden, IndexNotFound, InvalidRequest
-from searchport.domain.usecases.analytics_status import AnalyticsStatus
-from searchport.domain.usecases.average_click_position import AverageClickPosition
-from searchport.domain.usecases.click_positions import ClickPositions
-from searchport.domain.usecases.click_through_rate import ClickThroughRate
-from searchport.domain.usecases.conversion_rate import ConversionRate
-from searchport.domain.usecases.no_click_rate import NoClickRate
-from searchport.domain.usecases.no_results_rate import NoResultsRate
-from searchport.domain.usecases.searches_count import SearchesCount
-from searchport.domain.usecases.searches_no_clicks import SearchesNoClicks
-from searchport.domain.usecases.searches_no_results import SearchesNoResults
-from searchport.domain.usecases.users_count import UsersCount
+from searchport.domain.usecases.analytics import (
+    AnalyticsStatus,
+    AverageClickPosition,
+    ClickPositions,
+    ClickThroughRate,
+    ConversionRate,
+    NoClickRate,
+    NoResultsRate,
+    SearchesCount,
+    SearchesNoClicks,
+    SearchesNoResults,
+    UsersCount,
+)
 from tests.fakes import FakeAnalyticsStore, FakeEngine
 from tests.specs.checker import check
 

@@ -1,11 +1,6 @@
-"""What SQLite and PostgreSQL spell differently in the query log's statements, and how a
-transaction runs them.
-
-Every statement is written once with ``?`` placeholders; a ``Dialect`` says how parameters
-are written, how a day and a JSON value are passed and read back, how a set of tags is
-matched and how text is ordered. A ``Transaction`` runs statements on one store's
-connection (each store makes its own), so that every write is written once for both.
-"""
+"""What SQLite and PostgreSQL spell differently in the query log's statements (written
+once, with ``?`` placeholders), the pieces of SQL the statements share, and the
+``Transaction`` a store runs them in."""
 
 from __future__ import annotations
 
@@ -16,6 +11,7 @@ from typing import Any, Protocol
 import msgspec
 
 from searchport.domain.analytics.records import utc_day
+from searchport.domain.analytics.segments import Segment
 
 Params = list[Any]
 _json = msgspec.json.Encoder()
@@ -23,6 +19,26 @@ _json = msgspec.json.Encoder()
 
 def json_text(value: object) -> str:
     return _json.encode(value).decode("utf-8")
+
+
+def marks(count: int) -> str:
+    return ", ".join("?" * count)
+
+
+def insert(table: str, columns: Sequence[str]) -> str:
+    return f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks(len(columns))})"
+
+
+def adding(table: str, keys: Sequence[str], counters: Sequence[str]) -> str:
+    """The ``ON CONFLICT`` clause adding an inserted row's ``counters`` to those of the row
+    of ``table`` with the same ``keys``."""
+    return (f"ON CONFLICT ({', '.join(keys)}) DO UPDATE SET "
+            + ", ".join(f"{c} = {table}.{c} + excluded.{c}" for c in counters))
+
+
+def first_columns(count: int) -> str:
+    """``1, 2, ...``: the first ``count`` columns of a SELECT, for a GROUP or ORDER BY."""
+    return ", ".join(str(i + 1) for i in range(count))
 
 
 class Dialect:
@@ -66,6 +82,20 @@ class Dialect:
         (``alias.value ->> 0``: the first item of an element that is an array)."""
         return f"json_each({column}) AS {alias}"
 
+    def segment(self, column: str, segment: Segment) -> tuple[str, Params]:
+        """A condition: the JSON array ``column`` holds every tag of one of the
+        alternatives of ``segment``."""
+        alternatives, params = [], []
+        for tags in segment:
+            sql, more = self.has_tags(column, tags)
+            alternatives.append(sql)
+            params.extend(more)
+        return "(" + " OR ".join(alternatives) + ")", params
+
+    def stored(self, tags: Any) -> Any:
+        """A set of tags as the database gave it, as a parameter compared with the column."""
+        return tags if isinstance(tags, str) else self.json(tags)
+
     def has_tags(self, column: str, tags: Sequence[str]) -> tuple[str, Params]:
         """A condition: the JSON array ``column`` holds every one of ``tags``."""
         one = f"EXISTS (SELECT 1 FROM json_each({column}) AS tg WHERE tg.value = ?)"
@@ -79,10 +109,6 @@ class Dialect:
         """The first day of the block of ``span`` days (from 1970-01-01) holding the day
         ``column``, as a day."""
         return f"date({column}, '-' || ({self.epoch_day(column)} % {span}) || ' days')"
-
-    def or_bits(self, column: str) -> str:
-        """The aggregate OR of the integers ``column`` (PostgreSQL; SQLite adds again)."""
-        return f"bit_or({column})"
 
 
 class SqliteDialect(Dialect):

@@ -1,28 +1,21 @@
 """The Insights events in the query log: kept, and what they did added to the rollups of
-the searches they name.
-
-An event counts once its search is in the log: writing events looks their searches up and
-adds to the search's rows (``plan_events``). An event naming a search not yet in the log (a
-click can reach another instance's database first, or this one's before its search's
-batch) is also kept in ``analytics_early_events``, once per such search, whether it names
-it by its ``queryID`` or (a conversion) per object; a batch of searches looks up the early
-events naming them, applies each to its search, and forgets them (``apply_early``). The
-positions of an early click are counted when it arrives, under no ``analyticsTags`` (its
-search unknown), and moved to its search's tags when that search is written. What a search
-has had (clicks, conversions...) is kept on its row and per object
-(``analytics_hit_events``), so that "searches with at least one click" counts each once.
+the searches they name (``plan_events``). An event naming a search not yet in the log is
+also kept in ``analytics_early_events`` until the batch writing that search applies it
+(``apply_early``; docs/analytics.md, "Storage"). What a search has had (clicks,
+conversions...) is kept on its row and per object (``analytics_hit_events``), so that
+"searches with at least one click" counts each once.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from datetime import date
 from typing import Any
 
 import msgspec
 
-from searchport.adapters.analytics.dialect import Dialect, Transaction
+from searchport.adapters.analytics.dialect import Dialect, Transaction, insert, marks
 from searchport.adapters.analytics.rollups import BATCH, DAILY, JSON_KEYS, UPSERTS, invalidate
 from searchport.domain.analytics.insights import InsightsEvent
 from searchport.domain.analytics.records import utc_day
@@ -33,8 +26,7 @@ Step = tuple[str, list[tuple[Any, ...]]]  # one statement, the rows it runs with
 EVENT_COLUMNS = ("at", "day", "handle", "type", "subtype", "name", "user_token",
                  "authenticated_user_token", "object_ids", "positions", "query_id",
                  "filters", "object_query_ids", "revenue", "currency", "object_revenues")
-INSERT_EVENT = (f"INSERT INTO analytics_events ({', '.join(EVENT_COLUMNS)}) "
-                f"VALUES ({', '.join('?' * len(EVENT_COLUMNS))})")
+INSERT_EVENT = insert("analytics_events", EVENT_COLUMNS)
 EVENT_STATE = ("clicks", "conversions", "carts", "purchases")
 SET_STATE = ("UPDATE analytics_searches SET clicks = ?, conversions = ?, carts = ?, "
              "purchases = ? WHERE query_id = ?")
@@ -46,40 +38,37 @@ EVENT_FIELDS = ("at, handle, type, subtype, object_ids, positions, query_id, "
                 "object_query_ids, revenue, currency, object_revenues")
 EARLY_COLUMNS = ("name", "at", "day", "handle", "type", "subtype", "object_ids", "positions",
                  "query_id", "object_query_ids", "revenue", "currency", "object_revenues")
-INSERT_EARLY = (f"INSERT INTO analytics_early_events ({', '.join(EARLY_COLUMNS)}) "
-                f"VALUES ({', '.join('?' * len(EARLY_COLUMNS))})")
-# the early events naming the batch's searches (they arrived first), forgotten as they are
-# read
+INSERT_EARLY = insert("analytics_early_events", EARLY_COLUMNS)
+# the early events naming the batch's searches, forgotten as they are read
 BATCH_EARLY = ("DELETE FROM analytics_early_events WHERE name IN "
                f"(SELECT query_id FROM {BATCH} WHERE query_id IS NOT NULL) "
                f"RETURNING id, name, {EVENT_FIELDS}")
 
 
-def lookup_searches(count: int) -> str:
-    return ("SELECT query_id, handle, day, query, tags, nb_hits, hits, clicks, conversions, "
-            "carts, purchases FROM analytics_searches "
-            f"WHERE query_id IN ({', '.join('?' * count)}) ORDER BY query_id")
+SEARCHES = ("SELECT query_id, handle, day, query, tags, nb_hits, hits, clicks, conversions, "
+            "carts, purchases FROM analytics_searches WHERE query_id IN ({}) ORDER BY query_id")
+HIT_STATES = ("SELECT query_id, hit, clicks, conversions, carts, purchases "
+              "FROM analytics_hit_events WHERE query_id IN ({})")
 
 
-def lookup_hit_states(count: int) -> str:
-    return ("SELECT query_id, hit, clicks, conversions, carts, purchases "
-            f"FROM analytics_hit_events WHERE query_id IN ({', '.join('?' * count)})")
+async def _named(tx: Transaction, statement: str, names: Sequence[str]) -> list[Any]:
+    """The rows of ``statement`` for ``names`` (its ``{}``), 500 names a statement."""
+    found: list[Any] = []
+    for start in range(0, len(names), 500):
+        part = names[start:start + 500]
+        found += await tx.rows(statement.format(marks(len(part))), part)
+    return found
 
 
 async def apply_events(tx: Transaction, d: Dialect, events: Sequence[InsightsEvent], *,
                        early: Sequence[str] | None = None) -> None:
-    """Inside a transaction: ``events`` (kept unless ``early``: as ``plan_events`` says)
-    added to the rollups of the searches they name, whose rows stay locked until it ends
-    on a database several instances share."""
+    """Inside a transaction: ``events`` written as ``plan_events`` says, the rows of the
+    searches they name locked until it ends on a database several instances share."""
     names = sorted({q for e in events for q in named(e)} if early is None else set(early))
-    rows: list[tuple[Any, ...]] = []
-    for part in chunks(names):
-        rows += await tx.rows(lookup_searches(len(part)) + d.lock_rows, part)
-    searches = {row[0]: Search(row, d) for row in rows}
-    states: list[tuple[Any, ...]] = []
-    for part in chunks(sorted(searches)):
-        states += await tx.rows(lookup_hit_states(len(part)), part)
-    hit_states = {(q, hit): [int(v) for v in state] for q, hit, *state in states}
+    searches = {row[0]: Search(row, d)
+                for row in await _named(tx, SEARCHES + d.lock_rows, names)}
+    hit_states = {(q, hit): [int(v) for v in state]
+                  for q, hit, *state in await _named(tx, HIT_STATES, sorted(searches))}
     for statement, step_rows in plan_events(d, events, searches, hit_states, early=early,
                                             today=utc_day(time.time())):
         if step_rows:
@@ -87,17 +76,12 @@ async def apply_events(tx: Transaction, d: Dialect, events: Sequence[InsightsEve
 
 
 async def apply_early(tx: Transaction, d: Dialect) -> None:
-    """Inside the transaction writing a batch of searches (in ``BATCH``): the early events
-    naming them applied, in the order they came, and forgotten."""
+    """Inside the transaction writing the searches of ``BATCH``: the early events naming
+    them applied, in the order they came, and forgotten."""
     found = sorted(await tx.rows(BATCH_EARLY), key=lambda row: int(row[0]))
     if found:
         await apply_events(tx, d, [event_of(row[2:]) for row in found],
                            early=[row[1] for row in found])
-
-
-def chunks(items: Sequence[Any], size: int = 500) -> Iterable[Sequence[Any]]:
-    for start in range(0, len(items), size):
-        yield items[start:start + size]
 
 
 def _list(value: Any) -> list[Any]:
@@ -198,10 +182,9 @@ def plan_events(d: Dialect, events: Sequence[InsightsEvent], searches: dict[str,
                 early: Sequence[str] | None = None, today: date) -> list[Step]:
     """``events`` written, and what they did added to the rollups of the ``searches`` they
     name (``hit_states``: what each object of a search has had so far); those naming a
-    search not in ``searches`` kept as early events too. Given ``early`` (the name of each
-    event: early events, already kept, now applied to the one search each waited for),
-    nothing is written but what they add. The blocks of days holding the searches added to
-    are forgotten as added up (``invalidate``)."""
+    search not in ``searches`` kept as early events too. Given ``early`` (early events,
+    already kept: the search each waited for), only what they add is written. The blocks
+    of days holding the searches added to are forgotten as added up (``invalidate``)."""
     sums = _Sums()
     touched: dict[tuple[str, str], Search] = {}
     waiting: list[tuple[str, InsightsEvent]] = []
@@ -258,28 +241,39 @@ def _kinds(e: InsightsEvent) -> list[int]:
 _FIRST = ("clicked", "converted", "carted", "purchased")
 
 
-def _apply(sums: _Sums, e: InsightsEvent, s: Search) -> None:
-    key = (s.handle, s.day, s.query, s.tags)
+def _counts(e: InsightsEvent, state: list[int]) -> dict[str, float]:
+    """The counters ``e`` adds to a search's or an object's rollups, given ``state`` (its
+    events so far, updated): one event of its kinds, and the first of each."""
     counts: dict[str, float] = {}
     for kind in _kinds(e):
         counts[EVENT_STATE[kind]] = 1
-        if s.state[kind] == 0:
+        if state[kind] == 0:
             counts[_FIRST[kind]] = 1
-            if kind == 0:
-                counts["unclicked"] = -1
-                counts["unclicked_hits_sum"] = -s.nb_hits
-        s.state[kind] += 1
-        s.changed = True
+        state[kind] += 1
+    return counts
+
+
+def _purchase(sums: _Sums, e: InsightsEvent, s: Search, hit: str,
+              revenue: float | None) -> None:
+    if e.subtype == "purchase" and revenue is not None and e.currency:
+        sums.add("analytics_revenue_days", (s.handle, s.day, s.query, hit, s.tags, e.currency),
+                 revenue=revenue)
+
+
+def _apply(sums: _Sums, e: InsightsEvent, s: Search) -> None:
+    counts = _counts(e, s.state)
+    s.changed = s.changed or bool(counts)
+    if "clicked" in counts:
+        counts["unclicked"] = -1
+        counts["unclicked_hits_sum"] = -s.nb_hits
     if e.type == "click" and e.query_id == s.query_id:
         counts["position_sum"] = sum(e.positions)
         counts["positions"] = len(e.positions)
         for p in e.positions:
             name = f"range{click_range(p)}"
             counts[name] = counts.get(name, 0) + 1
-    if e.subtype == "purchase" and e.revenue is not None and e.currency:
-        sums.add("analytics_revenue_days", (s.handle, s.day, s.query, "", s.tags, e.currency),
-                 revenue=e.revenue)
-    sums.add("analytics_query_days", key, **counts)
+    _purchase(sums, e, s, "", e.revenue)
+    sums.add("analytics_query_days", (s.handle, s.day, s.query, s.tags), **counts)
     daily = {name: n for name, n in counts.items() if name in _PLACES["analytics_days"]}
     if daily:
         sums.add("analytics_days", (s.handle, s.day, s.tags), **daily)
@@ -293,13 +287,5 @@ def _object_revenue(e: InsightsEvent, i: int) -> float | None:
 
 def _apply_hit(sums: _Sums, e: InsightsEvent, s: Search, hit: str, state: list[int],
                revenue: float | None) -> None:
-    counts: dict[str, float] = {}
-    for kind in _kinds(e):
-        counts[EVENT_STATE[kind]] = 1
-        if state[kind] == 0:
-            counts[_FIRST[kind]] = 1
-        state[kind] += 1
-    sums.add("analytics_object_days", (s.handle, s.day, hit, s.tags), **counts)
-    if e.subtype == "purchase" and revenue is not None and e.currency:
-        sums.add("analytics_revenue_days", (s.handle, s.day, s.query, hit, s.tags,
-                                            e.currency), revenue=revenue)
+    sums.add("analytics_object_days", (s.handle, s.day, hit, s.tags), **_counts(e, state))
+    _purchase(sums, e, s, hit, revenue)

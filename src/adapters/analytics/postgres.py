@@ -1,11 +1,8 @@
 """The query log in PostgreSQL (psycopg 3, asyncio), shared by every searchport instance
-that names the same database.
-
-One connection per process, opened on first use and again after a failure; calls take
-turns on it. Every call has the store's timeout (``statement_timeout`` on the server and a
-deadline here); a connection that timed out or failed is dropped, which rolls back what it
-was doing. The tables are created under a transaction-scoped advisory lock, so that
-instances starting together create them once.
+that names the same database: one connection per process, opened on first use and again
+after a failure, calls taking turns on it. Every call has the store's timeout
+(``statement_timeout`` on the server and a deadline here); a connection that timed out or
+failed is dropped, which rolls back what it was doing.
 """
 
 from __future__ import annotations

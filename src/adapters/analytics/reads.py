@@ -1,11 +1,7 @@
-"""The reads of the ``AnalyticsStore`` port, written once for SQLite and PostgreSQL.
-
-``SqlReads`` holds every read over two things a store gives: ``_rows`` (one statement's
-rows, written with ``?``) and its ``dialect``. Every read adds up the daily rollups
-(``rollups.py``; the users': ``users.py``); the rankings also their blocks of days and the
-queries' running totals (``_spanned``, ``totals.py``); one query's objects their days added
-up, and the log for the others (``_query_hits``).
-"""
+"""The reads of the ``AnalyticsStore`` port, written once for SQLite and PostgreSQL over
+a store's ``_rows`` and ``dialect``: from the daily rollups (``rollups.py``, ``users.py``);
+the rankings also from the blocks of days and running totals (``_spanned``), one query's
+objects from its objects per day and the log (``_query_hits``)."""
 
 from __future__ import annotations
 
@@ -16,7 +12,7 @@ from typing import Any
 import msgspec
 
 from searchport.adapters.analytics import totals, users
-from searchport.adapters.analytics.dialect import Dialect, Params
+from searchport.adapters.analytics.dialect import Dialect, Params, marks
 from searchport.adapters.analytics.rollups import BLOCKS, SPANNED, SPANS, cover
 from searchport.adapters.analytics.schema import HIT_COUNTERS, QUERY_COUNTERS
 from searchport.domain.analytics.reports import (
@@ -36,21 +32,19 @@ from searchport.domain.analytics.reports import (
 from searchport.domain.analytics.segments import EVERY_SEARCH, Segment
 
 _refinements = msgspec.json.Decoder(list[tuple[str, str, str]])
-_SPANNED_KEYS = {"analytics_query_days": "query", "analytics_object_days": "hit"}
 _BUILT_BETWEEN = f"SELECT span, day FROM {BLOCKS} WHERE day BETWEEN ? AND ?"
 
 
 class Scope:
-    """The searches a read counts: one handle, the days from ``start`` to ``end``, the
-    searches of one ``segment`` (``tags``), of one query (``search``), and how to say it
-    on ``d`` of a table (the log or a rollup) under ``alias``; given ``sets`` (the sets
-    of tags of the period that the segment holds, as the database gave them), the
-    segment is said as one of them, compared whole."""
+    """The searches a read counts (one handle, the days from ``start`` to ``end``, one
+    ``segment``, one query ``search``) as a condition on a table under ``alias``; given
+    ``sets`` (the segment's sets of tags, as the database gave them), the segment is said
+    as one of them, compared whole."""
 
     def __init__(self, d: Dialect, handle: str, start: date, end: date,
                  segment: Segment = EVERY_SEARCH, search: str | None = None,
                  alias: str = "q", sets: Sequence[Any] | None = None) -> None:
-        self.d, self.handle, self.start, self.end = d, handle, start, end
+        self.handle, self.start, self.end = handle, start, end
         self.segment, self.search = segment, search
         where: list[str] = []
         params: Params = []
@@ -58,16 +52,12 @@ class Scope:
             where.append(f"{alias}.query = ?")
             params.append(search)
         if segment and sets is not None:  # the sets of tags in the segment, given
-            where.append(f"{alias}.tags IN ({', '.join('?' * len(sets))})" if sets
-                         else "1 = 0")
+            where.append(f"{alias}.tags IN ({marks(len(sets))})" if sets else "1 = 0")
             params.extend(sets)
         elif segment:
-            alternatives = []
-            for tags in segment:
-                sql, more = d.has_tags(f"{alias}.tags", tags)
-                alternatives.append(sql)
-                params.extend(more)
-            where.append("(" + " OR ".join(alternatives) + ")")
+            sql, more = d.segment(f"{alias}.tags", segment)
+            where.append(sql)
+            params.extend(more)
         # the conditions but the handle's and the days'
         self.filters, self.filter_params = where, params
         self.where = " AND ".join([f"{alias}.handle = ?", f"{alias}.day BETWEEN ? AND ?",
@@ -75,27 +65,17 @@ class Scope:
         self.params = [handle, d.day(start), d.day(end), *params]
 
 
-# the figures of a set of tracked searches, summed over rollup rows ``q``
-_EVENT_FIGURES = ("sum(q.tracked), sum(q.clicked), sum(q.clicks), sum(q.converted), "
-                  "sum(q.conversions), sum(q.carted), sum(q.carts), sum(q.purchased), "
-                  "sum(q.purchases), sum(q.position_sum), sum(q.positions), "
-                  + ", ".join(f"sum(q.range{i})" for i in range(12)))
-_HIT_FIGURES = ("sum(q.tracked), sum(q.clicked), sum(q.clicks), sum(q.converted), "
-                "sum(q.conversions), sum(q.carted), sum(q.carts), sum(q.purchased), "
-                "sum(q.purchases)")
+# the figures of a set of tracked searches (of objects shown), summed over rollup rows ``q``
+_HIT_FIGURES = ", ".join(f"sum(q.{c})" for c in HIT_COUNTERS[1:])
+_EVENT_FIGURES = ", ".join((_HIT_FIGURES, *(
+    f"sum(q.{c})" for c in QUERY_COUNTERS[QUERY_COUNTERS.index("position_sum"):])))
+_COUNTS = ("tracked", "clicked", "clicks", "converted", "conversions", "carted",
+           "add_to_carts", "purchased", "purchases", "positions", "clicked_positions")
 
 
 def _counts(row: Sequence[Any]) -> EventCounts:
     values = [int(v or 0) for v in row]
-    (tracked, clicked, clicks, converted, conversions, carted, carts, purchased,
-     purchases) = values[:9]
-    extra = values[9:]
-    return EventCounts(tracked=tracked, clicked=clicked, clicks=clicks, converted=converted,
-                       conversions=conversions, carted=carted, add_to_carts=carts,
-                       purchased=purchased, purchases=purchases,
-                       positions=extra[0] if extra else 0,
-                       clicked_positions=extra[1] if extra else 0,
-                       ranges=tuple(extra[2:]))
+    return EventCounts(**dict(zip(_COUNTS, values, strict=False)), ranges=tuple(values[11:]))
 
 
 _SEARCH_ORDER = {
@@ -122,22 +102,19 @@ class SqlReads:
     async def _spanned(self, days: str, scope: Scope, counters: Sequence[str],
                        only: str = "", only_params: Sequence[Any] = ()
                        ) -> tuple[str, str, Params]:
-        """For ``scope``'s period: a FROM item (alias ``q``), its WHERE condition and
-        their parameters, giving the rows of the table of days ``days``
-        (``analytics_query_days`` or ``analytics_object_days``) that ``scope`` counts,
-        with their key (``query`` or ``hit``) and ``counters``: the running totals
-        (``totals.py``) where they are added up and read fewer rows, at the last
-        day of each chain's part of the period, less those at the day before it (their
-        counters negated); whole blocks of days from its table of blocks where the period
-        holds them and they were added up (``cover``), days elsewhere. A key may then come
-        with sums of zero (searched before the period only): the caller keeps those with
-        searches (``HAVING``). ``only``: a condition more on the rows (unqualified names,
-        true of a row of totals whenever of the totals before it), with
-        ``only_params``."""
+        """A FROM item (alias ``q``), its WHERE condition and their parameters, giving the
+        rows of the table ``days`` (``analytics_query_days`` or ``analytics_object_days``)
+        that ``scope`` counts, with their key and ``counters``: the running totals where
+        they read fewer rows (those at the day before a chain's part of the period
+        negated), whole blocks of days where added up (``cover``), days elsewhere. A key
+        may come with sums of zero (searched before the period only): the caller keeps
+        those with searches (``HAVING``). ``only``: a condition more on the rows
+        (unqualified names, true of a row of totals whenever of the totals before it),
+        with ``only_params``."""
         d = self.dialect
         pieces: list[tuple[date, int]] = []
         ranges = [(scope.start, scope.end)]
-        table, kind, _, summed = totals.KINDS[days]
+        table, kind, own, summed = totals.KINDS[days]
         if set(counters) <= set(summed) and scope.end > scope.start:
             found = await self._rows(totals.DAYS_BETWEEN,
                                      [kind, d.day(totals.chain_start(scope.start)),
@@ -161,7 +138,7 @@ class SqlReads:
             return days, scope.where + more, [*scope.params, *only_params]
         inner = await self._in_sets(scope, "r")
         more += "".join(f" AND {f}" for f in inner.filters)
-        key = f"r.{_SPANNED_KEYS[days]}"
+        key = f"r.{own}"
         columns = ", ".join((key, *(f"r.{c}" for c in counters)))
         parts, params = [], []
         for day, sign in pieces:
@@ -174,7 +151,7 @@ class SqlReads:
             # given keys (``only_params``), the days named one by one: each key of each
             # day (block) is then looked up by the index, not read among the day's rows
             named = [first + timedelta(days=n) for n in range(0, (last - first).days + 1, span)]
-            on = (f"r.day IN ({', '.join('?' * len(named))})", [d.day(n) for n in named])
+            on = (f"r.day IN ({marks(len(named))})", [d.day(n) for n in named])
             if not only_params or len(named) > 64:
                 on = ("r.day BETWEEN ? AND ?", [d.day(first), d.day(last)])
             if span == 1:
@@ -189,9 +166,9 @@ class SqlReads:
         return "(" + " UNION ALL ".join(parts) + ")", "true", params
 
     async def _in_sets(self, scope: Scope, alias: str) -> Scope:
-        """``scope`` under ``alias``, its segment said by the sets of tags of its period
-        that the segment holds (a few, read from ``analytics_days``), each compared whole:
-        instead of looking into the tags of every row read."""
+        """``scope`` under ``alias``, its segment said by the few sets of tags of its period
+        that it holds (from ``analytics_days``), compared whole: not looked into the tags
+        of every row read."""
         d = self.dialect
         if not scope.segment:
             return Scope(d, scope.handle, scope.start, scope.end, search=scope.search,
@@ -199,22 +176,26 @@ class SqlReads:
         days = Scope(d, scope.handle, scope.start, scope.end, scope.segment)
         rows = await self._rows(
             f"SELECT DISTINCT q.tags FROM analytics_days q WHERE {days.where}", days.params)
-        sets = [tags if isinstance(tags, str) else d.json(tags) for tags, in rows]
         return Scope(d, scope.handle, scope.start, scope.end, scope.segment, scope.search,
-                     alias, sets)
+                     alias, [d.stored(tags) for tags, in rows])
 
     def _scope(self, handle: str, start: date, end: date, segment: Segment = EVERY_SEARCH,
                search: str | None = None, alias: str = "q") -> Scope:
         return Scope(self.dialect, handle, start, end, segment, search, alias)
 
+    async def _per_day(self, table: str, columns: str, scope: Scope, more: str = "",
+                       by: str = "") -> list[tuple[Any, ...]]:
+        """The day, then ``columns``, of the rows of ``table`` that ``scope`` counts, per
+        day (and ``by``), in that order."""
+        rows = await self._rows(f"SELECT q.day, {columns} FROM {table} q WHERE {scope.where}"
+                                f"{more} GROUP BY q.day{by} ORDER BY q.day{by}", scope.params)
+        return [(self.dialect.read_day(day), *map(int, rest)) for day, *rest in rows]
+
     async def searches_by_day(self, handle: str, start: date, end: date, *,
                               segment: Segment = EVERY_SEARCH) -> list[DayCount]:
-        scope = self._scope(handle, start, end, segment)
-        rows = await self._rows(
-            "SELECT q.day, sum(q.searches), sum(q.no_results) FROM analytics_days q "
-            f"WHERE {scope.where} GROUP BY q.day ORDER BY q.day", scope.params)
-        return [DayCount(self.dialect.read_day(day), int(count), int(none))
-                for day, count, none in rows]
+        return [DayCount(*row) for row in await self._per_day(
+            "analytics_days", "sum(q.searches), sum(q.no_results)",
+            self._scope(handle, start, end, segment))]
 
     async def users(self, handle: str, start: date, end: date, *,
                     segment: Segment = EVERY_SEARCH) -> tuple[int, list[DayUsers]]:
@@ -257,43 +238,31 @@ class SqlReads:
             "LIMIT ?", [*params, min_count, limit])
         return [PopularQuery(q, int(n), int(hits)) for q, n, hits in rows]
 
-    async def _events_by_day(self, scope: Scope, kind: str) -> list[DayClicks]:
-        d = self.dialect
-        done, total = ("clicked", "clicks") if kind == "click" else ("converted",
-                                                                       "conversions")
-        rows = await self._rows(
-            f"SELECT q.day, sum(q.tracked), sum(q.{done}), sum(q.{total}) "
-            f"FROM analytics_days q WHERE {scope.where} AND q.tracked > 0 "
-            "GROUP BY q.day ORDER BY q.day", scope.params)
-        return [DayClicks(d.read_day(day), int(t), int(n), int(c)) for day, t, n, c in rows]
+    async def _tracked_by_day(self, scope: Scope, done: str, events: str) -> list[DayClicks]:
+        return [DayClicks(*row) for row in await self._per_day(
+            "analytics_days", f"sum(q.tracked), sum(q.{done}), sum(q.{events})", scope,
+            " AND q.tracked > 0")]
 
     async def clicks_by_day(self, handle: str, start: date, end: date, *,
                             segment: Segment = EVERY_SEARCH) -> list[DayClicks]:
-        return await self._events_by_day(self._scope(handle, start, end, segment), "click")
+        return await self._tracked_by_day(self._scope(handle, start, end, segment),
+                                          "clicked", "clicks")
 
     async def conversions_by_day(self, handle: str, start: date, end: date, *,
                                  segment: Segment = EVERY_SEARCH) -> list[DayClicks]:
-        return await self._events_by_day(self._scope(handle, start, end, segment),
-                                         "conversion")
+        return await self._tracked_by_day(self._scope(handle, start, end, segment),
+                                          "converted", "conversions")
 
     async def click_positions(self, handle: str, start: date, end: date, *,
                               segment: Segment = EVERY_SEARCH) -> list[DayPosition]:
-        d = self.dialect
-        scope = self._scope(handle, start, end, segment)
-        rows = await self._rows(
-            "SELECT q.day, q.position, sum(q.clicks) FROM analytics_click_days q "
-            f"WHERE {scope.where} GROUP BY q.day, q.position ORDER BY q.day, q.position",
-            scope.params)
-        return [DayPosition(d.read_day(day), int(p), int(n)) for day, p, n in rows]
+        return [DayPosition(*row) for row in await self._per_day(
+            "analytics_click_days", "q.position, sum(q.clicks)",
+            self._scope(handle, start, end, segment), by=", q.position")]
 
     async def search_stats(self, handle: str, start: date, end: date, *, limit: int,
                            offset: int = 0, segment: Segment = EVERY_SEARCH,
                            with_events: bool = False, order_by: str = "searchCount",
                            descending: bool = False) -> list[SearchStats]:
-        """The queries of the period, ordered by ``order_by`` (one of Algolia's
-        ``searchCount``, ``clickThroughRate``, ``conversionRate``,
-        ``averageClickPosition``: the others need ``with_events``), null figures last,
-        then by query."""
         d = self.dialect
         scope = self._scope(handle, start, end, segment)
         order = f"{_SEARCH_ORDER[order_by]} {'DESC' if descending else 'ASC'}"
@@ -322,7 +291,7 @@ class SqlReads:
         # the page's queries named: each read by its key, wherever its rows are
         source, where, params = await self._spanned(
             "analytics_query_days", scope, QUERY_COUNTERS,
-            f"query IN ({', '.join('?' * len(page))})", page)
+            f"query IN ({marks(len(page))})", page)
         rows = await self._rows(
             f"SELECT q.query, sum(q.searches), {average}, {_EVENT_FIGURES} "
             f"FROM {source} q WHERE {where} GROUP BY q.query ORDER BY {order}", params)
@@ -332,25 +301,23 @@ class SqlReads:
     async def query_revenue(self, handle: str, start: date, end: date,
                             queries: Sequence[str], *,
                             segment: Segment = EVERY_SEARCH) -> list[Revenue]:
-        """The revenue of the purchases naming the tracked searches of ``queries``, per
-        query and currency."""
-        if not queries:
+        return await self._revenue("query", self._scope(handle, start, end, segment),
+                                   queries, " AND q.hit = ''")
+
+    async def _revenue(self, key: str, scope: Scope, keys: Sequence[str],
+                       more: str = "") -> list[Revenue]:
+        if not keys:
             return []
-        scope = self._scope(handle, start, end, segment)
         rows = await self._rows(
-            "SELECT q.query, q.currency, sum(q.revenue) FROM analytics_revenue_days q "
-            f"WHERE {scope.where} AND q.hit = '' "
-            f"AND q.query IN ({', '.join('?' * len(queries))}) GROUP BY q.query, q.currency",
-            [*scope.params, *queries])
-        return [Revenue(q, currency, float(total)) for q, currency, total in rows]
+            f"SELECT q.{key}, q.currency, sum(q.revenue) FROM analytics_revenue_days q "
+            f"WHERE {scope.where}{more} AND q.{key} IN ({marks(len(keys))}) "
+            f"GROUP BY q.{key}, q.currency", [*scope.params, *keys])
+        return [Revenue(k, currency, float(total)) for k, currency, total in rows]
 
     async def hit_stats(self, handle: str, start: date, end: date, *, limit: int,
                         offset: int = 0, segment: Segment = EVERY_SEARCH,
                         search: str | None = None,
                         with_events: bool = False) -> list[HitStats]:
-        """The objects the searches of the period returned most often (most first, then
-        by objectID), with (``with_events``) what the events after their tracked searches
-        did to each."""
         d = self.dialect
         if search is not None:
             rows = await self._query_hits(self._scope(handle, start, end, segment, search),
@@ -370,7 +337,7 @@ class SqlReads:
                     return []
                 source, where, params = await self._spanned(
                     "analytics_object_days", scope, HIT_COUNTERS,
-                    f"hit IN ({', '.join('?' * len(hits))})", hits)
+                    f"hit IN ({marks(len(hits))})", hits)
                 rows = await self._rows(
                     f"SELECT q.hit, sum(q.count), {_HIT_FIGURES} "
                     f"FROM {source} q WHERE {where} GROUP BY q.hit {order}", params)
@@ -381,11 +348,9 @@ class SqlReads:
     async def _query_hits(self, scope: Scope, limit: int, offset: int,
                           with_events: bool) -> list[tuple[Any, ...]]:
         """The objects of one query's searches (``scope.search``), as ``hit_stats`` gives
-        them: from its objects per day (``totals.py``) for the days added up, from the log
-        by its index for the others: there, the searches with the same objects counted
-        together first (a query asked again shows the same page), then each object of
-        each list, and the events of the page's objects only, from the tracked searches
-        that had some."""
+        them: from its objects per day for the days added up, from the log by its index for
+        the others (the searches with the same objects counted together first, then each
+        object of each list; the events of the page's objects only)."""
         d = self.dialect
         done = await self._rows(f"{totals.DAYS_OF_HITS} AND day BETWEEN ? AND ?",
                                 [d.day(scope.start), d.day(scope.end)])
@@ -442,23 +407,13 @@ class SqlReads:
     async def hit_revenue(self, handle: str, start: date, end: date, hits: Sequence[str], *,
                           segment: Segment = EVERY_SEARCH,
                           search: str | None = None) -> list[Revenue]:
-        """The revenue of the purchases of ``hits`` after tracked searches that returned
-        them, per object and currency."""
-        if not hits:
-            return []
-        scope = self._scope(handle, start, end, segment, search)
-        rows = await self._rows(
-            "SELECT q.hit, q.currency, sum(q.revenue) FROM analytics_revenue_days q "
-            f"WHERE {scope.where} AND q.hit IN ({', '.join('?' * len(hits))}) "
-            "GROUP BY q.hit, q.currency", [*scope.params, *hits])
-        return [Revenue(hit, currency, float(total)) for hit, currency, total in rows]
+        return await self._revenue("hit", self._scope(handle, start, end, segment, search),
+                                   hits)
 
     async def filter_counts(self, handle: str, start: date, end: date, *, limit: int,
                             offset: int = 0, segment: Segment = EVERY_SEARCH,
                             search: str | None = None,
                             attribute: str | None = None) -> list[FilterCount]:
-        """The refinements the searches applied, counted per attribute (or, given
-        ``attribute``, per value of it with its operator): most first, then by name."""
         d = self.dialect
         scope = self._scope(handle, start, end, segment, search)
         table = "analytics_refinement_days" if search is None else "analytics_filter_days"
@@ -479,8 +434,6 @@ class SqlReads:
     async def no_result_filters(self, handle: str, start: date, end: date, *, limit: int,
                                 offset: int = 0, segment: Segment = EVERY_SEARCH,
                                 search: str | None = None) -> list[FilterCombination]:
-        """The combinations of refinements of the searches that found nothing, most
-        frequent first."""
         d = self.dialect
         scope = self._scope(handle, start, end, segment, search)
         text = "CAST(q.refinements AS TEXT)"

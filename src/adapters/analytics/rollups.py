@@ -1,28 +1,12 @@
-"""The daily rollups of the query log, kept as the searches are written, so that a read
-over a month adds up a few rows per day instead of every search.
+"""The daily rollups of the query log and their blocks of days (docs/analytics.md,
+"Storage"): the statements adding each batch of searches to them, and those of the daily
+build adding up the blocks that ended (the events' part is planned in ``events.py``, the
+running totals in ``totals.py``, the users' rollups in ``users.py``).
 
-Per day, handle and set of ``analyticsTags`` (the segments' unit): the searches, those
-without results, the tracked ones, clicked and converted (``analytics_days``); per query
-too: the searches, those without results, their hits, the tracked ones and what the events
-did to them (``analytics_query_days``); per object shown (``analytics_object_days``); per
-refinement (``analytics_refinement_days``, and per query: ``analytics_filter_days``); per
-combination of refinements of the searches without results (``analytics_no_result_days``);
-the clicks per position by the click's own day (``analytics_click_days``); revenue per
-currency (``analytics_revenue_days``, ``hit`` '' for a query's). The events' part is
-planned in ``events.py``; the objects of one query's searches are added up per day by the
-daily build (``totals.py``).
-
-A batch of searches is written to a table of the connection's own (``BATCH``), then, in
-the same transaction, into the log and into the rollups by ``INSERT ... SELECT ... GROUP
-BY`` statements the database runs by itself (``ROLLUPS``): each search is counted once (a
-batch that fails is rolled back whole).
-
-The queries' and objects' rows are also added up per block of days (``SPANS``) once a
-block has ended (``build_spans``, run by the daily purge, each block in a transaction of
-its own; ``analytics_span_blocks`` lists those added up); a later write to one of its days
-forgets that it was (``invalidate``), and the reads take its days again until the next
-build. On PostgreSQL, a build and such writes take turns on a transaction-scoped advisory
-lock, so that no write falls between a build's reading of the days and its record.
+A later write to a day of a block added up forgets that it was (``invalidate``), and the
+reads take its days again until the next build. On PostgreSQL, a build and such writes
+take turns on a transaction-scoped advisory lock, so that no write falls between a build's
+reading of the days and its record.
 """
 
 from __future__ import annotations
@@ -32,7 +16,8 @@ from datetime import date, timedelta
 from typing import Any
 
 from searchport.adapters.analytics import schema, totals, users
-from searchport.adapters.analytics.dialect import Dialect
+from searchport.adapters.analytics.dialect import Dialect, adding, first_columns, insert
+from searchport.adapters.analytics.schema import block_start
 from searchport.domain.analytics.records import SearchRecord, utc_day
 
 DAILY = schema.DAILY
@@ -45,24 +30,8 @@ SPANNED = {"analytics_query_days": "analytics_query_spans",
 SPAN_TABLES = {  # a table of blocks of days: its table of days, its keys
     SPANNED[days]: (days, (*DAILY[days][0][:1], "span", *DAILY[days][0][1:]))
     for days in SPANNED}
-EPOCH = date(1970, 1, 1)
-
-
-def span_start(day: date, span: int) -> date:
-    """The first day of the block of ``span`` days that holds ``day``."""
-    return day - timedelta(days=(day - EPOCH).days % span)
-
-
-def _upsert(table: str) -> str:
-    keys, counters = DAILY[table]
-    columns = (*keys, *counters)
-    return (f"INSERT INTO {table} ({', '.join(columns)}) "
-            f"VALUES ({', '.join('?' * len(columns))}) "
-            f"ON CONFLICT ({', '.join(keys)}) DO UPDATE SET "
-            + ", ".join(f"{c} = {table}.{c} + excluded.{c}" for c in counters))
-
-
-UPSERTS = {table: _upsert(table) for table in DAILY}
+UPSERTS = {table: f"{insert(table, (*keys, *counters))} {adding(table, keys, counters)}"
+           for table, (keys, counters) in DAILY.items()}
 PURGE = tuple(f"DELETE FROM {table} WHERE day < ?" for table in
               (*DAILY, "analytics_hit_events", "analytics_early_events"))
 
@@ -75,6 +44,9 @@ BATCH = "analytics_batch"  # a connection's own table: the searches of the batch
 _BATCH_TYPES = {"at": "real", "day": "day", "nb_hits": "bigint", "page": "bigint",
                 "latency_ms": "real", "refinements": "json", "tags": "json", "hits": "json"}
 _COLUMNS = ", ".join(SEARCH_COLUMNS)
+CLEAR_BATCH = f"DELETE FROM {BATCH}"
+INSERT_BATCH = insert(BATCH, SEARCH_COLUMNS)
+KEEP_BATCH = f"INSERT INTO analytics_searches ({_COLUMNS}) SELECT {_COLUMNS} FROM {BATCH}"
 
 
 def create_batch(d: Dialect) -> str:
@@ -84,11 +56,6 @@ def create_batch(d: Dialect) -> str:
                         for c in SEARCH_COLUMNS)
     return f"CREATE TEMPORARY TABLE IF NOT EXISTS {BATCH} ({columns}){d.batch_suffix}"
 
-
-CLEAR_BATCH = f"DELETE FROM {BATCH}"
-INSERT_BATCH = (f"INSERT INTO {BATCH} ({_COLUMNS}) "
-                f"VALUES ({', '.join('?' * len(SEARCH_COLUMNS))})")
-KEEP_BATCH = f"INSERT INTO analytics_searches ({_COLUMNS}) SELECT {_COLUMNS} FROM {BATCH}"
 
 
 def search_rows(d: Dialect, records: Iterable[SearchRecord]) -> Iterable[tuple[Any, ...]]:
@@ -100,22 +67,20 @@ def search_rows(d: Dialect, records: Iterable[SearchRecord]) -> Iterable[tuple[A
 
 
 def _add(d: Dialect, table: str, columns: Sequence[str], select: str) -> str:
-    """``INSERT INTO table SELECT ... ON CONFLICT``: the counters of the rows ``select``
-    (its key columns, then ``columns``' counts) added to ``table``'s. On a database that
-    several writers share, in key order: they lock the rows they add to in the same order,
-    so that two of them never wait for each other."""
+    """The counters of the rows ``select`` (its key columns, then ``columns``' counts) added
+    to ``table``'s. On a database that several writers share, in key order: they lock the
+    rows they add to in the same order, so that two of them never wait for each other."""
     keys = DAILY[table][0]
     if d.upserts_once:
-        select += " ORDER BY " + ", ".join(str(i + 1) for i in range(len(keys)))
+        select += f" ORDER BY {first_columns(len(keys))}"
     return (f"INSERT INTO {table} ({', '.join((*keys, *columns))}) {select} "
-            f"ON CONFLICT ({', '.join(keys)}) DO UPDATE SET "
-            + ", ".join(f"{c} = {table}.{c} + excluded.{c}" for c in columns))
+            f"{adding(table, keys, columns)}")
 
 
 def rollup_searches(d: Dialect, source: str) -> list[str]:
-    """The statements adding the searches of the table ``source`` to the daily rollups.
+    """The statements adding the searches of the table ``source`` to the daily rollups
     (``WHERE`` before each ``GROUP BY``: SQLite reads an ``ON`` after a bare ``FROM`` as a
-    join's.)"""
+    join's)."""
     empty = "CASE WHEN s.nb_hits = 0 THEN 1 ELSE 0 END"
     refined = f"{d.array_length('s.refinements')} > 0"
     tracked_hits = "CASE WHEN s.query_id IS NULL THEN 0 ELSE s.nb_hits END"
@@ -158,8 +123,7 @@ def rollup_searches(d: Dialect, source: str) -> list[str]:
 
 
 def batch_rollups(d: Dialect) -> list[str]:
-    """Every statement adding the searches of ``BATCH`` to the rollups: the users' first
-    (on PostgreSQL their lock, before any row lock of the batch)."""
+    """The statements adding ``BATCH`` to the rollups, the users' (and their lock) first."""
     return [*users.rollup(d, BATCH), *rollup_searches(d, BATCH)]
 
 
@@ -167,8 +131,8 @@ def batch_rollups(d: Dialect) -> list[str]:
 
 def _sums_of_days(d: Dialect, spans: str, span: int, where: str,
                   source: str | None = None) -> str:
-    """``INSERT INTO spans SELECT``: the blocks of ``span`` days added up from the rows of
-    days (or of the table ``source``) ``where`` says (alias ``r``)."""
+    """The blocks of ``span`` days added up into ``spans`` from the rows of days (or of
+    ``source``) that ``where`` (alias ``r``) selects."""
     days, keys = SPAN_TABLES[spans]
     counters = DAILY[days][1]
     own = keys[3]  # query or hit
@@ -184,11 +148,11 @@ BLOCKS = "analytics_span_blocks"  # the blocks added up: (span, day), day its fi
 
 
 def purge_spans(d: Dialect, before: date) -> list[tuple[str, list[Any]]]:
-    """The statements forgetting the blocks that hold a day before ``before`` (the one
-    that also holds later days is added up again from them by the next ``build_spans``)."""
+    """The statements forgetting the blocks holding a day before ``before`` (the one that
+    also holds later days is added up again by the next build)."""
     found: list[tuple[str, list[Any]]] = []
     for span in SPANS:
-        last = d.day(span_start(before - timedelta(days=1), span))
+        last = d.day(block_start(before - timedelta(days=1), span))
         found += [(f"DELETE FROM {table} WHERE span = ? AND day <= ?", [span, last])
                   for table in (*SPAN_TABLES, BLOCKS)]
     return [*found, *totals.purge(d, before)]
@@ -202,17 +166,15 @@ def closed(today: date) -> date:
 
 def build_spans(d: Dialect, kept: Sequence[Any], today: date,
                 built: Iterable[tuple[int, Any]]) -> list[list[tuple[str, list[Any]]]]:
-    """The blocks not yet added up (``built``: those that are) of the days ``kept`` (the
-    first and last with rows, ``DAYS_KEPT``) that ended by ``closed(today)``: the
-    statements of each, to run in a transaction of its own (on PostgreSQL,
-    ``lock_spans`` first)."""
+    """The statements of each block of the days ``kept`` (the first and last with rows)
+    that ended by ``closed(today)`` and is not ``built`` yet: a transaction each."""
     if kept[0] is None:
         return []
     first, last = (d.read_day(day) for day in kept)
     done = {(int(span), d.read_day(day)) for span, day in built}
     found = []
     for span in SPANS:
-        day = span_start(first, span)
+        day = block_start(first, span)
         while day <= last and day + timedelta(days=span - 1) <= closed(today):
             if (span, day) not in done:
                 params = [span, d.day(day)]
@@ -245,10 +207,9 @@ def build_spans(d: Dialect, kept: Sequence[Any], today: date,
 
 def cover(start: date, end: date, built: set[tuple[int, date]]
           ) -> list[tuple[int, date, date]]:
-    """The days from ``start`` to ``end`` as whole blocks where they can be (the largest
-    first; those ``built`` only: ``(span, first day)``) and days: ``(span, first,
-    last)``, the blocks of ``span`` days (1: days) whose first day is from ``first`` to
-    ``last``."""
+    """The days from ``start`` to ``end`` as the largest blocks ``built`` where they fit,
+    days elsewhere: ``(span, first, last)``, the blocks of ``span`` days (1: days) whose
+    first day is from ``first`` to ``last``."""
     found: list[tuple[int, date, date]] = []
     day = start
     while day <= end:
@@ -270,9 +231,8 @@ BUILD_READS = (DAYS_KEPT, BUILT, totals.DAYS_OF_TOTALS, totals.DAYS_OF_HITS)
 
 def builds(d: Dialect, found: Sequence[Sequence[Any]], today: date
            ) -> list[list[tuple[str, list[Any]]]]:
-    """Given the rows of ``BUILD_READS`` (the first's one row), what the daily build adds
-    up: the blocks of days (``build_spans``), then the running totals and objects per
-    query (``totals.build``); a transaction each."""
+    """Given the rows of ``BUILD_READS``, the daily build's transactions: the blocks of
+    days, then the running totals and objects per query (``totals.build``)."""
     kept, built, totals_built, hits_built = found
     kept = kept[0] if kept else (None, None)
     return [*build_spans(d, kept, today, built),
@@ -281,8 +241,7 @@ def builds(d: Dialect, found: Sequence[Sequence[Any]], today: date
 
 
 def lock_spans(d: Dialect) -> list[tuple[str, list[Any]]]:
-    """On a database several writers share: the lock that a block's building and the
-    writes to its days take turns on."""
+    """The lock a block's building and the writes to its days take turns on (PostgreSQL)."""
     return [(f"SELECT pg_advisory_xact_lock({SPANS_LOCK})", [])] if d.upserts_once else []
 
 
@@ -295,13 +254,12 @@ def old_days(records: Sequence[SearchRecord], today: date) -> set[date]:
 
 
 def invalidate(d: Dialect, days: Iterable[date], today: date) -> list[tuple[str, list[Any]]]:
-    """The statements forgetting that the blocks holding ``days`` (written to now) were
-    added up, for those that may have been: they are read from their days until added up
-    again. (After the writes to these days, in their transaction.)"""
+    """The statements, run after the writes to ``days`` in their transaction, forgetting
+    that the blocks holding them were added up."""
     old = sorted({day for day in days if day <= closed(today)})
     if not old:
         return []
-    blocks = sorted({(span, span_start(day, span)) for day in old for span in SPANS})
+    blocks = sorted({(span, block_start(day, span)) for day in old for span in SPANS})
     return [*lock_spans(d), *((f"DELETE FROM {BLOCKS} WHERE span = ? AND day = ?",
                                [span, d.day(day)]) for span, day in blocks),
             *totals.invalidate(d, old)]

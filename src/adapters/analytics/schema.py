@@ -1,15 +1,11 @@
-"""The tables of the query log, the same on SQLite and PostgreSQL, and their version.
-
-``analytics_schema`` holds one row: the version of the tables. A new database gets the
-tables of ``VERSION``; a database of an older version is brought to it by ``MIGRATIONS``
-(none yet), and one of any other version is refused with a message saying so, never
-changed (``upgrade``). Column types are spelled per database (``{day}``, ``{json}``...:
-``TYPES``).
+"""The tables of the query log, the same on SQLite and PostgreSQL (column types spelled
+per database: ``TYPES``), and their version, the one row of ``analytics_schema``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import date, timedelta
 
 from searchport.domain.analytics.reports import CLICK_RANGES
 
@@ -24,10 +20,6 @@ TYPES: Mapping[str, Mapping[str, str]] = {
 
 VERSION = 1
 VERSION_TABLE = "CREATE TABLE IF NOT EXISTS analytics_schema (version INTEGER NOT NULL)"
-# A later version adds here the statements that take a database from the version before
-# it to its own (``MIGRATIONS[n]``: from n - 1 to n, written as ``TABLES`` is), and raises
-# ``VERSION`` to n: ``upgrade`` then applies them to a database found at an older version.
-MIGRATIONS: Mapping[int, Sequence[str]] = {}
 
 # the counters of a query's searches per day (and per block of days), what the events did
 # to its tracked ones included; and of an object shown
@@ -136,21 +128,18 @@ TABLES: tuple[str, ...] = (
 
 
 def upgrade(dialect: str, found: int | None) -> list[str]:
-    """The statements that bring a database whose ``analytics_schema`` says ``found``
-    (None: a new database) to ``VERSION``; ``SchemaMismatch`` for a version this
-    searchport cannot bring there."""
-    types = TYPES[dialect]
+    """The statements creating the tables of a new database (``found`` None); none for
+    one at ``VERSION``; any other version is refused, never changed (``SchemaMismatch``).
+    A later version would bring an older database to its own here."""
     if found is None:
-        return [*(table.format(**types) for table in TABLES),
+        return [*(table.format(**TYPES[dialect]) for table in TABLES),
                 f"INSERT INTO analytics_schema (version) VALUES ({VERSION:d})"]
-    if not 1 <= found <= VERSION:
+    if found != VERSION:
         raise SchemaMismatch(
             f"the analytics database is at schema version {found}, which this searchport "
             f"(schema version {VERSION}) cannot read: give it another analytics.path or "
             "analytics.url, or use the searchport that wrote it")
-    steps = [statement.format(**types) for version in range(found + 1, VERSION + 1)
-             for statement in MIGRATIONS[version]]
-    return [*steps, f"UPDATE analytics_schema SET version = {VERSION:d}"] if steps else []
+    return []
 
 
 class SchemaMismatch(Exception):
@@ -158,3 +147,9 @@ class SchemaMismatch(Exception):
 
 
 USER_BLOCK = 32  # days per row of analytics_user_blocks: one bit each in a BIGINT
+EPOCH = date(1970, 1, 1)  # blocks of days (of users, spans, chains) are counted from it
+
+
+def block_start(day: date, days: int) -> date:
+    """The first day of the block of ``days`` days that holds ``day``."""
+    return day - timedelta(days=(day - EPOCH).days % days)

@@ -1,17 +1,9 @@
-"""The query log in an SQLite file (the standard library's ``sqlite3``), the default store.
-
-Two connections to one file in WAL mode (readers never wait for the writer), each used by
-a thread of its own, so that the event loop never waits for the file:
-
-- **the writes'**: the batches of the store's writer, the daily salts, the purge. A
-  transaction begins with ``BEGIN IMMEDIATE`` (which waits while another process writes),
-  its statements run one after the other in the thread, and it is committed once its work
-  is done within the store's timeout, rolled back otherwise: a batch is kept whole or not
-  at all, and its caller knows which;
-- **the reads'**: the Analytics API and the popular queries of Query Suggestions, each
-  answered within the timeout or failed.
-
-Days are kept as ``YYYY-MM-DD`` text, which sorts as the days do.
+"""The query log in an SQLite file (the standard library's ``sqlite3``), the default store:
+two connections to the file in WAL mode (readers never wait for the writer), each used by
+a thread of its own so that the event loop never waits for the file. A write begins with
+``BEGIN IMMEDIATE`` (which waits while another process writes) and is committed once its
+work is done within the store's timeout, rolled back otherwise. Days are kept as
+``YYYY-MM-DD`` text, which sorts as the days do.
 """
 
 from __future__ import annotations
@@ -50,7 +42,7 @@ class SqliteAnalyticsStore(SqlAnalyticsStore):
         self._turn = asyncio.Lock()  # one transaction at a time on the writes' connection
 
     async def _transaction(self, work: Work[T]) -> T:
-        tx = _Transaction(self._writes)
+        tx = self._writes
         async with self._turn:
             try:
                 async with asyncio.timeout(self.timeout):
@@ -68,8 +60,7 @@ class SqliteAnalyticsStore(SqlAnalyticsStore):
     async def _rows(self, statement: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
         try:
             async with asyncio.timeout(self.timeout):
-                return await self._reads.call(
-                    lambda db: db.execute(statement, params).fetchall())
+                return await self._reads.rows(statement, params)
         except BaseException as exc:
             if _mapped(exc):
                 raise self._unavailable(exc) from None
@@ -92,7 +83,8 @@ def _mapped(exc: BaseException) -> bool:
 
 
 class _Connection:
-    """One connection to the file, opened on first use, used by a thread of its own."""
+    """One connection to the file, opened on first use, used by a thread of its own; the
+    ``Transaction`` of the writes (in the transaction the store began)."""
 
     def __init__(self, path: Path, timeout: float, name: str) -> None:
         self._path = path
@@ -123,6 +115,15 @@ class _Connection:
             raise
         return db
 
+    async def execute(self, statement: str, params: Sequence[Any] = ()) -> int:
+        return await self.call(lambda db: db.execute(statement, params).rowcount)
+
+    async def executemany(self, statement: str, rows: Iterable[Sequence[Any]]) -> None:
+        await self.call(lambda db: db.executemany(statement, rows))
+
+    async def rows(self, statement: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        return await self.call(lambda db: db.execute(statement, params).fetchall())
+
     async def roll_back(self) -> None:
         """The transaction open on the connection, if any, rolled back."""
         def roll_back() -> None:
@@ -142,18 +143,3 @@ class _Connection:
             await asyncio.get_running_loop().run_in_executor(self._executor, close)
         self._executor.shutdown(wait=False)
 
-
-class _Transaction:
-    """``Transaction`` on the writes' connection: each statement run in its thread."""
-
-    def __init__(self, connection: _Connection) -> None:
-        self._connection = connection
-
-    async def execute(self, statement: str, params: Sequence[Any] = ()) -> int:
-        return await self._connection.call(lambda db: db.execute(statement, params).rowcount)
-
-    async def executemany(self, statement: str, rows: Iterable[Sequence[Any]]) -> None:
-        await self._connection.call(lambda db: db.executemany(statement, rows))
-
-    async def rows(self, statement: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        return await self._connection.call(lambda db: db.execute(statement, params).fetchall())

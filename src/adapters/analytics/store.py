@@ -1,12 +1,8 @@
 """``SqlAnalyticsStore``: the ``AnalyticsStore`` port over an SQL database, whatever its
-connection: the queue of what the requests record (``writer.py``), every write written
-once for SQLite and PostgreSQL, and the reads (``reads.py``).
-
-A store subclass gives its ``dialect``, ``_rows`` (a read) and ``_transaction`` (a write:
-its work run in one transaction within the store's timeout, then committed; rolled back
-on any failure), and ``_disconnect``. Each batch of searches is written in one transaction:
-into a table of the connection's own (``executemany``), from there into the log and the
-rollups, then the early events naming its searches are applied.
+connection: the queue of what the requests record (``writer.py``), the writes (written
+once for SQLite and PostgreSQL) and the reads (``reads.py``). A subclass gives its
+``dialect``, ``_rows`` (a read), ``_transaction`` (its work run in one transaction within
+the store's timeout, committed, or rolled back on any failure) and ``_disconnect``.
 """
 
 from __future__ import annotations
@@ -34,14 +30,12 @@ INSERT_SALT = ("INSERT INTO analytics_day_salts (day, salt) VALUES (?, ?) "
                "ON CONFLICT (day) DO NOTHING")
 FORGET_SALTS = "DELETE FROM analytics_day_salts WHERE day < ?"
 READ_SALT = "SELECT salt FROM analytics_day_salts WHERE day = ?"
-PURGE_LOG = ("DELETE FROM analytics_searches WHERE day < ?",
-             "DELETE FROM analytics_events WHERE day < ?")
+PURGE_LOG = tuple(f"DELETE FROM {table} WHERE day < ?"
+                  for table in ("analytics_searches", "analytics_events"))
 
 
 @dataclass(frozen=True, kw_only=True)
 class QueueOptions:
-    """How the store's writer queues what is recorded (``QueryLogWriter``)."""
-
     capacity: int = 50_000  # records waiting, past which new ones are dropped
     batch: int = 5000  # records per transaction at most
     interval: float = 1.0  # seconds between writes
@@ -60,20 +54,15 @@ class SqlAnalyticsStore(SqlReads):
                                       interval=queue.interval, on_drop=queue.on_drop)
         self._schema_checked = False
 
-    # -- what a subclass gives ---------------------------------------------------------------
-
     async def _transaction(self, work: Work[T]) -> T:
         raise NotImplementedError
 
     async def _disconnect(self) -> None:
         raise NotImplementedError
 
-    # -- the port ------------------------------------------------------------------------------
-
     async def open(self) -> None:
-        """The tables created (or their version checked), then the writer started; when the
-        database cannot be used, ``AnalyticsUnavailable``, and the writer starts all the
-        same: it tries again with each batch."""
+        """The tables created (or their version checked), then the writer started (also when
+        the database cannot be used: it tries again with each batch)."""
         try:
             await self._write(_nothing)
         except AnalyticsUnavailable:
@@ -89,7 +78,6 @@ class SqlAnalyticsStore(SqlReads):
 
     @property
     def dropped(self) -> int:
-        """The records the writer has dropped so far."""
         return self._writer.dropped
 
     async def close(self) -> None:
@@ -118,7 +106,8 @@ class SqlAnalyticsStore(SqlReads):
         return await self._write(salt)
 
     async def write_searches(self, records: Sequence[SearchRecord]) -> None:
-        """The searches and their rollups; the events already kept that name them."""
+        """The searches, by a table of the connection's own, into the log and the rollups;
+        then the early events naming them."""
         d = self.dialect
         today = utc_day(time.time())
 
@@ -147,8 +136,7 @@ class SqlAnalyticsStore(SqlReads):
             await self._write(write)
 
     async def purge(self, before: date) -> int:
-        """The days before ``before`` forgotten, then the blocks of days that ended since
-        added up, and the running totals and objects per query of the days that ended
+        """The days before ``before`` forgotten, then what the daily build adds up
         (``rollups.builds``), each in a transaction of its own."""
         d = self.dialect
 
@@ -177,9 +165,9 @@ SCHEMA_LOCK = 0x73706F7274  # pg_advisory_xact_lock key of the tables' creation
 
 
 async def _check_schema(tx: Transaction, dialect: str, shared: bool) -> None:
-    """The tables created on a new database, or brought to this version (on a database
-    several instances share, under a lock: instances starting together create them once);
-    ``AnalyticsUnavailable`` for a version this searchport does not know."""
+    """The tables created, or brought to this version (under a lock where several instances
+    share the database); ``AnalyticsUnavailable`` for a version this searchport does not
+    know."""
     if shared:
         await tx.execute(f"SELECT pg_advisory_xact_lock({SCHEMA_LOCK})")
     await tx.execute(schema.VERSION_TABLE)

@@ -1,31 +1,18 @@
-"""What the daily build adds up beyond the blocks of days, for the reads that would
-otherwise add up one row per day and query, or read one query's searches from the log:
+"""What the daily build adds up beyond the blocks of days (docs/analytics.md, "Storage"):
 
-- **running totals per query** (``analytics_query_totals``): per handle, day, query and
-  set of tags, the sums of ``schema.TOTAL_COUNTERS`` from the first day of the day's
-  chain (a block of ``CHAIN`` days counted from 1970-01-01) to that day; the same per object shown
-  (``analytics_object_totals``, its count only). The days from ``a`` to ``b`` of one
-  chain are its totals at ``b`` less those at ``a - 1``: two rows per query instead of one
-  per day. ``analytics_totals_built`` lists the days (of each ``kind``) whose totals are
-  added up, each with how many rows its totals have and how many rows of its table of
-  days (``analytics_query_days``, ``analytics_object_days``) the day has: a read weighs
-  the two before it chooses (a long tail of queries searched once makes the
-  totals larger than the days they replace, then the days or blocks are read). A chain
-  that begins before the first day kept (forgotten by the purge, or before the log
-  began) is never added up: its days are read as before.
-- **each query's objects per day** (``analytics_query_hit_days``): per handle, query, day,
-  object and set of tags, the searches that returned the object, the tracked ones, and
-  what the events after those did to it; ``analytics_query_hits_built`` lists the days
-  added up. ``/2/hits`` of one query reads them, and the log for the other days.
+- **running totals** per query (``analytics_query_totals``: ``schema.TOTAL_COUNTERS``)
+  and per object (``analytics_object_totals``: its count), from the first day of the day's
+  chain of ``CHAIN`` days to that day: the days from ``a`` to ``b`` of a chain are its
+  totals at ``b`` less those at ``a - 1``. ``analytics_totals_built`` lists the days added
+  up with their rows of totals and of days, so that a read takes the totals only where
+  they are fewer rows (``plan_totals``). A chain holding a day not kept is never added up.
+- **each query's objects per day** (``analytics_query_hit_days``), for ``/2/hits`` with
+  ``search``, a day in ``HIT_PARTS`` short transactions, so that the writes never wait
+  long; ``analytics_query_hits_built`` lists the days added up.
 
-Both are added up by the daily purge's build, for the days that ended
-``rollups.BUILT_AFTER`` days ago, a transaction per day (``HIT_PARTS`` per day of objects
-per query, each adding while the build's mark on the day stands: the query log's writes
-wait for one short transaction at a time); a later write to a day forgets
-that it was (``invalidate``: its totals and those after it in its chain, which add it). A
-day's totals are only added when the day before (in its chain) is: each statement of the
-build checks it, so a build planned before a write cannot add up on what that write
-forgot. Nothing here runs on the write path but ``invalidate``, for writes to old days.
+A write to a day added up forgets it (``invalidate``: its totals and those after it in its
+chain). Each statement of the build checks that what it adds on is still added up, so a
+build planned before a write cannot add up on what that write forgot.
 """
 
 from __future__ import annotations
@@ -35,11 +22,10 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from searchport.adapters.analytics.dialect import Dialect
-from searchport.adapters.analytics.schema import TOTAL_COUNTERS
+from searchport.adapters.analytics.dialect import Dialect, adding
+from searchport.adapters.analytics.schema import HIT_COUNTERS, TOTAL_COUNTERS, block_start
 
 Statement = tuple[str, list[Any]]
-EPOCH = date(1970, 1, 1)
 CHAIN = 32  # days per chain of running totals
 TOTALS_BUILT = "analytics_totals_built"
 HIT_DAYS = "analytics_query_hit_days"
@@ -48,8 +34,7 @@ HITS_BUILT = "analytics_query_hits_built"
 KINDS = {"analytics_query_days": ("analytics_query_totals", "query", "query",
                                   TOTAL_COUNTERS),
          "analytics_object_days": ("analytics_object_totals", "object", "hit", ("count",))}
-HIT_FIGURES = ("clicked", "clicks", "converted", "conversions", "carted", "carts",
-               "purchased", "purchases")
+HIT_FIGURES = HIT_COUNTERS[2:]  # what the events did to the objects shown
 DAYS_OF_TOTALS = f"SELECT kind, day FROM {TOTALS_BUILT}"
 # a kind's days added up in a period, with their rows: ``kind``, first day, last day
 DAYS_BETWEEN = (f"SELECT day, total_rows, day_rows FROM {TOTALS_BUILT} "
@@ -61,14 +46,13 @@ _HANDLES = "(SELECT DISTINCT handle FROM analytics_days WHERE day = ?)"
 
 
 def chain_start(day: date) -> date:
-    """The first day of the chain of running totals holding ``day``."""
-    return day - timedelta(days=(day - EPOCH).days % CHAIN)
+    return block_start(day, CHAIN)
 
 
 def _day_totals(d: Dialect, days: str, day: date) -> list[Statement]:
-    """The statements adding up the running totals of the table of days ``days`` on
-    ``day``: the day's rows plus the totals of the day before, when ``day`` is not the
-    first of its chain (and only if those are added up)."""
+    """The statements adding up the running totals of the table ``days`` on ``day``: the
+    day's rows plus the totals of the day before in its chain (only if those are added
+    up)."""
     totals, kind, key, counters = KINDS[days]
     columns = ", ".join(counters)
     on = [d.day(day)]
@@ -100,18 +84,18 @@ def _day_totals(d: Dialect, days: str, day: date) -> list[Statement]:
 
 
 HIT_PARTS = 6  # transactions a day's objects per query are added up in (parts of the day)
+KEYS = ("handle", "query", "day", "hit", "tags")  # of HIT_DAYS
 
 
 def _day_hits(d: Dialect, day: date, token: str) -> list[list[Statement]]:
     """The transactions adding up each query's objects of ``day`` from the log, a part of
-    the day each (each holds the write lock for a part of the day's searches only): the
-    searches with the same objects counted together first (a query asked again shows the
-    same page), then each object of each list; then what the events did to each object of
-    the tracked searches (``analytics_hit_events``). The first forgets what the day had and
-    marks it as being built under ``token``; each adds only while that mark stands (a
-    write to the day deletes it, another build replaces it); the last marks the day built."""
+    the day each: the searches with the same objects counted together first (a query asked
+    again shows the same page), then each object of each list; then what the events did to
+    each object (``analytics_hit_events``). The first marks the day as being built under
+    ``token``; each adds only while that mark stands (a write to the day deletes it,
+    another build replaces it); the last marks the day built."""
     on = [d.day(day)]
-    keys = "handle, query, day, hit, tags"
+    keys = ", ".join(KEYS)
     figures = ", ".join(f"sum(CASE WHEN e.{n} > 0 THEN 1 ELSE 0 END), sum(e.{n})"
                         for n in ("clicks", "conversions", "carts", "purchases"))
     mine = f"EXISTS (SELECT 1 FROM {HITS_BUILT} WHERE day = ? AND building = ?)"
@@ -129,8 +113,7 @@ def _day_hits(d: Dialect, day: date, token: str) -> list[list[Statement]]:
              "GROUP BY s.handle, s.query, s.day, s.tags, s.hits) g, "
              f"{d.elements('g.hits', 'h')} WHERE true "
              "GROUP BY g.handle, g.query, g.day, h.value, g.tags "
-             f"ON CONFLICT ({keys}) DO UPDATE SET count = {HIT_DAYS}.count + excluded.count, "
-             f"tracked = {HIT_DAYS}.tracked + excluded.tracked", params),
+             f"{adding(HIT_DAYS, KEYS, ('count', 'tracked'))}", params),
             # the part's tracked searches taken first (by the index on time), then their
             # objects' events: not the searches in the order the grouping would like
             (f"WITH s AS MATERIALIZED (SELECT s.handle, s.query, s.day, s.tags, s.query_id "
@@ -139,9 +122,7 @@ def _day_hits(d: Dialect, day: date, token: str) -> list[list[Statement]]:
              f"SELECT s.handle, s.query, s.day, e.hit, s.tags, {figures} "
              "FROM s JOIN analytics_hit_events e ON e.query_id = s.query_id WHERE true "
              "GROUP BY s.handle, s.query, s.day, e.hit, s.tags "
-             f"ON CONFLICT ({keys}) DO UPDATE SET "
-             + ", ".join(f"{c} = {HIT_DAYS}.{c} + excluded.{c}" for c in HIT_FIGURES),
-             params),
+             f"{adding(HIT_DAYS, KEYS, HIT_FIGURES)}", params),
         ])
     found[0][:0] = [
         (f"DELETE FROM {HIT_DAYS} WHERE day = ?", on),
@@ -155,11 +136,9 @@ def _day_hits(d: Dialect, day: date, token: str) -> list[list[Statement]]:
 def build(d: Dialect, kept: Sequence[Any], last: date,
           totals_built: Iterable[Sequence[Any]], hits_built: Iterable[Any]
           ) -> list[list[Statement]]:
-    """The days up to ``last`` (the last ended long enough ago) of the days ``kept`` (the
-    first and last with rows) whose running totals or objects per query are not yet added
-    up (``totals_built``: the kinds and days that are; ``hits_built``: the days): the
-    statements of each transaction (a day's objects per query take ``HIT_PARTS``), to
-    run in a transaction of its own (on PostgreSQL, ``rollups.lock_spans`` first)."""
+    """The transactions adding up the running totals and objects per query of the days
+    ``kept`` (the first and last with rows) up to ``last`` not yet added up
+    (``totals_built``: the kinds and days that are; ``hits_built``: the days)."""
     if kept[0] is None:
         return []
     first, newest = (d.read_day(day) for day in kept)
@@ -186,8 +165,8 @@ def build(d: Dialect, kept: Sequence[Any], last: date,
 
 
 def invalidate(d: Dialect, days: Iterable[date]) -> list[Statement]:
-    """The statements forgetting that ``days`` (written to now: old days) were added up:
-    their objects per query, and the running totals of each from it to its chain's end."""
+    """The statements forgetting that ``days`` (written to now) were added up: their objects
+    per query, and the running totals from each to its chain's end."""
     old = sorted(set(days))
     firsts: dict[date, date] = {}
     for day in old:
@@ -201,9 +180,8 @@ def invalidate(d: Dialect, days: Iterable[date]) -> list[Statement]:
 
 
 def purge(d: Dialect, before: date) -> list[Statement]:
-    """The statements forgetting the days before ``before``: the objects per query of
-    those days, and every chain of running totals that holds one of them (whose totals add
-    them up)."""
+    """The statements forgetting the days before ``before``: their objects per query, and
+    every chain of running totals holding one of them."""
     forgotten = [d.day(before)]
     chains = [d.day(chain_start(before - timedelta(days=1)) + timedelta(days=CHAIN))]
     return [(f"DELETE FROM {HIT_DAYS} WHERE day < ?", forgotten),
@@ -216,8 +194,7 @@ def plan_totals(start: date, end: date, built: dict[date, tuple[int, int]]
                 ) -> tuple[list[tuple[date, int]], list[tuple[date, date]]]:
     """How to read the days from ``start`` to ``end`` with the running totals ``built``
     (day: its totals' rows, the day's own rows): the totals to add (``1``) and subtract
-    (``-1``), and the ranges of days left to read otherwise. Per chain, the totals are
-    used for the days added up when they read fewer rows than those days."""
+    (``-1``), where they read fewer rows than the days, and the ranges of days left."""
     pieces: list[tuple[date, int]] = []
     left: list[tuple[date, date]] = []
     chain = chain_start(start)

@@ -1,18 +1,10 @@
-"""The distinct users of the query log, kept as the searches are written, so that counting
-them over a month reads one row per user instead of every search.
-
-Per handle, each user has a row per block of ``USER_BLOCK`` days (counted from
-1970-01-01) whose ``days`` has one bit per day of the block the user searched on
-(``analytics_user_blocks``); the users of a period are the rows of its blocks with a bit
-of the period set, each user once. Per day, the number of distinct users is a counter
-(``analytics_day_users``), added to when a batch brings a user's first search of that
-day (its bit not yet set). The same two, per set of ``analyticsTags``, for the tagged
-searches (``analytics_tag_user_blocks``, ``analytics_tag_day_users``): a segment's users.
-
-A batch counts its new (user, day) pairs before it sets their bits, in one transaction.
-On PostgreSQL, where several instances write at once, batches take turns on this (a
-transaction-scoped advisory lock, taken before any row lock of the batch): two batches
-cannot both count the same user's first search of a day.
+"""The distinct users of the query log (docs/analytics.md, "Storage"), kept as the searches
+are written: per handle, a row per user and block of ``USER_BLOCK`` days whose ``days`` has
+a bit per day the user searched on, and per day a count of distinct users, added to when a
+batch brings a user's first search of the day (its bit not yet set); the same per set of
+``analyticsTags``, for the segments. On PostgreSQL, batches take turns on a
+transaction-scoped advisory lock (before any row lock of the batch), so that two cannot
+both count the same user's first search of a day.
 """
 
 from __future__ import annotations
@@ -21,19 +13,17 @@ from collections.abc import Awaitable, Callable, Sequence
 from datetime import date
 from typing import Any
 
-from searchport.adapters.analytics.dialect import Dialect
-from searchport.adapters.analytics.schema import USER_BLOCK
+from searchport.adapters.analytics.dialect import Dialect, adding, first_columns, marks
+from searchport.adapters.analytics.schema import EPOCH, USER_BLOCK
 from searchport.domain.analytics.reports import DayUsers
 from searchport.domain.analytics.segments import EVERY_SEARCH, Segment
 
 USERS_LOCK = 0x7573657273  # pg_advisory_xact_lock key of the users' counting
-EPOCH = date(1970, 1, 1)
 Rows = Callable[[str, Sequence[Any]], Awaitable[list[tuple[Any, ...]]]]
 
 
 def rollup(d: Dialect, source: str) -> list[str]:
-    """The statements adding the searches of the table ``source`` (a batch) to the users'
-    rollups: first of every statement of the batch (the lock)."""
+    """The statements adding the searches of the batch ``source`` to the users' rollups."""
     found = [f"SELECT pg_advisory_xact_lock({USERS_LOCK})"] if d.upserts_once else []
     for tagged in (False, True):
         found += _rollup(d, source, tagged)
@@ -51,23 +41,22 @@ def _rollup(d: Dialect, source: str, tagged: bool) -> list[str]:
     blocks, daily = (("analytics_tag_user_blocks", "analytics_tag_day_users") if tagged
                      else ("analytics_user_blocks", "analytics_day_users"))
     same_tags = " AND u.tags = b.tags" if tagged else ""
-    day_keys = f"handle, day{', tags' if tagged else ''}"
+    day_keys = ("handle", "day", *(("tags",) if tagged else ()))
     block_keys = f"handle, block{', tags' if tagged else ''}, user_token"
     width = 3 if tagged else 2
-    order = (" ORDER BY " + ", ".join(str(i + 1) for i in range(width))
-             if d.upserts_once else "")
+    order = f" ORDER BY {first_columns(width)}" if d.upserts_once else ""
     new_pairs = (
-        f"INSERT INTO {daily} ({day_keys}, users) "
+        f"INSERT INTO {daily} ({', '.join(day_keys)}, users) "
         f"SELECT b.handle, b.day{tags}, count(*) FROM {pairs} "
         f"LEFT JOIN {blocks} u ON u.handle = b.handle AND u.block = {block} "
         f"AND u.user_token = b.user_token{same_tags} "
         f"WHERE u.days IS NULL OR (u.days >> {bit}) & 1 = 0 "
         f"GROUP BY b.handle, b.day{tags}{order} "
-        f"ON CONFLICT ({day_keys}) DO UPDATE SET users = {daily}.users + excluded.users")
+        f"{adding(daily, day_keys, ('users',))}")
     if d.upserts_once:  # each key once per statement: the bits of a batch OR-ed first
-        keys = ", ".join(str(i + 1) for i in range(width + 1))
+        keys = first_columns(width + 1)
         bits = (f"SELECT b.handle, {block}{tags}, b.user_token, "
-                f"{d.or_bits(f'CAST(1 AS BIGINT) << {bit}')} FROM {pairs} "
+                f"bit_or(CAST(1 AS BIGINT) << {bit}) FROM {pairs} "
                 f"GROUP BY {keys} ORDER BY {keys}")
     else:  # SQLite meets a key again as often as it comes
         bits = (f"SELECT b.handle, {block}{tags}, b.user_token, 1 << {bit} "
@@ -126,7 +115,7 @@ async def users(rows: Rows, d: Dialect, handle: str, start: date, end: date,
                           "AND q.day BETWEEN ? AND ? ORDER BY q.day",
                           [handle, d.day(start), d.day(end)])
         return int(total[0][0]), [DayUsers(d.read_day(day), int(n)) for day, n in days]
-    matches, more = _segment(d, segment)
+    matches, more = d.segment("q.tags", segment)
     found = await rows(f"SELECT q.day, q.tags, q.users FROM analytics_tag_day_users q "
                        f"WHERE q.handle = ? AND q.day BETWEEN ? AND ? AND {matches} "
                        "ORDER BY q.day", [handle, d.day(start), d.day(end), *more])
@@ -157,17 +146,7 @@ async def _distinct(rows: Rows, d: Dialect, handle: str, start: date, end: date,
     in_period, params = _in_blocks(start, end)
     one = len(sets) == 1 and len(_blocks(start, end)) == 1
     count = "count(*)" if one else "count(DISTINCT q.user_token)"
-    values = [tags if isinstance(tags, str) else d.json(tags) for tags in sets]
     found = await rows(f"SELECT {count} FROM analytics_tag_user_blocks q WHERE q.handle = ? "
-                       f"AND q.tags IN ({', '.join('?' * len(values))}) AND {in_period}",
-                       [handle, *values, *params])
+                       f"AND q.tags IN ({marks(len(sets))}) AND {in_period}",
+                       [handle, *map(d.stored, sets), *params])
     return int(found[0][0])
-
-
-def _segment(d: Dialect, segment: Segment) -> tuple[str, list[Any]]:
-    alternatives, params = [], []
-    for tags in segment:
-        sql, more = d.has_tags("q.tags", tags)
-        alternatives.append(sql)
-        params.extend(more)
-    return "(" + " OR ".join(alternatives) + ")", params

@@ -1,13 +1,8 @@
-"""``QueryLogWriter``: the searches and events recorded, waiting in a bounded queue for the
-one task that writes them to the store.
-
-A request adds to the queue and goes on: no I/O, nothing to wait for. Every ``interval``
-seconds, or as soon as a batch is full, the task takes what is waiting and writes it, a
-batch per transaction (``write_searches``, ``write_events``), each search made into its
-record first: the query normalised, a pseudonym of the client's address under the salt of
-its day when it has no user token (``records.to_record``). When the queue is full, or the
-store fails, records are dropped and counted (``dropped``, ``on_drop``): searches never
-wait for the store. ``close`` writes what is left, within a deadline.
+"""``QueryLogWriter``: the searches and events recorded, in a bounded queue that one task
+writes to the store every ``interval`` seconds, or as soon as a batch is full, a batch per
+transaction. A request adds to the queue and goes on; when the queue is full, or the store
+fails, records are dropped and counted (``dropped``, ``on_drop``). ``close`` writes what
+is left, within a deadline.
 """
 
 from __future__ import annotations
@@ -62,10 +57,7 @@ class QueryLogWriter:
         self._closing = False
         self.dropped = 0
 
-    # -- the requests' side: never waits, never raises -------------------------------------
-
     def add_search(self, search: ObservedSearch) -> None:
-        """Queue one search (dropped and counted when the queue is full)."""
         if self.pending >= self._capacity:
             self._drop(1)
             return
@@ -74,7 +66,6 @@ class QueryLogWriter:
             self._wake.set()
 
     def add_events(self, events: Sequence[InsightsEvent]) -> bool:
-        """Queue a batch of events, all or none: False when there is no room for them."""
         if self.pending + len(events) > self._capacity:
             return False
         self._events.extend(events)
@@ -91,10 +82,8 @@ class QueryLogWriter:
         if self._on_drop is not None:
             self._on_drop(count)
 
-    # -- the task ---------------------------------------------------------------------------
-
     def start(self, failing: bool = False) -> None:
-        """Start the task; ``failing``: the store could not be opened (which was logged)."""
+        """Start the task; ``failing``: the store could not be opened."""
         self._failing = failing
         if self._task is None:
             self._task = asyncio.get_running_loop().create_task(
@@ -112,10 +101,9 @@ class QueryLogWriter:
             await self.flush(self.pending)
 
     async def flush(self, count: int | None = None) -> None:
-        """Write what is queued, batch by batch, until nothing is; what fails is dropped.
-        ``count``: only that many, those already queued when a round begins: those arriving
-        meanwhile wait for the next round, so that a steady stream of searches is written
-        in a few large batches, not in a run of small ones each as it comes."""
+        """Write what is queued, batch by batch; what fails is dropped. ``count``: only
+        those queued when a round begins, so that a steady stream of searches is written in
+        a few large batches, not in a run of small ones each as it comes."""
         while self.pending and (count is None or count > 0):
             size = self._batch if count is None else min(count, self._batch)
             taken = await self._write_one(size)
@@ -125,8 +113,8 @@ class QueryLogWriter:
                 count -= taken
 
     async def _write_one(self, size: int) -> int | None:
-        """One batch of at most ``size`` records: how many it took (written, or dropped
-        past the shutdown deadline); None when the store failed (they are dropped)."""
+        """One batch of at most ``size`` records: how many it took; None when the store
+        failed (they are dropped)."""
         searches = _take(self._searches, size)
         events = _take(self._events, size - len(searches))
         written = 0
@@ -154,8 +142,8 @@ class QueryLogWriter:
         return len(searches) + len(events)
 
     async def _records(self, searches: list[ObservedSearch]) -> list[SearchRecord]:
-        """The records of ``searches``, with the salts of their days (asked of the store
-        for a new day; those of the days before the day before forgotten)."""
+        """The records of ``searches``, under the salts of their days (asked of the store
+        for a new day, forgotten after the next)."""
         days = {utc_day(s.at) for s in searches}
         for day in sorted(days - self._salts.keys()):
             self._salts[day] = await self._store.day_salt(day)
@@ -164,9 +152,8 @@ class QueryLogWriter:
         return [to_record(s, self._salts[utc_day(s.at)]) for s in searches]
 
     def _storable(self, records: list[SearchRecord]) -> list[SearchRecord]:
-        """``records`` without those no database could keep (a text holding a lone
-        surrogate, which has no UTF-8), which are dropped and counted: one of them would
-        fail its whole batch."""
+        """``records`` but those no database could keep (a lone surrogate has no UTF-8),
+        dropped and counted: one would fail its whole batch."""
         try:
             _json.encode(records)
             return records
@@ -176,8 +163,8 @@ class QueryLogWriter:
             return kept
 
     async def close(self, deadline: float = 10.0) -> None:
-        """Stop the task once it has written what is queued (within ``deadline`` seconds;
-        what cannot be written is counted as dropped)."""
+        """Stop the task once it has written what is queued (within ``deadline`` seconds,
+        what is left counted as dropped)."""
         task, self._task = self._task, None
         self._closing = True
         self._wake.set()

@@ -1,5 +1,6 @@
 """The answers of the Analytics API (v2) routes, in the shapes of Algolia's specification
-(``specs/analytics`` in algolia/api-clients-automation): no field more or less."""
+(``specs/analytics`` in algolia/api-clients-automation): no field more or less. Rates are
+null without searches to divide by, but for the no-result and no-click rates (0 then)."""
 
 from __future__ import annotations
 
@@ -16,8 +17,6 @@ class DailySearches(_Answer, frozen=True):
 
 
 class SearchesCountAnswer(_Answer, frozen=True):
-    """``GET /2/searches/count``: searches in the period, and per day (every day, 0 too)."""
-
     count: int
     dates: list[DailySearches]
 
@@ -29,8 +28,6 @@ class SearchNoResults(_Answer, frozen=True):
 
 
 class SearchesNoResultsAnswer(_Answer, frozen=True):
-    """``GET /2/searches/noResults``: the most frequent searches that found nothing."""
-
     searches: list[SearchNoResults]
 
 
@@ -42,9 +39,6 @@ class DailyClickThroughRate(_Answer, frozen=True):
 
 
 class ClickThroughRateAnswer(_Answer, frozen=True):
-    """``GET /2/clicks/clickThroughRate``: tracked searches with at least one click divided
-    by tracked searches (null without tracked searches), for the period and per day."""
-
     rate: float | None
     click_count: int
     tracked_search_count: int
@@ -52,8 +46,6 @@ class ClickThroughRateAnswer(_Answer, frozen=True):
 
 
 class StatusAnswer(_Answer, frozen=True):
-    """``GET /2/status``: when the handle's last search was logged (RFC 3339), or null."""
-
     updated_at: str | None
 
 
@@ -65,9 +57,6 @@ class DailyNoResultsRate(_Answer, frozen=True):
 
 
 class NoResultsRateAnswer(_Answer, frozen=True):
-    """``GET /2/searches/noResultRate``: searches that found nothing divided by searches
-    (0 when there were none: the specification's rate is never null)."""
-
     rate: float
     count: int
     no_result_count: int
@@ -80,9 +69,6 @@ class DailyUsers(_Answer, frozen=True):
 
 
 class UsersCountAnswer(_Answer, frozen=True):
-    """``GET /2/users/count``: distinct users (user tokens, or the day's pseudonyms of
-    their addresses) over the period, and per day."""
-
     count: int
     dates: list[DailyUsers]
 
@@ -95,9 +81,6 @@ class DailyConversionRate(_Answer, frozen=True):
 
 
 class ConversionRateAnswer(_Answer, frozen=True):
-    """``GET /2/conversions/conversionRate``: tracked searches with at least one conversion
-    divided by tracked searches (null without tracked searches), for the period and per day."""
-
     rate: float | None
     tracked_search_count: int
     conversion_count: int
@@ -112,9 +95,6 @@ class DailyNoClickRate(_Answer, frozen=True):
 
 
 class NoClickRateAnswer(_Answer, frozen=True):
-    """``GET /2/searches/noClickRate``: tracked searches without a click divided by tracked
-    searches (0 when there were none: the specification's rate is never null)."""
-
     rate: float
     count: int
     no_click_count: int
@@ -128,9 +108,6 @@ class DailyAverageClicks(_Answer, frozen=True):
 
 
 class AverageClickPositionAnswer(_Answer, frozen=True):
-    """``GET /2/clicks/averageClickPosition``: the mean position (from 1) of the clicked
-    results (null without clicks), for the period and per day."""
-
     average: float | None
     click_count: int
     dates: list[DailyAverageClicks]
@@ -142,8 +119,6 @@ class ClickPosition(_Answer, frozen=True):
 
 
 class ClickPositionsAnswer(_Answer, frozen=True):
-    """``GET /2/clicks/positions``: clicks at positions 1 to 10, 11 to 20, and 21 on."""
-
     positions: list[ClickPosition]
 
 
@@ -154,8 +129,6 @@ class SearchNoClicks(_Answer, frozen=True):
 
 
 class SearchesNoClicksAnswer(_Answer, frozen=True):
-    """``GET /2/searches/noClicks``: the most frequent tracked searches no click followed."""
-
     searches: list[SearchNoClicks]
 
 
@@ -192,16 +165,10 @@ class TopSearchWithRevenue(TopSearchWithAnalytics, frozen=True):
 
 
 class TopSearchesAnswer(_Answer, frozen=True):
-    """``GET /2/searches``: the queries with their counts and average hits."""
-
     searches: list[TopSearch]
 
 
 class TopSearchesWithAnalyticsAnswer(_Answer, frozen=True):
-    """``GET /2/searches`` with ``clickAnalytics``: what the events did to the tracked
-    searches of each query; with ``revenueAnalytics``, add-to-carts, purchases and revenue
-    too (``TopSearchWithRevenue``)."""
-
     searches: list[TopSearchWithAnalytics]
 
 
@@ -229,16 +196,10 @@ class TopHitWithRevenue(TopHitWithAnalytics, frozen=True):
 
 
 class TopHitsAnswer(_Answer, frozen=True):
-    """``GET /2/hits``: the objects the searches returned most often."""
-
     hits: list[TopHit]
 
 
 class TopHitsWithAnalyticsAnswer(_Answer, frozen=True):
-    """``GET /2/hits`` with ``clickAnalytics``: the tracked searches that returned each
-    object and the events on it; with ``revenueAnalytics``, add-to-carts, purchases and
-    revenue too (``TopHitWithRevenue``)."""
-
     hits: list[TopHitWithAnalytics]
 
 
@@ -248,8 +209,6 @@ class TopFilterAttribute(_Answer, frozen=True):
 
 
 class TopFilterAttributesAnswer(_Answer, frozen=True):
-    """``GET /2/filters``: the attributes the searches refined most often."""
-
     attributes: list[TopFilterAttribute]
 
 
@@ -261,8 +220,6 @@ class TopFilterValue(_Answer, frozen=True):
 
 
 class TopFilterForAttributeAnswer(_Answer, frozen=True):
-    """``GET /2/filters/{attribute}``: the values of one attribute refined most often."""
-
     values: list[TopFilterValue]
 
 
@@ -278,7 +235,4 @@ class FiltersNoResults(_Answer, frozen=True):
 
 
 class TopFiltersNoResultsAnswer(_Answer, frozen=True):
-    """``GET /2/filters/noResults``: the combinations of refinements of the searches that
-    found nothing, most frequent first."""
-
     values: list[FiltersNoResults]

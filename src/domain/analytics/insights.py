@@ -1,17 +1,11 @@
 """The events of Algolia's Insights API (``POST /1/events``), read and checked as its
 OpenAPI specification says (algolia/api-clients-automation, ``specs/insights``).
 
-A batch is ``{"events": [...]}`` with 1 to 1,000 events. ``click``, ``conversion`` and
-``view`` events name an ``index`` (a handle) and either ``objectIDs`` or ``filters`` (1 to
-20 each); a click with a ``queryID`` and ``objectIDs`` gives one ``positions`` entry (from
-1) per object. ``instantsearch`` events (InstantSearch's usage reports, sent on every page
-load) are accepted and dropped, whatever they carry. A conversion's ``value`` and
-``currency``, and the ``price``, ``quantity`` and ``discount`` of its ``objectData``, are
-kept for the revenue figures. Fields the specification or Algolia's libraries add and
-searchport does not use (``algoliaSource``, ``agentID``...) are accepted and ignored.
-All events must be valid or none is
-kept: the first problem is reported as ``events[i].field: sentence`` (a 422; a 403 for an
-event on a handle the caller may not send events for).
+``instantsearch`` events (InstantSearch's usage reports, sent on every page load) are
+accepted and dropped, whatever they carry; fields searchport does not use
+(``algoliaSource``, ``agentID``...) are accepted and ignored. All events must be valid or
+none is kept: the first problem is reported as ``events[i].field: sentence`` (a 422; a
+403 for an event on a handle the caller may not send events for).
 """
 
 from __future__ import annotations
@@ -22,6 +16,7 @@ from typing import Any, Literal
 
 import msgspec
 
+from searchport.domain.analytics.records import USER_TOKEN
 from searchport.domain.errors import Forbidden, Unprocessable
 
 MAX_EVENTS = 1000
@@ -34,7 +29,6 @@ _KEPT: dict[str, EventType] = {"click": "click", "conversion": "conversion", "vi
 _SUBTYPES = ("addToCart", "purchase")
 
 _EVENT_NAME = re.compile(r"[\x20-\x7E]{1,64}")
-_USER_TOKEN = re.compile(r"[a-zA-Z0-9_=/+-]{1,129}")
 _QUERY_ID = re.compile(r"[0-9a-f]{32}|message_[!-~]+")
 _OBJECT_QUERY_ID = re.compile(r"[0-9a-f]{32}")
 
@@ -112,9 +106,8 @@ def _where(error: msgspec.ValidationError, prefix: str) -> str:
 def read_events(body: bytes, now: float,
                 may_send: Callable[[str], bool] | None = None) -> list[InsightsEvent]:
     """The clicks, conversions and views of a request body (JSON, whatever its content
-    type said), ``now`` being the time it arrived (seconds since the Unix epoch).
-    ``may_send``: whether the caller may send events for a handle; an event for another
-    handle is ``Forbidden`` (403), named like an invalid one."""
+    type said) arrived at ``now``; an event for a handle ``may_send`` refuses is
+    ``Forbidden``."""
     try:
         batch = _batch.decode(body)
     except msgspec.ValidationError as exc:
@@ -173,7 +166,6 @@ def _checked(event: _Event, where: str, now: float) -> InsightsEvent:
 
 
 def _name_and_type(event: _Event, fail: Fail) -> tuple[str, EventType]:
-    """The event's name and type, once they and its subtype are checked."""
     if event.event_name is None:
         raise fail("eventName", "EventName is required")
     if not _EVENT_NAME.fullmatch(event.event_name):
@@ -197,15 +189,13 @@ def _check_user_tokens(event: _Event, fail: Fail) -> None:
                          ("authenticatedUserToken", event.authenticated_user_token)):
         if token is None and field == "userToken":
             raise fail(field, "The userToken field is required")
-        if token is not None and not _USER_TOKEN.fullmatch(token):
+        if token is not None and not USER_TOKEN.fullmatch(token):
             raise fail(field, f"{field[0].upper()}{field[1:]} must contain only "
                               "alphanumeric, equal, plus, slash, hyphen, or underscore "
                               "characters, and be between 1 and 129 characters long")
 
 
 def _check_objects(event: _Event, fail: Fail) -> None:
-    """Objects or filters, not both, each list of an allowed length; objectData beside
-    the objects."""
     objects, filters = event.object_ids, event.filters
     if objects is None and filters is None:
         raise fail("objectIDs", "Event should specify either some ObjectIDs or some Filters")
@@ -220,8 +210,6 @@ def _check_objects(event: _Event, fail: Fail) -> None:
 
 
 def _event_time(event: _Event, now: float, fail: Fail) -> float:
-    """When the event happened (seconds): its timestamp, within the window Algolia takes,
-    or now."""
     if event.timestamp is None:
         return now
     at = event.timestamp / 1000
@@ -234,16 +222,12 @@ def _event_time(event: _Event, now: float, fail: Fail) -> float:
 
 def _amount(value: object) -> float | None:
     """A number, or a number written as text (Insights takes both); else None."""
-    if isinstance(value, bool):
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
         return None
-    if isinstance(value, int | float):
+    try:
         return float(value)
-    if isinstance(value, str):
-        try:
-            return float(value)
-        except ValueError:
-            return None
-    return None
+    except ValueError:
+        return None
 
 
 def _object_revenues(event: _Event) -> tuple[float | None, ...]:
@@ -257,8 +241,7 @@ def _object_revenues(event: _Event) -> tuple[float | None, ...]:
     return tuple(found) if any(v is not None for v in found) else ()
 
 
-def _object_query_ids(event: _Event, fail: Fail
-                      ) -> tuple[str, ...]:
+def _object_query_ids(event: _Event, fail: Fail) -> tuple[str, ...]:
     found = []
     for i, data in enumerate(event.object_data or ()):
         query_id = data.get("queryID")

@@ -1,8 +1,5 @@
-"""The parameters every Analytics API (v2) route shares, read as Algolia's specification
-says: ``index`` (required), ``startDate``/``endDate`` (``YYYY-MM-DD``, UTC days; by default
-the last eight days, today included), ``limit`` (default 10, at most 1,000), ``offset``,
-``tags`` (a segment: ``segments.py``); and those of some routes: ``clickAnalytics``,
-``revenueAnalytics``, ``orderBy``/``direction``, ``search``."""
+"""The parameters of the Analytics API (v2) routes, read as Algolia's specification says
+(days are UTC days; by default the last eight, today included)."""
 
 from __future__ import annotations
 

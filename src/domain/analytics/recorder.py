@@ -1,11 +1,6 @@
-"""``AnalyticsRecorder``: what the searches and events of the requests leave in the query
-log, handed to the analytics store without a request ever waiting for it.
-
-A search is recorded by one call once its answer is in hand (``searched``), as its request
-saw it (``ObservedSearch``: no hashing, no string work on the request's path); the store
-makes its record and writes it later, or drops and counts it when it cannot keep up. A task
-of the recorder's own purges the days past the retention, once a day.
-"""
+"""``AnalyticsRecorder``: the searches and events of the requests handed to the analytics
+store without a request ever waiting for it, and the daily purge of the days past the
+retention."""
 
 from __future__ import annotations
 
@@ -52,9 +47,8 @@ class AnalyticsRecorder:
         self._purging: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
-        """Open the store (when it cannot be used yet, say why: it tries again as it
-        writes, and the records it cannot keep are counted as dropped), then purge the
-        days past the retention, now and once a day."""
+        """Open the store (saying why when it cannot be used yet: it tries again as it
+        writes), then purge the days past the retention, now and once a day."""
         if not self.enabled or self._purging is not None:
             return
         try:
@@ -83,11 +77,10 @@ class AnalyticsRecorder:
                  hits: Sequence[Mapping[str, Any]] = (), page: int = 0,
                  filters: tuple[Any, ...] = (),
                  public: Callable[[str], str] | None = None) -> A:
-        """Record one search, as its request and ``answer`` say (unless ``analytics`` is
-        false); ``answer`` again, with a new ``queryID`` when the search asked for
-        ``clickAnalytics`` (and the recorder is enabled: analytics off, no queryID either).
-        ``nb_hits`` and ``hits`` (mappings holding an ``objectID``) are read from the answer;
-        ``filters`` (domain filters, real names) become refinements through ``public``."""
+        """Record one search (unless ``analytics`` is false); ``answer`` again, with a new
+        ``queryID`` when the search asked for ``clickAnalytics`` and the recorder is
+        enabled. ``filters`` (domain filters, real names) become refinements through
+        ``public``."""
         if not self.enabled:
             return answer
         query_id = new_query_id() if tracking.click_analytics else None
@@ -107,8 +100,7 @@ class AnalyticsRecorder:
         return msgspec.structs.replace(answer, query_id=query_id)
 
     def record_events(self, events: Sequence[InsightsEvent]) -> bool:
-        """Hand a batch of events to the store, all or none: False when it has no room for
-        them (none is kept then)."""
+        """Hand a batch of events to the store, all or none: False when it has no room."""
         return self.store.record_events(events) if self.enabled else True
 
     async def close(self) -> None:

@@ -1,10 +1,6 @@
-"""What one search leaves in the query log.
-
-A request builds an ``ObservedSearch`` (cheap: no hashing, no string work) and hands it to
-the analytics store, which makes it a ``SearchRecord`` when it writes it (``to_record``):
-the query normalised, and a user token for every record (the one the client sent, else a
-pseudonym of its address for that UTC day). The address itself is never stored.
-"""
+"""What one search leaves in the query log: a request hands an ``ObservedSearch`` (cheap:
+no hashing, no string work) to the analytics store, which makes it a ``SearchRecord`` when
+it writes it (``to_record``). The client's address itself is never stored."""
 
 from __future__ import annotations
 
@@ -25,8 +21,8 @@ PSEUDONYM_PREFIX = "anon-"  # a pseudonym is never mistaken for a token a client
 
 
 class Visitor(msgspec.Struct, frozen=True, kw_only=True):
-    """Who made a request, as the request says: the ``X-Algolia-UserToken`` header, the
-    client's address, and when the request started (``time.perf_counter()`` seconds)."""
+    """Who made a request: the ``X-Algolia-UserToken`` header, the client's address, and
+    when the request started (``time.perf_counter()`` seconds)."""
 
     user_token: str | None = None
     client: str | None = None
@@ -34,9 +30,8 @@ class Visitor(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class Tracking(msgspec.Struct, frozen=True, kw_only=True):
-    """What one search's analytics parameters ask (Algolia's names and defaults):
-    ``analytics`` (false: not logged), ``clickAnalytics`` (a ``queryID`` in the answer),
-    ``analyticsTags`` and ``userToken``."""
+    """One search's ``analytics``, ``clickAnalytics``, ``analyticsTags`` and ``userToken``
+    (Algolia's defaults)."""
 
     analytics: bool = True
     click_analytics: bool = False
@@ -48,10 +43,9 @@ DEFAULT_TRACKING = Tracking()  # Algolia's defaults: logged, no queryID
 
 
 class ObservedSearch(msgspec.Struct, frozen=True, kw_only=True, gc=False):
-    """One search as its request saw it, made cheaply: ``client`` is the client's address,
-    kept only until the record is written (it becomes a pseudonym when ``user_token`` is
-    None). Plain values only (``gc=False``: thousands may wait for a write, and none is
-    part of a reference cycle, so the garbage collector need not look at them)."""
+    """One search as its request saw it; ``client``, the client's address, becomes a
+    pseudonym when ``user_token`` is None. ``gc=False``: thousands may wait for a write,
+    and plain values make no reference cycle for the garbage collector to look for."""
 
     at: float  # seconds since the Unix epoch (UTC)
     handle: str
@@ -68,7 +62,7 @@ class ObservedSearch(msgspec.Struct, frozen=True, kw_only=True, gc=False):
 
 
 class SearchRecord(msgspec.Struct, frozen=True, kw_only=True, gc=False):
-    """One search in the query log (``gc=False``: plain values, no cycle through it)."""
+    """One search in the query log."""
 
     at: float  # seconds since the Unix epoch (UTC); its UTC day is ``day``
     handle: str
@@ -88,7 +82,6 @@ class SearchRecord(msgspec.Struct, frozen=True, kw_only=True, gc=False):
 
 
 def utc_day(at: float) -> date:
-    """The UTC day of an instant given in seconds since the Unix epoch."""
     return datetime.fromtimestamp(at, UTC).date()
 
 
@@ -99,16 +92,14 @@ def normalise_query(query: str) -> str:
 
 
 def new_query_id() -> str:
-    """A fresh query id: 32 lowercase hex characters, the milliseconds since the Unix
-    epoch (12) then 80 random bits (20), as a UUIDv7 orders its bits: ids made later sort
-    later, so the log's index of them grows at its end instead of everywhere."""
+    """32 lowercase hex characters: the milliseconds since the Unix epoch, then 80 random
+    bits; ids made later sort later, so the log's index of them grows at its end."""
     return f"{time.time_ns() // 1_000_000:012x}{secrets.token_hex(10)}"
 
 
 def pseudonym(address: str, day: date, salt: bytes) -> str:
-    """A stable stand-in for a client address during one UTC day: an HMAC-SHA-256 of the
-    day and the address under a secret salt. Without the salt it cannot be linked back to
-    the address, and the same address gets an unrelated pseudonym the next day."""
+    """A stand-in for a client address during one UTC day: an HMAC-SHA-256 of the day and
+    the address under the day's secret salt, unrelated to the next day's."""
     digest = hmac.new(salt, f"{day.isoformat()}|{address}".encode(), sha256).hexdigest()
     return PSEUDONYM_PREFIX + digest[:32]
 
@@ -117,8 +108,8 @@ MAX_HITS = 100  # objectIDs kept per search
 
 
 def kept_hit_ids(hits: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
-    """The ``objectID`` of each hit of an answer (searchport's and Algolia's hits both name
-    it so), in order, at most ``MAX_HITS``, each cut at 200 characters."""
+    """The ``objectID`` of each hit of an answer, in order, at most ``MAX_HITS``, each cut
+    at 200 characters."""
     ids: list[Any] = [hit.get("objectID") for hit in hits[:MAX_HITS]]
     try:  # texts (join refuses anything else) short enough: kept without another loop
         if len("".join(ids)) <= 200 or max(map(len, ids)) <= 200:
@@ -134,8 +125,8 @@ MAX_QUERY = 512  # characters of a query kept
 
 
 def to_record(seen: ObservedSearch, salt: bytes) -> SearchRecord:
-    """``seen`` as logged; ``salt``: the secret of ``seen``'s UTC day (for the pseudonym).
-    A user token that is not one Algolia accepts is replaced by the pseudonym too."""
+    """``seen`` as logged, under the salt of its UTC day; a user token Algolia would not
+    accept is replaced by the pseudonym too."""
     token = seen.user_token
     if token is None or not USER_TOKEN.fullmatch(token):
         token = pseudonym(seen.client or "", utc_day(seen.at), salt)

@@ -18,24 +18,19 @@ def click_range(position: int) -> int:
 
 
 class DayCount(msgspec.Struct, frozen=True):
-    """Searches on one day, and how many of them found nothing."""
-
     day: date
     count: int
     no_results: int = 0
 
 
 class DayUsers(msgspec.Struct, frozen=True):
-    """Distinct user tokens (or pseudonyms) that searched on one day."""
-
     day: date
     users: int
 
 
 class TopSearch(msgspec.Struct, frozen=True):
-    """One normalised query, how often it was searched, its average number of hits
-    (rounded half up to a whole number) and how many of its searches had refinements (not
-    counted among the searches without clicks: 0 there)."""
+    """A query, its searches, their average hits (rounded half up) and how many had
+    refinements (0 among the searches without clicks)."""
 
     query: str
     count: int
@@ -44,16 +39,14 @@ class TopSearch(msgspec.Struct, frozen=True):
 
 
 class DayPosition(msgspec.Struct, frozen=True):
-    """Clicks at one position (1-based) of the results on one day."""
-
     day: date
     position: int
     clicks: int
 
 
 class DayClicks(msgspec.Struct, frozen=True):
-    """One day's searches made with ``clickAnalytics`` (tracked), how many of them got at
-    least one click, and the clicks on them."""
+    """One day's tracked searches (with ``clickAnalytics``), those with at least one click
+    (or conversion), and the clicks (conversions)."""
 
     day: date
     tracked_searches: int
@@ -62,12 +55,9 @@ class DayClicks(msgspec.Struct, frozen=True):
 
 
 class EventCounts(msgspec.Struct, frozen=True, kw_only=True):
-    """What the events did to a set of tracked searches (made with ``clickAnalytics``):
-    ``tracked`` searches; ``clicked``/``converted``/``carted``/``purchased``: those that
-    got at least one click / conversion / add-to-cart / purchase; the events themselves;
-    ``positions``: the clicked positions, summed over ``clicked_positions`` of them;
-    ``ranges``: the clicks at each of Algolia's ranges of positions (1 to 10 each, 11 to 20,
-    21 on)."""
+    """What the events did to a set of tracked searches: ``clicked``, ``converted``...:
+    those with at least one such event; ``clicks``, ``conversions``...: the events;
+    ``positions``: the clicked positions, summed over ``clicked_positions`` of them."""
 
     tracked: int = 0
     clicked: int = 0
@@ -84,9 +74,6 @@ class EventCounts(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class SearchStats(msgspec.Struct, frozen=True, kw_only=True):
-    """One normalised query: how often it was searched, its average number of hits
-    (rounded half up), and (asked with events) what the events did to its tracked searches."""
-
     query: str
     count: int
     nb_hits: int
@@ -94,17 +81,13 @@ class SearchStats(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class HitStats(msgspec.Struct, frozen=True, kw_only=True):
-    """One ``objectID``: how many searches returned it, and (asked with events) the tracked
-    searches that returned it and the events naming it after them."""
-
     hit: str
     count: int
     events: EventCounts = EventCounts()
 
 
 class FilterCount(msgspec.Struct, frozen=True):
-    """How many refinements of an attribute (``operator`` and ``value`` empty when counted
-    per attribute), or of one attribute value, the searches applied."""
+    """Refinements of an attribute (``operator`` and ``value`` empty), or of one value."""
 
     attribute: str
     operator: str
@@ -113,16 +96,12 @@ class FilterCount(msgspec.Struct, frozen=True):
 
 
 class FilterCombination(msgspec.Struct, frozen=True):
-    """The refinements of searches that found nothing, as one combination, and how many
-    such searches applied exactly it."""
-
     refinements: tuple[tuple[str, str, str], ...]
     count: int
 
 
 class Revenue(msgspec.Struct, frozen=True):
-    """The revenue of purchases after the tracked searches of one key (a query or a hit),
-    in one currency."""
+    """The revenue after the tracked searches of one key (a query or a hit), per currency."""
 
     key: str
     currency: str
@@ -130,9 +109,6 @@ class Revenue(msgspec.Struct, frozen=True):
 
 
 class PopularQuery(msgspec.Struct, frozen=True):
-    """One normalised query, how many times it was searched in a period, and its average
-    number of hits (rounded half up to a whole number)."""
-
     query: str
     count: int
     nb_hits: int

@@ -1,13 +1,8 @@
 """Algolia's Insights API (``POST /1/events``) and Analytics API (``GET /2/...``) on
-searchport: the events go to the query log, the figures come from it (docs/analytics.md).
-
-Every answer of ``/1/events`` is Insights' ``{status, message}`` (``error_bodies``), and its
-body may be as large as Insights takes (2 MB, past ``limits.maxBodyBytes``), in whatever
-``Content-Type`` (``navigator.sendBeacon`` sends ``text/plain``). The ``/2/`` routes answer
-in the shapes of Algolia's Analytics specification; their parameters are its own.
-
-These routes are in searchport's OpenAPI document (tag ``analytics``), in docs/analytics.md
-and in Algolia's specifications.
+searchport (docs/analytics.md). Every answer of ``/1/events`` is Insights' ``{status,
+message}``, and its body may be as large as Insights takes (2 MB, past
+``limits.maxBodyBytes``), in whatever ``Content-Type`` (``navigator.sendBeacon`` sends
+``text/plain``).
 """
 
 from __future__ import annotations

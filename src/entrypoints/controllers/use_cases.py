@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from searchport.domain.usecases.algolia_search import AlgoliaSearch
+    from searchport.domain.usecases.analytics import SendEvents
     from searchport.domain.usecases.autocomplete import Autocomplete
     from searchport.domain.usecases.clear_cache import ClearCache
     from searchport.domain.usecases.describe_fields import DescribeFields
@@ -26,7 +27,6 @@ if TYPE_CHECKING:
     from searchport.domain.usecases.raw_query import RawQuery
     from searchport.domain.usecases.search import Search
     from searchport.domain.usecases.search_rules import SearchRules
-    from searchport.domain.usecases.send_events import SendEvents
     from searchport.entrypoints.http.observability import Metrics
 
 
