@@ -41,11 +41,12 @@ import psycopg
 from searchport import demo
 from searchport.adapters.config_loader import parse_config
 from searchport.adapters.suggestions import QuerySuggestionsEngine
-from searchport.domain.analytics.records import SearchRecord
+from searchport.domain.analytics.records import SearchRecord, Tracking
 from searchport.domain.config import Config
 from searchport.domain.search_request import SearchRequest
-from searchport.domain.usecases.build_suggestions import UNLOGGED, BuildSuggestions
-from searchport.domain.usecases.search import Search
+from searchport.domain.usecases.algolia_search import AlgoliaSearch
+from searchport.domain.usecases.build_suggestions import BuildSuggestions
+from searchport.entrypoints.algolia.suggestions import SuggestionSearch
 from searchport.entrypoints.container import Container, create_container
 
 DAYS = 30
@@ -106,7 +107,8 @@ async def hits_of(container: Container, queries: list[str]) -> dict[str, int]:
     async def ask() -> None:
         for query in left:
             answer = await container.search()(SearchRequest(
-                handle="cities", q=query, per_page=1, highlight="false", tracking=UNLOGGED))
+                handle="cities", q=query, per_page=1, highlight="false",
+                tracking=Tracking(analytics=False)))
             found[query] = answer.total_hits
 
     await asyncio.gather(*(ask() for _ in range(8)))
@@ -139,8 +141,11 @@ async def rebuild(config: Config, data: Path, count: int, size: int, rounds: int
     print(f"log ready: {count:,} searches ({time.perf_counter() - started:.1f} s)")
     index = container.engines()["cities_query_suggestions"]
     assert isinstance(index, QuerySuggestionsEngine)
+    # as serve builds it (container.build_suggestions): the source asked as the Algolia
+    # search a user would send for each suggestion
     build = BuildSuggestions(catalog=container.sources(), store=store,
-                             search=Search(catalog=container.sources()), clock=time.time)
+                             search=SuggestionSearch(AlgoliaSearch(catalog=container.sources())),
+                             clock=time.time)
     today = datetime.now(UTC).date()
     for n in range(rounds):
         started = time.perf_counter()
