@@ -89,6 +89,31 @@ def test_pages_count_from_zero(client: TestClient[Any], rows: list[Row]) -> None
     assert past["hits"] == [] and past["nbHits"] == len(rows)
 
 
+def test_everything_but_the_attributes_named_with_a_dash(client: TestClient[Any],
+                                                        rows: list[Row],
+                                                        ref: SimpleNamespace) -> None:
+    """``attributesToRetrieve: ["*", "-year"]``: every attribute but ``year``, in the hits,
+    their highlights and ``getObjects``; without ``*`` a dash means nothing."""
+    body = search(client, query="castle", hitsPerPage=100, attributesToRetrieve=["*", "-year"])
+    by_id = {str(r["id"]): r for r in rows}
+    expected = {str(r["id"]) for r in rows if ref.text_matches(r, "castle")}
+    assert {h["objectID"] for h in body["hits"]} == expected
+    for hit in body["hits"]:
+        row = by_id[hit["objectID"]]
+        assert "year" not in hit and "year" not in hit["_highlightResult"]
+        assert "title" in hit and hit["title"] == row["title"]
+    some = next(r for r in rows if "year" in r)
+    answer = client.post("/1/indexes/*/objects", json={"requests": [
+        {"indexName": "books", "objectID": str(some["id"]),
+         "attributesToRetrieve": ["*", "-year"]}]})
+    assert answer.status_code == 200, answer.text
+    (record,) = answer.json()["results"]
+    assert "year" not in record and record["title"] == some["title"]
+    plain = search(client, query="castle", hitsPerPage=100, attributesToRetrieve=["-year"])
+    assert all(set(h) <= {"objectID", "_highlightResult", "_snippetResult"}
+               for h in plain["hits"])
+
+
 def test_hits_and_highlights(client: TestClient[Any], rows: list[Row],
                              ref: SimpleNamespace) -> None:
     body = search(client, query="castle", hitsPerPage=100,

@@ -188,6 +188,14 @@ def _listed(values: dict[str, Any], name: str) -> Any:
         raise InvalidRequest(f"{name}: is not valid JSON") from None
 
 
+def excluded(attributes: list[str] | None) -> frozenset[str]:
+    """The attributes ``attributesToRetrieve`` leaves out: those named with a leading ``-``
+    beside ``*`` (Algolia's "everything but"; without ``*`` they mean nothing)."""
+    if not attributes or "*" not in attributes:
+        return frozenset()
+    return frozenset(name[1:] for name in attributes if name.startswith("-") and name[1:])
+
+
 def names(values: dict[str, Any], name: str) -> list[str] | None:
     """A list of attribute names: a list, a JSON list text or a comma-separated text."""
     value = _listed(values, name)

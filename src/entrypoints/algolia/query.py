@@ -88,6 +88,8 @@ class Plan(msgspec.Struct, frozen=True, kw_only=True):
     words: Words = Words()  # optional words, and those to try while nothing is found
     ranking_info: bool = False  # getRankingInfo: promoted hits carry _rankingInfo
     relevancy_strictness: int | None = None  # a virtual replica's, for this search
+    # attributesToRetrieve's "-name" beside "*": public names left out of every hit
+    hidden: frozenset[str] = frozenset()
 
 
 def algolia_filters(values: dict[str, Any], entry: IndexEntry) -> tuple[Filter, ...]:
@@ -126,8 +128,10 @@ def plan_search(entry: IndexEntry, values: dict[str, Any]) -> Plan:
 
     retrieve = ap.names(values, "attributesToRetrieve")
     geoloc = single_geo_field(entry)
+    # a "-name" leaves an attribute out beside "*" only; alone it means nothing (as Algolia)
     chosen = None if retrieve is None or "*" in retrieve else fields.real_all(
-        [geoloc if name == GEOLOC and geoloc else name for name in retrieve])
+        [geoloc if name == GEOLOC and geoloc else name for name in retrieve
+         if not name.startswith("-")])
     snippeted = _snippeted(entry, values)
     to_highlight = ap.names(values, "attributesToHighlight")
     snippet_only: tuple[str, ...] = ()
@@ -175,7 +179,8 @@ def plan_search(entry: IndexEntry, values: dict[str, Any]) -> Plan:
                 rule_ask=rule_ask, geoloc=geoloc, words=words,
                 point_order=BY_NAME[config.engine].point_order,
                 ranking_info=ap.flag(values, "getRankingInfo", False),
-                relevancy_strictness=_strictness(entry, values))
+                relevancy_strictness=_strictness(entry, values),
+                hidden=ap.excluded(retrieve))
 
 
 def _strictness(entry: IndexEntry, values: dict[str, Any]) -> int | None:
@@ -319,6 +324,8 @@ PROMOTED = {"promoted": True, "nbTypos": 0, "firstMatchedWord": 0, "geoDistance"
 def _hit(fields: FieldMap, hit: Hit, plan: Plan, words: list[str],
          promoted: bool = False) -> AlgoliaHit:
     document = fields.document(hit.source)
+    if plan.hidden:  # neither returned nor highlighted
+        document = {k: v for k, v in document.items() if k not in plan.hidden}
     shaped: AlgoliaHit = {**document, "objectID": hit.id}
     highlights = fields.public_keys(hit.highlights)
     results: dict[str, HighlightResult] = {}
@@ -329,7 +336,7 @@ def _hit(fields: FieldMap, hit: Hit, plan: Plan, words: list[str],
         if entry is not None:
             results[name] = entry
     shaped["_highlightResult"] = results
-    if plan.geoloc is not None and plan.geoloc in hit.source:
+    if plan.geoloc is not None and plan.geoloc in hit.source and GEOLOC not in plan.hidden:
         points = stored_points(hit.source[plan.geoloc], plan.point_order)
         if points:
             located = [{"lat": p.lat, "lng": p.lon} for p in points]

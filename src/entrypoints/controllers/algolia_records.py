@@ -115,10 +115,14 @@ def _attributes(value: Any, where: str) -> list[str] | None:
 
 def as_record(document: dict[str, Any], attributes: list[str] | None) -> dict[str, Any]:
     """A native document as an Algolia record: ``objectID`` and the public fields, without
-    searchport's hit metadata; ``attributes`` (``*`` for all) selects fields."""
+    searchport's hit metadata; ``attributes`` (``*`` for all, ``-name`` beside it for all
+    but that one) selects fields."""
     record = {k: v for k, v in document.items() if k not in METADATA}
-    if attributes is None or "*" in attributes:
+    if attributes is None:
         return record
+    if "*" in attributes:
+        hidden = ap.excluded(attributes)
+        return {k: v for k, v in record.items() if k == "objectID" or k not in hidden}
     return {k: v for k, v in record.items() if k == "objectID" or k in attributes}
 
 
