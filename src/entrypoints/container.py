@@ -341,15 +341,13 @@ class Lifespan:
 
     def __init__(self, *, catalog: Catalog, cache: CachePort, recorder: AnalyticsRecorder,
                  refreshers: list[SuggestionsRefresher], engine_health: EngineHealth,
-                 pools: EnginePools, engine_cache: EngineCache,
-                 rate_limit_store: RateLimitStore) -> None:
+                 pools: EnginePools, rate_limit_store: RateLimitStore) -> None:
         self._catalog = catalog
         self._cache = cache
         self._recorder = recorder
         self._refreshers = refreshers
         self._engine_health = engine_health
         self._pools = pools
-        self._engine_cache = engine_cache
         self._rate_limit_store = rate_limit_store
 
     async def start(self) -> None:
@@ -371,7 +369,6 @@ class Lifespan:
         for embedder in self._catalog.embedders():
             await embedder.close()
         await self._pools.aclose()
-        await self._engine_cache.drain()
         await self._recorder.close()  # what the query log's queue holds goes to the store
         await self._cache.close()
         await self._rate_limit_store.close()
@@ -463,7 +460,7 @@ class Container(containers.DeclarativeContainer):
 
     lifespan = providers.Singleton(
         Lifespan, catalog=catalog, cache=cache, recorder=recorder, refreshers=suggestions,
-        engine_health=engine_health, pools=engine_pools, engine_cache=engine_cache,
+        engine_health=engine_health, pools=engine_pools,
         rate_limit_store=rate_limit_store,
     )
 

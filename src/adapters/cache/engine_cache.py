@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import msgspec
@@ -39,8 +39,8 @@ _DECODERS: dict[str, msgspec.msgpack.Decoder[Any]] = {
 
 
 class EngineCache:
-    """What the ``CachedEngine`` of every handle shares: the cache, the questions in flight,
-    the writes under way."""
+    """What the ``CachedEngine`` of every handle shares: the cache and the questions in
+    flight."""
 
     def __init__(self, *, cache: CachePort, settings: CacheConfig | None = None,
                  version: str = "") -> None:
@@ -50,7 +50,6 @@ class EngineCache:
         self.enabled = cache.status != "disabled"
         self._flights: dict[str | bytes, asyncio.Future[bytes | None]] = {}  # stored forms
         self._joined: set[str | bytes] = set()  # the flights another request joined
-        self._tasks: set[asyncio.Task[None]] = set()  # cache writes under way
 
     def around(self, engine: SearchEnginePort, handle: str, config: IndexConfig
                ) -> CachedEngine:
@@ -93,7 +92,6 @@ class EngineCache:
         flight: asyncio.Future[bytes | None] = asyncio.get_running_loop().create_future()
         flight.add_done_callback(_retrieve)
         self._flights[key] = flight
-        kept = False
         try:
             try:
                 value = await ask()
@@ -110,17 +108,11 @@ class EngineCache:
                       if kept or key in self._joined else None)
             flight.set_result(stored)
             if kept:
-                # until the write is done, identical questions still join this flight
-                self._spawn(self._store(key, stored, ttl, flight))  # type: ignore[arg-type]
+                # until the write is done, identical questions still join this flight; the
+                # request that asked waits for it, so that what it was answered is kept
+                # before it is answered
+                await self.cache.set(key, stored, ttl)  # type: ignore[arg-type]
             return value
-        finally:
-            if not kept:
-                self._land(key, flight)
-
-    async def _store(self, key: str | bytes, stored: bytes, ttl: float,
-                     flight: asyncio.Future[bytes | None]) -> None:
-        try:
-            await self.cache.set(key, stored, ttl)  # type: ignore[arg-type]
         finally:
             self._land(key, flight)
 
@@ -128,16 +120,6 @@ class EngineCache:
         if self._flights.get(key) is flight:
             del self._flights[key]
             self._joined.discard(key)
-
-    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
-        task = asyncio.get_running_loop().create_task(work)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
-    async def drain(self, timeout: float = 2.0) -> None:
-        """Let the cache writes under way finish (at shutdown)."""
-        if self._tasks:
-            await asyncio.wait(set(self._tasks), timeout=timeout)
 
 
 def _cancelling() -> bool:
