@@ -64,6 +64,13 @@ class AutocompleteResponse(_Body):
     total_hits: int
     facets: dict[str, list[FacetValue]] | msgspec.UnsetType = msgspec.UNSET
     query_id: str | msgspec.UnsetType = msgspec.field(default=msgspec.UNSET, name="queryID")
+    degraded: ClassVar[tuple[str, ...]] = ()  # as ``SearchResponse``'s
+
+
+class WordsOnlyAutocomplete(AutocompleteResponse):
+    """Autocomplete that asked for meaning answered by words alone (``WordsOnlyResponse``)."""
+
+    degraded: ClassVar[tuple[str, ...]] = ("semantic",)
 
 
 class HealthResponse(_Body):
@@ -125,3 +132,6 @@ class IndexFieldsResponse(_Body):
     # a replica's primary handle; a primary's replicas (those the key may read)
     replica_of: str | msgspec.UnsetType = msgspec.UNSET
     replicas: list[ReplicaInfo] | msgspec.UnsetType = msgspec.UNSET
+    # the share of meaning of a search that does not say (its ``semantic.ratio``), when
+    # above 0: on the Algolia routes a primary answers as NeuralSearch (docs/semantic.md)
+    semantic: float | msgspec.UnsetType = msgspec.UNSET

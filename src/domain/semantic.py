@@ -15,9 +15,13 @@ import logging
 from collections import OrderedDict
 from typing import TYPE_CHECKING
 
+import msgspec
+
 from searchport.domain.errors import InvalidRequest, SearchportError
+from searchport.domain.query import SearchQuery
 
 if TYPE_CHECKING:
+    from searchport.domain.catalog import IndexEntry
     from searchport.domain.config import IndexConfig
     from searchport.ports.embedder import EmbedderPort
 
@@ -40,6 +44,47 @@ def semantic_share(config: IndexConfig, asked: float | None, text: str) -> float
         return 0.0
     share = config.semantic.ratio if asked is None else asked
     return share if text.strip() else 0.0
+
+
+def neural_search(config: IndexConfig) -> bool:
+    """Whether the handle answers the Algolia routes as Algolia's NeuralSearch does (its
+    settings' ``mode``): a primary whose ``semantic.ratio`` is above 0. A replica orders
+    its hits itself (a sort, or a relevant sort of keyword scores): it searches by words."""
+    return (config.semantic is not None and config.semantic.ratio > 0
+            and config.replica_of is None)
+
+
+def neural_share(config: IndexConfig, text: str, *, keyword_mode: bool = False) -> float:
+    """The share of meaning of one search on the Algolia routes: the handle's ``ratio`` on
+    a NeuralSearch handle (Algolia's requests say no share), 0 when the search asks for
+    ``mode: keywordSearch``, on any other handle, and for a search without words."""
+    if keyword_mode or not neural_search(config) or config.semantic is None:
+        return 0.0
+    return config.semantic.ratio if text.strip() else 0.0
+
+
+def complete_words(text: str) -> str:
+    """What autocomplete searches by meaning: ``text`` but its last word while it is being
+    typed (a text that ends with a space is complete); "" for one unfinished word."""
+    if not text or text[-1].isspace():
+        return text.strip()
+    head, _, _ = text.strip().rpartition(" ")
+    return head.strip()
+
+
+async def with_meaning(entry: IndexEntry, query: SearchQuery,
+                       meaning: str | None = None) -> tuple[SearchQuery, bool]:
+    """The query with the vector of ``meaning`` (default: its text) when it asks for
+    meaning and searchport embeds it (``entry.meanings``); when the vector cannot be had,
+    the query by words alone, and True (degraded): the engine, and the cache around it,
+    only ever see a words-only question for a degraded answer, never a hybrid one."""
+    if query.semantic <= 0 or entry.meanings is None:
+        return query, False
+    try:
+        vector = await entry.meanings.vector(query.text if meaning is None else meaning)
+    except MeaningUnavailable:  # the embedder failed or is late: by words alone, said so
+        return msgspec.structs.replace(query, semantic=0.0), True
+    return msgspec.structs.replace(query, vector=vector), False
 
 
 class MeaningUnavailable(Exception):

@@ -26,6 +26,7 @@ from searchport.domain.query import FacetValuesQuery, Filter, SearchQuery
 from searchport.domain.results import EngineResult, FacetValue
 from searchport.domain.rules.effects import RulePlan
 from searchport.domain.rules.search import RuleAsk, RuleOutcome, rule_plan, search_with_rules
+from searchport.domain.semantic import with_meaning
 from searchport.domain.shaping import order_facet_values
 
 MAX_FACET_VALUES = 100  # facet values asked of an engine at most (facet stats, facetHits)
@@ -81,6 +82,11 @@ class SearchPlan(Protocol):
 
     def hits_of(self, answer: Any) -> int:
         """The hit count of an answer ``shape`` made."""
+        ...
+
+    def words_only(self, answer: Any) -> Any:
+        """An answer ``shape`` made, marked as answered by words alone though the search
+        asked for meaning (its ``degraded``: docs/semantic.md)."""
         ...
 
     def answer_hits(self, answer: Any) -> Sequence[Mapping[str, Any]]:
@@ -153,6 +159,7 @@ class AlgoliaSearch:
         query = plan.query
         if forced:
             query = msgspec.structs.replace(query, filters=query.filters + forced)
+        query, degraded = await with_meaning(entry, query)  # NeuralSearch
         result, outcome = await self._run(entry, plan, query, forced, rules)
         for optional in plan.fallback_words if result.total == 0 else ():
             relaxed = msgspec.structs.replace(query, optional_words=optional)
@@ -160,7 +167,8 @@ class AlgoliaSearch:
             if result.total:
                 break
         took = round((time.perf_counter() - started) * 1000)
-        return plan.shape(result, took, entry.engine.capabilities.exact_facet_counts, outcome)
+        answer = plan.shape(result, took, entry.engine.capabilities.exact_facet_counts, outcome)
+        return plan.words_only(answer) if degraded else answer
 
     @staticmethod
     async def _run(entry: IndexEntry, plan: SearchPlan, query: SearchQuery,

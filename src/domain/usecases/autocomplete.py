@@ -12,8 +12,9 @@ from searchport.domain.analytics.records import DEFAULT_TRACKING, Tracking, Visi
 from searchport.domain.catalog import Catalog
 from searchport.domain.params import clamp, parse_list
 from searchport.domain.query import FacetValuesQuery, SearchQuery
-from searchport.domain.responses import AutocompleteResponse
+from searchport.domain.responses import AutocompleteResponse, WordsOnlyAutocomplete
 from searchport.domain.results import FacetValue
+from searchport.domain.semantic import complete_words, semantic_share, with_meaning
 from searchport.domain.shaping import order_facet_values, shape_hit
 
 MAX_HITS = 20
@@ -27,6 +28,8 @@ class AutocompleteRequest(msgspec.Struct, frozen=True, kw_only=True):
     facets: str | None = None
     max_facets_per_field: int | None = None
     tracking: Tracking = DEFAULT_TRACKING
+    # the share of meaning (0..1; None: the handle's ratio), of the complete words only
+    semantic: float | None = None
 
 
 class Autocomplete:
@@ -45,6 +48,7 @@ class Autocomplete:
         per_page = clamp(request.per_page, 5, 1, MAX_HITS)
         per_field = clamp(request.max_facets_per_field, 4, 1, MAX_FACET_VALUES)
         names = parse_list("facets", request.facets) or ()
+        meaning = complete_words(request.q)
         query = SearchQuery(
             text=request.q,
             limit=per_page,
@@ -52,7 +56,10 @@ class Autocomplete:
             prefix_last_word=True,
             exact_total=entry.config.exact_totals,
             filters=forced,
+            # by meaning: the complete words; the word being typed matches as a prefix
+            semantic=semantic_share(entry.config, request.semantic, meaning),
         )
+        query, degraded = await with_meaning(entry, query, meaning)
         text = request.q.strip()
         lookups = [
             FacetValuesQuery(field=fields.real(n), text=text, limit=per_field, filters=forced)
@@ -66,7 +73,7 @@ class Autocomplete:
             for name, values in zip(names, facet_lists, strict=True)
             if values
         }
-        answer = AutocompleteResponse(
+        answer = (WordsOnlyAutocomplete if degraded else AutocompleteResponse)(
             hits=[shape_hit(fields, hit) for hit in result.hits],
             total_hits=result.total,
             facets=facets if facets else msgspec.UNSET,

@@ -31,6 +31,8 @@ class DescribeFields:
             for name, fc in entry.config.fields.items()
         ]
         defaults = entry.config.defaults
+        semantic = entry.config.semantic
+        ratio = 0.0 if semantic is None else semantic.ratio
         replicas = [ReplicaInfo(handle=r.handle, virtual=r.replica is not None and
                                 r.replica.virtual)
                     for r in self._catalog.replicas_of(request.handle)
@@ -42,4 +44,5 @@ class DescribeFields:
             per_page=defaults.per_page,
             replica_of=msgspec.UNSET if entry.replica is None else entry.replica.primary,
             replicas=replicas or msgspec.UNSET,
+            semantic=ratio if ratio else msgspec.UNSET,
         )

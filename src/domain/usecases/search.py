@@ -18,7 +18,7 @@ from searchport.domain.search_request import (
     page_count,
     rule_ask,
 )
-from searchport.domain.semantic import MeaningUnavailable
+from searchport.domain.semantic import with_meaning
 from searchport.domain.shaping import fill_histogram, shape_clusters, shape_facets, shape_hit
 
 
@@ -39,7 +39,7 @@ class Search:
         rules = None if entry.rules is None else await rule_plan(
             entry, query, rule_ask(request, page, per_page))
         query = msgspec.structs.replace(query, filters=access.restrict(entry, asked))
-        query, degraded = await _with_meaning(entry, query)
+        query, degraded = await with_meaning(entry, query)
         answer = await self._search(entry, query, page, per_page, rules, access.forced(entry))
         if degraded:  # by words alone though meaning was asked for: the answer says so
             answer = WordsOnlyResponse(**msgspec.structs.asdict(answer))
@@ -87,16 +87,3 @@ class Search:
             user_data=list(rules.user_data) if rules and rules.user_data else msgspec.UNSET,
         )
 
-
-async def _with_meaning(entry: IndexEntry, query: SearchQuery) -> tuple[SearchQuery, bool]:
-    """The query with its text's vector when it asks for meaning and searchport embeds it
-    (``entry.meanings``); when the vector cannot be had, the query by words alone, and True
-    (degraded): the engine, and the cache around it, only ever see a words-only question
-    for a degraded answer, never a hybrid one."""
-    if query.semantic <= 0 or entry.meanings is None:
-        return query, False
-    try:
-        vector = await entry.meanings.vector(query.text)
-    except MeaningUnavailable:  # the embedder failed or is late: by words alone, said so
-        return msgspec.structs.replace(query, semantic=0.0), True
-    return msgspec.structs.replace(query, vector=vector), False

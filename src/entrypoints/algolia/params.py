@@ -37,6 +37,8 @@ SUPPORTED = frozenset({
     "enableRules", "ruleContexts", "getRankingInfo",
     # virtual replicas' relevant sort (docs/replicas.md); ignored on other handles
     "relevancyStrictness",
+    # NeuralSearch (docs/semantic.md): keywordSearch turns meaning off for one search
+    "mode",
     # facet-value search
     "facetQuery", "maxFacetHits", "facetName",
     # the query log (``tracking``)
@@ -45,6 +47,8 @@ SUPPORTED = frozenset({
 IGNORED = frozenset({
     "enableABTest", "percentileComputation", "enablePersonalization",
     "personalizationImpact", "facetingAfterDistinct", "responseFields",
+    # NeuralSearch's event sources train Algolia's model; searchport learns from no event
+    "semanticSearch",
 })
 # Refused unless the value is one of these: then the parameter changes nothing.
 NO_OP_VALUES: dict[str, tuple[Any, ...]] = {
@@ -145,6 +149,20 @@ def flag(values: dict[str, Any], name: str, default: bool) -> bool:
     if isinstance(value, str) and value.strip().lower() in ("true", "1", "false", "0"):
         return value.strip().lower() in ("true", "1")
     raise InvalidRequest(f"{name}: must be true or false, got {value!r}")
+
+
+MODES = ("neuralSearch", "keywordSearch")
+
+
+def keyword_mode(values: dict[str, Any]) -> bool:
+    """``mode``: ``keywordSearch`` searches by words alone; ``neuralSearch`` (or none) is
+    the handle's own mode (NeuralSearch only on a handle that has it, as on Algolia)."""
+    value = values.get("mode")
+    if value is None or value == "":
+        return False
+    if value not in MODES:
+        raise InvalidRequest(f"mode: must be neuralSearch or keywordSearch, got {value!r}")
+    return bool(value == "keywordSearch")
 
 
 def tracking(values: dict[str, Any]) -> Tracking:

@@ -21,7 +21,12 @@ from searchport.domain.usecases.algolia_search import (
 from searchport.entrypoints.algolia import params as ap
 from searchport.entrypoints.algolia.highlight import DEFAULT_POST, DEFAULT_PRE, Tags
 from searchport.entrypoints.algolia.query import Plan, algolia_filters, plan_search, shape_result
-from searchport.entrypoints.algolia.responses import AlgoliaResult, FacetHit, FacetHitsResult
+from searchport.entrypoints.algolia.responses import (
+    AlgoliaResult,
+    FacetHit,
+    FacetHitsResult,
+    WordsOnlyResult,
+)
 from searchport.entrypoints.algolia.words import read_words
 
 OUTER_KEYS = frozenset({"indexName", "type", "facet", "facetName"})
@@ -69,6 +74,9 @@ class SearchCall:
 
     def answer_hits(self, answer: AlgoliaResult) -> Sequence[Mapping[str, Any]]:
         return answer.hits
+
+    def words_only(self, answer: AlgoliaResult) -> WordsOnlyResult:
+        return WordsOnlyResult(**msgspec.structs.asdict(answer))
 
 
 class FacetHitsCall(msgspec.Struct, frozen=True):

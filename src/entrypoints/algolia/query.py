@@ -37,6 +37,7 @@ from searchport.domain.query import (
 )
 from searchport.domain.results import EngineResult, FacetValue, FieldStats, Hit
 from searchport.domain.rules.search import RuleAsk, RuleOutcome
+from searchport.domain.semantic import neural_share
 from searchport.domain.usecases.algolia_search import MAX_FACET_VALUES
 from searchport.entrypoints.algolia import params as ap
 from searchport.entrypoints.algolia.geo import areas, around, single_geo_field
@@ -168,6 +169,9 @@ def plan_search(entry: IndexEntry, values: dict[str, Any]) -> Plan:
         search_fields=fields.configured_weights,
         exact_total=config.exact_totals,
         disjunctive_facets=False,
+        # NeuralSearch; a ranking by distance (aroundLatLng) is no ranking by meaning
+        semantic=0.0 if nearest is not None else neural_share(
+            config, text, keyword_mode=ap.keyword_mode(values)),
     )
     rule_ask = RuleAsk(enabled=ap.flag(values, "enableRules", True),
                        contexts=frozenset(ap.names(values, "ruleContexts") or ()),

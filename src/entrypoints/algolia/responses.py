@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import msgspec
 
@@ -52,6 +52,15 @@ class AlgoliaResult(msgspec.Struct, kw_only=True):
         name="appliedRelevancyStrictness", default=msgspec.UNSET)
     # with clickAnalytics: the search in the analytics (added per answer, after caching)
     query_id: str | msgspec.UnsetType = msgspec.field(name="queryID", default=msgspec.UNSET)
+    # what the answer lacks that was asked for, never in its body (``WordsOnlyResult``)
+    degraded: ClassVar[tuple[str, ...]] = ()
+
+
+class WordsOnlyResult(AlgoliaResult, kw_only=True):
+    """A NeuralSearch answered by words alone, its embedder failing or late
+    (docs/semantic.md): the keyword search's body, ``X-Searchport-Semantic: degraded``."""
+
+    degraded: ClassVar[tuple[str, ...]] = ("semantic",)
 
 
 def rendering_content(facets: tuple[str, ...] | list[str]) -> dict[str, Any] | msgspec.UnsetType:

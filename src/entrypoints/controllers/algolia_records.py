@@ -84,6 +84,8 @@ class Settings(msgspec.Struct, rename="camel"):
     # a primary's replicas (``virtual(name)`` for a virtual one), a replica's primary
     replicas: list[str] | msgspec.UnsetType = msgspec.UNSET
     primary: str | msgspec.UnsetType = msgspec.UNSET
+    # NeuralSearch (docs/semantic.md): a primary whose semantic.ratio is above 0
+    mode: str = "keywordSearch"
 
 
 def _answers(body: Any, description: str) -> dict[int, ResponseSpec]:
@@ -235,6 +237,8 @@ def algolia_records_controller(uc: UseCases) -> type[Controller]:
                     f"virtual({r.handle})" if r.virtual else r.handle
                     for r in described.replicas],
                 primary=described.replica_of,
+                mode="neuralSearch" if described.semantic and described.replica_of is
+                msgspec.UNSET else "keywordSearch",
             )))
 
         @get("/1/indexes/{handle:str}/{object_id:str}", summary="Algolia get object",
@@ -294,8 +298,10 @@ async def _browse(algolia_search: AlgoliaSearch, handle: str,
             page = int(page)
         if isinstance(page, bool) or not isinstance(page, int) or page < 0:
             raise InvalidRequest("page: must be an integer from 0")
-    # browsing exports records: rules (hides, promotes, filters) do not apply
-    query = AlgoliaQuery(handle=handle, request={**search, "page": page, "enableRules": False})
+    # browsing exports records: rules (hides, promotes, filters) do not apply, and every
+    # record that matches the words comes, not the nearest by meaning (NeuralSearch)
+    query = AlgoliaQuery(handle=handle, request={**search, "page": page, "enableRules": False,
+                                                 "mode": "keywordSearch"})
     (found,) = await algolia_search((query,), access)
     answer: dict[str, Any] = msgspec.to_builtins(found)  # the answer as sent, to add to
     if page + 1 < int(answer.get("nbPages", 0)):

@@ -27,7 +27,7 @@ from searchport.entrypoints.algolia.responses import AlgoliaResult, FacetHitsRes
 from searchport.entrypoints.controllers import params as p
 from searchport.entrypoints.controllers.use_cases import UseCases
 from searchport.entrypoints.http.auth import access_of, visitor_of
-from searchport.entrypoints.http.http_cache import Prepared, json_body
+from searchport.entrypoints.http.http_cache import Prepared, degraded_of, json_body
 
 Handle = Annotated[str, PathParameter(description="An index handle (the Algolia index name).")]
 Facet = Annotated[str, PathParameter(description="The facet attribute (alias allowed).")]
@@ -50,8 +50,10 @@ def algolia_controller(uc: UseCases, *, trust_forwarded_for: bool = False
     client's address (for the analytics) is the proxy's last X-Forwarded-For."""
 
     async def _answer(search: AlgoliaSearch, call: AlgoliaQueries, scope: Any) -> Prepared:
-        return json_body(call.body(await search(call.queries, access_of(scope),
-                                                visitor_of(scope, trust_forwarded_for))))
+        answers = await search(call.queries, access_of(scope),
+                               visitor_of(scope, trust_forwarded_for))
+        # a NeuralSearch answered by words alone says so (docs/semantic.md)
+        return json_body(call.body(answers), degraded_of(answers))
 
     class AlgoliaController(Controller):
         tags = ["algolia"]

@@ -152,13 +152,14 @@ def index_controller(uc: UseCases, *, cached: bool, private: bool,
             click_analytics: Annotated[bool | None, p.CLICK_ANALYTICS] = None,
             analytics_tags: Annotated[str | None, p.ANALYTICS_TAGS] = None,
             user_token: Annotated[str | None, p.USER_TOKEN] = None,
+            semantic: Annotated[float | None, p.AC_SEMANTIC] = None,
             if_none_match: IfNoneMatch = None,
         ) -> JsonBytes:
             scope = request.scope
             access = access_of(scope)
             return json_response(request, await uc.autocomplete()(AutocompleteRequest(
                 handle=handle, q=q, per_page=per_page, facets=facets,
-                max_facets_per_field=max_facets_per_field,
+                max_facets_per_field=max_facets_per_field, semantic=semantic,
                 tracking=tracking(analytics, click_analytics, analytics_tags, user_token),
             ), access, visitor_of(scope, trust_forwarded_for)), if_none_match, control,
                 access.fingerprint)

@@ -141,6 +141,15 @@ SEMANTIC = QueryParameter(
     examples=_ex("0.5", "words and meaning alike"),
     ge=0, le=1,
 )
+AC_SEMANTIC = QueryParameter(
+    description="The share of meaning in the ranking, from 0 (words only) to 1 (meaning "
+    "only), as on /search (default: the handle's semantic.ratio, else 0). Only the complete "
+    "words of q are searched by meaning (all but the last one, unless q ends with a space); "
+    "the last word, being typed, matches as a prefix. One unfinished word: by words alone. "
+    "A failing embedder: words alone, with X-Searchport-Semantic: degraded.",
+    examples=_ex("0.5", "words and meaning alike"),
+    ge=0, le=1,
+)
 ENABLE_RULES = QueryParameter(
     name="enableRules",
     description="false: the handle's query rules do not apply to this search (default true).",

@@ -73,10 +73,20 @@ class Prepared:
 JSON = b"application/json"
 
 
-def json_body(body: bytes) -> Prepared:
-    """A 200 with JSON bytes that are ready and no caching headers."""
-    return Prepared(200, [(b"content-type", JSON), (b"content-length", b"%d" % len(body))],
-                    body)
+def json_body(body: bytes, degraded: tuple[str, ...] = ()) -> Prepared:
+    """A 200 with JSON bytes that are ready and no caching headers; ``degraded``: what the
+    answer lacks that was asked for (``WordsOnlyResponse``), each said in its header, and
+    the answer kept by nobody."""
+    said = [(DEGRADED_HEADERS[part], b"degraded") for part in degraded]
+    if said:
+        said.insert(0, (b"cache-control", b"no-store"))
+    return Prepared(200, [*said, (b"content-type", JSON),
+                          (b"content-length", b"%d" % len(body))], body)
+
+
+def degraded_of(answers: list[Any]) -> tuple[str, ...]:
+    """What any of ``answers`` lacks (each answer's ``degraded``), once each."""
+    return tuple(dict.fromkeys(part for a in answers for part in getattr(a, "degraded", ())))
 
 
 def json_response(

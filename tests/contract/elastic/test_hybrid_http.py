@@ -139,3 +139,30 @@ def test_an_embedder_that_is_down_leaves_the_keyword_search_said_degraded(
     assert [hit["objectID"] for hit in response.json()["hits"]] == ["1"]
     (sent,) = app.searches()  # the keyword search alone
     assert not is_vector_search(sent.body) and sent.body["size"] == 20
+
+
+def test_a_neural_search_index_fuses_on_the_algolia_routes(
+        engine: str, es_app: Callable[..., EsApp]) -> None:
+    """A handle whose semantic.ratio is above 0 is a NeuralSearch index: an Algolia search
+    sends the same three searches as /search with that share, its filters in both halves."""
+    require_model()
+    double = EngineDouble(engine, mapping=vector_mapping(engine))
+    double.search(answering(double))
+    app = es_app(semantic_yaml(engine, f"{{field: {VECTOR_FIELD}, ratio: 0.5}}"), double)
+    assert app.get("/1/indexes/cities/settings").json()["mode"] == "neuralSearch"
+    response = app.post("/1/indexes/cities/query", json={
+        "query": TEXT, "hitsPerPage": 2, "page": 1, "facetFilters": ["region:Europe"]})
+    assert response.status_code == 200, response.text
+    fused = reciprocal_rank_fusion(KEYWORD, MEANING, 0.5)
+    answer = response.json()
+    assert [hit["objectID"] for hit in answer["hits"]] == [k for k, _ in fused[2:4]]
+    assert answer["nbHits"] == 4 and answer["nbPages"] == 2
+    keyword, meaning, _ = (_body_of(s) for s in app.searches())
+    if is_vector_search(keyword):
+        keyword, meaning = meaning, keyword
+    assert "Europe" in json.dumps(keyword["query"]) + json.dumps(keyword.get("post_filter"))
+    knn = meaning["knn"] if engine == "elasticsearch" else meaning["query"]["knn"][VECTOR_FIELD]
+    assert "Europe" in json.dumps(knn["filter"])
+    words = app.post("/1/indexes/cities/query", json={"query": TEXT, "mode": "keywordSearch"})
+    assert words.status_code == 200 and not any(
+        is_vector_search(s.body) for s in app.searches()[3:])

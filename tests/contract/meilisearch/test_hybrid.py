@@ -215,3 +215,28 @@ def test_an_embedder_the_index_lacks_is_meilisearchs_400(
     response = app.get("/books/search", params=q(q="film", semantic=0.5))
     assert response.status_code == 400
     assert f"Cannot find embedder with name `{EMBEDDER}`" in json.dumps(response.json())
+
+
+def test_a_neural_search_index_on_the_algolia_routes(
+        meili_app: Callable[..., MeiliApp], index: VectorIndex, table: Table,
+        double: MeiliDouble) -> None:
+    """semantic.ratio above 0: NeuralSearch on the Algolia routes, Meilisearch's hybrid
+    search with that share and the Algolia filters; keywordSearch and a down embedder by
+    words (the latter said degraded)."""
+    double.search(index.search).multi(index.multi)
+    app = meili_app(hybrid_yaml(ratio="ratio: 0.5"), double)
+    assert app.get("/1/indexes/books/settings").json()["mode"] == "neuralSearch"
+    found = app.post("/1/indexes/books/query", json={"query": "where are movies made",
+                                                     "filters": "region:Europe"})
+    assert found.status_code == 200, found.text
+    sent = app.last().body
+    assert sent["hybrid"] == {"embedder": EMBEDDER, "semanticRatio": 0.5}
+    assert sent["vector"] == [1.0, 0.0, 0.0, 0.0] and sent["filter"]
+    assert ids(found.json()) == ["3", "2"] and found.json()["nbHits"] == 2
+    words = app.post("/1/indexes/books/query", json={"query": "film",
+                                                     "mode": "keywordSearch"})
+    assert "hybrid" not in app.last().body and ids(words.json()) == ["1", "3"]
+    table.down = True
+    degraded = app.post("/1/indexes/books/query", json={"query": "film"})
+    assert degraded.headers["x-searchport-semantic"] == "degraded"
+    assert "hybrid" not in app.last().body and ids(degraded.json()) == ["1", "3"]

@@ -1,0 +1,135 @@
+"""Algolia's NeuralSearch through a real ``searchport serve``, with the stock Python
+``algoliasearch`` client, over the embedded engine and the builtin model: ``get_settings``
+says ``mode: neuralSearch``, a paraphrase that no record's words hold finds the record
+nearest in meaning (computed here from the rows with the model, independently of the
+server), in one search and in multi-queries, filters narrow it, a rule still promotes (its
+hit's ``_rankingInfo`` as the client's model reads it), and browse exports by words."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from algoliasearch.http.hosts import Host, HostsCollection
+from algoliasearch.search.client import SearchClientSync
+from algoliasearch.search.config import SearchConfig
+
+from tests.e2e.conftest import Server, start_server
+from tests.integration.test_tantivy_hybrid import PLACES
+from tests.semantic_model import require_model
+
+PARAPHRASE = "where are movies made"
+CONFIG = """\
+indexes:
+  places:
+    engine: tantivy
+    path: index/places
+    source: places.jsonl
+    fields:
+      name: { type: text, weight: 3 }
+      description: { type: text, searchable: true }
+      region: { type: keyword }
+    semantic:
+      fields: [name, description]
+      ratio: 0.5
+    rules: rules.json
+  words:
+    engine: tantivy
+    path: index/words
+    source: places.jsonl
+    fields:
+      name: { type: text, weight: 3 }
+      description: { type: text, searchable: true }
+      region: { type: keyword }
+"""
+RULES = [{"objectID": "films", "conditions": [{"pattern": "films", "anchoring": "contains"}],
+          "consequence": {"promote": [{"objectID": "5", "position": 0}]}}]
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    require_model()
+    workdir = tmp_path_factory.mktemp("neural-serve")
+    (workdir / "places.jsonl").write_text("".join(
+        json.dumps({"id": i, "name": n, "region": r, "description": d}) + "\n"
+        for i, n, r, d in PLACES), "utf-8")
+    (workdir / "rules.json").write_text(json.dumps(RULES), "utf-8")
+    server = start_server(CONFIG, workdir, timeout=180)
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def client(served: Server) -> SearchClientSync:
+    host, port = served.url.removeprefix("http://").rsplit(":", 1)
+    config = SearchConfig("any-app-id", "any-key")
+    config.hosts = HostsCollection([Host(url=host, port=int(port), scheme="http")])
+    return SearchClientSync.create_with_config(config)
+
+
+@pytest.fixture(scope="module")
+def by_meaning() -> Any:
+    """The places' names, nearest in meaning to a text first (the model's cosines)."""
+    require_model()
+    from searchport.adapters.semantic.minilm import MiniLM
+
+    model = MiniLM()
+    vectors = model.embed([f"{n}. {d}" for _, n, _, d in PLACES])
+
+    def rank(text: str, region: str | None = None) -> list[str]:
+        query = model.embed([text])[0]
+        scores = [float(v @ query) for v in vectors]
+        order = sorted(range(len(PLACES)), key=lambda i: (-scores[i], i))
+        return [PLACES[i][1] for i in order if region in (None, PLACES[i][2])]
+    return rank
+
+
+def names(found: Any) -> list[str]:
+    return [hit.to_dict()["name"] for hit in found.hits]
+
+
+def test_get_settings_reports_the_mode(client: SearchClientSync) -> None:
+    assert client.get_settings("places").mode == "neuralSearch"
+    assert client.get_settings("words").mode == "keywordSearch"
+
+
+def test_a_paraphrase_finds_the_record_nearest_in_meaning(client: SearchClientSync,
+                                                         by_meaning: Any) -> None:
+    assert client.search_single_index("words", {"query": PARAPHRASE}).nb_hits == 0
+    found = client.search_single_index("places", {"query": PARAPHRASE, "hitsPerPage": 3})
+    assert names(found) == by_meaning(PARAPHRASE)[:3]
+    assert names(found)[0] == "Mumbai" and found.nb_hits == len(PLACES)
+
+
+def test_multi_queries_and_filters(client: SearchClientSync, by_meaning: Any) -> None:
+    answer = client.search({"requests": [
+        {"indexName": "places", "query": PARAPHRASE, "filters": "region:Americas"},
+        {"indexName": "places", "query": PARAPHRASE, "facetFilters": [["region:Asia"]],
+         "facets": ["region"]},
+    ]})
+    americas, asia = (r.actual_instance for r in answer.results)
+    assert names(americas) == by_meaning(PARAPHRASE, "Americas")
+    assert names(asia) == by_meaning(PARAPHRASE, "Asia")
+    assert asia.facets == {"region": {"Asia": len(names(asia))}}
+
+
+def test_a_rule_promotes_and_ranking_info_says_so(client: SearchClientSync,
+                                                 by_meaning: Any) -> None:
+    text = "where are films made"
+    found = client.search_single_index("places", {"query": text, "hitsPerPage": 3,
+                                                  "getRankingInfo": True})
+    assert names(found)[0] == "Oxford"  # promoted by the rule, before the ranking
+    assert found.hits[0].ranking_info is not None and found.hits[0].ranking_info.promoted
+    assert all(hit.ranking_info is None for hit in found.hits[1:])
+    assert names(found)[1:] == [n for n in by_meaning(text) if n != "Oxford"][:2]
+    assert found.applied_rules == [{"objectID": "films"}]
+
+
+def test_keyword_mode_and_browse_search_by_words(client: SearchClientSync) -> None:
+    assert client.search_single_index("places", {"query": PARAPHRASE,
+                                                 "mode": "keywordSearch"}).nb_hits == 0
+    assert client.browse("places", {"query": PARAPHRASE}).nb_hits == 0
+    every = client.browse("places", {"query": ""})
+    assert every.nb_hits == len(PLACES)
