@@ -181,8 +181,7 @@ class Searchport:
         from searchport.adapters.tantivy.engine import TantivyEngine
         from searchport.domain.fields import FieldMap
 
-        text = demo.CONFIG_TEMPLATE.read_text(encoding="utf-8").replace(
-            demo.SOURCE_MARKER, json.dumps(str(demo.SOURCE)))
+        text = demo.config_text(semantic=False)
         self.config = parse_config(text, {}).indexes["cities"]
         started = time.perf_counter()
         build_index("cities", self.config, folder, force=True)
