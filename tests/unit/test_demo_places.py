@@ -81,3 +81,18 @@ def test_the_places_are_demo_cities_each_with_its_own_description() -> None:
         city["capital"] for city in cities.values())
     openings = Counter(" ".join(d.split()[:2]) for d in descriptions)
     assert openings.most_common(1)[0][1] < len(places) / 3
+
+
+def test_the_judged_paraphrases_name_places_of_the_demo() -> None:
+    """bench/paraphrase_queries.json (bench/relevance.py --meaning): every judged id is a
+    place, under the name the file gives it, graded 1 or 2, a query's best grade 2."""
+    judged = json.loads((Path(__file__).resolve().parents[2] / "bench"
+                         / "paraphrase_queries.json").read_text(encoding="utf-8"))["queries"]
+    places = {place["id"]: place["name"] for place in rows(demo.PLACES)}
+    assert 30 <= len(judged) <= 60
+    assert len({query["q"] for query in judged}) == len(judged)
+    for query in judged:
+        grades = {place_id: grade for place_id, _name, grade in query["judged"]}
+        assert max(grades.values()) == 2 and set(grades.values()) <= {1, 2}
+        for place_id, name, _grade in query["judged"]:
+            assert places[place_id] == name
