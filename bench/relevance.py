@@ -4,6 +4,8 @@
     .venv/bin/python bench/relevance.py                 # both engines, the table for RESULTS.md
     .venv/bin/python bench/relevance.py --no-typesense  # searchport alone
     .venv/bin/python bench/relevance.py --show-failures 10
+    .venv/bin/python bench/relevance.py --meaning       # also: search by meaning (below)
+    .venv/bin/python bench/relevance.py --only-meaning  # only that
     git archive <rev> src | tar -x -C /tmp/base                  # an older revision...
     .venv/bin/python bench/relevance.py --src /tmp/base/src      # ...measured the same way
 
@@ -29,6 +31,22 @@ user would for cities: ``query_by=name``, ``prefix=true``, ``num_typos=2``,
 ``sort_by=_text_match:desc,population:desc``. The script also reports the embedded engine's
 index build time and its search latency (p50/p95 of one request at a time, the demo's
 default facets and highlights included).
+
+Search by meaning (``--meaning``, the ``semantic`` extra installed): the demo's ``places``
+handle (its config as shipped with the extra, vectors built by the builtin model) searched
+with ``semantic`` 0 (words), 0.2 and 0.5 (hybrid) and 1 (meaning alone), on
+
+- ``paraphrase``: ``bench/paraphrase_queries.json``, 55 queries written by hand that
+  describe a place in other words than its name and description, each with the places that
+  answer it graded 2 (the answer) or 1 (fits in part), fixed from the records before any
+  ranking ran (how: the file's ``about``);
+- the typeahead sets above, on the same handle (each answer is among its places: an answer
+  is at least as populous as one of the 200 most populous cities, all of which are places).
+
+nDCG@10: gains ``2**grade - 1`` discounted by ``log2(rank + 1)``, over the best order of
+the judged places; success@1: the first hit has the best grade of the query.
+``--cities-vectors`` adds the typeahead sets on ``cities`` given a ``semantic`` section on
+``name`` (its 34,006 vectors are computed first: a few minutes on two cores).
 """
 
 from __future__ import annotations
@@ -38,6 +56,7 @@ import asyncio
 import gzip
 import itertools
 import json
+import math
 import os
 import statistics
 import sys
@@ -54,6 +73,9 @@ sys.path.insert(0, str(ROOT))  # tests.typesense_server
 TOP = 200
 Row = dict[str, Any]
 QuerySet = list[tuple[str, str]]  # (query text, id of the right answer)
+Judged = list[tuple[str, dict[str, int]]]  # (query text, {id: grade})
+SHARES = (0.0, 0.2, 0.5, 1.0)  # keyword, two hybrids, meaning alone
+PARAPHRASES = ROOT / "bench" / "paraphrase_queries.json"
 
 
 def fold(text: str) -> str:
@@ -172,32 +194,50 @@ def score(search: Searcher, queries: QuerySet, failures: list[str]) -> tuple[flo
 
 
 class Searchport:
-    """The demo handle in process: its config as shipped, its index in a temporary folder."""
+    """A demo handle in process: its config as shipped, its index in a temporary folder;
+    ``semantic``: the config as served with the semantic extra (the queries' vectors from
+    the builtin model), ``meaning_fields`` a semantic section given to a handle that has
+    none."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, handle: str = "cities", semantic: bool = False,
+                 meaning_fields: list[str] | None = None) -> None:
+        import msgspec
+
         from searchport import demo
         from searchport.adapters.config_loader import parse_config
         from searchport.adapters.tantivy import build_index
         from searchport.adapters.tantivy.engine import TantivyEngine
+        from searchport.domain.config import SemanticConfig
         from searchport.domain.fields import FieldMap
 
-        text = demo.CONFIG_TEMPLATE.read_text(encoding="utf-8").replace(
-            demo.SOURCE_MARKER, json.dumps(str(demo.SOURCE)))
-        self.config = parse_config(text, {}).indexes["cities"]
+        self.config = parse_config(demo.config_text(semantic=semantic), {}).indexes[handle]
+        if meaning_fields:
+            self.config = msgspec.structs.replace(
+                self.config, semantic=SemanticConfig(fields=meaning_fields))
+        self.model: Any = None
+        if self.config.semantic is not None:
+            from searchport.adapters.semantic.minilm import MiniLM
+
+            self.model = MiniLM()
         started = time.perf_counter()
-        build_index("cities", self.config, folder, force=True)
+        build_index(handle, self.config, folder, force=True)
         self.build_seconds = time.perf_counter() - started
-        self.engine = TantivyEngine("cities", self.config, folder)
+        self.engine = TantivyEngine(handle, self.config, folder)
         self.weights = FieldMap(self.config.fields).configured_weights
         self.facets = tuple(FieldMap(self.config.fields).real_all(self.config.defaults.facets))
         self.loop = asyncio.new_event_loop()
         self.loop.run_until_complete(self.engine.start())
 
-    def search(self, text: str, limit: int = 5, full: bool = False) -> list[str]:
+    def search(self, text: str, limit: int = 5, full: bool = False,
+               semantic: float = 0.0) -> list[str]:
         from searchport.domain.query import SearchQuery
 
+        vector = None
+        if semantic > 0 and text.strip():
+            vector = tuple(float(x) for x in self.model.embed([text])[0])
         query = SearchQuery(text=text, limit=limit, search_fields=self.weights,
-                            facets=self.facets if full else (), highlight=full)
+                            facets=self.facets if full else (), highlight=full,
+                            semantic=semantic if vector is not None else 0.0, vector=vector)
         result = self.loop.run_until_complete(self.engine.search(query))
         return [hit.id for hit in result.hits]
 
@@ -209,6 +249,69 @@ class Searchport:
             timings.append((time.perf_counter() - started) * 1000)
         timings.sort()
         return statistics.median(timings), timings[int(len(timings) * 0.95)]
+
+
+# ------------------------------------------------------------------ by meaning
+
+
+def paraphrases() -> Judged:
+    found = json.loads(PARAPHRASES.read_text(encoding="utf-8"))["queries"]
+    return [(q["q"], {str(i): int(grade) for i, _name, grade in q["judged"]}) for q in found]
+
+
+def ndcg(ids: list[str], grades: dict[str, int], k: int = 10) -> float:
+    def dcg(gains: Iterable[int]) -> float:
+        return sum((2 ** g - 1) / math.log2(rank + 2) for rank, g in enumerate(gains))
+
+    best = dcg(sorted(grades.values(), reverse=True)[:k])
+    return dcg(grades.get(i, 0) for i in ids[:k]) / best if best else 0.0
+
+
+def judge(search: Callable[[str], list[str]], queries: Judged) -> tuple[float, float]:
+    """The mean nDCG@10 and success@1 of ``search`` over ``queries``."""
+    total_ndcg = at1 = 0.0
+    for text, grades in queries:
+        ids = search(text)
+        total_ndcg += ndcg(ids, grades)
+        at1 += bool(ids) and grades.get(ids[0], 0) == max(grades.values())
+    return total_ndcg / len(queries), at1 / len(queries)
+
+
+def meaning_tables(tmp: Path, sets: dict[str, QuerySet], cities_vectors: bool) -> None:
+    places = Searchport(tmp / "places", "places", semantic=True)
+    ids = set(places.loop.run_until_complete(_all_ids(places)))
+    judged: dict[str, Judged] = {"paraphrase": paraphrases()}
+    for name, queries in sets.items():
+        judged[name] = [(text, {answer: 1}) for text, answer in queries if answer in ids]
+    print(f"\nplaces ({len(ids)} records): index and vectors built in "
+          f"{places.build_seconds:.1f} s")
+    _print_shares(places, judged)
+    if cities_vectors:
+        cities = Searchport(tmp / "cities-vectors", "cities", meaning_fields=["name"])
+        print(f"\ncities with a semantic section on name: index and vectors built in "
+              f"{cities.build_seconds:.1f} s")
+        _print_shares(cities, {name: [(t, {a: 1}) for t, a in queries]
+                               for name, queries in sets.items()})
+
+
+async def _all_ids(ours: Searchport) -> list[str]:
+    from searchport.domain.query import SearchQuery
+
+    found = await ours.engine.search(SearchQuery(limit=10_000))
+    return [hit.id for hit in found.hits]
+
+
+def _print_shares(ours: Searchport, judged: dict[str, Judged]) -> None:
+    head = " | ".join(f"semantic={share:g} nDCG@10 | @1" for share in SHARES)
+    print(f"| query set | queries | {head} |")
+    print("|---|---|" + "---|---|" * len(SHARES))
+    for name, queries in judged.items():
+        cells = []
+        for share in SHARES:
+            n, at1 = judge(lambda text, s=share: ours.search(text, limit=10, semantic=s),
+                           queries)
+            cells.append(f"{n:.3f} | {at1:.2f}")
+        print(f"| {name} | {len(queries)} | {' | '.join(cells)} |")
 
 
 # ------------------------------------------------------------------ Typesense
@@ -250,36 +353,50 @@ def main() -> None:
     parser.add_argument("--src", help="import searchport from this checkout's src folder")
     parser.add_argument("--show-failures", type=int, default=0, metavar="N",
                         help="print the first N misses of searchport per set")
+    parser.add_argument("--meaning", action="store_true",
+                        help="also measure search by meaning on places (the semantic extra)")
+    parser.add_argument("--only-meaning", action="store_true",
+                        help="measure search by meaning only")
+    parser.add_argument("--cities-vectors", action="store_true",
+                        help="with --meaning: also the typeahead sets on cities given vectors")
     args = parser.parse_args()
     if args.src:
         use_src(args.src)
     rows = load_rows()
     sets = query_sets(rows)
     with tempfile.TemporaryDirectory(prefix="searchport-relevance-") as tmp:
-        ours = Searchport(Path(tmp) / "searchport")
-        theirs = None if args.no_typesense else Typesense(Path(tmp) / "typesense", rows)
-        try:
-            print("| query set | queries | searchport @1 | searchport @5 | Typesense @1 "
-                  "| Typesense @5 |")
-            print("|---|---|---|---|---|---|")
-            for name, queries in sets.items():
-                misses: list[str] = []
-                ours_at = score(ours.search, queries, misses)
-                theirs_at = score(theirs.search, queries, []) if theirs else None
-                them = (f"{theirs_at[0]:.2f} | {theirs_at[1]:.2f}" if theirs_at else "- | -")
-                print(f"| {name} | {len(queries)} | {ours_at[0]:.2f} | {ours_at[1]:.2f} "
-                      f"| {them} |")
-                for line in misses[: args.show_failures]:
-                    print(f"    miss {line}", file=sys.stderr)
-            texts = [text for queries in sets.values() for text, _ in queries]
-            ours.search("warm up", full=True)
-            p50, p95 = ours.latency_ms(texts)
-            print(f"\nembedded index build {ours.build_seconds:.2f} s; search (20 hits, "
-                  f"default facets, highlights) p50 {p50:.2f} ms, p95 {p95:.2f} ms "
-                  f"over {len(texts)} queries")
-        finally:
-            if theirs is not None:
-                theirs.stop()
+        if not args.only_meaning:
+            keyword_table(args, rows, sets, Path(tmp))
+        if args.meaning or args.only_meaning:
+            meaning_tables(Path(tmp), sets, args.cities_vectors)
+
+
+def keyword_table(args: argparse.Namespace, rows: list[Row], sets: dict[str, QuerySet],
+                  tmp: Path) -> None:
+    ours = Searchport(tmp / "searchport")
+    theirs = None if args.no_typesense else Typesense(tmp / "typesense", rows)
+    try:
+        print("| query set | queries | searchport @1 | searchport @5 | Typesense @1 "
+              "| Typesense @5 |")
+        print("|---|---|---|---|---|---|")
+        for name, queries in sets.items():
+            misses: list[str] = []
+            ours_at = score(ours.search, queries, misses)
+            theirs_at = score(theirs.search, queries, []) if theirs else None
+            them = (f"{theirs_at[0]:.2f} | {theirs_at[1]:.2f}" if theirs_at else "- | -")
+            print(f"| {name} | {len(queries)} | {ours_at[0]:.2f} | {ours_at[1]:.2f} "
+                  f"| {them} |")
+            for line in misses[: args.show_failures]:
+                print(f"    miss {line}", file=sys.stderr)
+        texts = [text for queries in sets.values() for text, _ in queries]
+        ours.search("warm up", full=True)
+        p50, p95 = ours.latency_ms(texts)
+        print(f"\nembedded index build {ours.build_seconds:.2f} s; search (20 hits, "
+              f"default facets, highlights) p50 {p50:.2f} ms, p95 {p95:.2f} ms "
+              f"over {len(texts)} queries")
+    finally:
+        if theirs is not None:
+            theirs.stop()
 
 
 if __name__ == "__main__":

@@ -116,8 +116,7 @@ async def hits_of(container: Container, queries: list[str]) -> dict[str, int]:
 
 
 def config_for(analytics: str) -> Config:
-    text = demo.CONFIG_TEMPLATE.read_text(encoding="utf-8").replace(
-        demo.SOURCE_MARKER, json.dumps(str(demo.SOURCE)))
+    text = demo.config_text(semantic=False)
     text = text.split("  cities_query_suggestions:")[0].split("\nanalytics:")[0]
     text += ("  cities_query_suggestions:\n    engine: querySuggestions\n    source: cities\n"
              "    path: indexes/cities_query_suggestions\n"

@@ -183,8 +183,7 @@ def start_searchport(work: Path, queries: list[str], source: Path | None,
         from searchport import demo
 
         config = work / "config.yaml"
-        config.write_text(demo.CONFIG_TEMPLATE.read_text(encoding="utf-8").replace(
-            demo.SOURCE_MARKER, json.dumps(str(source))), encoding="utf-8")
+        config.write_text(demo.config_text(semantic=False, source=source), encoding="utf-8")
         kept = (work / "indexes").exists()  # a kept folder's index: rebuilt only when stale
         started = time.perf_counter()
         cpu = children_cpu()

@@ -89,6 +89,7 @@ class CapabilitiesBody(_Body):
     nested: bool
     multi_index: bool
     raw_query: bool
+    semantic: bool  # searches by meaning: GET /:handle/search takes semantic=0..1
 
 
 class IndexInfo(_Body):

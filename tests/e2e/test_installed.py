@@ -71,8 +71,20 @@ def test_installed_searchport_serves_the_builtin_demo_with_no_config(tmp_path: P
         assert algolia.status_code == 200, algolia.text
         assert algolia.json()["hits"][0]["name"] == "Tokyo"
         folder = cache / "searchport" / "demo"
-        assert f"Its config and index live in {folder}" in server.output()
+        assert f"Its config and indexes live in {folder}" in server.output()
         assert (folder / "indexes" / "cities" / "searchport-index.json").is_file()
+        # places: by meaning when the semantic extra is installed, else by words, said so
+        meaning = "by words and by meaning" in server.output()
+        assert meaning or "searched by words only" in server.output()
+        indexes = {i["handle"]: i for i in client.get("/indexes").json()["indexes"]}
+        assert indexes["places"]["capabilities"]["semantic"] is meaning
+        asked = {"q": "where the Thai government sits", "fields": "name"}
+        if meaning:
+            asked["semantic"] = "0.5"
+        found = client.get("/places/search", params=asked)
+        assert found.status_code == 200, found.text
+        if meaning:
+            assert found.json()["hits"][0]["name"] == "Bangkok"
         assert list(workdir.iterdir()) == []  # nothing written where it was started
     finally:
         server.stop()

@@ -1,5 +1,5 @@
 """The search page on the built-in demo, as a new user meets it after README's first command:
-its four handles (the longest name, ``cities_query_suggestions``, sets the width of the
+its five handles (the longest name, ``cities_query_suggestions``, sets the width of the
 handle list), its 34,006 cities and its config's facets, at phone width (390 x 844) and on
 a desktop (1280 x 900). Screenshots are kept in ``tests/e2e/artifacts/`` (look at them after
 a layout change).
@@ -33,8 +33,7 @@ pytestmark = pytest.mark.e2e
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 900}
-DEMO_TEXT = demo.CONFIG_TEMPLATE.read_text(encoding="utf-8").replace(
-    demo.SOURCE_MARKER, json.dumps(str(demo.SOURCE)))
+DEMO_TEXT = demo.config_text(semantic=False)
 DEMO = yaml.safe_load(DEMO_TEXT.replace("${PORT:-3000}", "3000"))["indexes"]
 
 

@@ -279,7 +279,7 @@ def test_capabilities_say_what_typesense_can_do(client: TestClient[Any]) -> None
         "capabilities": {"suggest": False, "boosts": True, "histogram": False,
                          "geoGrid": False, "geoRadius": True, "nested": False,
                          "multiIndex": False,
-                         "rawQuery": True},
+                         "rawQuery": True, "semantic": False},
     }
 
 

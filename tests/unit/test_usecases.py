@@ -453,11 +453,13 @@ def test_list_indexes_reports_capabilities_without_secrets() -> None:
     assert body == {"indexes": [
         {"handle": "books", "engine": "elasticsearch", "capabilities": {
             "suggest": True, "boosts": True, "histogram": True, "geoGrid": True,
-            "geoRadius": True, "nested": True, "multiIndex": True, "rawQuery": True}},
+            "geoRadius": True, "nested": True, "multiIndex": True, "rawQuery": True,
+            "semantic": False}},
         {"handle": "cities", "engine": "tantivy", "capabilities": {
             # suggest needs a suggestField; rawQuery: false in the config turns it off
             "suggest": False, "boosts": False, "histogram": False, "geoGrid": False,
-            "geoRadius": False, "nested": False, "multiIndex": False, "rawQuery": False}},
+            "geoRadius": False, "nested": False, "multiIndex": False, "rawQuery": False,
+            "semantic": False}},
     ]}
     text = msgspec.json.encode(response).decode()
     for secret in SECRETS.values():

@@ -36,6 +36,7 @@ class ListIndexes:
                         nested=caps.nested,
                         multi_index=caps.multi_index,
                         raw_query=raw,
+                        semantic=entry.config.semantic is not None,
                     ),
                 )
             )

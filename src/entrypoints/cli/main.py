@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import errno
-import json
+import importlib.util
 import os
 import socket
 import sys
@@ -46,18 +46,31 @@ def _explicit_config(flag: str | None) -> Path | None:
     return local if local.exists() else None
 
 
+def _semantic_installed() -> bool:
+    """Whether the ``semantic`` extra (the builtin embedder's imports) is installed."""
+    from searchport.adapters.semantic.settings import REQUIRED
+
+    return all(importlib.util.find_spec(name) is not None for name in REQUIRED)
+
+
 def _demo_text() -> str:
     from searchport import demo
 
-    template = demo.CONFIG_TEMPLATE.read_text(encoding="utf-8")
-    return template.replace(demo.SOURCE_MARKER, json.dumps(str(demo.SOURCE)))
+    return demo.config_text(semantic=_semantic_installed())
 
 
 def _demo_note(folder: Path) -> str:
+    if _semantic_installed():
+        places = ("places (1,035 of them, described) is searched by words and by meaning: "
+                  "/places/search?q=...&semantic=0.5")
+    else:
+        places = ("places (1,035 of them, described) is searched by words only: the "
+                  "semantic extra is not installed (pip install 'searchport[semantic]' "
+                  "to search by meaning)")
     return (
         f"searchport: no config.yaml in {Path.cwd()} and no --config: using the built-in "
-        f"demo (34,006 world cities). Its config and index live in {folder}; delete that "
-        "folder to remove them."
+        f"demo (34,006 world cities; {places}). Its config and indexes live in {folder}; "
+        "delete that folder to remove them."
     )
 
 
@@ -250,7 +263,9 @@ async def _check_handle(container: Container, handle: str, index: IndexConfig) -
         return (f" ({index.engine}): the popular searches of {index.source}, built by "
                 "`serve` from the query log")
     if index.engine == "tantivy":  # checked in place: check never builds
-        return f" ({index.engine}): {await _check_tantivy(handle, index, container.base_dir())}"
+        found = await _check_tantivy(handle, index, container.base_dir())
+        meaning = "; searched by words and by meaning" if index.semantic is not None else ""
+        return f" ({index.engine}): {found}{meaning}"
     engine = container.engine(handle, index)
     await engine.start()
     try:
@@ -332,6 +347,9 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(f"searchport: config error: {exc}", file=sys.stderr)
         return 2
     print(f"config  {where}: valid, {len(config.indexes)} index handle(s)")
+    if path is None and not _semantic_installed():
+        print("note    places: searched by words only, the semantic extra is not installed "
+              "(pip install 'searchport[semantic]' to search it by meaning too)")
     return asyncio.run(_check(config, base_dir))
 
 

@@ -10,6 +10,7 @@ import { renderHit, renderPagination } from "./hits.js";
 import { fieldLabel as label, formatPoint, formatValue } from "./labels.js";
 import { parseTile, readState, writeState } from "./url_state.js";
 import { keyPrompt } from "./key_prompt.js";
+import { meaningParam, showMeaning, watchMeaning } from "./meaning.js";
 
 const $ = (selector) => document.querySelector(selector);
 const whole = new Intl.NumberFormat();
@@ -26,6 +27,7 @@ const state = {
   filters: {}, // facet field -> [values]
   range: null, // {field, min, max}, an end null when open
   area: "", // the map tile zoomed into, "zoom/x/y"
+  semantic: null, // the share of meaning (handles that search by meaning), null: the default
   expanded: new Set(),
   facetQuery: {},
 };
@@ -85,6 +87,7 @@ function followHistory() {
   Object.assign(state, wanted, { handle: state.handle });
   $("#q").value = state.q;
   $("#sort").value = state.sort;
+  showMeaning(state);
   search();
 }
 
@@ -129,7 +132,7 @@ async function selectHandle(handle, restore) {
     histogram: null,
   };
   Object.assign(state, {
-    handle, meta, q: "", page: 1, sort: "", filters: {}, range: null, area: "",
+    handle, meta, q: "", page: 1, sort: "", filters: {}, range: null, area: "", semantic: null,
     expanded: new Set(), facetQuery: {},
   });
   if (restore) Object.assign(state, restore, { handle });
@@ -140,6 +143,7 @@ async function selectHandle(handle, restore) {
   $("#analytics-link").search = new URLSearchParams({ index: handle }).toString();
   await learnFromHits();
   buildSortOptions();
+  showMeaning(state);
   await prepareHistogram();
   await search();
 }
@@ -249,6 +253,7 @@ function searchParams() {
     const [field, order] = state.sort.split(":");
     params.sort = { [field]: order };
   }
+  params.semantic = meaningParam(state);
   if (meta.histogram) params.histogram = { [meta.histogram.field]: histogramInterval() };
   if (meta.geo && meta.capabilities.geoGrid) {
     const tile = parseTile(state.area);
@@ -458,8 +463,13 @@ function start() {
   $("#handle").addEventListener("change", (event) => selectHandle(event.target.value, null).catch(failed));
   $("#sort").addEventListener("change", (event) => {
     state.sort = event.target.value;
+    showMeaning(state);
     refresh();
   });
+  watchMeaning((value) => {
+    state.semantic = value;
+    refresh();
+  }, debounce);
   window.addEventListener("popstate", followHistory);
   document.addEventListener("keydown", (event) => {
     const typing = /^(INPUT|SELECT|TEXTAREA)$/.test(document.activeElement?.tagName);

@@ -8,6 +8,8 @@
 //   range.<field>=<min>..<max>     a range of a number field, both ends included; one end
 //                                  may be left empty (open): range.population=1000000..
 //   area=<zoom>/<x>/<y>            the map tile zoomed into
+//   semantic=<0..1>                the share of meaning (handles that search by meaning);
+//                                  left out at the page's default
 // Anything else in the URL is ignored; a malformed value is dropped.
 
 const FACET = "f.";
@@ -49,6 +51,7 @@ export function readState(search) {
   const page = Number(params.get("page"));
   const sort = params.get("sort") || "";
   const area = params.get("area") || "";
+  const semantic = params.get("semantic") ? Number(params.get("semantic")) : NaN;
   return {
     handle: params.get("index") || "",
     q: params.get("q") || "",
@@ -57,10 +60,12 @@ export function readState(search) {
     filters,
     range,
     area: parseTile(area) ? area : "",
+    semantic: semantic >= 0 && semantic <= 1 ? semantic : null,
   };
 }
 
-/** The query string ("?index=...") of a state: {handle, q, page, sort, filters, range, area}. */
+/** The query string ("?index=...") of a state: {handle, q, page, sort, filters, range, area,
+ * semantic}. */
 export function writeState(state) {
   const params = new URLSearchParams();
   params.set("index", state.handle);
@@ -75,6 +80,9 @@ export function writeState(state) {
     params.set(RANGE + field, `${min ?? ""}..${max ?? ""}`);
   }
   if (state.area) params.set("area", state.area);
+  if (state.semantic !== null && state.semantic !== undefined) {
+    params.set("semantic", String(state.semantic));
+  }
   return `?${[...params].map(([name, value]) => `${encode(name)}=${encode(value)}`).join("&")}`;
 }
 

@@ -701,7 +701,8 @@ def test_index_list_names_the_engine_and_its_capabilities(cities: EsApp, engine:
     assert response.json() == {"indexes": [{
         "handle": "cities", "engine": engine,
         "capabilities": {"suggest": True, "boosts": True, "histogram": True, "geoGrid": True,
-                         "geoRadius": True, "nested": True, "multiIndex": True, "rawQuery": True},
+                         "geoRadius": True, "nested": True, "multiIndex": True, "rawQuery": True,
+                         "semantic": False},
     }]}
     assert cities.data_requests() == []
 

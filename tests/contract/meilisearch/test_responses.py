@@ -204,4 +204,5 @@ def test_indexes_report_the_meilisearch_capabilities(books: MeiliApp) -> None:
     [info] = books.get("/indexes").json()["indexes"]
     assert info == {"handle": "books", "engine": "meilisearch", "capabilities": {
         "suggest": False, "boosts": False, "histogram": False, "geoGrid": False,
-        "geoRadius": True, "nested": False, "multiIndex": False, "rawQuery": True}}
+        "geoRadius": True, "nested": False, "multiIndex": False, "rawQuery": True,
+        "semantic": False}}
