@@ -155,6 +155,6 @@ def build_search_query(entry: IndexEntry, req: SearchRequest) -> tuple[SearchQue
         histograms=histograms,
         geo_grid=geo_grid,
         exact_total=config.exact_totals,
-        semantic=semantic_share(config, req.semantic, req.q),
+        semantic=semantic_share(config, req.semantic, req.q, sorted_=bool(sort)),
     )
     return query, page, per_page

@@ -30,10 +30,13 @@ QUERY_VECTORS_KEPT = 1024  # per handle: about 3 KiB each (384 floats)
 logger = logging.getLogger("searchport.semantic")
 
 
-def semantic_share(config: IndexConfig, asked: float | None, text: str) -> float:
+def semantic_share(config: IndexConfig, asked: float | None, text: str,
+                   sorted_: bool = False) -> float:
     """The share of meaning of one search: the request's, else the handle's ``ratio``;
     0 for a search without words (nothing to mean) and on a handle without ``semantic``
-    (a 400 when the request asked for more)."""
+    (a 400 when the request asked for more). The handle's ``ratio`` is not used by a
+    sorted search (``sorted_``) nor on a replica, which orders its hits itself: only a
+    ``semantic`` the request sends is (and a sorted search refuses it)."""
     if asked is not None and not 0 <= asked <= 1:
         raise InvalidRequest("semantic must be a number from 0 (words only) to 1 (meaning "
                              "only)")
@@ -41,6 +44,8 @@ def semantic_share(config: IndexConfig, asked: float | None, text: str) -> float
         if asked:
             raise InvalidRequest("semantic search is not configured for this index (its "
                                  "semantic section: docs/semantic.md)")
+        return 0.0
+    if asked is None and (sorted_ or config.replica_of is not None):
         return 0.0
     share = config.semantic.ratio if asked is None else asked
     return share if text.strip() else 0.0

@@ -175,6 +175,26 @@ def test_keyword_mode_browse_and_replicas_search_by_words(
     assert names(same)[0] == "Mumbai"
 
 
+def test_sorted_json_searches_rank_by_their_sort_unless_they_ask_for_meaning(
+        served: tuple[TestClient[Any], Broken]) -> None:
+    """The handle's ratio is the default of an unsorted search on the primary: a sorted
+    search (its own sort, or a sorted replica's) goes by words, and only a ``semantic`` it
+    sends itself is refused."""
+    client, _ = served
+    replica = client.get("/places-by-region/search", params={"q": "city"})
+    assert replica.status_code == 200, replica.text
+    regions = [hit["region"] for hit in replica.json()["hits"]]
+    assert len(regions) > 1 and regions == sorted(regions)
+    by_region = json.dumps({"region": "desc"})
+    mine = client.get("/places/search", params={"q": "city", "sort": by_region})
+    assert mine.status_code == 200, mine.text
+    regions = [hit["region"] for hit in mine.json()["hits"]]
+    assert len(regions) > 1 and regions == sorted(regions, reverse=True)
+    asked = client.get("/places/search", params={"q": "city", "sort": by_region,
+                                                 "semantic": "0.5"})
+    assert asked.status_code == 400 and "sort" in asked.json()["error"]
+
+
 @pytest.mark.parametrize("how", ["down", "late"])
 def test_a_failing_embedder_answers_by_words_with_a_header(
         served: tuple[TestClient[Any], Broken], how: str) -> None:
