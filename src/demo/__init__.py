@@ -23,7 +23,6 @@ CONFIG_TEMPLATE = HERE / "config.yaml"
 EXAMPLE_CONFIG = HERE / "config.example.yaml"
 SOURCE_MARKER = "__DEMO_SOURCE__"
 PLACES_MARKER = "__DEMO_PLACES__"
-SEMANTIC_MARKER = "__SEMANTIC__"
 # the line of a ``semantic:`` section marked __SEMANTIC__, and the lines indented under it
 _SEMANTIC_SECTION = re.compile(r"^( *)semantic:[^\n]*__SEMANTIC__[^\n]*\n(?:\1 [^\n]*\n)*",
                                re.MULTILINE)
@@ -37,5 +36,5 @@ def config_text(semantic: bool, source: Path = SOURCE) -> str:
     text = text.replace(SOURCE_MARKER, json.dumps(str(source)))
     text = text.replace(PLACES_MARKER, json.dumps(str(PLACES)))
     if not semantic:
-        text = _SEMANTIC_SECTION.sub("", text)
-    return text
+        return _SEMANTIC_SECTION.sub("", text)
+    return re.sub(r" *# __SEMANTIC__[^\n]*", "", text)  # the mark, not the section
