@@ -132,6 +132,10 @@ class MeilisearchEngine:
         return self._read(lambda: parse.document(answer, uid=self._uid, primary_key=key,
                                                  doc_id=doc_id))
 
+    async def record_vector(self, doc_id: str) -> tuple[float, ...] | None:
+        raise InvalidRequest("Similar documents are not wired on Meilisearch yet "
+                             "(docs/semantic.md#similar-documents)")
+
     async def get_mapping(self) -> dict[str, Any]:
         answer = await self._api.json("GET", self._path("/settings"))
         if not isinstance(answer, dict):

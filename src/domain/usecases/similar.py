@@ -1,0 +1,70 @@
+"""SimilarDocuments: the records nearest in meaning to one record (docs/semantic.md).
+
+The record's own vector (``record_vector``: the one the engine searches by meaning with)
+is the query's vector of a search by meaning alone (``semantic`` 1, no words), with the
+request's filters and the key's, the record itself excluded (``excluded_ids``): every
+engine then runs the very search ``/search?semantic=1`` runs, and the answer is shaped
+as its hits are.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from searchport.domain.access import FULL_ACCESS, Access
+from searchport.domain.catalog import Catalog
+from searchport.domain.errors import DocumentNotFound, InvalidRequest
+from searchport.domain.record_match import holds
+from searchport.domain.responses import SearchResponse
+from searchport.domain.search_request import SearchRequest, build_search_query
+from searchport.domain.usecases.search import search_and_shape
+
+
+class SimilarRequest(msgspec.Struct, frozen=True, kw_only=True):
+    """``GET /:handle/documents/:id/similar`` as it arrived: JSON parameters still text."""
+
+    handle: str
+    id: str
+    filters: str | None = None
+    page: int | None = None
+    per_page: int | None = None
+    fields: str | None = None
+    facets: str | None = None
+
+
+NOT_CONFIGURED = ("Similar documents compare records by meaning: give this index a semantic "
+                  "section (semantic.fields on the embedded engine, semantic.field on a "
+                  "server engine: docs/semantic.md)")
+
+
+class SimilarDocuments:
+    """The records nearest in meaning to one record, best first, without it."""
+
+    def __init__(self, *, catalog: Catalog) -> None:
+        self._catalog = catalog
+
+    async def __call__(self, request: SimilarRequest,
+                       access: Access = FULL_ACCESS) -> SearchResponse:
+        """``DocumentNotFound`` for an unknown id, and for a record outside the key's
+        forced filters (as ``GetDocument``); ``InvalidRequest`` on a handle without a
+        ``semantic`` section."""
+        entry = access.entry(self._catalog, request.handle)
+        if entry.config.semantic is None:
+            raise InvalidRequest(NOT_CONFIGURED)
+        forced = access.forced(entry)
+        if forced:
+            hit = await entry.engine.get_document(request.id)
+            if hit is None or not holds(forced, hit.source):
+                raise DocumentNotFound()
+        vector = await entry.engine.record_vector(request.id)
+        if vector is None:
+            raise DocumentNotFound()
+        query, page, per_page = build_search_query(entry, SearchRequest(
+            handle=request.handle, filters=request.filters, page=request.page,
+            per_page=request.per_page, fields=request.fields,
+            facets=request.facets))
+        query = msgspec.structs.replace(
+            query, text="", filters=access.restrict(entry, query.filters), semantic=1.0,
+            vector=vector, excluded_ids=(*query.excluded_ids, request.id),
+            highlight=False, suggest_field=None)
+        return await search_and_shape(entry, query, page, per_page)

@@ -1,0 +1,167 @@
+"""``GET /:handle/documents/:id/similar`` through the real app, over a real tantivy index
+with the real builtin model: the nearest records computed here independently (the model's
+cosines over the rows, in numpy), filters, paging and fields, the record itself never
+among them, ids with '/' (and one ending in '/similar'), and the 404 and 400 answers."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import msgspec
+import pytest
+from litestar.testing import TestClient
+
+from searchport.domain.config import Config
+from searchport.entrypoints.container import create_container
+from searchport.entrypoints.http.app import create_app
+from tests.integration.test_tantivy_hybrid import PLACES
+from tests.semantic_model import require_model
+
+ROWS = [*PLACES,
+        ("eu/11", "Lisbon", "Europe", "A hilly coastal capital with trams and tiled houses."),
+        ("12/similar", "Nice", "Europe", "A seaside resort on the Riviera with a pebble "
+                                         "beach and a promenade.")]
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient[Any]]:
+    require_model()
+    base = tmp_path_factory.mktemp("similar-http")
+    source = base / "places.jsonl"
+    source.write_text("".join(json.dumps({"id": i, "name": n, "region": r, "description": d})
+                              + "\n" for i, n, r, d in ROWS), "utf-8")
+    fields = {"name": {"type": "text", "weight": 3},
+              "description": {"type": "text", "searchable": True},
+              "region": {"type": "keyword"}}
+    config = msgspec.convert({
+        "cache": {"backend": "memory"}, "analytics": {"backend": "none"},
+        "indexes": {
+            "places": {"engine": "tantivy", "path": str(base / "index"),
+                       "source": str(source), "fields": fields,
+                       "semantic": {"fields": ["name", "description"]}},
+            "plain": {"engine": "tantivy", "path": str(base / "plain"),
+                      "source": str(source), "fields": fields},
+        },
+    }, Config)
+    with TestClient(create_app(create_container(config, base))) as served:
+        yield served
+
+
+@pytest.fixture(scope="module")
+def cosines() -> dict[str, dict[str, float]]:
+    """Every pair's cosine, from the model's vectors of the rows' text (name. description)."""
+    import numpy as np
+
+    from searchport.adapters.semantic.minilm import MiniLM
+
+    vectors = np.asarray(MiniLM().embed([f"{n}. {d}" for _, n, _, d in ROWS]))
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    products = vectors @ vectors.T
+    ids = [row[0] for row in ROWS]
+    return {a: {b: float(products[i, j]) for j, b in enumerate(ids)}
+            for i, a in enumerate(ids)}
+
+
+def nearest(cosines: dict[str, dict[str, float]], doc: str,
+            keep: Any = lambda row: True) -> list[str]:
+    """The other rows that ``keep`` keeps, nearest ``doc`` first."""
+    others = [row[0] for row in ROWS if row[0] != doc and keep(row)]
+    return sorted(others, key=lambda other: -cosines[doc][other])
+
+
+def ids(response: Any) -> list[str]:
+    assert response.status_code == 200, response.text
+    return [hit["objectID"] for hit in response.json()["hits"]]
+
+
+def test_the_nearest_records_in_order_without_the_record_itself(
+        client: TestClient[Any], cosines: dict[str, dict[str, float]]) -> None:
+    response = client.get("/places/documents/1/similar", params={"perPage": 20})
+    expected = nearest(cosines, "1")
+    assert ids(response) == expected
+    body = response.json()
+    assert body["totalHits"] == len(ROWS) - 1
+    assert body["page"] == 1 and body["perPage"] == 20 and body["totalPages"] == 1
+    hit = body["hits"][0]
+    assert {"objectID", "_index", "_score", "_highlights", "name", "region"} <= set(hit)
+    assert [h["_score"] for h in body["hits"]] == sorted(
+        (h["_score"] for h in body["hits"]), reverse=True)
+    assert expected[0] == "12/similar"  # Nice: the other seaside resort with a pebble beach
+
+
+def test_filters_restrict_before_the_nearest_are_chosen(
+        client: TestClient[Any], cosines: dict[str, dict[str, float]]) -> None:
+    response = client.get("/places/documents/1/similar",
+                          params={"filters": json.dumps({"region": ["Asia", "Americas"]})})
+    expected = nearest(cosines, "1", lambda row: row[2] in ("Asia", "Americas"))
+    assert ids(response) == expected
+    assert response.json()["totalHits"] == len(expected) == 5
+    own = client.get("/places/documents/1/similar",
+                     params={"filters": json.dumps({"region": "Europe"})})
+    assert "1" not in ids(own)
+    assert ids(own) == nearest(cosines, "1", lambda row: row[2] == "Europe")
+
+
+def test_pages_and_fields(client: TestClient[Any],
+                          cosines: dict[str, dict[str, float]]) -> None:
+    expected = nearest(cosines, "8")
+    page = client.get("/places/documents/8/similar",
+                      params={"perPage": 3, "page": 2, "fields": "name"})
+    assert ids(page) == expected[3:6]
+    body = page.json()
+    assert body["totalHits"] == len(ROWS) - 1 and body["totalPages"] == 4
+    assert all(set(hit) == {"objectID", "_index", "_score", "_highlights", "name"}
+               for hit in body["hits"])
+
+
+def test_ids_with_a_slash(client: TestClient[Any],
+                          cosines: dict[str, dict[str, float]]) -> None:
+    assert client.get("/places/documents/eu/11").json()["name"] == "Lisbon"
+    assert ids(client.get("/places/documents/eu/11/similar",
+                          params={"perPage": 20})) == nearest(cosines, "eu/11")
+    assert ids(client.get("/places/documents/eu%2F11/similar",
+                          params={"perPage": 20})) == nearest(cosines, "eu/11")
+
+
+def test_an_id_ending_in_slash_similar(client: TestClient[Any],
+                                       cosines: dict[str, dict[str, float]]) -> None:
+    # a literal /similar asks for similar documents: of "12", which does not exist
+    assert client.get("/places/documents/12/similar").status_code == 404
+    # its last '/' sent as %2F, it is part of the id: the document itself
+    document = client.get("/places/documents/12%2Fsimilar")
+    assert document.status_code == 200, document.text
+    assert document.json()["objectID"] == "12/similar"
+    assert document.json()["name"] == "Nice"
+    assert ids(client.get("/places/documents/12%2Fsimilar/similar",
+                          params={"perPage": 20})) == nearest(cosines, "12/similar")
+    # a document whose id is "similar" itself stays a document
+    assert client.get("/places/documents/similar").status_code == 404
+
+
+def test_an_unknown_id_is_a_404(client: TestClient[Any]) -> None:
+    response = client.get("/places/documents/nope/similar")
+    assert response.status_code == 404, response.text
+
+
+def test_a_handle_without_semantic_is_a_400_naming_it(client: TestClient[Any]) -> None:
+    response = client.get("/plain/documents/1/similar")
+    assert response.status_code == 400, response.text
+    assert "semantic section" in response.json()["error"]
+    assert client.get("/plain/documents/1").status_code == 200
+
+
+def test_bad_parameters_are_400s(client: TestClient[Any]) -> None:
+    assert client.get("/places/documents/1/similar",
+                      params={"filters": "{"}).status_code == 400
+    assert client.get("/places/documents/1/similar",
+                      params={"perPage": "many"}).status_code == 400
+
+
+def test_the_route_is_in_the_openapi_document(client: TestClient[Any]) -> None:
+    paths = client.get("/openapi/json").json()["paths"]
+    similar = paths["/{handle}/documents/{doc_id}/similar"]["get"]
+    assert similar["summary"] == "Similar documents"
+    names = {parameter["name"] for parameter in similar["parameters"]}
+    assert {"handle", "doc_id", "page", "perPage", "filters", "fields"} <= names
