@@ -18,6 +18,7 @@ from searchport.entrypoints.container import create_container
 from searchport.entrypoints.http.app import create_app
 from tests.integration.test_tantivy_hybrid import PLACES
 from tests.semantic_model import require_model
+from tests.specs.checker import check
 
 ROWS = [*PLACES,
         ("eu/11", "Lisbon", "Europe", "A hilly coastal capital with trams and tiled houses."),
@@ -165,3 +166,62 @@ def test_the_route_is_in_the_openapi_document(client: TestClient[Any]) -> None:
     assert similar["summary"] == "Similar documents"
     names = {parameter["name"] for parameter in similar["parameters"]}
     assert {"handle", "doc_id", "page", "perPage", "filters", "fields"} <= names
+
+
+# Algolia Recommend's looking-similar model, held to Algolia's Recommend specification
+
+def recommend(client: TestClient[Any], **request: Any) -> Any:
+    body = {"requests": [{"indexName": "places", "model": "looking-similar",
+                          "threshold": 0, **request}]}
+    check("recommend", "recommendations.request", body)
+    return client.post("/1/indexes/*/recommendations", json=body)
+
+
+def test_looking_similar_answers_the_nearest_records_with_their_score(
+        client: TestClient[Any], cosines: dict[str, dict[str, float]]) -> None:
+    response = recommend(client, objectID="1", maxRecommendations=4)
+    assert response.status_code == 200, response.text
+    check("recommend", "recommendations.response", response.json())
+    (result,) = response.json()["results"]
+    expected = nearest(cosines, "1")[:4]
+    assert [hit["objectID"] for hit in result["hits"]] == expected
+    assert [hit["_score"] for hit in result["hits"]] == pytest.approx(
+        [round(100 * cosines["1"][other], 2) for other in expected], abs=0.02)
+    first = result["hits"][0]
+    assert set(first) == {"objectID", "id", "name", "region", "description", "_score"}
+    assert (result["nbHits"], result["page"], result["nbPages"], result["hitsPerPage"]) == (
+        4, 0, 1, 4)
+
+
+def test_looking_similar_threshold_filters_and_attributes(
+        client: TestClient[Any], cosines: dict[str, dict[str, float]]) -> None:
+    cut = sorted(100 * cosines["1"][other] for other in nearest(cosines, "1"))[-3]
+    response = recommend(client, objectID="1", threshold=round(cut - 0.05, 2))
+    assert response.status_code == 200, response.text
+    assert [hit["objectID"] for hit in response.json()["results"][0]["hits"]] == \
+        nearest(cosines, "1")[:3]
+    filtered = recommend(client, objectID="8", queryParameters={
+        "filters": "region:Americas", "attributesToRetrieve": ["name"]})
+    assert filtered.status_code == 200, filtered.text
+    check("recommend", "recommendations.response", filtered.json())
+    hits = filtered.json()["results"][0]["hits"]
+    assert [hit["objectID"] for hit in hits] == nearest(cosines, "8",
+                                                        lambda row: row[2] == "Americas")
+    assert all(set(hit) == {"objectID", "name", "_score"} for hit in hits)
+
+
+def test_looking_similar_refusals(client: TestClient[Any]) -> None:
+    other = client.post("/1/indexes/*/recommendations", json={"requests": [
+        {"indexName": "places", "model": "related-products", "objectID": "1",
+         "threshold": 0}]})
+    assert other.status_code == 400 and "looking-similar" in other.json()["message"]
+    check("recommend", "error.response", other.json())
+    assert recommend(client, objectID="nope").status_code == 404
+    plain = client.post("/1/indexes/*/recommendations", json={"requests": [
+        {"indexName": "plain", "model": "looking-similar", "objectID": "1", "threshold": 0}]})
+    assert plain.status_code == 400 and "semantic section" in plain.json()["message"]
+    no_threshold = client.post("/1/indexes/*/recommendations", json={"requests": [
+        {"indexName": "places", "model": "looking-similar", "objectID": "1"}]})
+    assert no_threshold.status_code == 400 and "threshold" in no_threshold.json()["message"]
+    unsupported = recommend(client, objectID="1", queryParameters={"optionalFilters": ["a:b"]})
+    assert unsupported.status_code == 400 and "optionalFilters" in unsupported.text
