@@ -1,7 +1,9 @@
-"""Algolia Recommend's ``POST /1/indexes/*/recommendations``, for its one model that
-searchport can answer from the records themselves: ``looking-similar``, the records
-nearest in meaning to one record (``SimilarDocuments``, docs/semantic.md). The other
-models learn from events searchport does not keep: each is a 400 naming the one served.
+"""Algolia Recommend's ``POST /1/indexes/*/recommendations``: the looking-similar model.
+
+``looking-similar`` is the one model searchport can answer from the records themselves:
+the records nearest in meaning to one record (``SimilarDocuments``, docs/semantic.md). The
+other models learn from events searchport does not keep: each is a 400 naming the one
+served.
 
 Request and answer follow Algolia's published Recommend specification (its
 ``getRecommendations``): each request names ``indexName`` (a handle), ``model``,
