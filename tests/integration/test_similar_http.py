@@ -23,7 +23,8 @@ from tests.specs.checker import check
 ROWS = [*PLACES,
         ("eu/11", "Lisbon", "Europe", "A hilly coastal capital with trams and tiled houses."),
         ("12/similar", "Nice", "Europe", "A seaside resort on the Riviera with a pebble "
-                                         "beach and a promenade.")]
+                                         "beach and a promenade."),
+        ("12", "Porto", "Europe", "A river city of port wine cellars and bridges.")]
 
 
 @pytest.fixture(scope="module")
@@ -128,13 +129,16 @@ def test_ids_with_a_slash(client: TestClient[Any],
 
 def test_an_id_ending_in_slash_similar(client: TestClient[Any],
                                        cosines: dict[str, dict[str, float]]) -> None:
-    # a literal /similar asks for similar documents: of "12", which does not exist
-    assert client.get("/places/documents/12/similar").status_code == 404
-    # its last '/' sent as %2F, it is part of the id: the document itself
-    document = client.get("/places/documents/12%2Fsimilar")
-    assert document.status_code == 200, document.text
-    assert document.json()["objectID"] == "12/similar"
-    assert document.json()["name"] == "Nice"
+    # its last '/' sent as %2F, "/similar" is part of the id: the document itself (asked
+    # first, so that a response cache keyed by the decoded path would answer it again)
+    for _ in range(2):
+        document = client.get("/places/documents/12%2Fsimilar")
+        assert document.status_code == 200, document.text
+        assert (document.json()["objectID"], document.json()["name"]) == ("12/similar",
+                                                                          "Nice")
+    # a literal /similar asks for the similar documents: of "12" (Porto)
+    assert ids(client.get("/places/documents/12/similar")) == nearest(cosines, "12")
+    assert client.get("/places/documents/12").json()["name"] == "Porto"
     assert ids(client.get("/places/documents/12%2Fsimilar/similar",
                           params={"perPage": 20})) == nearest(cosines, "12/similar")
     # a document whose id is "similar" itself stays a document
@@ -225,3 +229,22 @@ def test_looking_similar_refusals(client: TestClient[Any]) -> None:
     assert no_threshold.status_code == 400 and "threshold" in no_threshold.json()["message"]
     unsupported = recommend(client, objectID="1", queryParameters={"optionalFilters": ["a:b"]})
     assert unsupported.status_code == 400 and "optionalFilters" in unsupported.text
+
+
+def _hits_kept(client: TestClient[Any]) -> float:
+    for line in client.get("/metrics").text.splitlines():
+        if line.startswith('searchport_cache_lookups_total{result="hit"}'):
+            return float(line.rsplit(" ", 1)[1])
+    return 0.0
+
+
+def test_similar_answers_are_kept_as_searches_documents_are_not(
+        client: TestClient[Any]) -> None:
+    before = _hits_kept(client)
+    first = client.get("/places/documents/5/similar", params={"perPage": 4})
+    again = client.get("/places/documents/5/similar", params={"perPage": 4})
+    assert again.content == first.content
+    assert _hits_kept(client) == before + 1  # the second answer was the kept one
+    client.get("/places/documents/5")
+    client.get("/places/documents/5")
+    assert _hits_kept(client) == before + 1  # cache.documents is off

@@ -68,6 +68,22 @@ def similar_target(raw_path: bytes, doc_id: str) -> str | None:
     return target or None
 
 
+def _document_or_similar() -> Any:
+    """The cache key of the document route: a document's (kept with ``cache.documents``),
+    or, for a path ending in a literal ``/similar``, similar documents' (kept as searches)."""
+    document, similar = response_key("document"), response_key("similar")
+
+    def key(request: Req) -> str:
+        doc_id = str(request.scope["path_params"].get("doc_id", ""))
+        asks_similar = similar_target(request.scope.get("raw_path") or b"", doc_id[1:])
+        return (document if asks_similar is None else similar)(request)  # type: ignore[no-any-return]
+
+    return key
+
+
+DOCUMENT_OR_SIMILAR = _document_or_similar()
+
+
 # the similar documents' parameters, read by the document route (whose path takes
 # /similar too) and left out of its OpenAPI entry
 HIDDEN_PAGE = QueryParameter(include_in_schema=False)
@@ -196,7 +212,7 @@ def index_controller(uc: UseCases, *, cached: bool, private: bool,
 
         @get(
             "/documents/{doc_id:path}",
-            cache=cached, cache_key_builder=response_key("document"),
+            cache=cached, cache_key_builder=DOCUMENT_OR_SIMILAR,
             responses=p.answers(dict[str, Any], "The document: objectID, _index, its fields."),
             summary="One document by id",
             description="An id may contain '/', sent as it is or as %2F. A path that ends "
