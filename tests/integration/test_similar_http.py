@@ -248,3 +248,46 @@ def test_similar_answers_are_kept_as_searches_documents_are_not(
     client.get("/places/documents/5")
     client.get("/places/documents/5")
     assert _hits_kept(client) == before + 1  # cache.documents is off
+
+
+@pytest.fixture(scope="module")
+def keyed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient[Any]]:
+    """The places behind keys: ``europe`` reads only the European ones."""
+    require_model()
+    base = tmp_path_factory.mktemp("similar-keys")
+    source = base / "places.jsonl"
+    source.write_text("".join(json.dumps({"id": i, "name": n, "region": r, "description": d})
+                              + "\n" for i, n, r, d in ROWS), "utf-8")
+    config = msgspec.convert({
+        "analytics": {"backend": "none"}, "apiKey": "admin-key",
+        "keys": {"europe": {"key": "europe-key",
+                            "filters": {"places": {"region": "Europe"}}}},
+        "indexes": {"places": {
+            "engine": "tantivy", "path": str(base / "index"), "source": str(source),
+            "fields": {"name": {"type": "text", "weight": 3},
+                       "description": {"type": "text", "searchable": True},
+                       "region": {"type": "keyword"}},
+            "semantic": {"fields": ["name", "description"]}}},
+    }, Config)
+    with TestClient(create_app(create_container(config, base))) as served:
+        yield served
+
+
+def test_a_keys_forced_filters_hold(keyed: TestClient[Any],
+                                    cosines: dict[str, dict[str, float]]) -> None:
+    europe = {"Authorization": "Bearer europe-key"}
+    hidden = keyed.get("/places/documents/4/similar", headers=europe)  # Las Vegas
+    assert hidden.status_code == 404, hidden.text
+    shown = keyed.get("/places/documents/1/similar", headers=europe, params={"perPage": 20})
+    assert ids(shown) == nearest(cosines, "1", lambda row: row[2] == "Europe")
+    admin = keyed.get("/places/documents/4/similar", params={"perPage": 20},
+                      headers={"Authorization": "Bearer admin-key"})
+    assert ids(admin) == nearest(cosines, "4")
+    body = {"requests": [{"indexName": "places", "model": "looking-similar",
+                          "objectID": "1", "threshold": 0}]}
+    recommended = keyed.post("/1/indexes/*/recommendations", json=body, headers=europe)
+    assert [hit["objectID"] for hit in recommended.json()["results"][0]["hits"]] == \
+        nearest(cosines, "1", lambda row: row[2] == "Europe")
+    body["requests"][0]["objectID"] = "4"
+    assert keyed.post("/1/indexes/*/recommendations", json=body,
+                      headers=europe).status_code == 404

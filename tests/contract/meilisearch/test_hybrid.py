@@ -245,3 +245,11 @@ def test_similar_documents_search_by_the_records_own_vector(
                    params={"filters": json.dumps({"region": "Asia"})})
     assert ids(asia.json()) == ["4"]
     assert app.get("/books/documents/9/similar").status_code == 404
+
+
+def test_similar_documents_with_an_engine_embedder_is_a_400_for_now(
+        meili_app: Callable[..., MeiliApp], double: MeiliDouble, table: Table) -> None:
+    app = meili_app(hybrid_yaml("engine"), double)
+    response = app.get("/books/documents/1/similar")
+    assert response.status_code == 400 and "engine embedder" in response.json()["error"]
+    assert app.data_requests() == []  # nothing asked of Meilisearch
