@@ -258,8 +258,8 @@ def index_controller(uc: UseCases, *, cached: bool, private: bool,
             description="The documents nearest in meaning to one document (docs/semantic.md, "
             "similar documents): a search by meaning alone with that document's vector, the "
             "filters applied before the nearest are chosen. _score is the one "
-            "/search?semantic=1 gives on that engine. Needs the index's semantic section (else 400); an "
-            "unknown id is a 404. An id containing '/' is sent as it is.",
+            "/search?semantic=1 gives on that engine. Needs the index's semantic section "
+            "(else 400); an unknown id is a 404. An id containing '/' is sent as it is.",
         )
         async def similar(
             self,
