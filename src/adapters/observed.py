@@ -65,6 +65,9 @@ class TimedEngine:
     async def get_document(self, doc_id: str) -> Hit | None:
         return await self._timed("get_document", self.inner.get_document(doc_id))
 
+    async def record_vector(self, doc_id: str) -> tuple[float, ...] | None:
+        return await self._timed("record_vector", self.inner.record_vector(doc_id))
+
     async def get_mapping(self) -> dict[str, Any]:
         return await self._timed("get_mapping", self.inner.get_mapping())
 

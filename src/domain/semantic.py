@@ -92,6 +92,16 @@ async def with_meaning(entry: IndexEntry, query: SearchQuery,
     return msgspec.structs.replace(query, vector=vector), False
 
 
+def stored_vector(value: object, field: str, doc_id: str) -> Vector:
+    """A record's vector as an engine stored it (a list of numbers in ``field``); an
+    ``InvalidRequest`` naming the field when the record has none."""
+    if isinstance(value, list) and value and all(
+            isinstance(x, (int, float)) and not isinstance(x, bool) for x in value):
+        return tuple(float(x) for x in value)
+    raise InvalidRequest(f"The document '{doc_id}' has no vector in '{field}' "
+                         "(semantic.field): its meaning cannot be compared")
+
+
 class MeaningUnavailable(Exception):
     """The query's vector could not be had in time: the search goes on with words alone."""
 

@@ -73,6 +73,7 @@ from searchport.domain.usecases.list_indexes import ListIndexes
 from searchport.domain.usecases.raw_query import RawQuery
 from searchport.domain.usecases.search import Search
 from searchport.domain.usecases.search_rules import SearchRules
+from searchport.domain.usecases.similar import SimilarDocuments
 from searchport.entrypoints.algolia.suggestions import SuggestionSearch
 from searchport.entrypoints.controllers.ui_routes import UI_PATH
 from searchport.entrypoints.controllers.use_cases import UseCases
@@ -431,6 +432,7 @@ class Container(containers.DeclarativeContainer):
     facet_search = providers.Singleton(FacetSearch, catalog=catalog)
     autocomplete = providers.Singleton(Autocomplete, catalog=catalog, recorder=recorder)
     get_document = providers.Singleton(GetDocument, catalog=catalog)
+    similar_documents = providers.Singleton(SimilarDocuments, catalog=catalog)
     get_mapping = providers.Singleton(GetMapping, catalog=catalog)
     raw_query = providers.Singleton(RawQuery, catalog=catalog,
                                     max_body_bytes=config.provided.limits.max_body_bytes)
@@ -456,6 +458,7 @@ class Container(containers.DeclarativeContainer):
         search_rules=search_rules.provider, get_rule=get_rule.provider,
         metrics=metrics.provider, send_events=send_events.provider,
         analytics_reports=analytics_reports.provider,
+        similar_documents=similar_documents.provider,
     )
 
     lifespan = providers.Singleton(

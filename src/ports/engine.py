@@ -25,6 +25,13 @@ class SearchEnginePort(Protocol):
 
     async def get_document(self, doc_id: str) -> Hit | None: ...
 
+    async def record_vector(self, doc_id: str) -> tuple[float, ...] | None:
+        """The vector of one record's meaning (docs/semantic.md, similar documents): the
+        one the engine searches by meaning with; ``None`` when no record has that id.
+        ``InvalidRequest`` when the handle searches by meaning nowhere or the record has
+        no vector."""
+        ...
+
     async def get_mapping(self) -> dict[str, Any]: ...
 
     async def raw_query(self, body: dict[str, Any], filters: tuple[Filter, ...] = ()) -> bytes:

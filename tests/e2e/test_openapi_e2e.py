@@ -36,6 +36,9 @@ BAD_INPUT: dict[str, tuple[str, str, Any]] = {
     "/1/indexes/{handle}/{object_id}": ("get", "/1/indexes/cities/1796236?attributesToRetrieve=[",
                                         None),
     "/1/indexes/*/objects": ("post", "/1/indexes/*/objects", {"requests": 1}),
+    "/1/indexes/*/recommendations": ("post", "/1/indexes/*/recommendations", {"requests": 1}),
+    # the sample handle has no semantic section: the 400 that names it
+    "/{handle}/documents/{doc_id}/similar": ("get", "/cities/documents/1796236/similar", None),
     "/1/indexes/{handle}/browse": ("get", "/1/indexes/cities/browse?cursor=zz", None),
     "/1/indexes/{handle}/rules/search": ("post", "/1/indexes/cities/rules/search",
                                          {"hitsPerPage": 0}),
@@ -76,6 +79,9 @@ def body_for(path: str, handle: str) -> Any:
         return {"requests": [{"params": "query=paris"}]}
     if path == "/1/indexes/*/objects":
         return {"requests": [{"indexName": handle, "objectID": "1796236"}]}
+    if path == "/1/indexes/*/recommendations":
+        return {"requests": [{"indexName": handle, "model": "looking-similar",
+                              "objectID": "1796236", "threshold": 0}]}
     return {}
 
 

@@ -229,3 +229,34 @@ def test_check_reads_the_vector_field_in_the_schema(
         "indexName": COLLECTION, "semantic": {"field": field}}}}), "utf-8")
     assert main(["check", "--config", str(config)]) == (0 if field == "embedding" else 1)
     assert said in capsys.readouterr().out
+
+
+def _nearest_to(vectors: dict[str, list[float]], doc: str, region: str | None = None
+                ) -> list[str]:
+    """The other places (of ``region``), nearest the vector loaded for ``doc`` first."""
+    import numpy as np
+
+    own = np.asarray(vectors[doc])
+    others = [i for i, _, r, _ in PLACES if i != doc and region in (None, r)]
+
+    def cosine(other: str) -> float:
+        vector = np.asarray(vectors[other])
+        return float(vector @ own / (np.linalg.norm(vector) * np.linalg.norm(own)))
+
+    return sorted(others, key=lambda other: -cosine(other))
+
+
+def test_similar_documents(client: TestClient[Any], vectors: dict[str, list[float]]) -> None:
+    """``/documents/:id/similar``: the record's own vector, read from the collection, as
+    the query of a search by meaning alone, the record left out."""
+    response = client.get("/places/documents/1/similar", params={"perPage": 20})
+    assert response.status_code == 200, response.text
+    assert ids(response.json()) == _nearest_to(vectors, "1")
+    assert response.json()["totalHits"] == len(PLACES) - 1
+    assert "embedding" not in response.json()["hits"][0]
+    europe = client.get("/places/documents/1/similar", params={
+        "filters": json.dumps({"region": "Europe"}), "fields": "name"})
+    assert ids(europe.json()) == _nearest_to(vectors, "1", "Europe")
+    assert set(europe.json()["hits"][0]) == {"objectID", "_index", "_score", "_highlights",
+                                             "name"}
+    assert client.get("/places/documents/nope/similar").status_code == 404

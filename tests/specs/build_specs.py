@@ -4,7 +4,7 @@ published API specification.
     python tests/specs/build_specs.py <name> <snapshot git dir> <commit>
 
 ``<name>`` is one of ``SPECS`` (opensearch, elasticsearch, typesense, algolia, insights,
-analytics);
+recommend, analytics);
 the snapshot is a clone (bare or not) of the specification's repository, read with ``git
 show <commit>:<path>`` only, so the output depends on the commit alone. It writes
 ``tests/specs/<name>.json``: one self-contained JSON Schema document (draft 2020-12) with
@@ -445,6 +445,7 @@ ES_OPENAPI = "output/openapi/elasticsearch-serverless-openapi.json"
 TS_OPENAPI = "openapi.yml"
 ALGOLIA = "specs/search/paths/search/"
 INSIGHTS = "specs/insights/paths/pushEvents.yml"
+RECOMMEND = "specs/recommend/paths/getRecommendations.yml"
 ANALYTICS = "specs/analytics/paths/"
 # the Analytics API v2 routes searchport answers: endpoint name -> path file
 ANALYTICS_ROUTES = {
@@ -599,6 +600,18 @@ SPECS: dict[str, Spec] = {
         endpoints={
             "events.request": _json_body(INSIGHTS, "post", "requestBody"),
             "events.response": _json_body(INSIGHTS, "post", "responses", "200"),
+        },
+        name_of=_components_name(True, "specs"),
+    ),
+    "recommend": Spec(
+        repository="algolia/api-clients-automation",
+        licence_files=("LICENSE.md",),
+        licence="MIT License, Copyright Algolia",
+        openapi_30=True,
+        endpoints={
+            "recommendations.request": _json_body(RECOMMEND, "post", "requestBody"),
+            "recommendations.response": _json_body(RECOMMEND, "post", "responses", "200"),
+            "error.response": ("specs/common/schemas/ErrorBase.yml", ""),
         },
         name_of=_components_name(True, "specs"),
     ),

@@ -186,6 +186,9 @@ class CachedEngine:
                                              lambda: self.inner.get_document(doc_id))
         return hit
 
+    async def record_vector(self, doc_id: str) -> tuple[float, ...] | None:
+        return await self.inner.record_vector(doc_id)  # read once per request: not kept
+
     async def get_mapping(self) -> dict[str, Any]:
         mapping: dict[str, Any] = await self._answer("mapping", None, self.inner.get_mapping)
         return mapping

@@ -24,6 +24,7 @@ from searchport.domain.errors import Forbidden, InvalidRequest, SearchportError
 from searchport.domain.query import FacetValuesQuery, Filter, SearchQuery, SortClause
 from searchport.domain.ranking import custom_ranking
 from searchport.domain.results import Capabilities, EngineResult, FacetValue, Hit
+from searchport.domain.semantic import stored_vector
 
 T = TypeVar("T")
 logger = logging.getLogger("searchport.meilisearch")
@@ -117,11 +118,17 @@ class MeilisearchEngine:
 
     @within_timeout
     async def get_document(self, doc_id: str) -> Hit | None:
+        found = await self._document(doc_id)
+        return None if found is None else found[0]
+
+    async def _document(self, doc_id: str, params: dict[str, str] | None = None
+                        ) -> tuple[Hit, Any] | None:
+        """The document and the engine's answer (``params``: ``retrieveVectors``)."""
         if not DOCUMENT_ID.fullmatch(doc_id):
             return None  # Meilisearch cannot hold a document with that id
         key = await self._key.get()
         path = self._path(f"/documents/{doc_id}")
-        response = await self._api.send("GET", path)
+        response = await self._api.send("GET", path, params=params)
         if response.status_code in (400, 404):
             code = parse.error_code(self._api.error_body(response))
             if code in MISSING_DOCUMENT:
@@ -130,7 +137,30 @@ class MeilisearchEngine:
             raise self._api.failure("GET", path, response)
         answer = self._api.decode(response)
         return self._read(lambda: parse.document(answer, uid=self._uid, primary_key=key,
-                                                 doc_id=doc_id))
+                                                 doc_id=doc_id)), answer
+
+    @within_timeout
+    async def record_vector(self, doc_id: str) -> tuple[float, ...] | None:
+        """The record's vector for the handle's embedder: ``GET .../documents/{id}``
+        with ``retrieveVectors`` (Meilisearch 1.9 and later)."""
+        meaning = self._meaning
+        if meaning is None:
+            raise InvalidRequest(f"{self._handle} searches by meaning nowhere: give it a "
+                                 "semantic section with its embedder (docs/semantic.md)")
+        if not meaning.sends_vector:
+            raise InvalidRequest("Similar documents on Meilisearch need the records' own "
+                                 "vectors (embedder: builtin or openai, a userProvided "
+                                 "embedder): not an engine embedder, for now")
+        found = await self._document(doc_id, {"retrieveVectors": "true"})
+        if found is None:
+            return None
+        vectors = found[1].get("_vectors") if isinstance(found[1], dict) else None
+        value = vectors.get(meaning.embedder) if isinstance(vectors, dict) else None
+        if isinstance(value, dict):  # {"embeddings": [[..]], "regenerate": ..} (1.9+)
+            value = value.get("embeddings")
+            if isinstance(value, list) and value and isinstance(value[0], list):
+                value = value[0]
+        return stored_vector(value, f"_vectors.{meaning.embedder}", doc_id)
 
     async def get_mapping(self) -> dict[str, Any]:
         answer = await self._api.json("GET", self._path("/settings"))

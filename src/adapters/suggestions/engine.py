@@ -68,6 +68,9 @@ class QuerySuggestionsEngine:
     async def get_document(self, doc_id: str) -> Hit | None:
         return await self._engine.get_document(doc_id)
 
+    async def record_vector(self, doc_id: str) -> tuple[float, ...] | None:
+        return await self._engine.record_vector(doc_id)
+
     async def get_mapping(self) -> dict[str, Any]:
         return await self._engine.get_mapping()
 

@@ -26,7 +26,12 @@ from searchport.adapters.tantivy.schema import IndexLayout
 from searchport.adapters.tantivy.search import facet_search, run_search
 from searchport.adapters.tantivy.vectors import RecordVectors
 from searchport.domain.config import IndexConfig
-from searchport.domain.errors import EngineUnavailable, Forbidden, SearchportError
+from searchport.domain.errors import (
+    EngineUnavailable,
+    Forbidden,
+    InvalidRequest,
+    SearchportError,
+)
 from searchport.domain.query import FacetValuesQuery, Filter, SearchQuery
 from searchport.domain.results import Capabilities, EngineResult, FacetValue, Hit
 
@@ -125,6 +130,20 @@ class TantivyEngine:
         def lookup(ix: OpenIndex) -> Hit | None:
             address = ix.address_by_id(doc_id)
             return None if address is None else ix.hit(ix.row(address))
+
+        return await self._run(lookup)
+
+    async def record_vector(self, doc_id: str) -> tuple[float, ...] | None:
+        def lookup(ix: OpenIndex) -> tuple[float, ...] | None:
+            if ix.vectors is None:
+                raise InvalidRequest(f"{self._handle} searches by meaning nowhere: give it "
+                                     "a semantic section (docs/semantic.md)")
+            if ix.address_by_id(doc_id) is None:
+                return None
+            seq = ix.vectors.seq_of.get(doc_id)
+            if seq is None:
+                raise EngineUnavailable(f"the vectors of {self._handle} are not built")
+            return tuple(float(x) for x in ix.vectors.matrix[seq])
 
         return await self._run(lookup)
 

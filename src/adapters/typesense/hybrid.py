@@ -67,7 +67,7 @@ def meaning_search(query: SearchQuery, schema: Schema, keyword: Json, field: str
     name = schema.vector_field(field, engine_embeds).name
     search: Json = {k: keyword[k] for k in SHARED_KEYS if k in keyword}
     search.update(page=1, per_page=window)
-    if engine_embeds:
+    if engine_embeds and query.vector is None:  # with one (a record's): as any vector
         search.update(q=query.text, query_by=name, prefix="false",
                       vector_query=f"{name}:([], k: {window})")
         return search

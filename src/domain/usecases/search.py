@@ -54,36 +54,44 @@ class Search:
         self, entry: IndexEntry, query: SearchQuery, page: int, per_page: int,
         rules: RulePlan | None = None, forced: tuple[Filter, ...] = (),
     ) -> SearchResponse:
-        if rules is None:
-            result = await entry.search()(query)
-        else:
-            result = (await search_with_rules(entry.search(), query, rules, page=page - 1,
-                                              per_page=per_page, forced=forced)).result
-        fields = entry.fields
-        histograms: dict[str, list] | msgspec.UnsetType = msgspec.UNSET  # type: ignore[type-arg]
-        if query.histograms:
-            found = result.histograms
-            histograms = {
-                fields.public(spec.field): fill_histogram(spec, found.get(spec.field, []))
-                for spec in query.histograms
-            }
-        return SearchResponse(
-            hits=[shape_hit(fields, hit) for hit in result.hits],
-            total_hits=result.total,
-            page=page,
-            per_page=per_page,
-            total_pages=page_count(result.total if result.sorted_total is None
-                                   else result.sorted_total, per_page,
-                                   entry.config.max_result_window),
-            sorted_hits=msgspec.UNSET if result.sorted_total is None else result.sorted_total,
-            facets=shape_facets(fields, result.facets, query.max_facet_values),
-            suggestions=result.suggestions,
-            histograms=histograms,
-            geo_clusters=(
-                shape_clusters(fields, result.geo_clusters or [])
-                if query.geo_grid is not None
-                else msgspec.UNSET
-            ),
-            user_data=list(rules.user_data) if rules and rules.user_data else msgspec.UNSET,
-        )
+        return await search_and_shape(entry, query, page, per_page, rules, forced)
+
+
+async def search_and_shape(
+    entry: IndexEntry, query: SearchQuery, page: int, per_page: int,
+    rules: RulePlan | None = None, forced: tuple[Filter, ...] = (),
+) -> SearchResponse:
+    """Run ``query`` on the handle's engine and shape the answer as ``/search`` does."""
+    if rules is None:
+        result = await entry.search()(query)
+    else:
+        result = (await search_with_rules(entry.search(), query, rules, page=page - 1,
+                                          per_page=per_page, forced=forced)).result
+    fields = entry.fields
+    histograms: dict[str, list] | msgspec.UnsetType = msgspec.UNSET  # type: ignore[type-arg]
+    if query.histograms:
+        found = result.histograms
+        histograms = {
+            fields.public(spec.field): fill_histogram(spec, found.get(spec.field, []))
+            for spec in query.histograms
+        }
+    return SearchResponse(
+        hits=[shape_hit(fields, hit) for hit in result.hits],
+        total_hits=result.total,
+        page=page,
+        per_page=per_page,
+        total_pages=page_count(result.total if result.sorted_total is None
+                               else result.sorted_total, per_page,
+                               entry.config.max_result_window),
+        sorted_hits=msgspec.UNSET if result.sorted_total is None else result.sorted_total,
+        facets=shape_facets(fields, result.facets, query.max_facet_values),
+        suggestions=result.suggestions,
+        histograms=histograms,
+        geo_clusters=(
+            shape_clusters(fields, result.geo_clusters or [])
+            if query.geo_grid is not None
+            else msgspec.UNSET
+        ),
+        user_data=list(rules.user_data) if rules and rules.user_data else msgspec.UNSET,
+    )
 

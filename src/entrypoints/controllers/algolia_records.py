@@ -97,7 +97,7 @@ def _json(body: bytes) -> Response[bytes]:
     return Response(content=body, status_code=200, media_type="application/json")
 
 
-def _attributes(value: Any, where: str) -> list[str] | None:
+def attribute_names(value: Any, where: str) -> list[str] | None:
     """``attributesToRetrieve`` as a list, a JSON array or a comma-separated string."""
     if value is None or value == "":
         return None
@@ -250,7 +250,7 @@ def algolia_records_controller(uc: UseCases) -> type[Controller]:
                 description="Attributes to return (comma-separated or a JSON array); objectID "
                             "always comes back.")] = None,
         ) -> Response[bytes]:
-            attributes = _attributes(attributes_to_retrieve, "attributesToRetrieve")
+            attributes = attribute_names(attributes_to_retrieve, "attributesToRetrieve")
             record = await _record(uc.get_document(), handle, object_id, attributes,
                                    access_of(request.scope))
             if record is None:

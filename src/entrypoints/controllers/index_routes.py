@@ -9,9 +9,10 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from litestar import Controller, Request, get, post
-from litestar.params import PathParameter
+from litestar.params import PathParameter, QueryParameter
 
 from searchport.domain.analytics.records import DEFAULT_TRACKING, Tracking
+from searchport.domain.errors import InvalidRequest
 from searchport.domain.responses import (
     AutocompleteResponse,
     FacetSearchResponse,
@@ -23,6 +24,7 @@ from searchport.domain.usecases.facet_search import FacetSearchRequest
 from searchport.domain.usecases.get_document import GetDocumentRequest
 from searchport.domain.usecases.get_mapping import GetMappingRequest
 from searchport.domain.usecases.raw_query import RawQueryRequest
+from searchport.domain.usecases.similar import SimilarRequest
 from searchport.entrypoints.controllers import params as p
 from searchport.entrypoints.controllers.use_cases import UseCases
 from searchport.entrypoints.http.auth import access_of, visitor_of
@@ -52,6 +54,45 @@ def tracking(analytics: bool | None, click_analytics: bool | None, tags: str | N
                     user_token=user_token or None)
 
 
+SIMILAR = b"/similar"
+
+
+def similar_target(raw_path: bytes, doc_id: str) -> str | None:
+    """The id whose similar documents a ``/documents/...`` path asks for: the path ends in a
+    literal ``/similar`` (not ``%2Fsimilar``, which is part of an id) after an id; else
+    ``None``, the document itself."""
+    path = raw_path.partition(b"?")[0]  # servers send none; some test clients the query
+    if not path.endswith(SIMILAR) or not doc_id.endswith("/similar"):
+        return None
+    target = doc_id[:-len("/similar")]
+    return target or None
+
+
+def _document_or_similar() -> Any:
+    """The cache key of the document route: a document's (kept with ``cache.documents``),
+    or, for a path ending in a literal ``/similar``, similar documents' (kept as searches)."""
+    document, similar = response_key("document"), response_key("similar")
+
+    def key(request: Req) -> str:
+        doc_id = str(request.scope["path_params"].get("doc_id", ""))
+        asks_similar = similar_target(request.scope.get("raw_path") or b"", doc_id[1:])
+        return (document if asks_similar is None else similar)(request)  # type: ignore[no-any-return]
+
+    return key
+
+
+DOCUMENT_OR_SIMILAR = _document_or_similar()
+
+
+# the similar documents' parameters, read by the document route (whose path takes
+# /similar too) and left out of its OpenAPI entry
+HIDDEN_PAGE = QueryParameter(include_in_schema=False)
+HIDDEN_PER_PAGE = QueryParameter(name="perPage", include_in_schema=False)
+HIDDEN_FILTERS = QueryParameter(include_in_schema=False)
+HIDDEN_FIELDS = QueryParameter(include_in_schema=False)
+HIDDEN_FACETS = QueryParameter(include_in_schema=False)
+
+
 def index_controller(uc: UseCases, *, cached: bool, private: bool,
                      logged: bool = False, trust_forwarded_for: bool = False) -> type[Controller]:
     """The routes, calling the use cases of ``uc``; ``cached``: whole GET responses kept by
@@ -62,6 +103,12 @@ def index_controller(uc: UseCases, *, cached: bool, private: bool,
     ``trust_forwarded_for``: the client's address is the proxy's last X-Forwarded-For."""
     control = cache_control(private)
     searches_cached = cached and not logged
+
+    async def similar_answer(request: Req, ask: SimilarRequest,
+                             if_none_match: str | None) -> JsonBytes:
+        access = access_of(request.scope)
+        answer = await uc.similar_documents()(ask, access)
+        return json_response(request, answer, if_none_match, control, access.fingerprint)
 
     class IndexController(Controller):
         path = "/{handle:str}"
@@ -166,22 +213,72 @@ def index_controller(uc: UseCases, *, cached: bool, private: bool,
 
         @get(
             "/documents/{doc_id:path}",
-            cache=cached, cache_key_builder=response_key("document"),
+            cache=cached, cache_key_builder=DOCUMENT_OR_SIMILAR,
             responses=p.answers(dict[str, Any], "The document: objectID, _index, its fields."),
             summary="One document by id",
+            description="An id may contain '/', sent as it is or as %2F. A path that ends "
+            "in a literal /similar asks for the similar documents (below): the document "
+            "whose id ends in '/similar' is fetched with that last '/' sent as %2F.",
         )
         async def document(
             self,
             request: Req,
             handle: Handle,
             doc_id: Annotated[str, PathParameter(description="The document's objectID.")],
+            page: Annotated[int | None, HIDDEN_PAGE] = None,
+            per_page: Annotated[int | None, HIDDEN_PER_PAGE] = None,
+            filters: Annotated[Json, HIDDEN_FILTERS] = None,
+            fields: Annotated[str | None, HIDDEN_FIELDS] = None,
+            facets: Annotated[str | None, HIDDEN_FACETS] = None,
             if_none_match: IfNoneMatch = None,
         ) -> JsonBytes:
-            access = access_of(request.scope)
             # a path parameter keeps ids containing "/" reachable; it arrives with its leading "/"
+            similar_of = similar_target(request.scope["raw_path"], doc_id[1:])
+            if similar_of is not None:
+                return await similar_answer(request, SimilarRequest(
+                    handle=handle, id=similar_of, filters=filters, page=page,
+                    per_page=per_page, fields=fields, facets=facets), if_none_match)
+            asked = [name for name, value in (("page", page), ("perPage", per_page),
+                     ("filters", filters), ("fields", fields), ("facets", facets))
+                     if value is not None]
+            if asked:  # the parameters of similar documents, not of a document
+                raise InvalidRequest(f"Unknown parameter '{asked[0]}': this route takes no "
+                                     "query parameters")
+            access = access_of(request.scope)
             document = await uc.get_document()(GetDocumentRequest(handle=handle, id=doc_id[1:]),
                                           access)
             return json_response(request, document, if_none_match, control, access.fingerprint)
+
+        @get(
+            "/documents/{doc_id:str}/similar",
+            cache=cached, cache_key_builder=response_key("similar"),
+            responses=p.answers(SearchResponse, "The documents nearest in meaning, best "
+                                "first, shaped as /search's hits; the document itself is "
+                                "never among them."),
+            summary="Similar documents",
+            description="The documents nearest in meaning to one document (docs/semantic.md, "
+            "similar documents): a search by meaning alone with that document's vector, the "
+            "filters applied before the nearest are chosen. _score is the one "
+            "/search?semantic=1 gives on that engine. Needs the index's semantic section "
+            "(else 400); an unknown id is a 404. An id containing '/' is sent as it is.",
+        )
+        async def similar(
+            self,
+            request: Req,
+            handle: Handle,
+            doc_id: Annotated[str, PathParameter(description="The document's objectID.")],
+            page: Annotated[int, p.PAGE] = 1,
+            per_page: Annotated[int | None, p.PER_PAGE] = None,
+            filters: Annotated[Json, p.FILTERS] = None,
+            fields: Annotated[str | None, p.FIELDS] = None,
+            facets: Annotated[str | None, p.FACETS] = None,
+            if_none_match: IfNoneMatch = None,
+        ) -> JsonBytes:
+            # the path route above answers first (Litestar routes a path parameter before
+            # what follows it): this route is its OpenAPI entry, and answers as it does
+            return await similar_answer(request, SimilarRequest(
+                handle=handle, id=doc_id, filters=filters, page=page, per_page=per_page,
+                fields=fields, facets=facets), if_none_match)
 
         @get(
             "/mapping",

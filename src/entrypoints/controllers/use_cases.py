@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from searchport.domain.usecases.raw_query import RawQuery
     from searchport.domain.usecases.search import Search
     from searchport.domain.usecases.search_rules import SearchRules
+    from searchport.domain.usecases.similar import SimilarDocuments
     from searchport.entrypoints.http.observability import Metrics
 
 
@@ -48,4 +49,5 @@ class UseCases:
     metrics: Callable[[], Metrics]
     send_events: Callable[[], SendEvents]
     analytics_reports: Callable[[], dict[str, Any]]  # route -> its Analytics API use case
+    similar_documents: Callable[[], SimilarDocuments]
 

@@ -17,6 +17,7 @@ from litestar.static_files import create_static_files_router
 from swagger_ui_bundle import swagger_ui_path
 
 from searchport import __version__
+from searchport.entrypoints.controllers.algolia_recommend import algolia_recommend_controller
 from searchport.entrypoints.controllers.algolia_records import algolia_records_controller
 from searchport.entrypoints.controllers.algolia_routes import algolia_controller
 from searchport.entrypoints.controllers.algolia_rules import algolia_rules_controller
@@ -132,6 +133,7 @@ def create_app(
             algolia_controller(uc, trust_forwarded_for=trust),
             *analytics_routes(uc, tuple(uc.analytics_reports())),
             algolia_records_controller(uc),
+            algolia_recommend_controller(uc),
             algolia_rules_controller(uc),
             # searchport's own JSON API: one rule for the names of the query string
             Router("/", before_request=unknown_names_refused(), route_handlers=[

@@ -29,11 +29,13 @@ TAGS = [
 # the order of the routes within their tag: what a newcomer reaches for first
 ROUTE_ORDER = [
     "/{handle}/search", "/{handle}/facets/{field}", "/{handle}/autocomplete",
-    "/{handle}/documents/{doc_id}", "/{handle}/fields", "/{handle}/mapping", "/{handle}/query",
+    "/{handle}/documents/{doc_id}", "/{handle}/documents/{doc_id}/similar",
+    "/{handle}/fields", "/{handle}/mapping", "/{handle}/query",
     "/indexes", "/health", "/cache/clear", "/metrics",
     "/1/indexes/*/queries", "/1/indexes/{handle}/query",
     "/1/indexes/{handle}/facets/{facet}/query", "/{handle}/instantsearch",
-    "/1/indexes/{handle}/{object_id}", "/1/indexes/*/objects", "/1/indexes/{handle}/browse",
+    "/1/indexes/{handle}/{object_id}", "/1/indexes/*/objects",
+    "/1/indexes/*/recommendations", "/1/indexes/{handle}/browse",
     "/1/indexes/{handle}/settings", "/1/indexes",
     "/1/events", "/2/searches", "/2/searches/count", "/2/searches/noResults",
     "/2/searches/noClicks", "/2/searches/noResultRate", "/2/searches/noClickRate",

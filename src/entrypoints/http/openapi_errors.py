@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from searchport.domain.errors import DocumentNotFound, IndexNotFound
+from searchport.domain.usecases.similar import NOT_CONFIGURED
 from searchport.entrypoints.http.auth import UNAUTHORIZED
 from searchport.entrypoints.http.error_bodies import EVENTS_PATH, is_algolia_path
 from searchport.entrypoints.http.http_errors import HTTP_MESSAGES
@@ -59,6 +60,8 @@ ROUTE_SENTENCES: dict[tuple[str, int], str] = {
                                      "got `str`",
     ("/{handle}/documents/{doc_id}", 404): DocumentNotFound().message,
     ("/{handle}/documents/{doc_id}", 400): ENGINE_REFUSED,
+    ("/{handle}/documents/{doc_id}/similar", 400): NOT_CONFIGURED,
+    ("/1/indexes/*/recommendations", 400): 'The body must be {"requests": [..]}',
     ("/{handle}/mapping", 400): ENGINE_REFUSED,
     ("/{handle}/query", 400): "The request body must be a JSON object",
     ("/{handle}/instantsearch", 400): "hitsPerPage: must be an integer, got 'x'",

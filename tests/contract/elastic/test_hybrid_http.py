@@ -166,3 +166,53 @@ def test_a_neural_search_index_fuses_on_the_algolia_routes(
     words = app.post("/1/indexes/cities/query", json={"query": TEXT, "mode": "keywordSearch"})
     assert words.status_code == 200 and not any(
         is_vector_search(s.body) for s in app.searches()[3:])
+
+
+def test_similar_documents_search_by_the_records_own_vector_without_it(
+        engine: str, es_app: Callable[..., EsApp]) -> None:
+    """``/documents/:id/similar``: the record read whole (its vector field), then the
+    search by meaning alone with that vector, the request's filters, the record excluded."""
+    double = EngineDouble(engine, mapping=vector_mapping(engine))
+    own = [round(0.001 * i, 3) for i in range(384)]
+    double.on("GET", "/cities/_doc/3", (200, es.doc_found(
+        "3", {"name": "Venice", "continent": "Europe", VECTOR_FIELD: own}, engine=engine)))
+    double.on("GET", "/cities/_doc/nope", (404, es.doc_not_found("nope", engine=engine)))
+    double.on("GET", "/cities/_doc/bare", (200, es.doc_found(
+        "bare", {"name": "Nowhere"}, engine=engine)))
+    near = ["4", "1"]
+
+    def reply(request: httpx.Request) -> httpx.Response:
+        body = _body(request)
+        if is_vector_search(body):
+            return double.response(200, es.search([es.hit(i, None) for i in near]))
+        picked = body["post_filter"]["ids"]["values"]
+        return double.response(200, es.search([es.hit(i, {"name": f"city {i}"})
+                                               for i in picked]))
+
+    double.search(reply)
+    app = es_app(semantic_yaml(engine), double)
+    response = app.get("/cities/documents/3/similar", params={
+        "filters": json.dumps({"region": "Europe"}), "perPage": "5"})
+    assert response.status_code == 200, response.text
+    answer = response.json()
+    assert [hit["objectID"] for hit in answer["hits"]] == near
+    assert answer["totalHits"] == 2 and VECTOR_FIELD not in answer["hits"][0]
+
+    meaning, page = (_body_of(s) for s in app.searches())  # no keyword search
+    if engine == "elasticsearch":
+        knn = meaning["knn"]
+        assert knn["query_vector"] == own and knn["field"] == VECTOR_FIELD
+        found_filter = knn["filter"]
+    else:
+        knn = meaning["query"]["knn"][VECTOR_FIELD]
+        assert knn["vector"] == own
+        found_filter = knn["filter"]
+    # the region filter and the record's own id left out, before the nearest are chosen
+    sent = json.dumps(found_filter)
+    assert '{"term": {"continent": "Europe"}}' in sent, sent
+    assert '{"must_not": [{"ids": {"values": ["3"]}}]}' in sent, sent
+    assert page["post_filter"] == {"ids": {"values": near}}
+
+    assert app.get("/cities/documents/nope/similar").status_code == 404
+    bare = app.get("/cities/documents/bare/similar")
+    assert bare.status_code == 400 and VECTOR_FIELD in bare.json()["error"]

@@ -238,3 +238,25 @@ def test_an_embedder_that_is_down_leaves_the_keyword_search_said_degraded(
     assert response.headers["x-searchport-semantic"] == "degraded"
     assert response.json() == search(api, "down", q=text, perPage=20)
     assert set(ids(response.json())) == by_words(text)
+
+
+def test_similar_documents_on_the_real_node(api: Client, model: Any) -> None:
+    """``/documents/:id/similar``: the record's stored vector as the knn query, the record
+    itself left out, the filter a pre-filter (the HNSW graph of ten records is exact)."""
+    vectors = model.embed([f"{n}. {d}" for _, n, _, d in PLACES])
+
+    def nearest(doc: str, region: str | None = None) -> list[str]:
+        own = vectors[[p[0] for p in PLACES].index(doc)]
+        rows = [(i, p) for i, p in enumerate(PLACES)
+                if p[0] != doc and region in (None, p[2])]
+        return [p[0] for i, p in sorted(rows, key=lambda r: -float(vectors[r[0]] @ own))]
+
+    response = api.get("/places/documents/2/similar", params={"perPage": 20})
+    assert response.status_code == 200, response.text
+    assert ids(response.json()) == nearest("2")
+    assert response.json()["totalHits"] == len(PLACES) - 1
+    assert VECTOR_FIELD not in response.json()["hits"][0]
+    asia = api.get("/places/documents/2/similar",
+                   params={"filters": json.dumps({"region": "Asia"})})
+    assert ids(asia.json()) == nearest("2", "Asia")
+    assert api.get("/places/documents/nope/similar").status_code == 404

@@ -240,3 +240,41 @@ def test_a_neural_search_index_on_the_algolia_routes(
     degraded = app.post("/1/indexes/books/query", json={"query": "film"})
     assert degraded.headers["x-searchport-semantic"] == "degraded"
     assert "hybrid" not in app.last().body and ids(degraded.json()) == ["1", "3"]
+
+
+def test_similar_documents_search_by_the_records_own_vector(
+        meili_app: Callable[..., MeiliApp], index: VectorIndex, table: Table,
+        double: MeiliDouble) -> None:
+    """``/documents/:id/similar``: the record's vectors read back (``retrieveVectors``),
+    then Meilisearch's search by meaning alone with that vector, the record filtered out."""
+    double.search(index.search).multi(index.multi)
+    for doc in PLACES:
+        double.on("GET", f"/indexes/books/documents/{doc['id']}", index.document)
+    double.on("GET", "/indexes/books/documents/9", index.document)
+    app = meili_app(hybrid_yaml(), double)
+    response = app.get("/books/documents/1/similar")
+    assert response.status_code == 200, response.text
+    own = PLACES[0]["_vectors"][EMBEDDER]
+
+    def near(doc: dict[str, Any]) -> float:
+        return (1 + cosine(doc["_vectors"][EMBEDDER], own)) / 2
+
+    expected = sorted(PLACES[1:], key=lambda d: -near(d))
+    assert ids(response.json()) == [d["id"] for d in expected] == ["3", "4", "2"]
+    assert response.json()["totalHits"] == 3
+    sent = app.last()
+    assert sent.body["hybrid"] == {"embedder": EMBEDDER, "semanticRatio": 1.0}
+    assert sent.body["vector"] == own and not sent.body.get("q")
+    assert sent.body["filter"] == ['id NOT IN ["1"]']  # the record itself left out
+    asia = app.get("/books/documents/1/similar",
+                   params={"filters": json.dumps({"region": "Asia"})})
+    assert ids(asia.json()) == ["4"]
+    assert app.get("/books/documents/9/similar").status_code == 404
+
+
+def test_similar_documents_with_an_engine_embedder_is_a_400_for_now(
+        meili_app: Callable[..., MeiliApp], double: MeiliDouble, table: Table) -> None:
+    app = meili_app(hybrid_yaml("engine"), double)
+    response = app.get("/books/documents/1/similar")
+    assert response.status_code == 400 and "engine embedder" in response.json()["error"]
+    assert app.data_requests() == []  # nothing asked of Meilisearch

@@ -91,6 +91,22 @@ class VectorIndex:
             return _json(400, ma.error(str(exc), exc.code))
         return _json(200, {"results": results})
 
+    def document(self, request: httpx.Request) -> httpx.Response:
+        """``GET /indexes/{uid}/documents/{id}``: without ``_vectors`` unless
+        ``retrieveVectors=true``, then each embedder's ``{"embeddings": [[..]],
+        "regenerate": false}`` (Meilisearch 1.9 and later: API reference, get one
+        document)."""
+        doc_id = request.url.path.rsplit("/", 1)[1]
+        found = next((d for d in self.documents if d["id"] == doc_id), None)
+        if found is None:
+            return _json(404, ma.error(f"Document `{doc_id}` not found.",
+                                       "document_not_found"))
+        out = {k: v for k, v in found.items() if k != "_vectors"}
+        if request.url.params.get("retrieveVectors") == "true":
+            out["_vectors"] = {name: {"embeddings": [vector], "regenerate": False}
+                               for name, vector in found["_vectors"].items()}
+        return _json(200, out)
+
     # ------------------------------------------------------------ the search
 
     def answer(self, body: Json) -> Json:

@@ -72,6 +72,11 @@ class ScriptedTypesense(ScriptedEngine):
         return self.response(200, {"results": [self.answer(s) for s in searches]})
 
     def answer(self, search: dict[str, Any]) -> dict[str, Any]:
+        if search["q"] == "*":  # a record's own vector (similar documents)
+            hidden = search.get("hidden_hits", "").split(",")
+            return result(search, [
+                {"document": {"id": i, **PLACES[i]}, "highlights": [], "vector_distance": d}
+                for i, d in NEAREST["film"] if i not in hidden])
         if search.get("query_by") == "embedding":  # a semantic search: Typesense embeds q
             return result(search, [
                 {"document": {"id": i, **PLACES[i]}, "highlights": [], "vector_distance": d}
@@ -123,6 +128,22 @@ def test_the_text_is_sent_for_typesense_to_embed(app: StartedApp,
     assert [h["objectID"] for h in body["hits"]] == ["1", "3", "2"]
     assert [h["_score"] for h in body["hits"]] == pytest.approx(
         [0.5 / (K + r) for r in (1, 2, 3)])
+
+
+def test_similar_documents_search_by_the_vector_typesense_computed(
+        app: StartedApp, scripted: ScriptedTypesense) -> None:
+    """The record's auto-embedded vector, read with its document, is the query vector."""
+    own = [0.25] * 384
+    scripted.on("GET", f"/collections/{COLLECTION}/documents/1",
+                (200, {"id": "1", **PLACES["1"], "embedding": own}))
+    response = app.get("/places/documents/1/similar")
+    assert response.status_code == 200, response.text
+    assert [h["objectID"] for h in response.json()["hits"]] == ["3", "2"]
+    (meaning,) = scripted.searches
+    assert meaning["q"] == "*" and "query_by" not in meaning
+    assert meaning["vector_query"].startswith("embedding:([0.25,0.25,")
+    assert meaning["vector_query"].endswith("], k: 100)")
+    assert meaning["hidden_hits"] == "1"
 
 
 def test_words_and_meaning_fused(app: StartedApp) -> None:
