@@ -173,10 +173,11 @@ def describe(row: Row, rank: int, capital: Row | None) -> str:
                       f"Found in {row['continent']}, it lies {latitude(lat)}."][pick])
     spoken, money = tongue(row), CURRENCIES.get(row.get("currency") or "")
     if spoken and money:
+        several = " and " in spoken
         sentences.append([f"People speak {spoken} and pay with {money}.",
-                          f"{spoken} {'are' if ' and ' in spoken else 'is'} heard in its streets; "
+                          f"{spoken} {'are' if several else 'is'} heard in its streets; "
                           f"the money is {money}.",
-                          f"The {'languages are' if ' and ' in spoken else 'language is'} {spoken}, "
+                          f"The {'languages are' if several else 'language is'} {spoken}, "
                           f"the currency {money}."][pick])
     elif spoken:
         sentences.append(f"People there speak {spoken}.")

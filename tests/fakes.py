@@ -38,7 +38,7 @@ from searchport.domain.analytics.reports import (
 from searchport.domain.analytics.segments import EVERY_SEARCH, Segment
 from searchport.domain.catalog import Catalog, IndexEntry
 from searchport.domain.config import Config
-from searchport.domain.errors import AnalyticsUnavailable, InvalidQuery
+from searchport.domain.errors import AnalyticsUnavailable, InvalidQuery, InvalidRequest
 from searchport.domain.query import FacetValuesQuery, Filter, SearchQuery
 from searchport.domain.results import Capabilities, EngineResult, FacetValue, Hit
 from searchport.entrypoints.container import Container
@@ -94,6 +94,13 @@ class FakeEngine:
         self.queries.append(doc_id)
         await asyncio.sleep(0)
         return self.documents.get(doc_id)
+
+    async def record_vector(self, doc_id: str) -> tuple[float, ...] | None:
+        self.queries.append(doc_id)
+        await asyncio.sleep(0)
+        if doc_id not in self.documents:
+            return None
+        raise InvalidRequest("semantic search is not configured for this index")
 
     async def get_mapping(self) -> dict[str, Any]:
         return {"fake": {"mappings": {}}}
