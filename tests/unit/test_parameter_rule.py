@@ -63,6 +63,7 @@ def test_the_routes_are_all_found() -> None:
     urls = {(method, url) for method, url, _ in ROUTES}
     assert {("GET", "/cities/search"), ("GET", "/cities/facets/region"),
             ("GET", "/cities/autocomplete"), ("GET", "/cities/documents/1"),
+            ("GET", "/cities/documents/1/similar"),
             ("GET", "/cities/fields"), ("GET", "/cities/mapping"), ("POST", "/cities/query"),
             ("GET", "/indexes"), ("GET", "/health"), ("POST", "/cache/clear"),
             ("GET", "/metrics")} == urls
@@ -93,9 +94,17 @@ def test_every_unknown_name_is_listed(
 def test_every_declared_name_is_taken(
     client: TestClient[Any], method: str, url: str, declared: tuple[str, ...]
 ) -> None:
+    if url.endswith("/documents/1") and declared:
+        url += "/similar"  # the document route takes its names on the similar form of its path
     response = client.request(method, url, params={n: VALUES[n] for n in declared},
                               content=b"{}")
-    assert response.status_code == 200, response.text
+    if url.endswith("/similar"):
+        # every name taken: what answers is this handle's config, which searches by meaning
+        # nowhere
+        assert response.status_code == 400, response.text
+        assert "give this index a semantic section" in response.json()["error"]
+    else:
+        assert response.status_code == 200, response.text
 
 
 def test_a_name_in_snake_case_is_not_the_declared_one(client: TestClient[Any]) -> None:
