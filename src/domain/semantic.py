@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -23,6 +24,7 @@ from searchport.domain.query import SearchQuery
 if TYPE_CHECKING:
     from searchport.domain.catalog import IndexEntry
     from searchport.domain.config import IndexConfig
+    from searchport.domain.results import Hit
     from searchport.ports.embedder import EmbedderPort
 
 Vector = tuple[float, ...]
@@ -90,6 +92,19 @@ async def with_meaning(entry: IndexEntry, query: SearchQuery,
     except MeaningUnavailable:  # the embedder failed or is late: by words alone, said so
         return msgspec.structs.replace(query, semantic=0.0), True
     return msgspec.structs.replace(query, vector=vector), False
+
+
+async def stored_record_vector(handle: str, field: str | None, doc_id: str,
+                               read: Callable[[str], Awaitable[Hit | None]]) -> Vector | None:
+    """A record's vector kept in its own ``field`` (``semantic.field`` of a server engine),
+    the record read whole by ``read``; ``None`` when no record has that id."""
+    if field is None:
+        raise InvalidRequest(f"{handle} searches by meaning nowhere: give it a semantic "
+                             "section with its vector field (docs/semantic.md)")
+    hit = await read(doc_id)
+    if hit is None:
+        return None
+    return stored_vector(hit.source.get(field), field, doc_id)
 
 
 def stored_vector(value: object, field: str, doc_id: str) -> Vector:

@@ -24,12 +24,12 @@ from searchport.adapters.network.exchange import Answer
 from searchport.adapters.network.refreshed import Refreshed
 from searchport.adapters.resources import EngineResources
 from searchport.domain.config import IndexConfig
-from searchport.domain.errors import InvalidQuery, InvalidRequest, SearchportError
+from searchport.domain.errors import InvalidQuery, SearchportError
 from searchport.domain.fields import FieldMap
 from searchport.domain.query import FacetValuesQuery, Filter, SearchQuery
 from searchport.domain.ranking import custom_ranking
 from searchport.domain.results import Capabilities, EngineResult, FacetValue, Hit
-from searchport.domain.semantic import stored_vector
+from searchport.domain.semantic import stored_record_vector
 
 T = TypeVar("T")
 logger = logging.getLogger("searchport.elastic")
@@ -153,14 +153,8 @@ class ElasticCompatEngine:
         return self._read(lambda: parse.document(answer))
 
     async def record_vector(self, doc_id: str) -> tuple[float, ...] | None:
-        """The record's vector as stored in ``semantic.field`` (its document read whole)."""
-        if self._vectors is None:
-            raise InvalidRequest(f"{self._handle} searches by meaning nowhere: give it a "
-                                 "semantic section with its vector field (docs/semantic.md)")
-        hit = await self.get_document(doc_id)
-        if hit is None:
-            return None
-        return stored_vector(hit.source.get(self._vectors), self._vectors, doc_id)
+        return await stored_record_vector(self._handle, self._vectors, doc_id,
+                                          self.get_document)
 
     async def get_mapping(self) -> dict[str, Any]:
         answer = await self._api.json("GET", f"/{self._indices}/_mapping")

@@ -28,7 +28,7 @@ from searchport.domain.fusion import reciprocal_rank_fusion
 from searchport.domain.query import FacetValuesQuery, Filter, SearchQuery
 from searchport.domain.ranking import custom_ranking
 from searchport.domain.results import Capabilities, EngineResult, FacetValue, Hit
-from searchport.domain.semantic import stored_vector
+from searchport.domain.semantic import stored_record_vector
 
 T = TypeVar("T")
 logger = logging.getLogger("searchport.typesense")
@@ -205,14 +205,8 @@ class TypesenseEngine:
         return self._read(parse.document, answer, self._collection)
 
     async def record_vector(self, doc_id: str) -> tuple[float, ...] | None:
-        """The record's vector as stored in ``semantic.field`` (its document read whole)."""
-        if self._vectors is None:
-            raise InvalidRequest(f"{self._handle} searches by meaning nowhere: give it a "
-                                 "semantic section with its vector field (docs/semantic.md)")
-        hit = await self.get_document(doc_id)
-        if hit is None:
-            return None
-        return stored_vector(hit.source.get(self._vectors), self._vectors, doc_id)
+        return await stored_record_vector(self._handle, self._vectors, doc_id,
+                                          self.get_document)
 
     async def get_mapping(self) -> dict[str, Any]:
         answer, schema = await self._fetch_schema()
