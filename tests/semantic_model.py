@@ -5,6 +5,7 @@ set), where that is a failure."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Sequence
 
 import pytest
 
@@ -22,3 +23,23 @@ def require_model() -> None:
     if os.environ.get("CI"):
         pytest.fail(reason)
     pytest.skip(reason)
+
+
+def ranking_by_meaning(places: Sequence[tuple[str, str, str, str]]
+                       ) -> Callable[[str, str | None], list[str]]:
+    """The names of ``places`` (id, name, region, description), nearest in meaning to a
+    text first, within a region if given: the builtin model's cosines over each row's
+    "name. description" (the text the handles embed), computed here, apart from searchport's
+    ranking."""
+    require_model()
+    from searchport.adapters.semantic.minilm import MiniLM
+
+    model = MiniLM()
+    vectors = model.embed([f"{n}. {d}" for _, n, _, d in places])
+
+    def rank(text: str, region: str | None = None) -> list[str]:
+        query = model.embed([text])[0]
+        scores = [float(v @ query) for v in vectors]
+        order = sorted(range(len(places)), key=lambda i: (-scores[i], i))
+        return [places[i][1] for i in order if region in (None, places[i][2])]
+    return rank

@@ -18,7 +18,7 @@ from algoliasearch.search.config import SearchConfig
 
 from tests.e2e.conftest import Server, start_server
 from tests.integration.test_tantivy_hybrid import PLACES
-from tests.semantic_model import require_model
+from tests.semantic_model import ranking_by_meaning, require_model
 
 PARAPHRASE = "where are movies made"
 CONFIG = """\
@@ -71,19 +71,8 @@ def client(served: Server) -> SearchClientSync:
 
 @pytest.fixture(scope="module")
 def by_meaning() -> Any:
-    """The places' names, nearest in meaning to a text first (the model's cosines)."""
-    require_model()
-    from searchport.adapters.semantic.minilm import MiniLM
-
-    model = MiniLM()
-    vectors = model.embed([f"{n}. {d}" for _, n, _, d in PLACES])
-
-    def rank(text: str, region: str | None = None) -> list[str]:
-        query = model.embed([text])[0]
-        scores = [float(v @ query) for v in vectors]
-        order = sorted(range(len(PLACES)), key=lambda i: (-scores[i], i))
-        return [PLACES[i][1] for i in order if region in (None, PLACES[i][2])]
-    return rank
+    """The places' names, nearest in meaning to a text first (tests/semantic_model.py)."""
+    return ranking_by_meaning(PLACES)
 
 
 def names(found: Any) -> list[str]:

@@ -18,10 +18,9 @@ from litestar.testing import TestClient
 
 from searchport.adapters.config_loader import parse_config
 from searchport.entrypoints.container import create_container
-from searchport.entrypoints.http.app import create_app
-from tests.integration.test_semantic_http import Broken
+from tests.integration.test_semantic_http import Broken, served_with_broken
 from tests.integration.test_tantivy_hybrid import PLACES
-from tests.semantic_model import require_model
+from tests.semantic_model import ranking_by_meaning, require_model
 from tests.specs import checker
 
 PARAPHRASE = "where are movies made"  # no place holds any of these words
@@ -56,31 +55,13 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[TestClien
             },
         },
     }), {}, base)
-    container = create_container(config, base)
-    meanings = container.catalog()["places"].meanings
-    assert meanings is not None
-    broken = Broken(meanings.embedder)
-    meanings.embedder = broken
-    with TestClient(create_app(container)) as client:
-        yield client, broken
+    yield from served_with_broken(create_container(config, base))
 
 
 @pytest.fixture(scope="module")
 def by_meaning() -> Any:
-    """The places' names, nearest in meaning to a text first: the model's cosines over the
-    rows' embedded text (name and description, as the handle's ``semantic.fields``)."""
-    require_model()
-    from searchport.adapters.semantic.minilm import MiniLM
-
-    model = MiniLM()
-    vectors = model.embed([f"{n}. {d}" for _, n, _, d in PLACES])
-
-    def rank(text: str, region: str | None = None) -> list[str]:
-        query = model.embed([text])[0]
-        scores = [float(v @ query) for v in vectors]
-        order = sorted(range(len(PLACES)), key=lambda i: (-scores[i], i))
-        return [PLACES[i][1] for i in order if region in (None, PLACES[i][2])]
-    return rank
+    """The places' names, nearest in meaning to a text first (tests/semantic_model.py)."""
+    return ranking_by_meaning(PLACES)
 
 
 def query(client: TestClient[Any], handle: str, **params: Any) -> Any:

@@ -48,6 +48,17 @@ class Broken:
         await self.real.close()
 
 
+def served_with_broken(container: Any, handle: str = "places"
+                       ) -> Iterator[tuple[TestClient[Any], Broken]]:
+    """The app over ``container``, ``handle``'s embedder behind a ``Broken`` switch."""
+    meanings = container.catalog()[handle].meanings
+    assert meanings is not None
+    broken = Broken(meanings.embedder)
+    meanings.embedder = broken
+    with TestClient(create_app(container)) as client:
+        yield client, broken
+
+
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[TestClient[Any], Broken]]:
     require_model()
@@ -65,13 +76,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[TestClien
             "semantic": {"fields": ["name", "description"], "timeout": 0.3},
         }},
     }, Config)
-    container = create_container(config, base)
-    meanings = container.catalog()["places"].meanings
-    assert meanings is not None
-    broken = Broken(meanings.embedder)
-    meanings.embedder = broken
-    with TestClient(create_app(container)) as client:
-        yield client, broken
+    yield from served_with_broken(create_container(config, base))
 
 
 def names(response: Any) -> list[str]:

@@ -17,9 +17,8 @@ from litestar.testing import TestClient
 
 from searchport.domain.config import Config
 from searchport.entrypoints.container import create_container
-from searchport.entrypoints.http.app import create_app
 from tests.fakes import in_memory_analytics
-from tests.integration.test_semantic_http import Broken
+from tests.integration.test_semantic_http import Broken, served_with_broken
 from tests.integration.test_tantivy_hybrid import PLACES
 from tests.semantic_model import require_model
 from tests.typesense_server import TypesenseServer, session_server
@@ -73,13 +72,7 @@ def served(server: TypesenseServer) -> Iterator[tuple[TestClient[Any], Broken]]:
                    "region": {"type": "keyword"}},
         "semantic": {"field": "embedding", "timeout": 0.5},
     }}}, Config)
-    container = in_memory_analytics(create_container(config, Path(".")))
-    meanings = container.catalog()["places"].meanings
-    assert meanings is not None
-    broken = Broken(meanings.embedder)
-    meanings.embedder = broken
-    with TestClient(create_app(container)) as client:
-        yield client, broken
+    yield from served_with_broken(in_memory_analytics(create_container(config, Path("."))))
 
 
 @pytest.fixture(scope="module")

@@ -25,26 +25,9 @@ from searchport.adapters.config_loader import parse_config
 from searchport.entrypoints.container import create_container
 from searchport.entrypoints.http.app import create_app
 from tests.contract.elastic import live
+from tests.integration.test_tantivy_hybrid import PLACES
 from tests.semantic_model import require_model
 
-PLACES = [
-    ("1", "Brighton", "Europe", "A seaside resort town with a pebble beach and a pier."),
-    ("2", "Zermatt", "Europe", "An alpine village at the foot of the Matterhorn, famous for "
-                               "skiing in winter."),
-    ("3", "Venice", "Europe", "A historic city built on a lagoon, crossed by canals and "
-                              "bridges."),
-    ("4", "Las Vegas", "Americas", "A desert city known for its casinos, gambling and shows."),
-    ("5", "Oxford", "Europe", "An old university town with colleges and libraries."),
-    ("6", "Reykjavik", "Europe", "The northernmost capital, with geothermal pools and "
-                                 "volcanoes nearby."),
-    ("7", "Detroit", "Americas", "A city of car factories, the home of the automobile "
-                                 "industry."),
-    ("8", "Mumbai", "Asia", "A huge coastal metropolis and the centre of India's film "
-                            "industry."),
-    ("9", "Aspen", "Americas", "A mountain town in Colorado with ski slopes and luxury "
-                               "chalets."),
-    ("10", "Kyoto", "Asia", "The old imperial capital, full of temples, shrines and gardens."),
-]
 REGION = {i: r for i, _, r, _ in PLACES}
 VECTOR_FIELD = "embedding"
 # the real nodes: Elasticsearch's dense_vector and knn are in its server module; the
