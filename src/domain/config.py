@@ -95,6 +95,9 @@ class SuggestionFacet(_Section, frozen=True):
     amount: Annotated[int, msgspec.Meta(ge=1, le=100)] = 1
 
 
+BUILTIN_FLOOR = 0.5  # see SemanticConfig.floor
+
+
 class SemanticConfig(_Section, frozen=True):
     """``indexes.<handle>.semantic`` (docs/semantic.md): search by meaning beside words.
     ``embedder``: what turns text into vectors: ``builtin`` (a small model shipped in the
@@ -104,7 +107,8 @@ class SemanticConfig(_Section, frozen=True):
     ``field`` (server engine): the field holding the records' vectors. ``ratio``: the share
     of meaning in the ranking when a request does not say (0: words only; 1: meaning
     only). ``timeout``: seconds a query's embedding may take before the search goes on
-    with words alone."""
+    with words alone. ``min_similarity``: the similarity (cosine) a record must pass to
+    be brought by meaning when words and meaning are fused (``floor``)."""
 
     embedder: Literal["builtin", "openai", "engine"] = "builtin"
     fields: list[str] = msgspec.field(default_factory=list)
@@ -114,6 +118,16 @@ class SemanticConfig(_Section, frozen=True):
     model: str | None = None
     api_key: str | None = None
     timeout: Annotated[float, msgspec.Meta(gt=0, le=60)] = 1.0
+    min_similarity: Annotated[float, msgspec.Meta(ge=0, lt=1)] | None = None
+
+    @property
+    def floor(self) -> float:
+        """``min_similarity``, or its default: the similarity below which the builtin
+        model's nearest records are unrelated to the query (measured on the demo's
+        typeahead queries, bench/RESULTS.md); 0 for a model searchport does not know."""
+        if self.min_similarity is not None:
+            return self.min_similarity
+        return BUILTIN_FLOOR if self.embedder == "builtin" else 0.0
 
 
 class IndexConfig(_Section, frozen=True):

@@ -1,6 +1,14 @@
 """Reciprocal rank fusion: two rankings of the same records made one (Cormack, Clarke and
 Büttcher, SIGIR 2009), each weighted, as hybrid search fuses its keyword ranking and its
-ranking by meaning."""
+ranking by meaning.
+
+Meaning brings only the records similar enough to the query. A query that has no meaning
+the model knows (a prefix being typed, a misspelt name) still has nearest records, each a
+little similar to it; fused by rank, any of them that words found too would outrank the
+keyword search's first hit. So a record weighs in by meaning only when its similarity to
+the query passes the handle's floor (``semantic.minSimilarity``), as Elasticsearch's knn
+``similarity`` and Typesense's ``distance_threshold`` cut theirs (docs/semantic.md, "How
+the two rankings are fused")."""
 
 from __future__ import annotations
 
@@ -11,18 +19,23 @@ K = TypeVar("K", bound=Hashable)
 RANK_CONSTANT = 60  # the paper's k: how much a first place outweighs a tenth
 
 
-def reciprocal_rank_fusion(keyword: Sequence[K], meaning: Sequence[K], share: float,
+def reciprocal_rank_fusion(keyword: Sequence[K], meaning: Sequence[tuple[K, float]],
+                           share: float, floor: float = 0.0,
                            k: int = RANK_CONSTANT) -> list[tuple[K, float]]:
     """The records of both rankings (best first, no repeats), best first with their fused
-    score: ``(1 - share) / (k + r)`` for a record ranked ``r`` (from 1) by keyword, plus
-    ``share / (k + r)`` for one ranked ``r`` by meaning. A ranking whose weight is 0
-    brings no record. Equal scores keep the keyword ranking's order, then meaning's."""
+    score. ``meaning`` pairs each record with its similarity to the query (a cosine), most
+    similar first; those at or below ``floor`` are left out of it, unless ``share`` is 1:
+    then there is nothing to fuse, and the ranking is meaning's own. A record ranked ``r``
+    (from 1) by keyword scores ``(1 - share) / (k + r)``, plus ``share / (k + r)`` for one
+    ranked ``r`` by meaning. A ranking whose weight is 0 brings no record. Equal scores
+    keep the keyword ranking's order, then meaning's."""
     if not 0 <= share <= 1:
         raise ValueError("share must be in [0, 1]")
+    similar = [key for key, similarity in meaning if share == 1 or similarity > floor]
     scores: dict[K, float] = {}
     places: dict[K, tuple[int, int]] = {}
-    last = len(keyword) + len(meaning)
-    for weight, ranking, side in ((1 - share, keyword, 0), (share, meaning, 1)):
+    last = len(keyword) + len(similar)
+    for weight, ranking, side in ((1 - share, keyword, 0), (share, similar, 1)):
         if weight <= 0:
             continue
         for rank, key in enumerate(ranking, start=1):

@@ -15,7 +15,7 @@ from searchport.domain.config import FieldConfig, IndexConfig, SemanticConfig
 from searchport.domain.errors import InvalidRequest
 from searchport.domain.query import SearchQuery, TermFilter
 from searchport.entrypoints.cli.main import main
-from tests.semantic_model import require_model
+from tests.semantic_model import fused, nearest, require_model
 
 pytestmark = pytest.mark.anyio
 
@@ -72,23 +72,11 @@ async def _engine(config: IndexConfig, tmp_path: Path) -> object:
 def _by_meaning(model: object, text: str, places: list[tuple[str, str, str, str]] = PLACES
                 ) -> list[str]:
     """The places' ids, nearest in meaning to ``text`` first: the model's cosines."""
-    texts = [f"{n}. {d}" for _, n, _, d in places]
-    vectors = model.embed(texts)  # type: ignore[attr-defined]
-    query = model.embed([text])[0]  # type: ignore[attr-defined]
-    scores = [float(v @ query) for v in vectors]
-    order = sorted(range(len(places)), key=lambda i: (-scores[i], i))
-    return [places[i][0] for i in order]
+    return [doc_id for doc_id, _ in nearest(model, places, text)]
 
 
-def _fused(keyword: list[str], meaning: list[str], share: float) -> list[str]:
-    score: dict[str, float] = {}
-    for weight, ranking in ((1 - share, keyword), (share, meaning)):
-        if weight:
-            for rank, key in enumerate(ranking, start=1):
-                score[key] = score.get(key, 0.0) + weight / (60 + rank)
-    first = {k: (keyword.index(k) if k in keyword and share < 1 else 99,
-                 meaning.index(k) if k in meaning and share > 0 else 99) for k in score}
-    return sorted(score, key=lambda k: (-score[k], *first[k]))
+def _fused(keyword: list[str], meaning: list[tuple[str, float]], share: float) -> list[str]:
+    return [doc_id for doc_id, _ in fused(keyword, meaning, share)]
 
 
 async def _ids(engine: object, query: SearchQuery, model: object) -> list[str]:
@@ -118,7 +106,7 @@ async def test_hybrid_is_the_fusion_of_both_rankings(tmp_path: Path, model: obje
     assert len(keyword) >= 3  # Aspen, Zermatt, Brighton...: each has one of the words
     for share in (0.3, 0.5, 0.8):
         found = await _ids(engine, SearchQuery(text=text, limit=10, semantic=share), model)
-        assert found == _fused(keyword, _by_meaning(model, text), share)
+        assert found == _fused(keyword, nearest(model, PLACES, text), share)
 
 
 async def test_words_win_on_a_name(tmp_path: Path, model: object) -> None:
@@ -143,10 +131,10 @@ async def test_filters_narrow_both_halves_and_facets_count_the_fused_hits(
     americas = [p for p in PLACES if p[2] == "Americas"]
     keyword = [hit.id for hit in words.hits]
     assert keyword and {p[0] for p in americas} >= set(keyword)
-    assert [h.id for h in result.hits] == _fused(keyword, _by_meaning(model, text, americas),
-                                                 0.5)
-    assert result.total == 3
-    assert [(v.value, v.count) for v in result.facets["region"]] == [("Americas", 3)]
+    expected = _fused(keyword, nearest(model, americas, text), 0.5)
+    assert [h.id for h in result.hits] == expected
+    assert result.total == len(expected)
+    assert [(v.value, v.count) for v in result.facets["region"]] == [("Americas", len(expected))]
 
 
 async def test_a_page_past_the_first(tmp_path: Path, model: object) -> None:

@@ -139,7 +139,8 @@ def run(query: SearchQuery, send: Scripted) -> Any:
 def test_the_hits_are_the_fused_ranking_paged() -> None:
     send = Scripted(["1", "2", "3"], ["3", "4", "1"])
     result = run(hybrid_query(offset=1, limit=2, facets=("genre",)), send)
-    fused = reciprocal_rank_fusion(["1", "2", "3"], ["3", "4", "1"], 0.5)
+    # the scripted knn hits score 1: a cosine of 1, a full vote whatever the floor
+    fused = reciprocal_rank_fusion(["1", "2", "3"], [(i, 1.0) for i in ("3", "4", "1")], 0.5)
     assert [h.id for h in result.hits] == [key for key, _ in fused[1:3]]
     assert [h.score for h in result.hits] == [score for _, score in fused[1:3]]
     assert result.total == 4 and result.hits[0].source == {"title": f"t{result.hits[0].id}"}

@@ -125,3 +125,18 @@ def test_the_missing_extra_stops_a_build_with_the_command(
     with pytest.raises(EngineUnavailable, match=r"pip install 'searchport\[semantic\]'"):
         build_index("docs", config.indexes["docs"], tmp_path)  # type: ignore[attr-defined]
 
+
+
+def test_the_similarity_floor_defaults_by_embedder_and_is_bounded() -> None:
+    def floor(semantic: dict[str, object]) -> float:
+        config = parsed({**TYPESENSE, "semantic": {"field": "embedding", **semantic}})
+        return config.indexes["docs"].semantic.floor  # type: ignore[attr-defined,no-any-return]
+
+    assert floor({}) == 0.5  # the builtin model's, measured
+    assert floor({"embedder": "engine"}) == 0.0
+    assert floor({"embedder": "openai", "url": "https://api.example/v1", "model": "m"}) == 0
+    assert floor({"minSimilarity": 0.3}) == 0.3
+    assert floor({"embedder": "engine", "minSimilarity": 0.7}) == 0.7
+    for wrong in (-0.1, 1, 2):
+        with pytest.raises(ConfigError, match="minSimilarity"):
+            parsed({**TYPESENSE, "semantic": {"field": "embedding", "minSimilarity": wrong}})

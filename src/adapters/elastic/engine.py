@@ -77,6 +77,7 @@ class ElasticCompatEngine:
         self._product_checked = False
         # the field holding the records' vectors, when the handle searches by meaning
         self._vectors = config.semantic.field if config.semantic is not None else None
+        self._floor = config.semantic.floor if config.semantic is not None else 0.0
 
     @property
     def name(self) -> str:
@@ -122,7 +123,8 @@ class ElasticCompatEngine:
         try:
             return await hybrid.run_hybrid(query, fields, send=send,
                                            dialect=self._flavor.vector_search,
-                                           field=self._vectors, ranking=self._ranking)
+                                           field=self._vectors, ranking=self._ranking,
+                                           floor=self._floor)
         except (parse.UnreadableAnswer, KeyError, TypeError, ValueError,
                 AttributeError) as exc:
             logger.warning("%s: unexpected answer shape: %s", self._handle, exc)

@@ -148,7 +148,7 @@ Send = Callable[[Json], Awaitable[bytes]]
 
 async def run_hybrid(query: SearchQuery, catalog: FieldCatalog, *, send: Send,
                      dialect: VectorSearch, field: str | None,
-                     ranking: tuple[SortClause, ...] = ()) -> EngineResult:
+                     ranking: tuple[SortClause, ...] = (), floor: float = 0.0) -> EngineResult:
     """The fused search (see the module's docstring); ``send`` posts a body to the
     handle's ``_search``. Raises ``parse.UnreadableAnswer`` on an answer of the wrong
     shape."""
@@ -169,8 +169,10 @@ async def run_hybrid(query: SearchQuery, catalog: FieldCatalog, *, send: Send,
     answers = [outcome for outcome in outcomes if isinstance(outcome, bytes)]
     by_meaning = _ranked(answers[-1], SearchQuery())
     keyword = _ranked(answers[0], query) if share < 1 else None
-    fused = reciprocal_rank_fusion(_keys(keyword.hits) if keyword else [],
-                                   _keys(by_meaning.hits), share)
+    fused = reciprocal_rank_fusion(
+        _keys(keyword.hits) if keyword else [],
+        [((hit.index, hit.id), cosine(hit.score)) for hit in by_meaning.hits],
+        share, floor)
     page = fused[query.offset:query.offset + query.limit]
     result = EngineResult(hits=[], total=len(fused),
                           facets={name: [] for name in query.facets},
@@ -189,6 +191,14 @@ async def run_hybrid(query: SearchQuery, catalog: FieldCatalog, *, send: Send,
     if query.geo_grid is not None:
         result.geo_clusters = found.geo_clusters or []
     return result
+
+
+def cosine(score: float | None) -> float:
+    """The cosine of a record's vector with the query's, from its score in the ranking by
+    meaning: both engines score a cosine ``c`` as ``(1 + c) / 2`` (Elasticsearch's
+    ``cosine`` and ``dot_product`` similarities, OpenSearch's ``cosinesimil`` space), the
+    similarities text embeddings are searched by."""
+    return -1.0 if score is None else 2 * score - 1
 
 
 def _ranked(content: bytes, query: SearchQuery) -> EngineResult:

@@ -120,7 +120,8 @@ class TantivyEngine:
 
     async def search(self, query: SearchQuery) -> EngineResult:
         if query.semantic > 0 and query.vector is not None:
-            return await self._run(lambda ix: run_hybrid(ix, query))
+            floor = self._config.semantic.floor if self._config.semantic else 0.0
+            return await self._run(lambda ix: run_hybrid(ix, query, floor))
         return await self._run(lambda ix: run_search(ix, query))
 
     async def facet_values(self, query: FacetValuesQuery) -> list[FacetValue]:

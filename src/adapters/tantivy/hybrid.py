@@ -2,8 +2,9 @@
 
 Two rankings of the records that pass every filter: by words (the keyword search as
 ``/search`` ranks it, its best ``WINDOW``) and by meaning (the records whose vectors are
-nearest the query's, exactly, its best ``WINDOW``), fused by reciprocal rank fusion with
-the query's share of meaning (``domain/fusion.py``). The fused records are the hits, in
+nearest the query's, exactly, its best ``WINDOW``, each with its cosine), fused by
+reciprocal rank fusion with the query's share of meaning and the handle's similarity floor
+(``domain/fusion.py``). The fused records are the hits, in
 that order; ``total`` counts them, and facets, stats, histograms and the geo grid describe
 exactly them (a facet's own filter was applied to both halves, so it narrows its counts
 too). A sort is refused: a sorted search ranks by its sort, not by relevance.
@@ -28,7 +29,7 @@ from searchport.domain.results import EngineResult, Hit
 WINDOW = 100  # records each half brings to the fusion (more when the page ends further)
 
 
-def run_hybrid(ix: OpenIndex, query: SearchQuery) -> EngineResult:
+def run_hybrid(ix: OpenIndex, query: SearchQuery, floor: float) -> EngineResult:
     vectors = ix.vectors
     if vectors is None or query.vector is None:
         raise EngineUnavailable(f"the vectors of {ix.handle} are not built")
@@ -41,12 +42,11 @@ def run_hybrid(ix: OpenIndex, query: SearchQuery) -> EngineResult:
         query, offset=0, limit=window if share < 1 else 0, facets=(), stats=(),
         histograms=(), highlight=False, fields=None, semantic=0.0, vector=None))
     by_words = [vectors.seq_of[hit.id] for hit in keyword.hits if hit.id in vectors.seq_of]
-    by_meaning: list[int] = []
+    by_meaning: list[tuple[int, float]] = []
     if share > 0:
         scores = vectors.similarities(query.vector)
-        by_meaning = [seq for seq, _ in vectors.nearest(scores, window,
-                                                        _allowed(ix, query))]
-    fused = reciprocal_rank_fusion(by_words, by_meaning, share)
+        by_meaning = vectors.nearest(scores, window, _allowed(ix, query))
+    fused = reciprocal_rank_fusion(by_words, by_meaning, share, floor)
     hits = _page(ix, query, fused[query.offset:query.offset + query.limit])
     wanted = query.facets or query.stats or query.histograms or query.geo_grid is not None
     extras = run_search(ix, msgspec.structs.replace(

@@ -60,6 +60,7 @@ class TypesenseEngine:
         # the field of the records' vectors, and whether Typesense embeds the query itself
         self._vectors = semantic.field if semantic is not None else None
         self._engine_embeds = semantic is not None and semantic.embedder == "engine"
+        self._floor = semantic.floor if semantic is not None else 0.0
         self._schema: Refreshed[Schema] = Refreshed(self._read_schema, ttl=SCHEMA_TTL,
                                                     retry=SCHEMA_RETRY,
                                                     on_failure=self._schema_failed)
@@ -139,8 +140,8 @@ class TypesenseEngine:
             [meaning] if keyword is None else [keyword.searches[0], meaning])
         halves_found = [self._read(hybrid.ranked, answer) for answer in answers]
         by_words = [] if keyword is None else [doc_id for doc_id, _ in halves_found[0]]
-        fused = reciprocal_rank_fusion(by_words, [doc_id for doc_id, _ in halves_found[-1]],
-                                       query.semantic)
+        by_meaning = [(doc_id, hybrid.cosine(raw)) for doc_id, raw in halves_found[-1]]
+        fused = reciprocal_rank_fusion(by_words, by_meaning, query.semantic, self._floor)
         found: dict[str, Any] = {}  # the keyword half's hit first: it has the highlights
         for half in halves_found:
             for doc_id, raw in half:

@@ -3,8 +3,8 @@
 Two searches in one ``multi_search``, both with every filter (and ``hidden_hits``): the
 keyword search as ``/search`` sends it (its best ``WINDOW``), and the nearest records by
 ``vector_query`` on the handle's ``semantic.field`` (its best ``WINDOW``), fused here by
-reciprocal rank fusion with the query's share of meaning (``domain/fusion.py``), as on the
-embedded engine.
+reciprocal rank fusion with the query's share of meaning and the handle's similarity
+floor (``domain/fusion.py``), as on the embedded engine.
 
 - With searchport's embedder (``builtin``, ``openai``) the query's vector is sent:
   ``q: "*"``, ``vector_query: "<field>:([v1,...], k: N)"``. Typesense 0.24 answers a
@@ -76,6 +76,13 @@ def meaning_search(query: SearchQuery, schema: Schema, keyword: Json, field: str
     values = ",".join(number(float(v)) for v in query.vector)
     search.update(q="*", vector_query=f"{name}:([{values}], k: {window})")
     return search
+
+
+def cosine(raw: Any) -> float:
+    """The cosine of a hit's vector with the query's: Typesense answers the cosine distance
+    of a ``vector_query`` hit, ``1 - cosine``, as its ``vector_distance``."""
+    distance = raw.get("vector_distance") if isinstance(raw, dict) else None
+    return 1 - float(distance) if isinstance(distance, int | float) else -1.0
 
 
 def ranked(answer: Any) -> list[tuple[str, Any]]:

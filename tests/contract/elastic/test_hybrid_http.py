@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
+from searchport.domain.config import BUILTIN_FLOOR
 from searchport.domain.fusion import reciprocal_rank_fusion
 from tests.contract.elastic import es_answers as es
 from tests.contract.elastic.conftest import EngineDouble, EsApp, city_yaml
@@ -22,7 +23,10 @@ from tests.semantic_model import require_model
 VECTOR_FIELD = "embedding"
 TEXT = "city of canals"
 KEYWORD = ["1", "2", "3"]  # the double's keyword ranking
-MEANING = ["3", "4", "1"]  # and its ranking by meaning
+# and its ranking by meaning, with each record's score: (1 + cosine) / 2 on both engines
+MEANING = [("3", 0.9), ("4", 0.85), ("1", 0.7)]
+# what searchport fuses: each record's cosine, weighed against the builtin model's floor
+BY_MEANING = [(doc_id, 2 * score - 1) for doc_id, score in MEANING]
 
 
 def vector_mapping(engine: str) -> dict[str, Any]:
@@ -53,7 +57,8 @@ def answering(double: EngineDouble) -> Callable[[httpx.Request], httpx.Response]
     def reply(request: httpx.Request) -> httpx.Response:
         body = _body(request)
         if is_vector_search(body):
-            return double.response(200, es.search([es.hit(i, None) for i in MEANING]))
+            return double.response(200, es.search([es.hit(i, None, score=score)
+                                                   for i, score in MEANING]))
         picked = body.get("post_filter", {}).get("ids", {}).get("values")
         if picked is not None:
             answer = es.search([es.hit(i, {"name": f"city {i}"}) for i in reversed(picked)])
@@ -78,7 +83,7 @@ def test_a_hybrid_search_fuses_the_keyword_and_the_vector_search(
         "q": TEXT, "semantic": "0.5", "perPage": "2", "page": "2", "facets": "region",
         "filters": json.dumps({"region": "Europe"})})
     assert response.status_code == 200, response.text
-    fused = reciprocal_rank_fusion(KEYWORD, MEANING, 0.5)
+    fused = reciprocal_rank_fusion(KEYWORD, BY_MEANING, 0.5, BUILTIN_FLOOR)
     answer = response.json()
     assert [hit["objectID"] for hit in answer["hits"]] == [k for k, _ in fused[2:4]]
     assert [hit["_score"] for hit in answer["hits"]] == [s for _, s in fused[2:4]]
@@ -153,7 +158,7 @@ def test_a_neural_search_index_fuses_on_the_algolia_routes(
     response = app.post("/1/indexes/cities/query", json={
         "query": TEXT, "hitsPerPage": 2, "page": 1, "facetFilters": ["region:Europe"]})
     assert response.status_code == 200, response.text
-    fused = reciprocal_rank_fusion(KEYWORD, MEANING, 0.5)
+    fused = reciprocal_rank_fusion(KEYWORD, BY_MEANING, 0.5, BUILTIN_FLOOR)
     answer = response.json()
     assert [hit["objectID"] for hit in answer["hits"]] == [k for k, _ in fused[2:4]]
     assert answer["nbHits"] == 4 and answer["nbPages"] == 2
