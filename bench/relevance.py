@@ -47,6 +47,11 @@ with ``semantic`` 0 (words), 0.2 and 0.5 (hybrid) and 1 (meaning alone), on
 - the typeahead sets above, on the same handle (each answer is among its places: an answer
   is at least as populous as one of the 200 most populous cities, all of which are places).
 
+The same tables for the same places in a real Typesense 0.24.1 (unless ``--no-typesense``):
+each place with the vector the embedded engine built for it in a ``float[]`` field,
+searched through searchport's Typesense handle (its keyword half is Typesense's ranking;
+the halves are fused by searchport as on the embedded engine).
+
 nDCG@10: gains ``2**grade - 1`` discounted by ``log2(rank + 1)``, over the best order of
 the judged places; success@1: the first hit has the best grade of the query.
 ``--cities-vectors`` adds the typeahead sets on ``cities`` given a ``semantic`` section on
@@ -81,6 +86,7 @@ Judged = list[tuple[str, dict[str, int]]]  # (query text, {id: grade})
 SHARES = (0.0, 0.2, 0.5, 1.0)  # keyword, two hybrids, meaning alone
 PARAPHRASES = ROOT / "bench" / "paraphrase_queries.json"
 HELD_OUT = ROOT / "bench" / "paraphrase_heldout.json"
+PLACES_ROWS = ROOT / "src" / "demo" / "places.jsonl.gz"
 
 
 def fold(text: str) -> str:
@@ -282,7 +288,8 @@ def judge(search: Callable[[str], list[str]], queries: Judged) -> tuple[float, f
     return total_ndcg / len(queries), at1 / len(queries)
 
 
-def meaning_tables(tmp: Path, sets: dict[str, QuerySet], cities_vectors: bool) -> None:
+def meaning_tables(tmp: Path, sets: dict[str, QuerySet], cities_vectors: bool,
+                   typesense: bool) -> None:
     places = Searchport(tmp / "places", "places", semantic=True)
     ids = set(places.loop.run_until_complete(_all_ids(places)))
     judged: dict[str, Judged] = {"paraphrase": paraphrases(),
@@ -291,12 +298,20 @@ def meaning_tables(tmp: Path, sets: dict[str, QuerySet], cities_vectors: bool) -
         judged[name] = [(text, {answer: 1}) for text, answer in queries if answer in ids]
     print(f"\nplaces ({len(ids)} records): index and vectors built in "
           f"{places.build_seconds:.1f} s")
-    _print_shares(places, judged)
+    _print_shares(places.search, judged)
+    if typesense:
+        theirs = TypesensePlaces(tmp / "typesense-places", places)
+        try:
+            print("\nthe same places in a real Typesense, their vectors in a float[] field, "
+                  "searched through searchport's Typesense handle:")
+            _print_shares(theirs.search, judged)
+        finally:
+            theirs.stop()
     if cities_vectors:
         cities = Searchport(tmp / "cities-vectors", "cities", meaning_fields=["name"])
         print(f"\ncities with a semantic section on name: index and vectors built in "
               f"{cities.build_seconds:.1f} s")
-        _print_shares(cities, {name: [(t, {a: 1}) for t, a in queries]
+        _print_shares(cities.search, {name: [(t, {a: 1}) for t, a in queries]
                                for name, queries in sets.items()})
 
 
@@ -307,17 +322,74 @@ async def _all_ids(ours: Searchport) -> list[str]:
     return [hit.id for hit in found.hits]
 
 
-def _print_shares(ours: Searchport, judged: dict[str, Judged]) -> None:
+def _print_shares(search: Callable[..., list[str]], judged: dict[str, Judged]) -> None:
     head = " | ".join(f"semantic={share:g} nDCG@10 | @1" for share in SHARES)
     print(f"| query set | queries | {head} |")
     print("|---|---|" + "---|---|" * len(SHARES))
     for name, queries in judged.items():
         cells = []
         for share in SHARES:
-            n, at1 = judge(lambda text, s=share: ours.search(text, limit=10, semantic=s),
-                           queries)
+            n, at1 = judge(lambda text, s=share: search(text, limit=10, semantic=s), queries)
             cells.append(f"{n:.3f} | {at1:.2f}")
         print(f"| {name} | {len(queries)} | {' | '.join(cells)} |")
+
+
+class TypesensePlaces:
+    """The demo's places in a real Typesense 0.24.1, each with the vector the embedded
+    engine built for it, searched through searchport's own Typesense handle (the handle's
+    fields, ranking and ``semantic`` section as the demo's ``places``; the keyword half is
+    Typesense's own ranking)."""
+
+    def __init__(self, folder: Path, places: Searchport) -> None:
+        import msgspec
+
+        from searchport.adapters.engines import typesense
+        from searchport.adapters.network.pools import EnginePools
+        from searchport.adapters.resources import EngineResources
+        from searchport.domain.config import SemanticConfig
+        from tests.typesense_server import TypesenseServer
+
+        self.places = places
+        ix = places.engine._index  # the vectors the embedded engine built
+        assert ix is not None and ix.vectors is not None
+        vectors = ix.vectors
+        self.server = TypesenseServer(folder)
+        self.server.start()
+        schema = {"name": "places", "fields": [
+            {"name": "name", "type": "string"}, {"name": "description", "type": "string"},
+            {"name": "country", "type": "string", "facet": True},
+            {"name": "region", "type": "string", "facet": True},
+            {"name": "population", "type": "int64"},
+            {"name": "embedding", "type": "float[]", "num_dim": vectors.matrix.shape[1]}]}
+        with gzip.open(PLACES_ROWS, "rt", encoding="utf-8") as lines:
+            rows = [json.loads(line) for line in lines]
+        documents = [{"id": str(r["id"]), "name": r["name"], "description": r["description"],
+                      "country": r.get("country") or "", "region": r.get("region") or "",
+                      "population": int(r.get("population") or 0),
+                      "embedding": vectors.matrix[vectors.seq_of[str(r["id"])]].tolist()}
+                     for r in rows]
+        self.server.create_collection(schema, documents)
+        config = msgspec.structs.replace(
+            places.config, engine="typesense", host=self.server.url,
+            api_key=self.server.api_key, index_name="places", path=None, source=None,
+            semantic=SemanticConfig(field="embedding"))
+        self.engine = typesense("places", config, EngineResources(folder, EnginePools()))
+        places.loop.run_until_complete(self.engine.start())
+
+    def search(self, text: str, limit: int = 10, semantic: float = 0.0) -> list[str]:
+        from searchport.domain.query import SearchQuery
+
+        vector = None
+        if semantic > 0 and text.strip():
+            vector = tuple(float(x) for x in self.places.model.embed([text])[0])
+        query = SearchQuery(text=text, limit=limit, search_fields=self.places.weights,
+                            semantic=semantic if vector is not None else 0.0, vector=vector)
+        result = self.places.loop.run_until_complete(self.engine.search(query))
+        return [hit.id for hit in result.hits]
+
+    def stop(self) -> None:
+        self.places.loop.run_until_complete(self.engine.close())
+        self.server.stop()
 
 
 # ------------------------------------------------------------------ Typesense
@@ -374,7 +446,7 @@ def main() -> None:
         if not args.only_meaning:
             keyword_table(args, rows, sets, Path(tmp))
         if args.meaning or args.only_meaning:
-            meaning_tables(Path(tmp), sets, args.cities_vectors)
+            meaning_tables(Path(tmp), sets, args.cities_vectors, not args.no_typesense)
 
 
 def keyword_table(args: argparse.Namespace, rows: list[Row], sets: dict[str, QuerySet],
