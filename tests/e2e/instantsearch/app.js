@@ -1,6 +1,8 @@
 // The page's settings come from its URL: ?host=127.0.0.1:<port>&index=<handle>
 // [&apiKey=<searchport token>][&authMode=WithinHeaders|WithinQueryParameters]
-// [&dynamic=1: the facet lists come from dynamicWidgets, i.e. from renderingContent].
+// [&dynamic=1: the facet lists come from dynamicWidgets, i.e. from renderingContent]
+// [&lists=region,country: only a refinementList of each of these attributes]
+// [&mode=keywordSearch|neuralSearch: Algolia's search parameter, sent with every search].
 "use strict";
 
 const settings = new URLSearchParams(window.location.search);
@@ -20,7 +22,10 @@ search.on("error", (event) => {
   const status = error.status === undefined ? "" : ` ${error.status}`;
   document.querySelector("#error").textContent = `${error.name}${status}: ${error.message}`;
 });
-const facetWidgets = settings.get("dynamic") ? [
+const lists = settings.get("lists");
+const facetWidgets = lists ? lists.split(",").map((attribute) =>
+  refinementList({ container: `#${attribute}`, attribute })
+) : settings.get("dynamic") ? [
   dynamicWidgets({
     container: "#dynamic",
     widgets: [],  // no widget of its own: every facet through the fallback, in the order given
@@ -38,7 +43,8 @@ const facetWidgets = settings.get("dynamic") ? [
   breadcrumb({ container: "#breadcrumb", attributes: ["lvl0", "lvl1"] }),
 ];
 search.addWidgets([
-  configure({ hitsPerPage: 10 }),
+  configure(settings.get("mode") ? { hitsPerPage: 10, mode: settings.get("mode") }
+                                  : { hitsPerPage: 10 }),
   searchBox({ container: "#searchbox", placeholder: "Search cities" }),
   stats({ container: "#stats" }),
   ...facetWidgets,
