@@ -5,12 +5,15 @@ from the model's cosines and the fusion's formula written out, apart from search
 
 from __future__ import annotations
 
+import gzip
+import json
 import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
 
+from searchport import demo
 from searchport.adapters.semantic import settings
 from searchport.domain.config import BUILTIN_FLOOR
 
@@ -29,6 +32,13 @@ def require_model() -> None:
     if os.environ.get("CI"):
         pytest.fail(reason)
     pytest.skip(reason)
+
+
+def demo_places(count: int) -> list[dict[str, Any]]:
+    """The demo's ``count`` most populous places (``src/demo/places.jsonl.gz``: each with
+    its description, a ``region`` and an ``id``)."""
+    with gzip.open(demo.PLACES, "rt", encoding="utf-8") as lines:
+        return [json.loads(line) for line, _ in zip(lines, range(count), strict=False)]
 
 
 def nearest(model: Any, places: Sequence[Place], text: str, region: str | None = None

@@ -19,6 +19,13 @@ K = TypeVar("K", bound=Hashable)
 RANK_CONSTANT = 60  # the paper's k: how much a first place outweighs a tenth
 
 
+def words_complete(brought: int, window: int, matching: int | None = None) -> bool:
+    """Whether a hybrid search's keyword half brought every record that matches the words:
+    it matched ``matching`` records (when the engine counted them) or, uncounted, came back
+    with fewer than its ``window``."""
+    return matching <= window if matching is not None else brought < window
+
+
 def reciprocal_rank_fusion(keyword: Sequence[K], meaning: Sequence[tuple[K, float]],
                            share: float, floor: float = 0.0,
                            k: int = RANK_CONSTANT) -> list[tuple[K, float]]:

@@ -60,6 +60,10 @@ class EngineResult(msgspec.Struct, kw_only=True):
     # a virtual replica's relevant sort (``domain/replicas``): the hits kept and paged
     # through, of ``total``; ``None`` without one
     sorted_total: int | None = None
+    # False: records beyond ``total`` match the words too (a hybrid search's keyword half
+    # came back full, cut at its window: docs/semantic.md); ``total`` still counts the hits
+    # exactly
+    complete_total: bool = True
 
 
 class Capabilities(msgspec.Struct, frozen=True, kw_only=True):

@@ -14,16 +14,14 @@ except in CI (as the other browser tests are).
 
 from __future__ import annotations
 
-import gzip
-import json
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from searchport import demo
 from tests.e2e.conftest import Server
-from tests.semantic_model import ranking_by_meaning, require_model
+from tests.e2e.test_neural_e2e import demo_config
+from tests.semantic_model import demo_places, ranking_by_meaning, require_model
 
 require_model()
 
@@ -55,8 +53,7 @@ PARAPHRASE = "where the Thai government sits"
 
 @pytest.fixture(scope="module")
 def places() -> list[Row]:
-    with gzip.open(demo.PLACES, "rt", encoding="utf-8") as lines:
-        rows = [json.loads(line) for line in lines][:PLACES]
+    rows = demo_places(PLACES)
     assert len({row["name"] for row in rows}) == len(rows)  # a name says which row
     return rows
 
@@ -65,25 +62,7 @@ def places() -> list[Row]:
 def neural(server_factory: Callable[..., Server], page_origin: str,  # noqa: F811
            places: list[Row], tmp_path_factory: pytest.TempPathFactory) -> Server:
     folder = tmp_path_factory.mktemp("neural-places")
-    source = folder / "places.jsonl"
-    source.write_text("".join(json.dumps(row) + "\n" for row in places), encoding="utf-8")
-    config = f"""
-analytics: {{ backend: none }}
-corsOrigins: ["{page_origin}"]
-indexes:
-  places:
-    engine: tantivy
-    path: {json.dumps(str(folder / "index"))}
-    source: {json.dumps(str(source))}
-    idField: id
-    fields:
-      name: {{ type: text, weight: 3 }}
-      description: {{ type: text, weight: 1 }}
-      country: {{ type: keyword }}
-      region: {{ type: keyword }}
-      population: {{ type: integer }}
-    semantic: {{ fields: [name, description], ratio: 0.5 }}
-"""
+    config = demo_config(folder, places, f'corsOrigins: ["{page_origin}"]')
     return server_factory(config, timeout=180.0)
 
 

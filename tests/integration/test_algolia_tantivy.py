@@ -65,6 +65,7 @@ def test_facets_follow_every_filter(client: TestClient[Any], rows: list[Row]) ->
     assert body["hits"] == [] and body["nbPages"] == 0 and body["hitsPerPage"] == 0
     assert body["facets"] == {"genre": counts(chosen, "genre"), "tags": counts(chosen, "tags")}
     assert body["exhaustiveNbHits"] is True and body["exhaustiveFacetsCount"] is True
+    assert body["exhaustive"] == {"nbHits": True, "facetsCount": True}
     assert body["index"] == "books"
 
 
@@ -274,11 +275,16 @@ def test_rendering_content_orders_the_handles_default_facets(client: TestClient[
 
 
 def test_no_rendering_content_without_default_facets() -> None:
-    from searchport.entrypoints.algolia.responses import AlgoliaResult, rendering_content
+    from searchport.entrypoints.algolia.responses import (
+        AlgoliaResult,
+        Exhaustive,
+        rendering_content,
+    )
 
     assert rendering_content([]) is msgspec.UNSET
     result = AlgoliaResult(hits=[], nb_hits=0, nb_pages=0, page=0, hits_per_page=0, facets={},
                            exhaustive_nb_hits=True, exhaustive_facets_count=True,
+                           exhaustive=Exhaustive(nb_hits=True, facets_count=True),
                            processing_time_ms=0, query="", params="", index="books",
                            rendering_content=rendering_content([]))
     assert "renderingContent" not in msgspec.json.decode(msgspec.json.encode(result))

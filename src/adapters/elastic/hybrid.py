@@ -44,7 +44,7 @@ from searchport.adapters.elastic.translate import (
     text_query,
 )
 from searchport.domain.errors import EngineUnavailable, InvalidRequest
-from searchport.domain.fusion import reciprocal_rank_fusion
+from searchport.domain.fusion import reciprocal_rank_fusion, words_complete
 from searchport.domain.query import SearchQuery, SortClause
 from searchport.domain.results import EngineResult, Hit
 
@@ -175,6 +175,8 @@ async def run_hybrid(query: SearchQuery, catalog: FieldCatalog, *, send: Send,
         share, floor)
     page = fused[query.offset:query.offset + query.limit]
     result = EngineResult(hits=[], total=len(fused),
+                          complete_total=keyword is None
+                          or words_complete(len(keyword.hits), size),
                           facets={name: [] for name in query.facets},
                           histograms={spec.field: [] for spec in query.histograms},
                           geo_clusters=[] if query.geo_grid is not None else None,

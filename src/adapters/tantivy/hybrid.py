@@ -4,8 +4,9 @@ Two rankings of the records that pass every filter: by words (the keyword search
 ``/search`` ranks it, its best ``WINDOW``) and by meaning (the records whose vectors are
 nearest the query's, exactly, its best ``WINDOW``, each with its cosine), fused by
 reciprocal rank fusion with the query's share of meaning and the handle's similarity floor
-(``domain/fusion.py``). The fused records are the hits, in
-that order; ``total`` counts them, and facets, stats, histograms and the geo grid describe
+(``domain/fusion.py``). The fused records are the hits, in that order; ``total`` counts
+them (``complete_total`` when the keyword half held every record that matches the words),
+and facets, stats, histograms and the geo grid describe
 exactly them (a facet's own filter was applied to both halves, so it narrows its counts
 too). A sort is refused: a sorted search ranks by its sort, not by relevance.
 """
@@ -22,7 +23,7 @@ from searchport.adapters.tantivy.reader import OpenIndex
 from searchport.adapters.tantivy.schema import SEQ_FIELD
 from searchport.adapters.tantivy.search import filter_queries, run_search
 from searchport.domain.errors import EngineUnavailable, InvalidRequest
-from searchport.domain.fusion import reciprocal_rank_fusion
+from searchport.domain.fusion import reciprocal_rank_fusion, words_complete
 from searchport.domain.query import SearchQuery
 from searchport.domain.results import EngineResult, Hit
 
@@ -55,6 +56,7 @@ def run_hybrid(ix: OpenIndex, query: SearchQuery, floor: float) -> EngineResult:
         vector=None)) if wanted and fused else None
     return EngineResult(
         hits=hits, total=len(fused),
+        complete_total=share >= 1 or words_complete(len(keyword.hits), window, keyword.total),
         facets=extras.facets if extras else {name: [] for name in query.facets},
         stats=extras.stats if extras else {},
         histograms=extras.histograms if extras else {h.field: [] for h in query.histograms},

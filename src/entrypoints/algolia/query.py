@@ -52,6 +52,7 @@ from searchport.entrypoints.algolia.highlight import (
 from searchport.entrypoints.algolia.responses import (
     AlgoliaHit,
     AlgoliaResult,
+    Exhaustive,
     FacetStats,
     rendering_content,
 )
@@ -230,6 +231,9 @@ def shape_result(entry: IndexEntry, plan: Plan, result: EngineResult, raw: ap.Ra
     promoted = rules.promoted if rules is not None and plan.ranking_info else frozenset()
     hits = [_hit(fields, hit, plan, words, hit.id in promoted)
             for hit in result.hits[:plan.query.limit]]
+    # an exact count of every matching record: not when a hybrid search's keyword half left
+    # records that match the words out of the fused ones (docs/semantic.md)
+    exhaustive_nb_hits = plan.query.exact_total and result.complete_total
     facets = {
         fields.public(name): {
             v.value: v.count
@@ -253,9 +257,10 @@ def shape_result(entry: IndexEntry, plan: Plan, result: EngineResult, raw: ap.Ra
         hits_per_page=per_page,
         facets=facets,
         facets_stats=stats or msgspec.UNSET,
-        exhaustive_nb_hits=plan.query.exact_total,
+        exhaustive_nb_hits=exhaustive_nb_hits,
         # only an engine that counts every value exactly (not one that samples shards)
         exhaustive_facets_count=exact_facet_counts,
+        exhaustive=Exhaustive(nb_hits=exhaustive_nb_hits, facets_count=exact_facet_counts),
         processing_time_ms=took_ms,
         query=plan.query.text,
         params=raw.encoded,

@@ -19,6 +19,14 @@ class FacetStats(msgspec.Struct, kw_only=True):
     sum: float | msgspec.UnsetType = msgspec.UNSET
 
 
+class Exhaustive(msgspec.Struct, kw_only=True):
+    """``exhaustive``: whether ``nbHits`` and the facet counts are exact (Algolia's
+    ``exhaustiveNbHits`` and ``exhaustiveFacetsCount`` say the same, deprecated)."""
+
+    nb_hits: bool = msgspec.field(name="nbHits")
+    facets_count: bool = msgspec.field(name="facetsCount")
+
+
 class AlgoliaResult(msgspec.Struct, kw_only=True):
     """One search's answer (``POST /1/indexes/:handle/query``, one of ``results``)."""
 
@@ -31,6 +39,7 @@ class AlgoliaResult(msgspec.Struct, kw_only=True):
     facets_stats: dict[str, FacetStats] | msgspec.UnsetType = msgspec.UNSET
     exhaustive_nb_hits: bool = msgspec.field(name="exhaustiveNbHits")
     exhaustive_facets_count: bool = msgspec.field(name="exhaustiveFacetsCount")
+    exhaustive: Exhaustive
     processing_time_ms: int = msgspec.field(name="processingTimeMS")
     query: str
     params: str
