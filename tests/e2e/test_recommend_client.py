@@ -1,7 +1,8 @@
 """The stock Python ``algoliasearch`` client's Recommend client (v4) against a real
 ``searchport serve`` with the builtin embedder: ``get_recommendations`` with the
-looking-similar model reads the records nearest in meaning, and a model searchport does
-not serve is an error the client reports."""
+looking-similar model reads the records nearest in meaning, ``fallbackParameters`` fill
+the rest with a search's hits, and a model searchport does not serve is an error the client
+reports."""
 
 from __future__ import annotations
 
@@ -71,3 +72,28 @@ def test_a_model_not_served_is_a_400(client: RecommendClientSync) -> None:
             {"indexName": "places", "model": "bought-together", "objectID": "2",
              "threshold": 0}]})
     assert caught.value.status_code == 400 and "looking-similar" in str(caught.value)
+
+
+def test_fallback_parameters_fill_the_recommendations(client: RecommendClientSync) -> None:
+    # Zermatt (2): its two nearest in Asia, then the fallback search's records of Europe
+    # (the record itself left out), as many as maxRecommendations leaves room for
+    answer = client.get_recommendations({"requests": [
+        {"indexName": "places", "model": "looking-similar", "objectID": "2",
+         "threshold": 0, "maxRecommendations": 5,
+         "queryParameters": {"filters": "region:Asia"},
+         "fallbackParameters": {"filters": "region:Europe"}},
+        {"indexName": "places", "model": "looking-similar", "objectID": "5",
+         "threshold": 100, "maxRecommendations": 3,
+         "fallbackParameters": {"query": "town"}},
+    ]})
+    filled, towns = answer.results
+    hits = [hit.actual_instance for hit in filled.hits]
+    europe = {i for i, _, region, _ in PLACES if region == "Europe"} - {"2"}
+    assert {hit.object_id for hit in hits[:2]} == {"8", "10"}
+    assert all(hit.score is not None and hit.score > 0 for hit in hits[:2])
+    assert len(hits) == 5 and {hit.object_id for hit in hits[2:]} <= europe
+    assert all(hit.score is None for hit in hits[2:])
+    assert filled.nb_hits == 5
+    # no record is as near as a threshold of 100: the search for "town" alone, but Oxford
+    town = {i for i, n, _, d in PLACES if "town" in f"{n} {d}".lower().split()} - {"5"}
+    assert {hit.actual_instance.object_id for hit in towns.hits} == town == {"1", "9"}

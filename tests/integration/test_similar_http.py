@@ -231,6 +231,78 @@ def test_looking_similar_refusals(client: TestClient[Any]) -> None:
     assert unsupported.status_code == 400 and "optionalFilters" in unsupported.text
 
 
+def searched(client: TestClient[Any], **params: Any) -> list[str]:
+    """The ids the Algolia search route answers for ``params``, in its order."""
+    response = client.post("/1/indexes/places/query", json={"hitsPerPage": 50, **params})
+    assert response.status_code == 200, response.text
+    return [hit["objectID"] for hit in response.json()["hits"]]
+
+
+def test_fallback_parameters_fill_what_the_recommendations_leave(
+        client: TestClient[Any], cosines: dict[str, dict[str, float]]) -> None:
+    # no record is as near as the threshold asks: the fallback search answers alone, the
+    # record itself left out
+    response = recommend(client, objectID="5", threshold=100, maxRecommendations=3,
+                         fallbackParameters={"query": "town"})
+    assert response.status_code == 200, response.text
+    check("recommend", "recommendations.response", response.json())
+    (result,) = response.json()["results"]
+    towns = [i for i, n, _, d in ROWS if "town" in f"{n} {d}".lower().split()]
+    assert sorted(towns) == ["1", "5", "9"]  # Brighton, Oxford, Aspen
+    assert [hit["objectID"] for hit in result["hits"]] == \
+        [i for i in searched(client, query="town") if i != "5"]
+    assert sorted(hit["objectID"] for hit in result["hits"]) == ["1", "9"]
+    assert all("_score" not in hit and "_highlightResult" not in hit
+               for hit in result["hits"])
+    assert (result["nbHits"], result["nbPages"], result["hitsPerPage"]) == (2, 1, 3)
+
+    # two recommendations in Asia, then Europe's records as the fallback search ranks them
+    # (neither the record nor a recommendation), with the attributes queryParameters asks
+    response = recommend(client, objectID="2", maxRecommendations=4, queryParameters={
+        "filters": "region:Asia", "attributesToRetrieve": ["name", "region"]},
+        fallbackParameters={"filters": "region:Europe"})
+    assert response.status_code == 200, response.text
+    check("recommend", "recommendations.response", response.json())
+    hits = response.json()["results"][0]["hits"]
+    asia = nearest(cosines, "2", lambda row: row[2] == "Asia")
+    assert [hit["objectID"] for hit in hits] == \
+        [*asia, *[i for i in searched(client, filters="region:Europe") if i != "2"][:2]]
+    assert all("_score" in hit for hit in hits[:2]) and len(asia) == 2
+    assert all(set(hit) == {"objectID", "name", "region"} and hit["region"] == "Europe"
+               for hit in hits[2:])
+
+    # enough recommendations: no fallback
+    enough = recommend(client, objectID="1", maxRecommendations=3,
+                       fallbackParameters={"query": "town"})
+    assert ids_of(enough) == nearest(cosines, "1")[:3]
+    assert all("_score" in hit for hit in enough.json()["results"][0]["hits"])
+
+
+def ids_of(response: Any) -> list[str]:
+    assert response.status_code == 200, response.text
+    return [hit["objectID"] for hit in response.json()["results"][0]["hits"]]
+
+
+def test_fallback_parameters_refusals(client: TestClient[Any]) -> None:
+    # not a fallback parameter of the specification either (the request is not checked)
+    paged = client.post("/1/indexes/*/recommendations", json={"requests": [
+        {"indexName": "places", "model": "looking-similar", "objectID": "1", "threshold": 100,
+         "fallbackParameters": {"query": "town", "hitsPerPage": 5}}]})
+    assert paged.status_code == 400
+    assert "requests[0].fallbackParameters.hitsPerPage" in paged.json()["message"]
+    check("recommend", "error.response", paged.json())
+    not_object = client.post("/1/indexes/*/recommendations", json={"requests": [
+        {"indexName": "places", "model": "looking-similar", "objectID": "1", "threshold": 0,
+         "fallbackParameters": "query=town"}]})
+    assert not_object.status_code == 400
+    assert "fallbackParameters must be an object" in not_object.json()["message"]
+    unknown = recommend(client, objectID="1", threshold=100,
+                        fallbackParameters={"filters": "nosuch:x"})
+    assert unknown.status_code == 400, unknown.text
+    assert unknown.json()["message"].startswith("requests[0].fallbackParameters: ")
+    assert "nosuch" in unknown.json()["message"]
+
+
 def _hits_kept(client: TestClient[Any]) -> float:
     for line in client.get("/metrics").text.splitlines():
         if line.startswith('searchport_cache_lookups_total{result="hit"}'):

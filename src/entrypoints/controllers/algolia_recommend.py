@@ -12,6 +12,16 @@ Request and answer follow Algolia's published Recommend specification (its
 ``facetFilters``, ``numericFilters``, the geo filters, ``attributesToRetrieve``). A hit is
 the record (its attributes) with ``_score``: 100 times its cosine with the record (0 when
 opposite or unrelated), best first; the record itself is never among them.
+
+``fallbackParameters`` (the specification's "search parameters to use for a fallback
+request if there aren't enough recommendations"): when fewer recommendations than
+``maxRecommendations`` pass the filters and the threshold, a search of the handle with
+those parameters (as ``POST /1/indexes/:handle/query`` takes them, kept out of the query
+log unless they say ``analytics``) fills the rest, in its order, after the
+recommendations: its hits that are neither the record nor already recommended, without
+``_score`` (they were not scored against the record) and, unless its parameters ask for
+them, without highlights. Its page is the recommendations'
+own: ``page``, ``hitsPerPage``, ``offset`` and ``length`` are a 400.
 """
 
 from __future__ import annotations
@@ -28,8 +38,10 @@ from searchport.domain.catalog import IndexEntry
 from searchport.domain.errors import InvalidRequest
 from searchport.domain.query import SearchQuery
 from searchport.domain.shaping import shape_document
+from searchport.domain.usecases.algolia_search import AlgoliaSearch
 from searchport.domain.usecases.similar import SimilarDocuments
 from searchport.entrypoints.algolia.query import algolia_filters
+from searchport.entrypoints.algolia.requests import AlgoliaQuery
 from searchport.entrypoints.controllers import params as p
 from searchport.entrypoints.controllers.algolia_records import as_record, attribute_names
 from searchport.entrypoints.controllers.use_cases import UseCases
@@ -45,7 +57,9 @@ QUERY_PARAMETERS = frozenset({
     "filters", "facetFilters", "numericFilters", "aroundLatLng", "aroundRadius",
     "insideBoundingBox", "insidePolygon", "attributesToRetrieve"})
 KEYS = frozenset({"indexName", "model", "objectID", "threshold", "maxRecommendations",
-                  "queryParameters"})
+                  "queryParameters", "fallbackParameters"})
+# the fallback search fills the recommendations' page: it has none of its own
+FALLBACK_PAGING = ("page", "hitsPerPage", "offset", "length")
 AnyRequest = Request[Any, Any, Any]
 
 
@@ -70,6 +84,7 @@ class LookingSimilar(msgspec.Struct, frozen=True, kw_only=True):
     threshold: float
     limit: int
     parameters: dict[str, Any]
+    fallback: dict[str, Any] | None = None  # fallbackParameters
 
 
 def read_request(request: Any, at: str) -> LookingSimilar:
@@ -106,8 +121,16 @@ def read_request(request: Any, at: str) -> LookingSimilar:
     if unsupported:
         raise InvalidRequest(f"{at}.queryParameters.{unsupported[0]} is not supported on "
                              "the looking-similar model")
+    fallback = request.get("fallbackParameters")
+    if fallback is not None and not isinstance(fallback, dict):
+        raise InvalidRequest(f"{at}.fallbackParameters must be an object")
+    paging = [name for name in FALLBACK_PAGING if fallback and name in fallback]
+    if paging:
+        raise InvalidRequest(f"{at}.fallbackParameters.{paging[0]}: the fallback search "
+                             "fills the recommendations (maxRecommendations), it has no "
+                             "page of its own")
     return LookingSimilar(handle=handle, object_id=object_id, threshold=float(threshold),
-                          limit=limit, parameters=parameters)
+                          limit=limit, parameters=parameters, fallback=fallback)
 
 
 def read_body(raw: bytes) -> list[LookingSimilar]:
@@ -123,8 +146,33 @@ def read_body(raw: bytes) -> list[LookingSimilar]:
     return [read_request(r, f"requests[{i}]") for i, r in enumerate(requests)]
 
 
-async def recommend(similar: SimilarDocuments, ask: LookingSimilar,
-                    access: Access) -> RecommendHits:
+async def fallback_hits(search: AlgoliaSearch, ask: LookingSimilar,
+                        recommended: list[dict[str, Any]], access: Access,
+                        at: str) -> list[dict[str, Any]]:
+    """The fallback search's hits that are neither the record nor recommended, as many as
+    ``maxRecommendations`` leaves room for: with the attributes ``queryParameters``
+    retrieves and without highlights, unless ``fallbackParameters`` says otherwise."""
+    asked = ask.fallback or {}
+    taken = {ask.object_id, *(hit["objectID"] for hit in recommended)}
+    room = ask.limit - len(recommended)
+    retrieved = ask.parameters.get("attributesToRetrieve")
+    params = {"attributesToHighlight": [], "analytics": False,
+              **({} if retrieved is None else {"attributesToRetrieve": retrieved}),
+              **asked, "hitsPerPage": room + len(taken), "page": 0}
+    try:
+        (answer,) = await search((AlgoliaQuery(handle=ask.handle, request=params),), access)
+    except InvalidRequest as error:
+        raise InvalidRequest(f"{at}.fallbackParameters: {error.message}") from None
+    # a recommendation has no highlights: a fallback hit has those its parameters ask
+    plain = {"_highlightResult": "attributesToHighlight" not in asked,
+             "_snippetResult": "attributesToSnippet" not in asked}
+    hits = [{k: v for k, v in hit.items() if not plain.get(k)} for hit in answer.hits
+            if hit.get("objectID") not in taken]
+    return hits[:room]
+
+
+async def recommend(similar: SimilarDocuments, search: AlgoliaSearch, ask: LookingSimilar,
+                    access: Access, at: str) -> RecommendHits:
     started = time.perf_counter()
     attributes = attribute_names(ask.parameters.get("attributesToRetrieve"),
                              "queryParameters.attributesToRetrieve")
@@ -141,6 +189,8 @@ async def recommend(similar: SimilarDocuments, ask: LookingSimilar,
         if score < ask.threshold:
             continue
         hits.append({**as_record(shape_document(fields, hit), attributes), "_score": score})
+    if ask.fallback is not None and len(hits) < ask.limit:
+        hits += await fallback_hits(search, ask, hits, access, at)
     return RecommendHits(hits=hits, nb_hits=len(hits), page=0, nb_pages=1 if hits else 0,
                          hits_per_page=ask.limit,
                          processing_time_ms=round((time.perf_counter() - started) * 1000))
@@ -158,13 +208,15 @@ def algolia_recommend_controller(uc: UseCases) -> type[Controller]:
               summary="Algolia Recommend: looking-similar",
               description='Algolia Recommend\'s {"requests": [{"indexName", "model": '
               '"looking-similar", "objectID", "threshold", "maxRecommendations", '
-              '"queryParameters"}]}: the records nearest in meaning to objectID (the '
-              "handle's semantic section, docs/semantic.md). Other models are a 400.")
+              '"queryParameters", "fallbackParameters"}]}: the records nearest in meaning '
+              "to objectID (the handle's semantic section, docs/semantic.md), then, when "
+              "fewer pass, the fallback search's hits. Other models are a 400.")
         async def recommendations(self, request: AnyRequest) -> Prepared:
             asks = read_body(await request.body())
             access = access_of(request.scope)
-            similar = uc.similar_documents()
-            results = [await recommend(similar, ask, access) for ask in asks]
+            similar, search = uc.similar_documents(), uc.algolia_search()
+            results = [await recommend(similar, search, ask, access, f"requests[{i}]")
+                       for i, ask in enumerate(asks)]
             return json_body(msgspec.json.encode(RecommendResponse(results=results)))
 
     return AlgoliaRecommendController
