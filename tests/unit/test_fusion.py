@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from searchport.domain.fusion import reciprocal_rank_fusion
+from searchport.domain.fusion import reciprocal_rank_fusion, words_complete
 
 
 def sure(*keys: str) -> list[tuple[str, float]]:
@@ -116,3 +116,12 @@ def test_the_fusion_is_the_weighted_sum_of_reciprocal_ranks(
     # the order is exact up to float rounding of equal fractions
     exact_of = dict(expected)
     assert [exact_of[key] for key, _ in fused] == [score for _, score in expected]
+
+
+def test_the_words_are_complete_when_every_match_fits_the_window() -> None:
+    # counted: every match within the window, however many came back
+    assert words_complete(100, 100, matching=100) is True
+    assert words_complete(100, 100, matching=101) is False
+    # not counted: only a half that came back short of its window is known to hold them all
+    assert words_complete(99, 100) is True
+    assert words_complete(100, 100) is False
