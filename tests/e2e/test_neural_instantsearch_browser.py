@@ -14,6 +14,7 @@ except in CI (as the other browser tests are).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -33,6 +34,7 @@ from tests.e2e.test_instantsearch_browser import (  # noqa: E402, F401
     browser,
     expect,
     hit_ids,
+    list_items,
     page,
     page_origin,
     search_for,
@@ -41,6 +43,7 @@ from tests.e2e.test_instantsearch_browser import (  # noqa: E402, F401
 )
 
 pytestmark = pytest.mark.e2e
+REGION = "#region .ais-RefinementList-item"
 Row = dict[str, Any]
 
 PLACES = 150  # the demo's most populous places: their vectors take a few seconds
@@ -111,6 +114,10 @@ def test_a_description_finds_the_place_by_meaning_and_a_region_narrows_it(
     expect(first).to_have_attribute("data-id", bangkok["id"])
     expect(first.locator("h3")).to_have_text(bangkok["name"])
     assert hit_ids(page) == nearest[:PER_PAGE]
+    # the region list counts the fused records: the WINDOW nearest
+    region_of = {r["id"]: r["region"] for r in places}
+    fused = Counter(region_of[i] for i in nearest[:WINDOW])
+    expect(page.locator(REGION)).to_have_text(list_items(fused))
 
     # a region narrows both halves: within Europe, Bangkok is gone and the hits are
     # Europe's places nearest in meaning
@@ -122,6 +129,13 @@ def test_a_description_finds_the_place_by_meaning_and_a_region_narrows_it(
     assert hit_ids(page) == by_meaning(PARAPHRASE, "Europe")[:PER_PAGE]
     assert bangkok["id"] not in hit_ids(page)
     assert set(page.locator("#hits .hit-region").all_inner_texts()) == {"Europe"}
+    # the other regions keep their counts (InstantSearch's query without the region
+    # filter); Europe's is the larger of that query's (the European places among the WINDOW
+    # nearest) and the refined search's (every European place: the filter narrowed both
+    # halves before they were fused), as algoliasearch-helper merges them (mergeNumericMax)
+    within = Counter({"Europe": min(WINDOW, len(europe))})
+    assert within["Europe"] > fused["Europe"]
+    expect(page.locator(REGION)).to_have_text(list_items(fused | within, ("Europe",)))
 
     # within Asia, Bangkok is first again
     toggle(page, "#region", "Europe")
