@@ -20,10 +20,22 @@ RANK_CONSTANT = 60  # the paper's k: how much a first place outweighs a tenth
 
 
 def words_complete(brought: int, window: int, matching: int | None = None) -> bool:
-    """Whether a hybrid search's keyword half brought every record that matches the words:
-    it matched ``matching`` records (when the engine counted them) or, uncounted, came back
-    with fewer than its ``window``."""
+    """Whether a hybrid search's keyword half brought every record that matches the words
+    (a wider window would add none): it matched ``matching`` records (when the engine
+    counted them) or, uncounted, came back with fewer than its ``window``."""
     return matching <= window if matching is not None else brought < window
+
+
+def meaning_complete(similarities: Sequence[float], window: int, share: float,
+                     floor: float) -> bool:
+    """Whether a hybrid search's ranking by meaning brought every record it ranks (a wider
+    window would add none): ``similarities`` are those of the records it brought, most
+    similar first. It came back short of its ``window``, or the last record it brought is
+    at or below ``floor``, so none beyond it passes; with meaning alone (``share`` 1) every
+    record ranks, and a full window leaves some out."""
+    if share <= 0 or len(similarities) < window:
+        return True
+    return share < 1 and similarities[-1] <= floor
 
 
 def reciprocal_rank_fusion(keyword: Sequence[K], meaning: Sequence[tuple[K, float]],

@@ -7,8 +7,9 @@ hit's ``_rankingInfo`` as the client's model reads it), and browse exports by wo
 
 Over the demo's most populous places (more records than each half of a hybrid search
 brings), ``nbHits`` counts the fused records exactly and ``exhaustive.nbHits`` (and the
-deprecated ``exhaustiveNbHits``) says whether they hold every record that matches the
-words: not when the keyword half was cut at its window."""
+deprecated ``exhaustiveNbHits``) says whether a wider window would add none: not when more
+records match the words than the keyword half brought, nor, with meaning alone, when
+records were left beyond its window."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from algoliasearch.http.hosts import Host, HostsCollection
 from algoliasearch.search.client import SearchClientSync
 from algoliasearch.search.config import SearchConfig
 
+from searchport.domain.config import BUILTIN_FLOOR
 from tests.e2e.conftest import Server, start_server
 from tests.integration.test_tantivy_hybrid import PLACES
 from tests.semantic_model import demo_places, ranking_by_meaning, require_model
@@ -140,18 +142,16 @@ DEMO_PLACES = 150  # the demo's most populous places: their vectors take a few s
 WINDOW = 100  # the records each half of a hybrid search brings (docs/semantic.md)
 
 
-def demo_config(folder: Path, rows: list[dict[str, Any]], extra_top: str = "") -> str:
-    """A NeuralSearch handle ``places`` over ``rows`` (the demo's places), written to
-    ``folder``: its vectors made of each row's name and description."""
+def demo_config(folder: Path, rows: list[dict[str, Any]], extra_top: str = "",
+                handles: tuple[tuple[str, float], ...] = (("places", 0.5),)) -> str:
+    """NeuralSearch handles over ``rows`` (the demo's places), written to ``folder``: each
+    ``(name, ratio)`` of ``handles``, its vectors made of each row's name and description."""
     source = folder / "places.jsonl"
     source.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
-    return f"""
-analytics: {{ backend: none }}
-{extra_top}
-indexes:
-  places:
+    return f"analytics: {{ backend: none }}\n{extra_top}\nindexes:\n" + "".join(f"""
+  {name}:
     engine: tantivy
-    path: {json.dumps(str(folder / "index"))}
+    path: {json.dumps(str(folder / name))}
     source: {json.dumps(str(source))}
     idField: id
     fields:
@@ -160,8 +160,8 @@ indexes:
       country: {{ type: keyword }}
       region: {{ type: keyword }}
       population: {{ type: integer }}
-    semantic: {{ fields: [name, description], ratio: 0.5 }}
-"""
+    semantic: {{ fields: [name, description], ratio: {ratio} }}
+""" for name, ratio in handles)
 
 
 @pytest.fixture(scope="module")
@@ -172,9 +172,11 @@ def many() -> list[dict[str, Any]]:
 @pytest.fixture(scope="module")
 def many_client(many: list[dict[str, Any]], tmp_path_factory: pytest.TempPathFactory
                 ) -> Iterator[SearchClientSync]:
+    """``places`` (half words, half meaning) and ``meaning`` (meaning alone: ratio 1)."""
     require_model()
     workdir = tmp_path_factory.mktemp("neural-many")
-    server = start_server(demo_config(workdir, many), workdir, timeout=180)
+    config = demo_config(workdir, many, handles=(("places", 0.5), ("meaning", 1.0)))
+    server = start_server(config, workdir, timeout=240)
     host, port = server.url.removeprefix("http://").rsplit(":", 1)
     config = SearchConfig("any-app-id", "any-key")
     config.hosts = HostsCollection([Host(url=host, port=int(port), scheme="http")])
@@ -182,18 +184,35 @@ def many_client(many: list[dict[str, Any]], tmp_path_factory: pytest.TempPathFac
     server.stop()
 
 
+@pytest.fixture(scope="module")
+def many_by_meaning(many: list[dict[str, Any]]) -> Any:
+    """The demo places' ids nearest in meaning to a text first, only those whose cosine
+    passes ``above`` if given."""
+    rank = ranking_by_meaning([(r["id"], r["name"], r["region"], r["description"])
+                               for r in many])
+    by_name = {row["name"]: row["id"] for row in many}
+    return lambda text, above=None: [by_name[name] for name in rank(text, None, above)]
+
+
 def ids(found: Any) -> list[str]:
     return [hit.object_id for hit in found.hits]
 
 
+def page_ending_at(client: SearchClientSync, handle: str, text: str, end: int) -> Any:
+    """The page of 50 that ends at ``end``: each half of a hybrid search brings its best
+    ``end`` records (``WINDOW`` at least)."""
+    return client.search_single_index(handle, {"query": text, "hitsPerPage": 50,
+                                               "page": end // 50 - 1})
+
+
 @pytest.mark.parametrize("text", [
-    "people speak Thai",  # few records hold every word: all of them in the keyword half
+    "people speak Thai",  # few records hold every word, few are similar enough
     "capital",  # every description says "capital": more than a window of them
 ])
 def test_nb_hits_counts_the_fused_records_and_says_whether_every_match_is_in(
-    many_client: SearchClientSync, many: list[dict[str, Any]], text: str
+    many_client: SearchClientSync, many: list[dict[str, Any]], many_by_meaning: Any,
+    text: str
 ) -> None:
-    per_page = 50
     by_words = [many_client.search_single_index("places", {
         "query": text, "mode": "keywordSearch", "hitsPerPage": 100, "page": page})
         for page in (0, 1)]
@@ -203,18 +222,30 @@ def test_nb_hits_counts_the_fused_records_and_says_whether_every_match_is_in(
     assert matching == sum(all(word.lower() in f"{row['name']} {row['description']}".lower()
                                for word in text.split()) for row in many)
     keyword = [i for found in by_words for i in ids(found)]
-    rank = ranking_by_meaning([(r["id"], r["name"], r["region"], r["description"])
-                               for r in many])
-    by_name = {row["name"]: row["id"] for row in many}
-    nearest = [by_name[name] for name in rank(text, None)]
+    similar = many_by_meaning(text, BUILTIN_FLOOR)  # the records meaning brings
+    assert len(similar) < WINDOW
 
     # each half brings its best WINDOW records, more when the page ends further
-    for window in (WINDOW, WINDOW + per_page):
-        fused = set(keyword[:window]) | set(nearest[:window])
-        found = many_client.search_single_index("places", {
-            "query": text, "hitsPerPage": per_page, "page": window // per_page - 1})
+    for window in (WINDOW, WINDOW + 50):
+        fused = set(keyword[:window]) | set(similar)
+        found = page_ending_at(many_client, "places", text, window)
         assert found.nb_hits == len(fused) and set(ids(found)) <= fused
         complete = matching <= window
         assert found.exhaustive_nb_hits is complete and found.exhaustive.nb_hits is complete
         assert found.exhaustive.facets_count is True and found.exhaustive_facets_count is True
     assert matching > WINDOW if text == "capital" else matching <= WINDOW
+
+
+def test_meaning_alone_is_exhaustive_once_its_window_holds_every_record(
+    many_client: SearchClientSync, many: list[dict[str, Any]], many_by_meaning: Any
+) -> None:
+    """With meaning alone every record ranks, however little similar: the WINDOW nearest
+    leave the others out; a page ending at the last record brings them all."""
+    text = "where the Thai government sits"
+    nearest = many_by_meaning(text)
+    first = page_ending_at(many_client, "meaning", text, WINDOW)
+    assert first.nb_hits == WINDOW and ids(first) == nearest[WINDOW - 50:WINDOW]
+    assert first.exhaustive_nb_hits is False and first.exhaustive.nb_hits is False
+    last = page_ending_at(many_client, "meaning", text, len(many))
+    assert last.nb_hits == len(many) and ids(last) == nearest[len(many) - 50:]
+    assert last.exhaustive_nb_hits is True and last.exhaustive.nb_hits is True

@@ -7,8 +7,9 @@ routes. The page is the InstantSearch test page (``tests/e2e/instantsearch/index
 with a region list alone (``lists=region``); ``mode=keywordSearch`` makes it send Algolia's
 ``mode`` with every search, the same page searching by words alone. A description of a
 place, in other words than its own, finds nothing by words and the place by meaning; the
-expected hits are the model's cosines over the rows (``tests/semantic_model.py``), computed
-here, apart from searchport's ranking. Skipped without chromium, node, npm or the model,
+expected hits are the places whose cosine with it (the model's, over the rows:
+``tests/semantic_model.py``, computed here, apart from searchport's ranking) passes the
+handle's floor (``minSimilarity``), nearest first. Skipped without chromium, node, npm or the model,
 except in CI (as the other browser tests are).
 """
 
@@ -20,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from searchport.domain.config import BUILTIN_FLOOR
 from tests.e2e.conftest import Server
 from tests.e2e.test_neural_e2e import demo_config
 from tests.semantic_model import demo_places, ranking_by_meaning, require_model
@@ -47,11 +49,10 @@ REGION = "#region .ais-RefinementList-item"
 Row = dict[str, Any]
 
 PLACES = 150  # the demo's most populous places: their vectors take a few seconds
-WINDOW = 100  # the records each half of a hybrid search brings (docs/semantic.md)
 PER_PAGE = 10  # the page's configure({hitsPerPage})
-# no description says "government" nor "sits" beside "Thai": by words, nothing; Bangkok's
-# says "Bangkok is the capital of Thailand ... People speak Thai"
-PARAPHRASE = "where the Thai government sits"
+# no description holds every word ("big", "heard" beside "Spanish"): by words, nothing;
+# Madrid's says "the capital of Spain ... People speak Spanish and Catalan"
+PARAPHRASE = "a big city where Spanish is heard"
 
 
 @pytest.fixture(scope="module")
@@ -70,12 +71,14 @@ def neural(server_factory: Callable[..., Server], page_origin: str,  # noqa: F81
 
 
 @pytest.fixture(scope="module")
-def by_meaning(places: list[Row]) -> Callable[[str, str | None], list[str]]:
-    """The rows' ids, nearest in meaning to a text first, within a region if given."""
+def by_meaning(places: list[Row]) -> Callable[..., list[str]]:
+    """The rows' ids, nearest in meaning to a text first, within a region if given, only
+    those whose cosine passes ``above`` if given."""
     rank = ranking_by_meaning([(r["id"], r["name"], r["region"], r["description"])
                                for r in places])
     ids = {r["name"]: r["id"] for r in places}
-    return lambda text, region=None: [ids[name] for name in rank(text, region)]
+    return lambda text, region=None, above=None: [ids[name]
+                                                  for name in rank(text, region, above)]
 
 
 def open_places(page: Page, origin: str, server: Server, **settings: str) -> None:  # noqa: F811
@@ -92,12 +95,14 @@ def test_get_settings_says_neural_search(neural: Server) -> None:
 
 def test_a_description_finds_the_place_by_meaning_and_a_region_narrows_it(
     page: Page, page_origin: str, neural: Server, places: list[Row],  # noqa: F811
-    by_meaning: Callable[[str, str | None], list[str]],
+    by_meaning: Callable[..., list[str]],
 ) -> None:
-    bangkok = next(r for r in places if "capital of Thailand" in r["description"])
-    nearest = by_meaning(PARAPHRASE, None)
-    assert nearest[0] == bangkok["id"]
-    assert not any("government" in r["description"].lower() for r in places)
+    madrid = next(r for r in places if "capital of Spain" in r["description"])
+    similar = by_meaning(PARAPHRASE, None, BUILTIN_FLOOR)  # what meaning brings, nearest first
+    assert similar[0] == madrid["id"]
+    region_of = {r["id"]: r["region"] for r in places}
+    fused = Counter(region_of[i] for i in similar)
+    assert len(fused) >= 3 and fused["South America"] >= 2
 
     # the same page searching by words alone: nothing holds every word
     open_places(page, page_origin, neural, mode="keywordSearch")
@@ -106,42 +111,38 @@ def test_a_description_finds_the_place_by_meaning_and_a_region_narrows_it(
     expect(page.locator("#hits article.hit")).to_have_count(0)
 
     # as a NeuralSearch index: no record by words, so the fused ranking is the one by
-    # meaning, each half bringing its best WINDOW records
+    # meaning, of the places similar enough
     open_places(page, page_origin, neural)
     search_for(page, PARAPHRASE)
-    expect(page.locator(STATS)).to_have_text(stats_text(min(WINDOW, PLACES)))
+    expect(page.locator(STATS)).to_have_text(stats_text(len(similar)))
     first = page.locator("#hits article.hit").first
-    expect(first).to_have_attribute("data-id", bangkok["id"])
-    expect(first.locator("h3")).to_have_text(bangkok["name"])
-    assert hit_ids(page) == nearest[:PER_PAGE]
-    # the region list counts the fused records: the WINDOW nearest
-    region_of = {r["id"]: r["region"] for r in places}
-    fused = Counter(region_of[i] for i in nearest[:WINDOW])
+    expect(first).to_have_attribute("data-id", madrid["id"])
+    expect(first.locator("h3")).to_have_text(madrid["name"])
+    assert hit_ids(page) == similar[:PER_PAGE]
+    # the region list counts the fused records
     expect(page.locator(REGION)).to_have_text(list_items(fused))
 
-    # a region narrows both halves: within Europe, Bangkok is gone and the hits are
-    # Europe's places nearest in meaning
-    europe = [r for r in places if r["region"] == "Europe"]
-    toggle(page, "#region", "Europe")
-    expect(page.locator(STATS)).to_have_text(stats_text(min(WINDOW, len(europe))))
-    expect(page.locator("#hits article.hit").first).to_have_attribute(
-        "data-id", by_meaning(PARAPHRASE, "Europe")[0])
-    assert hit_ids(page) == by_meaning(PARAPHRASE, "Europe")[:PER_PAGE]
-    assert bangkok["id"] not in hit_ids(page)
-    assert set(page.locator("#hits .hit-region").all_inner_texts()) == {"Europe"}
+    # a region narrows both halves: within South America, Madrid is gone and the hits are
+    # the region's places similar enough, nearest first
+    region = "South America"
+    inside = by_meaning(PARAPHRASE, region, BUILTIN_FLOOR)
+    toggle(page, "#region", region)
+    expect(page.locator(STATS)).to_have_text(stats_text(len(inside)))
+    expect(page.locator("#hits article.hit").first).to_have_attribute("data-id", inside[0])
+    assert hit_ids(page) == inside[:PER_PAGE]
+    assert madrid["id"] not in hit_ids(page)
+    assert set(page.locator("#hits .hit-region").all_inner_texts()) == {region}
     # the other regions keep their counts (InstantSearch's query without the region
-    # filter); Europe's is the larger of that query's (the European places among the WINDOW
-    # nearest) and the refined search's (every European place: the filter narrowed both
-    # halves before they were fused), as algoliasearch-helper merges them (mergeNumericMax)
-    within = Counter({"Europe": min(WINDOW, len(europe))})
-    assert within["Europe"] > fused["Europe"]
-    expect(page.locator(REGION)).to_have_text(list_items(fused | within, ("Europe",)))
+    # filter); the region's own is the refined search's, the same records: the floor is
+    # a cosine, so filtering before the fusion keeps exactly the region's similar places
+    assert len(inside) == fused[region]
+    expect(page.locator(REGION)).to_have_text(list_items(fused, (region,)))
 
-    # within Asia, Bangkok is first again
+    # back to Europe alone: Madrid first again
+    toggle(page, "#region", region)
     toggle(page, "#region", "Europe")
-    toggle(page, "#region", "Asia")
-    asia = [r for r in places if r["region"] == "Asia"]
-    expect(page.locator(STATS)).to_have_text(stats_text(min(WINDOW, len(asia))))
-    expect(page.locator("#hits article.hit").first).to_have_attribute("data-id", bangkok["id"])
-    assert hit_ids(page) == by_meaning(PARAPHRASE, "Asia")[:PER_PAGE]
-    assert set(page.locator("#hits .hit-region").all_inner_texts()) == {"Asia"}
+    europe = by_meaning(PARAPHRASE, "Europe", BUILTIN_FLOOR)
+    expect(page.locator(STATS)).to_have_text(stats_text(len(europe)))
+    expect(page.locator("#hits article.hit").first).to_have_attribute("data-id", madrid["id"])
+    assert hit_ids(page) == europe[:PER_PAGE]
+    assert set(page.locator("#hits .hit-region").all_inner_texts()) == {"Europe"}

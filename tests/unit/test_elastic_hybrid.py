@@ -163,14 +163,18 @@ def test_nothing_found_sends_no_page() -> None:
     assert len(send.sent) == 2
 
 
-def test_the_total_is_complete_unless_the_keyword_half_came_back_full() -> None:
+def test_the_total_is_complete_unless_a_half_came_back_full() -> None:
     """The keyword half is not counted (``track_total_hits: false``): a full window may
-    leave records that match the words out, a shorter one cannot; meaning alone has no
-    keyword half to cut."""
+    leave records that match the words out, a shorter one cannot. The scripted knn scores
+    are 1 (a cosine of 1, above any floor): a full window of them may leave similar records
+    out too, and with meaning alone every record ranks."""
     full = [str(i) for i in range(100)]
     assert run(hybrid_query(), Scripted(full, ["a"])).complete_total is False
     assert run(hybrid_query(), Scripted(full[:99], ["a"])).complete_total is True
-    assert run(hybrid_query(semantic=1.0), Scripted(full, full)).complete_total is True
+    assert run(hybrid_query(), Scripted(["a"], full)).complete_total is False
+    assert run(hybrid_query(), Scripted(["a"], full[:99])).complete_total is True
+    assert run(hybrid_query(semantic=1.0), Scripted(full, full)).complete_total is False
+    assert run(hybrid_query(semantic=1.0), Scripted(full, full[:99])).complete_total is True
 
 
 def test_a_sorted_hybrid_search_is_refused() -> None:

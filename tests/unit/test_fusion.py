@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from searchport.domain.fusion import reciprocal_rank_fusion, words_complete
+from searchport.domain.fusion import meaning_complete, reciprocal_rank_fusion, words_complete
 
 
 def sure(*keys: str) -> list[tuple[str, float]]:
@@ -125,3 +125,15 @@ def test_the_words_are_complete_when_every_match_fits_the_window() -> None:
     # not counted: only a half that came back short of its window is known to hold them all
     assert words_complete(99, 100) is True
     assert words_complete(100, 100) is False
+
+
+def test_meaning_is_complete_when_no_record_beyond_the_window_passes_the_floor() -> None:
+    window = [0.9, 0.7, 0.6]
+    assert meaning_complete(window[:2], 3, 0.5, floor=0.5) is True  # came back short
+    assert meaning_complete(window, 3, 0.5, floor=0.65) is True  # the last one is below
+    assert meaning_complete(window, 3, 0.5, floor=0.6) is True  # at the floor: left out
+    assert meaning_complete(window, 3, 0.5, floor=0.5) is False  # the next may pass
+    # meaning alone ranks every record, whatever its similarity; no meaning, nothing to cut
+    assert meaning_complete(window, 3, 1.0, floor=0.65) is False
+    assert meaning_complete(window[:2], 3, 1.0, floor=0.65) is True
+    assert meaning_complete(window, 3, 0.0, floor=0.5) is True

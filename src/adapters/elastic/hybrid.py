@@ -44,7 +44,7 @@ from searchport.adapters.elastic.translate import (
     text_query,
 )
 from searchport.domain.errors import EngineUnavailable, InvalidRequest
-from searchport.domain.fusion import reciprocal_rank_fusion, words_complete
+from searchport.domain.fusion import meaning_complete, reciprocal_rank_fusion, words_complete
 from searchport.domain.query import SearchQuery, SortClause
 from searchport.domain.results import EngineResult, Hit
 
@@ -169,14 +169,14 @@ async def run_hybrid(query: SearchQuery, catalog: FieldCatalog, *, send: Send,
     answers = [outcome for outcome in outcomes if isinstance(outcome, bytes)]
     by_meaning = _ranked(answers[-1], SearchQuery())
     keyword = _ranked(answers[0], query) if share < 1 else None
-    fused = reciprocal_rank_fusion(
-        _keys(keyword.hits) if keyword else [],
-        [((hit.index, hit.id), cosine(hit.score)) for hit in by_meaning.hits],
-        share, floor)
+    meaning = [((hit.index, hit.id), cosine(hit.score)) for hit in by_meaning.hits]
+    fused = reciprocal_rank_fusion(_keys(keyword.hits) if keyword else [], meaning, share,
+                                   floor)
     page = fused[query.offset:query.offset + query.limit]
     result = EngineResult(hits=[], total=len(fused),
-                          complete_total=keyword is None
-                          or words_complete(len(keyword.hits), size),
+                          complete_total=(keyword is None
+                                          or words_complete(len(keyword.hits), size))
+                          and meaning_complete([c for _, c in meaning], size, share, floor),
                           facets={name: [] for name in query.facets},
                           histograms={spec.field: [] for spec in query.histograms},
                           geo_clusters=[] if query.geo_grid is not None else None,

@@ -5,10 +5,10 @@ Two rankings of the records that pass every filter: by words (the keyword search
 nearest the query's, exactly, its best ``WINDOW``, each with its cosine), fused by
 reciprocal rank fusion with the query's share of meaning and the handle's similarity floor
 (``domain/fusion.py``). The fused records are the hits, in that order; ``total`` counts
-them (``complete_total`` when the keyword half held every record that matches the words),
-and facets, stats, histograms and the geo grid describe
-exactly them (a facet's own filter was applied to both halves, so it narrows its counts
-too). A sort is refused: a sorted search ranks by its sort, not by relevance.
+them (``complete_total`` when neither half was cut short by its window), and facets,
+stats, histograms and the geo grid describe exactly them (a facet's own filter was applied
+to both halves, so it narrows its counts too). A sort is refused: a sorted search ranks by
+its sort, not by relevance.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from searchport.adapters.tantivy.reader import OpenIndex
 from searchport.adapters.tantivy.schema import SEQ_FIELD
 from searchport.adapters.tantivy.search import filter_queries, run_search
 from searchport.domain.errors import EngineUnavailable, InvalidRequest
-from searchport.domain.fusion import reciprocal_rank_fusion, words_complete
+from searchport.domain.fusion import meaning_complete, reciprocal_rank_fusion, words_complete
 from searchport.domain.query import SearchQuery
 from searchport.domain.results import EngineResult, Hit
 
@@ -44,9 +44,12 @@ def run_hybrid(ix: OpenIndex, query: SearchQuery, floor: float) -> EngineResult:
         histograms=(), highlight=False, fields=None, semantic=0.0, vector=None))
     by_words = [vectors.seq_of[hit.id] for hit in keyword.hits if hit.id in vectors.seq_of]
     by_meaning: list[tuple[int, float]] = []
-    if share > 0:
+    if share > 0:  # one record more than the window: whether any beyond it would rank
         scores = vectors.similarities(query.vector)
-        by_meaning = vectors.nearest(scores, window, _allowed(ix, query))
+        by_meaning = vectors.nearest(scores, window + 1, _allowed(ix, query))
+    complete = ((share >= 1 or words_complete(len(keyword.hits), window, keyword.total))
+                and meaning_complete([c for _, c in by_meaning], window + 1, share, floor))
+    by_meaning = by_meaning[:window]
     fused = reciprocal_rank_fusion(by_words, by_meaning, share, floor)
     hits = _page(ix, query, fused[query.offset:query.offset + query.limit])
     wanted = query.facets or query.stats or query.histograms or query.geo_grid is not None
@@ -56,7 +59,7 @@ def run_hybrid(ix: OpenIndex, query: SearchQuery, floor: float) -> EngineResult:
         vector=None)) if wanted and fused else None
     return EngineResult(
         hits=hits, total=len(fused),
-        complete_total=share >= 1 or words_complete(len(keyword.hits), window, keyword.total),
+        complete_total=complete,
         facets=extras.facets if extras else {name: [] for name in query.facets},
         stats=extras.stats if extras else {},
         histograms=extras.histograms if extras else {h.field: [] for h in query.histograms},

@@ -24,7 +24,7 @@ from searchport.adapters.typesense.filters import literal
 from searchport.adapters.typesense.schema import FLOAT_TYPES, Schema, read_schema
 from searchport.domain.config import IndexConfig
 from searchport.domain.errors import Forbidden, InvalidQuery, InvalidRequest, SearchportError
-from searchport.domain.fusion import reciprocal_rank_fusion, words_complete
+from searchport.domain.fusion import meaning_complete, reciprocal_rank_fusion, words_complete
 from searchport.domain.query import FacetValuesQuery, Filter, SearchQuery
 from searchport.domain.ranking import custom_ranking
 from searchport.domain.results import Capabilities, EngineResult, FacetValue, Hit
@@ -156,8 +156,10 @@ class TypesenseEngine:
             hits.append(hit)
         result = EngineResult(hits=hits, total=len(fused),
                               facets={name: [] for name in query.facets},
-                              complete_total=keyword is None
-                              or words_complete(len(by_words), halves.window))
+                              complete_total=(keyword is None
+                                              or words_complete(len(by_words), halves.window))
+                              and meaning_complete([c for _, c in by_meaning], halves.window,
+                                                   query.semantic, self._floor))
         if fused and (query.facets or query.stats):  # counted over exactly the fused records
             extras = await self._search(msgspec.structs.replace(
                 query, text="", offset=0, limit=0, highlight=False, fields=None, sort=(),
