@@ -360,6 +360,13 @@ def test_a_keys_forced_filters_hold(keyed: TestClient[Any],
     recommended = keyed.post("/1/indexes/*/recommendations", json=body, headers=europe)
     assert [hit["objectID"] for hit in recommended.json()["results"][0]["hits"]] == \
         nearest(cosines, "1", lambda row: row[2] == "Europe")
+    # the fallback search is held to the key's filters too: of the towns (Brighton, Oxford,
+    # Aspen), Oxford alone is another European one
+    fallback = {"requests": [{"indexName": "places", "model": "looking-similar",
+                              "objectID": "1", "threshold": 100,
+                              "fallbackParameters": {"query": "town"}}]}
+    filled = keyed.post("/1/indexes/*/recommendations", json=fallback, headers=europe)
+    assert [hit["objectID"] for hit in filled.json()["results"][0]["hits"]] == ["5"]
     body["requests"][0]["objectID"] = "4"
     assert keyed.post("/1/indexes/*/recommendations", json=body,
                       headers=europe).status_code == 404
