@@ -102,7 +102,8 @@ class SemanticConfig(_Section, frozen=True):
     """``indexes.<handle>.semantic`` (docs/semantic.md): search by meaning beside words.
     ``embedder``: what turns text into vectors: ``builtin`` (a small model shipped in the
     ``semantic`` extra), ``openai`` (an OpenAI-compatible embeddings API: ``url``,
-    ``model``, ``apiKey``) or ``engine`` (a server engine embeds the query itself).
+    ``model``, ``apiKey``) or ``engine`` (a server engine embeds the query itself;
+    on Elasticsearch and OpenSearch with the model ``model`` deployed in it).
     ``fields`` (embedded engine): the text fields whose words make a record's meaning;
     ``field`` (server engine): the field holding the records' vectors. ``ratio``: the share
     of meaning in the ranking when a request does not say (0: words only; 1: meaning

@@ -26,13 +26,16 @@ class Engine(msgspec.Struct, frozen=True, kw_only=True):
     # the ``semantic.embedder`` values its adapter searches by meaning with (none: a
     # ``semantic`` section is a config error)
     embedders: tuple[str, ...] = ()
+    # with ``embedder: engine``, ``semantic.model`` names the engine's own model that embeds
+    # the query (required); elsewhere the engine knows its model from the index
+    engine_model: bool = False
 
 
 ENGINES: tuple[Engine, ...] = (
     Engine(name="elasticsearch", server=True, nested=True, index_lists=True, point_order="lon_lat",
-           embedders=("builtin", "openai")),
+           embedders=("builtin", "openai", "engine"), engine_model=True),
     Engine(name="opensearch", server=True, nested=True, index_lists=True, point_order="lon_lat",
-           embedders=("builtin", "openai")),
+           embedders=("builtin", "openai", "engine"), engine_model=True),
     Engine(name="meilisearch", server=True, nested=False, index_lists=False,
            embedders=("builtin", "openai", "engine")),
     Engine(name="typesense", server=True, nested=False, index_lists=False,

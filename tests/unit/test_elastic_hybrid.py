@@ -12,7 +12,7 @@ import pytest
 
 from searchport.adapters.elastic import hybrid
 from searchport.adapters.elastic.fields import FieldCatalog, FieldInfo
-from searchport.domain.errors import InvalidRequest
+from searchport.domain.errors import EngineUnavailable, InvalidRequest
 from searchport.domain.fusion import reciprocal_rank_fusion
 from searchport.domain.query import (
     GeoGridSpec,
@@ -29,6 +29,9 @@ CATALOG = FieldCatalog(mapped={"genre": FieldInfo(type="keyword"),
 VECTOR = tuple(float(i) / 10 for i in range(4))
 GENRE = TermFilter(field="genre", values=("fantasy",))
 DIALECTS = {"elasticsearch": hybrid.elasticsearch_knn, "opensearch": hybrid.opensearch_knn}
+# embedder: engine, each engine embedding the text with the model deployed in it
+EMBEDS = {"elasticsearch": hybrid.EngineEmbeds(hybrid.elasticsearch_text_knn, "minilm"),
+          "opensearch": hybrid.EngineEmbeds(hybrid.opensearch_neural, "minilm")}
 
 
 def hybrid_query(**changes: Any) -> SearchQuery:
@@ -51,6 +54,53 @@ def test_the_vector_search_is_the_engines_own(engine: str) -> None:
                         "query": {"knn": {"embedding": {"vector": list(VECTOR), "k": 100,
                                                         "filter": genre}}}}
     assert problems(engine, "search.request", body) == []
+
+
+@pytest.mark.parametrize("engine", sorted(DIALECTS))
+def test_an_engine_that_embeds_gets_the_text_and_its_model(engine: str) -> None:
+    """``embedder: engine``: no vector, the query's text as typed and ``semantic.model``,
+    Elasticsearch's ``query_vector_builder`` or OpenSearch's ``neural`` query."""
+    query = hybrid_query(text="dragon ta", vector=None, filters=(GENRE,), facets=("genre",))
+    body = hybrid.meaning_body(query, CATALOG, DIALECTS[engine], "embedding", 100,
+                               EMBEDS[engine])
+    genre = {"bool": {"filter": [{"term": {"genre": "fantasy"}}]}}
+    if engine == "elasticsearch":
+        assert body == {"size": 100, "_source": False, "track_total_hits": False,
+                        "knn": {"field": "embedding", "query_vector_builder": {
+                            "text_embedding": {"model_id": "minilm",
+                                               "model_text": "dragon ta"}},
+                                "k": 100, "num_candidates": 200, "filter": genre}}
+    else:
+        assert body == {"size": 100, "_source": False, "track_total_hits": False,
+                        "query": {"neural": {"embedding": {
+                            "query_text": "dragon ta", "model_id": "minilm", "k": 100,
+                            "filter": genre}}}}
+    assert problems(engine, "search.request", body) == []
+    unfiltered = hybrid.meaning_body(hybrid_query(vector=None), CATALOG, DIALECTS[engine],
+                                     "embedding", 9, EMBEDS[engine])
+    assert "filter" not in json.dumps(unfiltered)
+    assert problems(engine, "search.request", unfiltered) == []
+
+
+@pytest.mark.parametrize("engine", sorted(DIALECTS))
+def test_a_query_with_its_own_vector_is_searched_by_it_when_the_engine_embeds(
+        engine: str) -> None:
+    """A record's vector (similar documents) is sent as any vector, whatever the embedder."""
+    with_vector = hybrid.meaning_body(hybrid_query(), CATALOG, DIALECTS[engine], "embedding",
+                                      100, EMBEDS[engine])
+    assert with_vector == hybrid.meaning_body(hybrid_query(), CATALOG, DIALECTS[engine],
+                                              "embedding", 100)
+
+
+def test_the_text_searches_refuse_what_their_specification_refuses() -> None:
+    """The specifications do hold the shapes: a ``text_embedding`` without its text, or a
+    ``neural`` query with an unknown key, is refused (the checks above are not vacuous)."""
+    body = hybrid.elasticsearch_text_knn("embedding", "m", "x", 10, [])
+    del body["knn"]["query_vector_builder"]["text_embedding"]["model_text"]
+    assert problems("elasticsearch", "search.request", body) != []
+    body = hybrid.opensearch_neural("embedding", "m", "x", 10, [])
+    body["query"]["neural"]["embedding"]["query_vector"] = [0.1]
+    assert problems("opensearch", "search.request", body) != []
 
 
 @pytest.mark.parametrize("engine", sorted(DIALECTS))
@@ -175,6 +225,35 @@ def test_the_total_is_complete_unless_a_half_came_back_full() -> None:
     assert run(hybrid_query(), Scripted(["a"], full[:99])).complete_total is True
     assert run(hybrid_query(semantic=1.0), Scripted(full, full)).complete_total is False
     assert run(hybrid_query(semantic=1.0), Scripted(full, full[:99])).complete_total is True
+
+
+@pytest.mark.parametrize("engine", sorted(DIALECTS))
+def test_the_text_the_engine_embeds_is_fused_by_its_knn_score(engine: str) -> None:
+    """With ``embedder: engine`` the meaning half's ``_score`` is read as a knn score,
+    ``(1 + cosine) / 2``: a record below the floor brings no vote."""
+
+    class Scored(Scripted):
+        async def __call__(self, body: dict[str, Any]) -> bytes:
+            if "knn" in body or "neural" in body.get("query", {}):
+                self.sent.append(body)
+                hits = [{"_index": "i", "_id": i, "_score": score}
+                        for i, score in (("4", 0.9), ("5", 0.6))]
+                return json.dumps({"hits": {"hits": hits}}).encode()
+            return await super().__call__(body)
+
+    send = Scored(["1"], [])
+    result = asyncio.run(hybrid.run_hybrid(
+        hybrid_query(vector=None), CATALOG, send=send, dialect=DIALECTS[engine],
+        field="embedding", floor=0.5, embeds=EMBEDS[engine]))
+    fused = reciprocal_rank_fusion(["1"], [("4", 0.8), ("5", 0.2)], 0.5, 0.5)
+    assert [h.id for h in result.hits] == [k for k, _ in fused] == ["1", "4"]
+    assert not any('"query_vector"' in json.dumps(b) or '"vector"' in json.dumps(b)
+                   for b in send.sent)
+
+
+def test_a_query_without_a_vector_and_no_engine_embedding_is_refused() -> None:
+    with pytest.raises(EngineUnavailable):
+        run(hybrid_query(vector=None), Scripted([], []))
 
 
 def test_a_sorted_hybrid_search_is_refused() -> None:

@@ -35,6 +35,12 @@ def test_the_elastic_engines_take_a_vector_field_and_an_embedder(
     config = parsed({**index, "semantic": {"field": "embedding", "embedder": "openai",
                                            "url": "https://api.example/v1", "model": "m"}})
     assert config.indexes["docs"].semantic.embedder == "openai"  # type: ignore[attr-defined]
+    # embedder engine: the model deployed in the engine that embeds the query
+    config = parsed({**index, "semantic": {"field": "embedding", "embedder": "engine",
+                                           "model": "minilm-deployed"}})
+    semantic = config.indexes["docs"].semantic  # type: ignore[attr-defined]
+    assert (semantic.embedder, semantic.model, semantic.floor) == (
+        "engine", "minilm-deployed", 0.0)
 
 
 def test_the_embedded_engine_takes_fields_and_the_builtin_embedder() -> None:
@@ -77,9 +83,15 @@ def test_the_embedded_engine_takes_fields_and_the_builtin_embedder() -> None:
     ({**ELASTIC, "semantic": {"field": "vec", "fields": ["title"]}},
      "semantic.fields: only for the embedded engine"),
     ({**ELASTIC, "semantic": {"field": "vec", "embedder": "engine"}},
-     "indexes.docs.semantic.embedder: engine"),
+     "indexes.docs.semantic.model: required for embedder engine on elasticsearch"),
     ({**OPENSEARCH, "semantic": {"field": "vec", "embedder": "engine"}},
-     "not supported on this engine yet"),
+     "indexes.docs.semantic.model: required for embedder engine on opensearch"),
+    ({**OPENSEARCH, "semantic": {"field": "vec", "embedder": "engine", "model": "m",
+                                 "url": "http://e"}},
+     "semantic.url: only for embedder openai"),
+    ({**ELASTIC, "semantic": {"field": "vec", "embedder": "engine", "model": "m",
+                              "apiKey": "k"}},
+     "semantic.apiKey: only for embedder openai"),
 ])
 def test_a_semantic_section_an_engine_cannot_use_stops_startup(
         index: dict[str, object], message: str) -> None:

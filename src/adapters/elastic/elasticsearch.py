@@ -1,13 +1,14 @@
 """What is Elasticsearch's own: ``ApiKey`` or basic authentication, the
 ``X-Elastic-Product`` header every Elasticsearch since 7.14 sends, and the top-level
-``knn`` search to search by meaning."""
+``knn`` search to search by meaning (with ``query_vector_builder`` when Elasticsearch
+embeds the query's text itself)."""
 
 from __future__ import annotations
 
 import base64
 
 from searchport.adapters.elastic.engine import Flavor
-from searchport.adapters.elastic.hybrid import elasticsearch_knn
+from searchport.adapters.elastic.hybrid import elasticsearch_knn, elasticsearch_text_knn
 from searchport.adapters.network.address import EngineAddress
 from searchport.adapters.network.exchange import Answer
 from searchport.domain.config import IndexConfig
@@ -41,4 +42,5 @@ def product_warning(response: Answer) -> str | None:
 
 
 FLAVOR = Flavor(name="elasticsearch", auth_headers=auth_headers,
-                product_warning=product_warning, vector_search=elasticsearch_knn)
+                product_warning=product_warning, vector_search=elasticsearch_knn,
+                text_search=elasticsearch_text_knn)

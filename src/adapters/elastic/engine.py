@@ -50,6 +50,8 @@ class Flavor:
     auth_headers: Callable[[IndexConfig, EngineAddress], dict[str, str]]
     product_warning: Callable[[Answer], str | None]
     vector_search: hybrid.VectorSearch  # its search for the records nearest a vector
+    # and nearest a text it embeds itself, with a model deployed in it (embedder: engine)
+    text_search: hybrid.TextSearch
 
 
 class ElasticCompatEngine:
@@ -76,8 +78,13 @@ class ElasticCompatEngine:
                                  on_failure=self._mapping_failed, default=configured)
         self._product_checked = False
         # the field holding the records' vectors, when the handle searches by meaning
-        self._vectors = config.semantic.field if config.semantic is not None else None
-        self._floor = config.semantic.floor if config.semantic is not None else 0.0
+        semantic = config.semantic
+        self._vectors = semantic.field if semantic is not None else None
+        self._floor = semantic.floor if semantic is not None else 0.0
+        # embedder: engine: the engine embeds the query's text with its deployed model
+        self._embeds = hybrid.EngineEmbeds(flavor.text_search, semantic.model) \
+            if semantic is not None and semantic.embedder == "engine" and semantic.model \
+            else None
 
     @property
     def name(self) -> str:
@@ -124,7 +131,7 @@ class ElasticCompatEngine:
             return await hybrid.run_hybrid(query, fields, send=send,
                                            dialect=self._flavor.vector_search,
                                            field=self._vectors, ranking=self._ranking,
-                                           floor=self._floor)
+                                           floor=self._floor, embeds=self._embeds)
         except (parse.UnreadableAnswer, KeyError, TypeError, ValueError,
                 AttributeError) as exc:
             logger.warning("%s: unexpected answer shape: %s", self._handle, exc)

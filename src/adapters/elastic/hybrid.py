@@ -14,7 +14,16 @@ needs the neural-search plugin and a search pipeline. Three requests, to ``_sear
    nearest the query's vector among those that pass every filter (the query's and the
    ``post_filter``'s alike), in the engine's dialect: Elasticsearch's top-level ``knn``
    (``field``, ``query_vector``, ``k``, ``num_candidates``, ``filter``), OpenSearch's k-NN
-   plugin's ``knn`` query (``{field: {vector, k, filter}}``);
+   plugin's ``knn`` query (``{field: {vector, k, filter}}``). With ``embedder: engine``
+   the engine embeds the query's text (``q`` as typed) with the model ``semantic.model``
+   deployed in it, and searchport computes no vector: Elasticsearch's ``knn`` with
+   ``query_vector_builder.text_embedding`` (``model_id``, ``model_text``) in place of
+   ``query_vector``, the neural-search plugin's ``neural`` query on OpenSearch
+   (``{field: {query_text, model_id, k, filter}}``). A query that brings its own vector (a
+   record's, for similar documents) is searched by that vector on every embedder. An
+   engine that cannot embed (no such model deployed, no neural-search plugin) refuses the
+   search, and the refusal is the answer (as on Typesense: the engine's embedding is part
+   of its search, not a step searchport can skip);
 3. the page and the counts (``page_body``): an ``ids`` query over every fused record (each
    passes every filter), the page's records picked by ``post_filter``; aggregations ignore
    ``post_filter``, so facets, stats, histograms and the geo grid describe exactly the fused
@@ -29,6 +38,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -53,6 +63,9 @@ Key = tuple[str, str]  # (_index, _id)
 # the body of a search for the ``k`` records nearest ``vector`` in ``field`` among those
 # matching every one of ``clauses``, in one engine's dialect
 VectorSearch = Callable[[str, Sequence[float], int, list[Json]], Json]
+# the same for the vector of a text the engine embeds itself: (field, model, text, k,
+# clauses), ``model`` the id of the engine's deployed model
+TextSearch = Callable[[str, str, str, int, list[Json]], Json]
 
 WINDOW = 100  # records each half brings to the fusion (more when the page ends further)
 MAX_WINDOW = 10_000  # the engines' own bound on k, num_candidates and from + size
@@ -75,6 +88,24 @@ def elasticsearch_knn(field: str, vector: Sequence[float], k: int,
     return {"size": k, "_source": False, "track_total_hits": False, "knn": knn}
 
 
+def elasticsearch_text_knn(field: str, model: str, text: str, k: int,
+                           clauses: list[Json]) -> Json:
+    """``elasticsearch_knn`` for a text Elasticsearch embeds itself: ``query_vector_builder``
+    with ``text_embedding`` (its specification's ``QueryVectorBuilder`` and
+    ``TextEmbedding``: ``model_id``, ``model_text``) in place of ``query_vector``, the way
+    Elasticsearch documents for a ``dense_vector`` field with a deployed text-embedding
+    model. The hits are scored as any ``knn`` hit, ``(1 + cosine) / 2`` for ``cosine`` and
+    ``dot_product`` fields: the query vector is built before the search, which then runs
+    as with a ``query_vector``."""
+    knn: Json = {"field": field,
+                 "query_vector_builder": {"text_embedding": {"model_id": model,
+                                                             "model_text": text}},
+                 "k": k, "num_candidates": min(MAX_WINDOW, CANDIDATES * k)}
+    if clauses:
+        knn["filter"] = all_of(clauses)
+    return {"size": k, "_source": False, "track_total_hits": False, "knn": knn}
+
+
 def opensearch_knn(field: str, vector: Sequence[float], k: int,
                    clauses: list[Json]) -> Json:
     """The OpenSearch k-NN plugin's ``knn`` query (its specification's ``KnnQuery``):
@@ -85,6 +116,21 @@ def opensearch_knn(field: str, vector: Sequence[float], k: int,
         knn["filter"] = all_of(clauses)
     return {"size": k, "_source": False, "track_total_hits": False,
             "query": {"knn": {field: knn}}}
+
+
+def opensearch_neural(field: str, model: str, text: str, k: int,
+                      clauses: list[Json]) -> Json:
+    """The neural-search plugin's ``neural`` query (the OpenSearch API specification's
+    ``NeuralQuery``: ``query_text``, ``model_id``, ``k``, ``filter``): OpenSearch embeds
+    ``text`` with the deployed model ``model`` and runs the k-NN plugin's ``knn`` query on
+    ``field`` with that vector (the plugin rewrites the one into the other), so the hits
+    are scored as ``opensearch_knn``'s, ``(1 + cosine) / 2`` in the ``cosinesimil`` space,
+    and ``filter`` is the same efficient pre-filter."""
+    neural: Json = {"query_text": text, "model_id": model, "k": k}
+    if clauses:
+        neural["filter"] = all_of(clauses)
+    return {"size": k, "_source": False, "track_total_hits": False,
+            "query": {"neural": {field: neural}}}
 
 
 def keyword_body(query: SearchQuery, catalog: FieldCatalog,
@@ -99,13 +145,25 @@ def keyword_body(query: SearchQuery, catalog: FieldCatalog,
     return body
 
 
+@dataclass(frozen=True)
+class EngineEmbeds:
+    """The engine embeds the query's text itself (``embedder: engine``): its dialect of a
+    search by text, and the id of the model deployed in it (``semantic.model``)."""
+
+    search: TextSearch
+    model: str
+
+
 def meaning_body(query: SearchQuery, catalog: FieldCatalog, dialect: VectorSearch,
-                 field: str, size: int) -> Json:
-    """The ``size`` records nearest the query's vector among those that pass every filter."""
-    assert query.vector is not None
+                 field: str, size: int, embeds: EngineEmbeds | None = None) -> Json:
+    """The ``size`` records nearest the query's vector among those that pass every filter;
+    without a vector, the vector the engine makes of the query's text (``embeds``)."""
     main, post = filter_clauses(query, catalog)
-    return dialect(field, query.vector, size,
-                   [*main, *(clause for clauses in post.values() for clause in clauses)])
+    clauses = [*main, *(clause for clauses in post.values() for clause in clauses)]
+    if query.vector is None:
+        assert embeds is not None
+        return embeds.search(field, embeds.model, query.text, size, clauses)
+    return dialect(field, query.vector, size, clauses)
 
 
 def page_body(query: SearchQuery, catalog: FieldCatalog, fused: list[Key],
@@ -148,17 +206,18 @@ Send = Callable[[Json], Awaitable[bytes]]
 
 async def run_hybrid(query: SearchQuery, catalog: FieldCatalog, *, send: Send,
                      dialect: VectorSearch, field: str | None,
-                     ranking: tuple[SortClause, ...] = (), floor: float = 0.0) -> EngineResult:
+                     ranking: tuple[SortClause, ...] = (), floor: float = 0.0,
+                     embeds: EngineEmbeds | None = None) -> EngineResult:
     """The fused search (see the module's docstring); ``send`` posts a body to the
-    handle's ``_search``. Raises ``parse.UnreadableAnswer`` on an answer of the wrong
-    shape."""
-    if field is None or query.vector is None:
+    handle's ``_search``; ``embeds``: the engine embeds the text of a query without a
+    vector. Raises ``parse.UnreadableAnswer`` on an answer of the wrong shape."""
+    if field is None or (query.vector is None and embeds is None):
         raise EngineUnavailable("this index has no vector field to search by meaning")
     if query.sort or query.geo_sort is not None:
         raise InvalidRequest("A sorted search ranks by its sort: leave out semantic (or "
                              "the sort) to rank by meaning")
     share, size = query.semantic, window(query)
-    bodies = [meaning_body(query, catalog, dialect, field, size)]
+    bodies = [meaning_body(query, catalog, dialect, field, size, embeds)]
     if share < 1:
         bodies.insert(0, keyword_body(query, catalog, ranking, size))
     # both halves at once; every outcome awaited, the first failure raised
@@ -199,7 +258,9 @@ def cosine(score: float | None) -> float:
     """The cosine of a record's vector with the query's, from its score in the ranking by
     meaning: both engines score a cosine ``c`` as ``(1 + c) / 2`` (Elasticsearch's
     ``cosine`` and ``dot_product`` similarities, OpenSearch's ``cosinesimil`` space), the
-    similarities text embeddings are searched by."""
+    similarities text embeddings are searched by; the same whether searchport sent the
+    vector or the engine embedded the text (a ``knn`` with ``query_vector_builder``, a
+    ``neural`` query: each runs the same k-NN search once it has the vector)."""
     return -1.0 if score is None else 2 * score - 1
 
 

@@ -24,10 +24,6 @@ def check_semantic(where: str, index: IndexConfig) -> None:
         raise ConfigError(f"{at}: engine {index.engine} does not search by meaning through "
                           f"searchport yet (tantivy, elasticsearch and opensearch do: "
                           f"docs/semantic.md)")
-    if semantic.embedder == "engine" and engine.server and "engine" not in engine.embedders:
-        raise ConfigError(f"{at}.embedder: engine (the engine embeds the query itself) is "
-                          f"not supported on this engine yet; use "
-                          f"{' or '.join(engine.embedders)}")
     if semantic.embedder not in engine.embedders:
         raise ConfigError(f"{at}.embedder: engine {index.engine} takes "
                           f"{' or '.join(engine.embedders)}")
@@ -44,12 +40,21 @@ def check_semantic(where: str, index: IndexConfig) -> None:
         if semantic.field is not None:
             raise ConfigError(f"{at}.field: only for a server engine; the embedded engine "
                               f"computes the vectors of fields")
-    _check_embedder_keys(at, semantic)
+    _check_embedder_keys(at, semantic, engine=index.engine if engine.engine_model else None)
 
 
-def _check_embedder_keys(at: str, semantic: SemanticConfig) -> None:
-    """``url``, ``model`` and ``apiKey``: required or refused by the embedder."""
-    if semantic.embedder == "openai":
+def _check_embedder_keys(at: str, semantic: SemanticConfig, *, engine: str | None) -> None:
+    """``url``, ``model`` and ``apiKey``: required or refused by the embedder (``engine``:
+    the engine whose ``embedder: engine`` needs ``model``, the id of its own model)."""
+    if semantic.embedder == "engine" and engine is not None:
+        if not semantic.model:
+            raise ConfigError(f"{at}.model: required for embedder engine on {engine} (the "
+                              f"id of the text-embedding model deployed in it that embeds "
+                              f"the query: docs/semantic.md)")
+        for key, value in (("url", semantic.url), ("apiKey", semantic.api_key)):
+            if value is not None:
+                raise ConfigError(f"{at}.{key}: only for embedder openai")
+    elif semantic.embedder == "openai":
         for key, value in (("url", semantic.url), ("model", semantic.model)):
             if not value:
                 raise ConfigError(f"{at}.{key}: required for embedder openai")

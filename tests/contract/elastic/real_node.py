@@ -11,6 +11,13 @@ The index's analyzers are defined as their names say: a shingle or an edge n-gra
 (the Elasticsearch distribution has no edge n-gram filter: there such an analyzer only
 lowercases). Searches made without a mapping the adapter could read, and raw queries that
 read another index by name, are not sent again: the real node holds only that one index.
+Nor are the searches in which the engine embeds the query's text with a model deployed in
+it (``embedder: engine``: Elasticsearch's ``knn`` with ``query_vector_builder``,
+OpenSearch's ``neural`` query): the tests' nodes run no model (the Elasticsearch node has
+no machine-learning module, it answers 400 "unknown named object category
+[...QueryVectorBuilder]"; the OpenSearch node has the k-NN plugin but not neural-search,
+it answers 400 "unknown query [neural]"), and none is downloaded here; the specifications
+still hold them.
 
 Without Java and Maven the nodes cannot run: outside CI the searches are not sent again (the
 scripted tests still run); under ``CI`` the test fails.
@@ -51,7 +58,8 @@ _INDEXES: dict[tuple[str, str], str] = {}  # (engine, the mapping's digest) -> i
 def keep(engine: str, path: str, body: bytes, mapping: Json) -> None:
     """Keep a search for ``check``; one that reads another index by name (a terms lookup
     in a raw query) is left out: the real node holds only the double's one index."""
-    if _reads_another_index(json.loads(body) if body else None):
+    decoded = json.loads(body) if body else None
+    if _reads_another_index(decoded) or _needs_a_model(decoded):
         return
     with _LOCK:
         _KEPT.append(Kept(engine, path, body, mapping))
@@ -80,6 +88,17 @@ def _reads_another_index(node: Any) -> bool:
         return any(_reads_another_index(v) for v in node.values())
     if isinstance(node, list):
         return any(_reads_another_index(v) for v in node)
+    return False
+
+
+def _needs_a_model(node: Any) -> bool:
+    """Whether the engine must embed a text to run the search (see the module's
+    docstring): a ``query_vector_builder`` or a ``neural`` query anywhere in it."""
+    if isinstance(node, dict):
+        return "query_vector_builder" in node or "neural" in node or any(
+            _needs_a_model(v) for v in node.values())
+    if isinstance(node, list):
+        return any(_needs_a_model(v) for v in node)
     return False
 
 

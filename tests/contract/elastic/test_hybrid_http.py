@@ -47,7 +47,8 @@ def _body(request: httpx.Request) -> dict[str, Any]:
 
 
 def is_vector_search(body: dict[str, Any]) -> bool:
-    return "knn" in body or "knn" in body.get("query", {})
+    """The ranking by meaning (OpenSearch's ``neural`` query: the engine embeds the text)."""
+    return "knn" in body or "knn" in body.get("query", {}) or "neural" in body.get("query", {})
 
 
 def answering(double: EngineDouble) -> Callable[[httpx.Request], httpx.Response]:
@@ -221,3 +222,140 @@ def test_similar_documents_search_by_the_records_own_vector_without_it(
     assert app.get("/cities/documents/nope/similar").status_code == 404
     bare = app.get("/cities/documents/bare/similar")
     assert bare.status_code == 400 and VECTOR_FIELD in bare.json()["error"]
+
+
+# ---------------------------------------------------------------- embedder: engine
+
+MODEL = "minilm-deployed"  # the id of the text-embedding model deployed in the engine
+ENGINE_EMBEDS = f"{{field: {VECTOR_FIELD}, embedder: engine, model: {MODEL}, minSimilarity: 0.5}}"
+
+
+def is_text_search(body: dict[str, Any]) -> bool:
+    """A search in which the engine embeds the text: Elasticsearch's ``knn`` with
+    ``query_vector_builder``, OpenSearch's ``neural`` query."""
+    return "query_vector_builder" in body.get("knn", {}) or "neural" in body.get("query", {})
+
+
+def text_search_of(engine: str, body: dict[str, Any]) -> dict[str, Any]:
+    if engine == "elasticsearch":
+        knn = dict(body["knn"])
+        assert "query_vector" not in knn
+        return knn
+    assert "knn" not in body["query"]
+    return dict(body["query"]["neural"][VECTOR_FIELD])
+
+
+@pytest.fixture
+def engine_embeds_app(engine: str, es_app: Callable[..., EsApp]) -> EsApp:
+    double = EngineDouble(engine, mapping=vector_mapping(engine))
+    double.search(answering(double))
+    app = es_app(semantic_yaml(engine, ENGINE_EMBEDS), double)
+    assert app.container.catalog()["cities"].meanings is None  # searchport embeds nothing
+    return app
+
+
+def test_an_engine_that_embeds_is_sent_the_text_and_the_answers_are_fused(
+        engine: str, engine_embeds_app: EsApp) -> None:
+    """``embedder: engine``: the meaning half carries the request's ``q`` as typed and the
+    handle's ``semantic.model`` (no vector: no embedder is called, and an embeddings
+    request would be an unscripted one), the filters in both halves; the knn scores are
+    read as cosines against ``minSimilarity`` and fused as with searchport's vectors."""
+    app = engine_embeds_app
+    typed = "City of  canals"
+    response = app.get("/cities/search", params={
+        "q": typed, "semantic": "0.5", "perPage": "2", "page": "2", "facets": "region",
+        "filters": json.dumps({"region": "Europe"})})
+    assert response.status_code == 200, response.text
+    assert "x-searchport-semantic" not in response.headers
+    # cosines 0.8, 0.7 and 0.4: record 1 is below the floor, brought by words alone
+    fused = reciprocal_rank_fusion(KEYWORD, BY_MEANING, 0.5, 0.5)
+    assert [k for k, _ in fused] == ["3", "1", "2", "4"]  # 2 and 4 tie: words decide
+    answer = response.json()
+    assert [hit["objectID"] for hit in answer["hits"]] == [k for k, _ in fused[2:4]]
+    assert [hit["_score"] for hit in answer["hits"]] == [s for _, s in fused[2:4]]
+    assert answer["totalHits"] == 4
+    assert answer["facets"]["region"] == [{"value": "Europe", "count": 4}]
+
+    sent = [_body_of(s) for s in app.searches()]
+    assert len(sent) == 3 and [is_text_search(b) for b in sent].count(True) == 1
+    (meaning,) = [b for b in sent if is_text_search(b)]
+    keyword, page = [b for b in sent if not is_text_search(b)]
+    europe = {"bool": {"filter": [{"term": {"continent": "Europe"}}]}}
+    assert keyword["post_filter"] == europe and keyword["size"] == 100
+    search = text_search_of(engine, meaning)
+    if engine == "elasticsearch":
+        assert search == {"field": VECTOR_FIELD, "query_vector_builder": {"text_embedding": {
+            "model_id": MODEL, "model_text": typed}}, "k": 100, "num_candidates": 200,
+            "filter": europe}
+    else:
+        assert search == {"query_text": typed, "model_id": MODEL, "k": 100, "filter": europe}
+    assert (meaning["size"], meaning["_source"]) == (100, False)
+    assert page["query"] == {"bool": {"filter": [{"ids": {"values": [k for k, _ in fused]}}]}}
+    assert page["post_filter"] == {"ids": {"values": [k for k, _ in fused[2:4]]}}
+    assert not app.requests(path="/v1/embeddings")
+
+
+def test_an_engine_that_embeds_answers_meaning_alone_with_one_search(
+        engine: str, engine_embeds_app: EsApp) -> None:
+    app = engine_embeds_app
+    response = app.get("/cities/search", params={"q": TEXT, "semantic": "1"})
+    assert response.status_code == 200, response.text
+    # nothing to fuse: the nearest records, every one of them, nearest first
+    assert [hit["objectID"] for hit in response.json()["hits"]] == ["3", "4", "1"]
+    meaning, _page = (_body_of(s) for s in app.searches())
+    assert is_text_search(meaning) and "filter" not in text_search_of(engine, meaning)
+
+
+def test_an_engine_that_embeds_searches_a_record_by_its_own_vector(
+        engine: str, es_app: Callable[..., EsApp]) -> None:
+    """Similar documents: the record's stored vector (the one the engine's ingest computed)
+    is the query vector, sent as with any embedder."""
+    double = EngineDouble(engine, mapping=vector_mapping(engine))
+    own = [round(0.002 * i, 3) for i in range(384)]
+    double.on("GET", "/cities/_doc/3", (200, es.doc_found(
+        "3", {"name": "Venice", VECTOR_FIELD: own}, engine=engine)))
+    double.search(answering(double))
+    app = es_app(semantic_yaml(engine, ENGINE_EMBEDS), double)
+    response = app.get("/cities/documents/3/similar")
+    assert response.status_code == 200, response.text
+    meaning = _body_of(app.searches()[0])
+    assert not is_text_search(meaning)
+    vector = meaning["knn"]["query_vector"] if engine == "elasticsearch" \
+        else meaning["query"]["knn"][VECTOR_FIELD]["vector"]
+    assert vector == own
+
+
+# what the tests' real nodes, which run no model, answer the meaning half (sent by hand)
+NO_MODEL = {
+    "elasticsearch": es.error(
+        "x_content_parse_exception", "[1:96] [knn] failed to parse field [query_vector_builder]",
+        400, root=[{"type": "x_content_parse_exception", "reason": "unknown named object "
+                    "category [org.elasticsearch.search.vectors.QueryVectorBuilder]"}]),
+    "opensearch": es.error("parsing_exception", "unknown query [neural]", 400,
+                           line=1, col=71),
+}
+
+
+def test_an_engine_that_cannot_embed_refuses_the_search(
+        engine: str, es_app: Callable[..., EsApp]) -> None:
+    """As on Typesense, the engine's embedding is part of its search: an engine that runs no
+    such model refuses the hybrid search, and its refusal is the answer (a 400 naming the
+    engine's reason, not a keyword search said degraded); a keyword search still works."""
+    double = EngineDouble(engine, mapping=vector_mapping(engine))
+
+    def reply(request: httpx.Request) -> httpx.Response:
+        body = _body(request)
+        if is_text_search(body):
+            return double.response(400, NO_MODEL[engine])
+        return double.response(200, es.search([es.hit(i, None) for i in KEYWORD]))
+
+    double.search(reply)
+    app = es_app(semantic_yaml(engine, ENGINE_EMBEDS), double)
+    response = app.get("/cities/search", params={"q": TEXT, "semantic": "0.5"})
+    assert response.status_code == 400, response.text
+    assert "x-searchport-semantic" not in response.headers
+    assert NO_MODEL[engine]["error"]["reason"] in response.json()["error"] or \
+        NO_MODEL[engine]["error"]["root_cause"][0]["reason"] in response.json()["error"]
+    words = app.get("/cities/search", params={"q": TEXT})
+    assert words.status_code == 200, words.text
+    assert not any(is_text_search(s.body) for s in app.searches()[2:])
