@@ -359,3 +359,20 @@ def test_an_engine_that_cannot_embed_refuses_the_search(
     words = app.get("/cities/search", params={"q": TEXT})
     assert words.status_code == 200, words.text
     assert not any(is_text_search(s.body) for s in app.searches()[2:])
+
+
+def test_autocomplete_sends_the_engine_q_as_typed(
+        engine: str, engine_embeds_app: EsApp) -> None:
+    """Autocomplete searches by meaning once a word is complete; the engine embeds ``q`` as
+    typed, the word being typed included (as on Typesense and Meilisearch)."""
+    app = engine_embeds_app
+    assert app.get("/cities/autocomplete", params={"q": "canals", "semantic": "0.5"}) \
+        .status_code == 200
+    assert not any(is_text_search(s.body) for s in app.searches())  # no complete word yet
+    response = app.get("/cities/autocomplete", params={"q": "city of can", "semantic": "0.5"})
+    assert response.status_code == 200, response.text
+    (meaning,) = [_body_of(s) for s in app.searches() if is_text_search(s.body)]
+    search = text_search_of(engine, meaning)
+    text = search["query_vector_builder"]["text_embedding"]["model_text"] \
+        if engine == "elasticsearch" else search["query_text"]
+    assert text == "city of can"
