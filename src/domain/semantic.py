@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from array import array
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
     from searchport.ports.embedder import EmbedderPort
 
 Vector = tuple[float, ...]
-QUERY_VECTORS_KEPT = 1024  # per handle: about 3 KiB each (384 floats)
+QUERY_VECTORS_KEPT = 1024  # per handle: about 3 KiB each (384 numbers, kept as doubles)
 logger = logging.getLogger("searchport.semantic")
 
 
@@ -87,11 +88,14 @@ async def with_meaning(entry: IndexEntry, query: SearchQuery,
     only ever see a words-only question for a degraded answer, never a hybrid one."""
     if query.semantic <= 0 or entry.meanings is None:
         return query, False
+    text = query.text if meaning is None else meaning
     try:
-        vector = await entry.meanings.vector(query.text if meaning is None else meaning)
+        vector = await entry.meanings.vector(text)
     except MeaningUnavailable:  # the embedder failed or is late: by words alone, said so
         return msgspec.structs.replace(query, semantic=0.0), True
-    return msgspec.structs.replace(query, vector=vector), False
+    # the vector with what determines it: the cache keys the query by the latter
+    return msgspec.structs.replace(
+        query, vector=vector, vector_source=(entry.meanings.embedder.model, text)), False
 
 
 async def stored_record_vector(handle: str, field: str | None, doc_id: str,
@@ -131,7 +135,8 @@ class QueryMeanings:
         self._timeout = timeout
         self._handle = handle
         self._size = size
-        self._kept: OrderedDict[str, Vector] = OrderedDict()
+        # each vector an array of doubles: its numbers exactly, without a float object each
+        self._kept: OrderedDict[str, array[float]] = OrderedDict()
         self._flights: dict[str, asyncio.Task[Vector]] = {}
 
     async def vector(self, text: str) -> Vector:
@@ -141,7 +146,7 @@ class QueryMeanings:
         found = self._kept.get(key)
         if found is not None:
             self._kept.move_to_end(key)
-            return found
+            return tuple(found)
         flight = self._flights.get(key)
         if flight is None:
             flight = asyncio.get_running_loop().create_task(self._embed(key))
@@ -172,7 +177,7 @@ class QueryMeanings:
             logger.error("%s: the embedder failed; searching by words alone", self._handle,
                          exc_info=exc)
             raise MeaningUnavailable() from None
-        self._kept[key] = found
+        self._kept[key] = array("d", found)
         if len(self._kept) > self._size:
             self._kept.popitem(last=False)
         return found

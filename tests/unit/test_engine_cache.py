@@ -15,7 +15,13 @@ from hypothesis import strategies as st
 
 from searchport.adapters.cache.engine_cache import FORMAT, CachedEngine, EngineCache
 from searchport.domain.catalog import Catalog, IndexEntry
-from searchport.domain.config import CacheConfig, FieldConfig, IndexCacheConfig, IndexConfig
+from searchport.domain.config import (
+    CacheConfig,
+    FieldConfig,
+    IndexCacheConfig,
+    IndexConfig,
+    SemanticConfig,
+)
 from searchport.domain.errors import DocumentNotFound, InvalidQuery, SearchportError
 from searchport.domain.query import (
     AnyOf,
@@ -186,6 +192,71 @@ def test_keys_hold_no_config_value_and_the_prefix_is_configurable() -> None:
     assert key.startswith(f"team-a:{FORMAT}:search:cities:")
     for secret in [*SECRETS.values(), "hunter2", "paris"]:
         assert secret not in key
+
+
+def search_key(query: SearchQuery, **config: Any) -> str:
+    """The cache key ``query`` is stored under, sent to the engine behind a fresh cache."""
+    cache = FakeCache()
+    run(kept(cache).around(EchoEngine(), "places", index(**config)).search(query))
+    (key,) = cache.entries
+    return key
+
+
+def embedded(text: str, vector: tuple[float, ...], model: str = "model-a",
+             **query: Any) -> SearchQuery:
+    """A hybrid search whose vector searchport embedded from ``text`` with ``model``."""
+    return SearchQuery(text=text, semantic=0.5, vector=vector,
+                       vector_source=(model, text), **query)
+
+
+def test_an_embedded_query_vector_is_keyed_by_its_model_and_text() -> None:
+    key = search_key(embedded("port city", (0.6, 0.8)))
+    # the source determines the vector: its numbers are not what the key holds
+    assert search_key(embedded("port city", (0.8, 0.6))) == key
+    # another text, another model, another page: never the same key
+    assert search_key(embedded("port cities", (0.6, 0.8))) != key
+    assert search_key(embedded("port city", (0.6, 0.8), model="model-b")) != key
+    assert search_key(embedded("port city", (0.6, 0.8), offset=20)) != key
+    assert search_key(embedded("port city", (0.6, 0.8), limit=5)) != key
+    # the same words searched by words alone
+    assert search_key(SearchQuery(text="port city")) != key
+
+
+def test_texts_that_differ_only_in_where_model_ends_never_share_a_key() -> None:
+    one = SearchQuery(text="b c", semantic=0.5, vector=(1.0,), vector_source=("a", "b c"))
+    other = SearchQuery(text="b c", semantic=0.5, vector=(1.0,), vector_source=("a b", "c"))
+    assert search_key(one) != search_key(other)
+
+
+def test_a_vector_from_elsewhere_is_keyed_by_its_numbers() -> None:
+    # a record's own vector (similar documents): no source, so the numbers make the key
+    first = SearchQuery(semantic=1.0, vector=(0.6, 0.8))
+    assert search_key(first) != search_key(SearchQuery(semantic=1.0, vector=(0.8, 0.6)))
+    assert search_key(first) == search_key(SearchQuery(semantic=1.0, vector=(0.6, 0.8)))
+    assert search_key(first) != search_key(
+        SearchQuery(semantic=1.0, vector=(0.6, 0.8), vector_source=("model-a", "")))
+
+
+def test_another_embedder_config_never_reuses_keys() -> None:
+    query = embedded("port city", (0.6, 0.8))
+    keys = {search_key(query, semantic=semantic) for semantic in (
+        SemanticConfig(fields=["name"]),
+        SemanticConfig(fields=["name", "country"]),
+        SemanticConfig(embedder="openai", url="https://a.example/v1", model="m1",
+                       fields=["name"]),
+        SemanticConfig(embedder="openai", url="https://a.example/v1", model="m2",
+                       fields=["name"]),
+        SemanticConfig(embedder="openai", url="https://b.example/v1", model="m1",
+                       fields=["name"]),
+    )}
+    assert len(keys) == 5
+
+
+def test_an_embedded_vector_reaches_the_engine_whole() -> None:
+    engine = EchoEngine()
+    query = embedded("port city", (0.6, 0.8))
+    run(kept(FakeCache()).around(engine, "places", index()).search(query))
+    assert engine.queries == [query]
 
 
 def test_same_request_on_two_handles_makes_two_entries() -> None:

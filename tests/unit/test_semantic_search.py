@@ -79,6 +79,8 @@ async def test_the_share_asked_for_and_the_query_vector_reach_the_engine() -> No
     assert query.semantic == 0.25
     assert query.vector == FakeEmbedder.vector_of("a bad cab")
     assert embedder.calls == [["a bad cab"]]
+    # what determines the vector comes with it (the answer cache keys the query by it)
+    assert query.vector_source == ("fake-letters", "a bad cab")
 
 
 @sync
@@ -107,6 +109,8 @@ async def test_a_query_text_is_embedded_once() -> None:
         await search(SearchRequest(handle="places", q="cab", page=page, semantic=0.5))
     assert embedder.calls == [["cab"]]
     assert len(_sent(engine)) == 3
+    # the kept vector is the one computed, to the last digit
+    assert {q.vector for q in _sent(engine)} == {FakeEmbedder.vector_of("cab")}
 
 
 @sync
@@ -148,6 +152,18 @@ async def test_a_degraded_answer_is_not_kept_as_the_hybrid_one() -> None:
     # (the engine behind the cache is not asked again)
     third = await search(SearchRequest(handle="places", q="cab"))
     assert len(_sent(engine)) == 2 and third.degraded == ()
+
+
+@sync
+async def test_an_answer_kept_for_a_text_serves_it_again_and_no_other_text() -> None:
+    cache = FakeCache()
+    search, engine = _search(FakeEmbedder(), cache=cache)
+    for q in ("cab", "cab", "bad"):
+        await search(SearchRequest(handle="places", q=q, semantic=0.5))
+    await search(SearchRequest(handle="places", q="cab", semantic=0.5, page=2))
+    assert [(q.text, q.offset) for q in _sent(engine)] == [("cab", 0), ("bad", 0),
+                                                             ("cab", 20)]
+    assert len(cache.entries) == 3
 
 
 @sync

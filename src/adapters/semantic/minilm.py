@@ -8,8 +8,10 @@ Blocking and CPU-bound: callers run it in a thread of their own.
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import importlib.util
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -34,6 +36,22 @@ def model_file() -> Path:
     return Path(spec.origin).with_name("model.onnx")
 
 
+def _return_freed_memory() -> None:
+    """Give back to the system the memory the model's load used and freed (the file's
+    parse, the weights before onnxruntime folds them): glibc's allocator keeps freed memory
+    for the process's later allocations, so the worker would stay that much larger for
+    good. ``malloc_trim`` is glibc's (malloc_trim(3)); elsewhere nothing is done."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        trim = ctypes.CDLL(None).malloc_trim  # the process's own C library
+    except (OSError, AttributeError):  # not glibc (musl has no malloc_trim)
+        return
+    trim.argtypes = [ctypes.c_size_t]
+    trim.restype = ctypes.c_int
+    trim(0)
+
+
 class MiniLM:
     """Texts to unit vectors (``DIMENSIONS`` float32 each); ``threads``: the cores one call
     may use."""
@@ -50,8 +68,9 @@ class MiniLM:
         import onnxruntime
 
         path = model_file()
-        data = path.read_bytes()
-        if hashlib.sha256(data).hexdigest() != SHA256:
+        with path.open("rb") as file:
+            digest = hashlib.file_digest(file, "sha256").hexdigest()
+        if digest != SHA256:
             raise EngineUnavailable(f"the builtin embedding model at {path} is not the "
                                     f"expected file (its digest differs): reinstall it")
         options = onnxruntime.SessionOptions()
@@ -59,8 +78,11 @@ class MiniLM:
         options.inter_op_num_threads = 1
         options.log_severity_level = 3  # errors only: nothing on stderr for a normal load
         self._np = np
-        self._session = onnxruntime.InferenceSession(data, options,
+        # loaded from its path, not from the bytes read for the digest: a session made from
+        # bytes keeps a copy of them for as long as it lives
+        self._session = onnxruntime.InferenceSession(str(path), options,
                                                      providers=["CPUExecutionProvider"])
+        _return_freed_memory()
         self._inputs = {i.name for i in self._session.get_inputs()}
         self._tokens = WordPiece()
 
