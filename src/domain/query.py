@@ -232,12 +232,6 @@ class SearchQuery(msgspec.Struct, frozen=True, kw_only=True):
       the engine fuses its keyword ranking and its ranking by ``vector`` (reciprocal rank
       fusion, each weighted by its share). Filters narrow both; ``total`` and every count
       describe the fused hits. Only engines whose handle has a ``semantic`` section get one.
-    - ``vector_source``: what ``vector`` was computed from, when searchport embedded a text
-      for it: the embedder's model (its vectors' space) and the text embedded. Two queries
-      with the same source have the same vector, so the answer cache keys a query by its
-      source rather than by the vector's numbers; ``None`` for a vector from elsewhere (a
-      record's own, for similar documents), which the cache keys by its numbers. Engines
-      ignore it.
     """
 
     text: str = ""
@@ -269,7 +263,6 @@ class SearchQuery(msgspec.Struct, frozen=True, kw_only=True):
     optional_words: tuple[str, ...] = ()
     semantic: float = 0.0
     vector: tuple[float, ...] | None = None
-    vector_source: tuple[str, str] | None = None  # (model, text); set with vector only
 
     def required_words(self) -> tuple[str, ...] | None:
         """The words of ``text`` (split at white space) a hit must match, in order; ``None``

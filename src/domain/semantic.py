@@ -93,9 +93,7 @@ async def with_meaning(entry: IndexEntry, query: SearchQuery,
         vector = await entry.meanings.vector(text)
     except MeaningUnavailable:  # the embedder failed or is late: by words alone, said so
         return msgspec.structs.replace(query, semantic=0.0), True
-    # the vector with what determines it: the cache keys the query by the latter
-    return msgspec.structs.replace(
-        query, vector=vector, vector_source=(entry.meanings.embedder.model, text)), False
+    return msgspec.structs.replace(query, vector=vector), False
 
 
 async def stored_record_vector(handle: str, field: str | None, doc_id: str,

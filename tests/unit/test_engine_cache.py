@@ -202,39 +202,20 @@ def search_key(query: SearchQuery, **config: Any) -> str:
     return key
 
 
-def embedded(text: str, vector: tuple[float, ...], model: str = "model-a",
-             **query: Any) -> SearchQuery:
-    """A hybrid search whose vector searchport embedded from ``text`` with ``model``."""
-    return SearchQuery(text=text, semantic=0.5, vector=vector,
-                       vector_source=(model, text), **query)
+def embedded(text: str, vector: tuple[float, ...], **query: Any) -> SearchQuery:
+    """A hybrid search of ``text`` by ``vector``."""
+    return SearchQuery(**{"text": text, "semantic": 0.5, "vector": vector, **query})
 
 
-def test_an_embedded_query_vector_is_keyed_by_its_model_and_text() -> None:
+def test_a_hybrid_search_is_keyed_by_its_vector_its_text_and_its_page() -> None:
     key = search_key(embedded("port city", (0.6, 0.8)))
-    # the source determines the vector: its numbers are not what the key holds
-    assert search_key(embedded("port city", (0.8, 0.6))) == key
-    # another text, another model, another page: never the same key
+    assert search_key(embedded("port city", (0.6, 0.8))) == key
+    assert search_key(embedded("port city", (0.8, 0.6))) != key
     assert search_key(embedded("port cities", (0.6, 0.8))) != key
-    assert search_key(embedded("port city", (0.6, 0.8), model="model-b")) != key
     assert search_key(embedded("port city", (0.6, 0.8), offset=20)) != key
-    assert search_key(embedded("port city", (0.6, 0.8), limit=5)) != key
+    assert search_key(embedded("port city", (0.6, 0.8), semantic=0.2)) != key
     # the same words searched by words alone
     assert search_key(SearchQuery(text="port city")) != key
-
-
-def test_texts_that_differ_only_in_where_model_ends_never_share_a_key() -> None:
-    one = SearchQuery(text="b c", semantic=0.5, vector=(1.0,), vector_source=("a", "b c"))
-    other = SearchQuery(text="b c", semantic=0.5, vector=(1.0,), vector_source=("a b", "c"))
-    assert search_key(one) != search_key(other)
-
-
-def test_a_vector_from_elsewhere_is_keyed_by_its_numbers() -> None:
-    # a record's own vector (similar documents): no source, so the numbers make the key
-    first = SearchQuery(semantic=1.0, vector=(0.6, 0.8))
-    assert search_key(first) != search_key(SearchQuery(semantic=1.0, vector=(0.8, 0.6)))
-    assert search_key(first) == search_key(SearchQuery(semantic=1.0, vector=(0.6, 0.8)))
-    assert search_key(first) != search_key(
-        SearchQuery(semantic=1.0, vector=(0.6, 0.8), vector_source=("model-a", "")))
 
 
 def test_another_embedder_config_never_reuses_keys() -> None:

@@ -79,8 +79,6 @@ async def test_the_share_asked_for_and_the_query_vector_reach_the_engine() -> No
     assert query.semantic == 0.25
     assert query.vector == FakeEmbedder.vector_of("a bad cab")
     assert embedder.calls == [["a bad cab"]]
-    # what determines the vector comes with it (the answer cache keys the query by it)
-    assert query.vector_source == ("fake-letters", "a bad cab")
 
 
 @sync

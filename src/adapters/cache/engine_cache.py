@@ -7,10 +7,7 @@ A key is ``<prefix>:v2:<kind>:<handle>:<sha256>``; the digest covers the searchp
 the kind, the handle, a digest of the handle's whole ``IndexConfig`` (so a config change never
 serves old entries, and no config value, secret or not, appears in a key) and the question
 as the engine gets it: the domain query in real field names, defaults applied and clamped,
-sort clauses in their priority order (JSON keeps ``1``, ``1.0`` and ``true`` apart), a
-query vector that searchport embedded by what determines it (``SearchQuery.vector_source``:
-the embedder's model and the text, not the vector's hundreds of numbers; the handle's
-embedder settings are in the config digest). The
+sort clauses in their priority order (JSON keeps ``1``, ``1.0`` and ``true`` apart). The
 answers are stored as MessagePack and decoded into fresh objects on every hit, so no two
 requests ever share (and shape) the same answer.
 """
@@ -136,15 +133,6 @@ def _retrieve(flight: asyncio.Future[bytes | None]) -> None:
         flight.exception()
 
 
-def keyed(query: SearchQuery) -> SearchQuery:
-    """The search as its key holds it: a vector searchport embedded is held by its source
-    (the model and the text, which the query keeps beside it), a vector from elsewhere by
-    its numbers."""
-    if query.vector is not None and query.vector_source is not None:
-        return msgspec.structs.replace(query, vector=None)
-    return query
-
-
 class CachedEngine:
     """A handle's engine behind the cache: its searches, facet values, documents and
     mapping answered from it when it holds them (a raw query never is)."""
@@ -184,7 +172,7 @@ class CachedEngine:
         return await cache.answer(kind, key, 0.0, ask)
 
     async def search(self, query: SearchQuery) -> EngineResult:
-        result: EngineResult = await self._answer("search", keyed(query),
+        result: EngineResult = await self._answer("search", query,
                                                   lambda: self.inner.search(query))
         return result
 
