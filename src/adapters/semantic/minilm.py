@@ -8,14 +8,13 @@ Blocking and CPU-bound: callers run it in a thread of their own.
 
 from __future__ import annotations
 
-import ctypes
 import hashlib
 import importlib.util
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from searchport.adapters.heap import give_back_freed_memory
 from searchport.adapters.semantic import settings
 from searchport.adapters.semantic.wordpiece import WordPiece
 from searchport.domain.errors import EngineUnavailable
@@ -34,22 +33,6 @@ def model_file() -> Path:
         raise EngineUnavailable(
             f"the builtin embedding model is not installed: {settings.INSTALL}")
     return Path(spec.origin).with_name("model.onnx")
-
-
-def _return_freed_memory() -> None:
-    """Give back to the system the memory the model's load used and freed (the file's
-    parse, the weights before onnxruntime folds them): glibc's allocator keeps freed memory
-    for the process's later allocations, so the worker would stay that much larger for
-    good. ``malloc_trim`` is glibc's (malloc_trim(3)); elsewhere nothing is done."""
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        trim = ctypes.CDLL(None).malloc_trim  # the process's own C library
-    except (OSError, AttributeError):  # not glibc (musl has no malloc_trim)
-        return
-    trim.argtypes = [ctypes.c_size_t]
-    trim.restype = ctypes.c_int
-    trim(0)
 
 
 class MiniLM:
@@ -82,7 +65,9 @@ class MiniLM:
         # bytes keeps a copy of them for as long as it lives
         self._session = onnxruntime.InferenceSession(str(path), options,
                                                      providers=["CPUExecutionProvider"])
-        _return_freed_memory()
+        # what the model's load used and freed (the file's parse, the weights before
+        # onnxruntime folds them) given back, or the worker stays that much larger
+        give_back_freed_memory()
         self._inputs = {i.name for i in self._session.get_inputs()}
         self._tokens = WordPiece()
 
