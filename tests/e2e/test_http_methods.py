@@ -53,6 +53,9 @@ def test_head_answers_every_get_route_as_the_get_without_a_body(
         expected = {k: v for k, v in got.headers.items() if k not in PER_ANSWER}
         if path.startswith(("/metrics", "/2/status")):  # counters move between the two
             headers.pop("content-length"), expected.pop("content-length")
+        if path.startswith("/1/indexes/"):  # its processingTimeMS may differ in digits
+            assert abs(int(headers.pop("content-length"))
+                       - int(expected.pop("content-length"))) <= 8, path
         assert headers == expected, path
     # the access log says HEAD, and names the route it matched
     deadline = time.monotonic() + 5
