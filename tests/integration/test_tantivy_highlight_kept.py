@@ -3,14 +3,16 @@ later requests get the same highlights as a highlighter made afresh, within boun
 
 from __future__ import annotations
 
+import gc
 import random
 from typing import Any
 
 import pytest
 
-from searchport.adapters.tantivy import highlight
+from searchport.adapters.tantivy import highlight, text_query
 from searchport.adapters.tantivy.highlight import Highlighter, highlight_specs, highlighter
 from searchport.adapters.tantivy.reader import OpenIndex
+from searchport.adapters.tantivy.text_query import TextMatch
 from tests.integration.conftest import books_index_with_vocabulary
 
 Row = dict[str, Any]
@@ -87,3 +89,46 @@ def test_a_query_built_for_one_request_keeps_nothing(books_index: OpenIndex,
     again = books_index.text.build(text, (), True)
     assert again is not None and again.lasting and again is not first
     assert books_index.text.build(text, (), True) is again
+
+
+def _cyclic_garbage(make: Any) -> list[object]:
+    """The text matches and highlighters that ``make()`` leaves to the garbage collector
+    (in reference cycles) instead of freeing them as soon as nothing refers to them."""
+    gc.collect()
+    gc.disable()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        make()
+        gc.collect()
+        return [o for o in gc.garbage if isinstance(o, (TextMatch, Highlighter))]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        gc.enable()
+
+
+def test_a_dropped_query_and_its_highlighter_are_freed_at_once(
+        books_index: OpenIndex, rows: list[Row], monkeypatch: pytest.MonkeyPatch) -> None:
+    # a match keeps its highlighter: were the highlighter to point back, each dropped match
+    # would wait, with its native tantivy queries, for a full collection (rare in a server)
+    word = next(w for w in (str(r.get("title", "")).split()[-1].lower() for r in rows)
+                if len(w) >= 6 and w.isalpha())
+
+    def one_request(text: str) -> None:
+        match = books_index.text.build(text, (), True)
+        assert match is not None
+        kept = highlighter(match, highlight_specs(books_index.layout, (), match))
+        for document, row in enumerate(rows):
+            kept.highlight(row, document)
+
+    # built for one request (a typo never searched before), then dropped
+    assert not _cyclic_garbage(lambda: one_request(word[1] + word[0] + word[2:] + " qz"))
+    # built to last, then dropped from the built queries, which are emptied when full
+    monkeypatch.setattr(text_query, "MATCHES_CACHED", 1)
+
+    def evicted() -> None:
+        for text in texts(rows)[:20]:
+            one_request(text)
+        highlight._MARKED.clear()
+
+    assert not _cyclic_garbage(evicted)

@@ -85,7 +85,12 @@ def highlighter(match: TextMatch, specs: list[FieldSpec]) -> Highlighter:
 
 class Highlighter:
     def __init__(self, match: TextMatch, specs: list[FieldSpec]) -> None:
-        self._match = match
+        # what it needs of ``match``, not ``match`` itself: the match keeps its highlighter
+        # (``match.kept``), and a highlighter pointing back would make the two a reference
+        # cycle, freed only by a full collection of the garbage collector, which the server
+        # runs seldom (``entrypoints/asgi.py``): each dropped match would hold its native
+        # tantivy queries until then (a server answering new texts kept growing)
+        self._folded = match.folded
         self._specs = specs
         self._lasting = match.lasting  # kept for the later requests of its text
         self._text = _TEXT
@@ -133,7 +138,7 @@ class Highlighter:
         return found
 
     def _keyword_fragments(self, items: list[str]) -> list[str]:
-        folded, fold = self._match.folded, self._fold.analyze
+        folded, fold = self._folded, self._fold.analyze
         fragments = []
         for item in items:
             if (f := fold(item)) and f[0] in folded:
