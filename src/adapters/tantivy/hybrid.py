@@ -21,7 +21,7 @@ from searchport.adapters.tantivy.filters import must
 from searchport.adapters.tantivy.highlight import highlight_specs, highlighter
 from searchport.adapters.tantivy.reader import OpenIndex
 from searchport.adapters.tantivy.schema import SEQ_FIELD
-from searchport.adapters.tantivy.search import filter_queries, run_search
+from searchport.adapters.tantivy.search import filter_queries, keyword_rows, run_search
 from searchport.domain.errors import EngineUnavailable, InvalidRequest
 from searchport.domain.fusion import meaning_complete, reciprocal_rank_fusion, words_complete
 from searchport.domain.query import SearchQuery
@@ -39,15 +39,18 @@ def run_hybrid(ix: OpenIndex, query: SearchQuery, floor: float) -> EngineResult:
                              "the sort) to rank by meaning")
     share = query.semantic
     window = max(WINDOW, query.offset + query.limit)
-    keyword = run_search(ix, msgspec.structs.replace(
+    # the keyword ranking's rows only: its records are never shown, and reading its
+    # window of them is a noticeable share of a hybrid search's work
+    keyword = keyword_rows(ix, msgspec.structs.replace(
         query, offset=0, limit=window if share < 1 else 0, facets=(), stats=(),
         histograms=(), highlight=False, fields=None, semantic=0.0, vector=None))
-    by_words = [vectors.seq_of[hit.id] for hit in keyword.hits if hit.id in vectors.seq_of]
+    live = vectors.live
+    by_words = [seq for seq in keyword.seqs if seq < live.shape[0] and live[seq]]
     by_meaning: list[tuple[int, float]] = []
     if share > 0:  # one record more than the window: whether any beyond it would rank
         scores = vectors.similarities(query.vector)
         by_meaning = vectors.nearest(scores, window + 1, _allowed(ix, query))
-    complete = ((share >= 1 or words_complete(len(keyword.hits), window, keyword.total))
+    complete = ((share >= 1 or words_complete(len(keyword.seqs), window, keyword.total))
                 and meaning_complete([c for _, c in by_meaning], window + 1, share, floor))
     by_meaning = by_meaning[:window]
     fused = reciprocal_rank_fusion(by_words, by_meaning, share, floor)

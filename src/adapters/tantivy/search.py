@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 import tantivy
 
 from searchport.adapters.tantivy import facets as facet_aggs
@@ -52,6 +53,30 @@ def run_search(ix: OpenIndex, query: SearchQuery) -> EngineResult:
         raise UnsupportedFeature("aroundLatLng", "tantivy")
     _check_names(ix, query)
     return _Search(ix, query).run()
+
+
+class KeywordRows(msgspec.Struct, frozen=True, kw_only=True):
+    """The page ``run_search`` answers a query with, as rows (``SEQ_FIELD``) in its order,
+    with its total and suggestions (the keyword half of a hybrid search)."""
+
+    seqs: list[int]
+    total: int
+    suggestions: list[str]
+
+
+def keyword_rows(ix: OpenIndex, query: SearchQuery) -> KeywordRows:
+    """``run_search``'s page, total and suggestions of ``query`` without its hits: no
+    record is read and nothing is aggregated."""
+    if query.geo_sort is not None:
+        raise UnsupportedFeature("aroundLatLng", "tantivy")
+    _check_names(ix, query)
+    search = _Search(ix, query)
+    full = search.combined(set())
+    counted_total, page, _ = search.ranked(full)
+    seqs = ix.searcher.fast_field_values(SEQ_FIELD, [address for _, address in page])
+    return KeywordRows(seqs=[int(seq) for seq in seqs if seq is not None],
+                       total=counted_total if counted_total is not None else ix.count(full),
+                       suggestions=search.suggestions())
 
 
 def filter_queries(ix: OpenIndex, query: SearchQuery) -> list[tantivy.Query]:
@@ -97,7 +122,7 @@ class _Search:
         return must([self.match.query if scored else self.match.matching, *kept])
 
     def run(self) -> EngineResult:
-        ix, query, match = self.ix, self.query, self.match
+        ix, query = self.ix, self.query
         full = self.combined(set())
         counted_total, hits, every = self._page(full)
         # keyword facets counted by rank (ranked_facets.py): each rank's value, or None
@@ -111,16 +136,21 @@ class _Search:
         }
         clusters = (_clusters(ix, query, results.get("grid"))
                     if query.geo_grid is not None else None)
-        suggestions = (did_you_mean(ix, list(match.words), query.suggest_field)
-                       if query.suggest_field and match is not None else [])
         return EngineResult(hits=hits, total=total,
                             facets=self._facet_counts(full, results, total, by_rank),
                             histograms=histograms, geo_clusters=clusters,
-                            stats=self._stats(results), suggestions=suggestions)
+                            stats=self._stats(results), suggestions=self.suggestions())
 
-    def _page(self, full: tantivy.Query) -> tuple[int | None, list[Hit], list[Any] | None]:
-        """The page's hits, with the total when the page's search counted it and every
-        match when it found them all (``sorted_page``)."""
+    def suggestions(self) -> list[str]:
+        match, field = self.match, self.query.suggest_field
+        if not field or match is None:
+            return []
+        return did_you_mean(self.ix, list(match.words), field)
+
+    def ranked(self, full: tantivy.Query
+               ) -> tuple[int | None, list[tuple[float | None, Any]], list[Any] | None]:
+        """The page's (tier, address) pairs, with the total when the page's search counted
+        it and every match when it found them all (``sorted_page``)."""
         ix, query, match = self.ix, self.query, self.match
         first = None
         if (match is not None and match.exact is not None
@@ -129,9 +159,14 @@ class _Search:
             # (fewer documents than the page needs match every word without a typo: no try)
             first = (must([match.exact, *(unscored(q) for q in self.filters)]),
                      match.exact_floor)
-        counted_total, page, every = sorted_page(
-            ix, self.combined(set(), scored=True), query.sort, query.offset, query.limit,
-            matching=full, first=first)
+        return sorted_page(ix, self.combined(set(), scored=True), query.sort, query.offset,
+                           query.limit, matching=full, first=first)
+
+    def _page(self, full: tantivy.Query) -> tuple[int | None, list[Hit], list[Any] | None]:
+        """The page's hits, with the total when the page's search counted it and every
+        match when it found them all (``sorted_page``)."""
+        ix, query = self.ix, self.query
+        counted_total, page, every = self.ranked(full)
         hits = []
         for score, address in page:
             row = ix.row(address)
