@@ -88,9 +88,8 @@ async def with_meaning(entry: IndexEntry, query: SearchQuery,
     only ever see a words-only question for a degraded answer, never a hybrid one."""
     if query.semantic <= 0 or entry.meanings is None:
         return query, False
-    text = query.text if meaning is None else meaning
     try:
-        vector = await entry.meanings.vector(text)
+        vector = await entry.meanings.vector(query.text if meaning is None else meaning)
     except MeaningUnavailable:  # the embedder failed or is late: by words alone, said so
         return msgspec.structs.replace(query, semantic=0.0), True
     return msgspec.structs.replace(query, vector=vector), False
